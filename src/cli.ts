@@ -1,0 +1,142 @@
+// Command line: `npm run ursa -- <command>`. Commands other than `start` work on the data
+// directory directly (the server may be running: SQLite in WAL mode allows it).
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { loadConfig, type Config } from './engine/config.js';
+import { Engine } from './engine/engine.js';
+import { createLogger } from './engine/logger.js';
+import { startServer } from './server.js';
+
+const HELP = `Ursa — analytics platform
+
+Usage: npm run ursa -- <command> [options]
+
+Commands:
+  start                              start the server (PORT, URSA_DATA_DIR, … see docs/operations.md)
+  token <email> [--ttl <seconds>]    print a bearer access token for that user (last line)
+  org create <id> [--name <name>] [--plan <plan>]
+                                     create an organization
+  org admin add <org> <email>        make a user an administrator of an organization
+  user passwd <email> [--password <password>]
+                                     set a user's password (read from stdin when not given)
+  help                               this text
+`;
+
+class UsageError extends Error {}
+
+async function withEngine<T>(config: Config, fn: (e: Engine) => Promise<T> | T): Promise<T> {
+  // Logs go to stderr so stdout carries only the command's answer.
+  const engine = await Engine.open(config, pino({ level: 'warn' }, pino.destination(2)));
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+async function readStdinLine(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}
+
+async function start(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const running = await startServer(
+    config,
+    log,
+    Boolean(process.env.URSA_SITE_URL) || config.port !== 0,
+  );
+  const b = running.bootstrap;
+  log.info({ url: running.url, dataDir: config.dataDir }, 'Ursa is listening');
+  if (b.created) {
+    const how = b.passwordFile
+      ? `password in ${b.passwordFile}`
+      : 'password from URSA_ADMIN_PASSWORD';
+    log.info(
+      { admin: b.adminEmail, demoProject: b.demoProjectId },
+      `first start: created organization "default" and admin ${b.adminEmail} (${how})`,
+    );
+  }
+  console.log(
+    `Ursa is running at ${running.url} — API index ${running.url}/api/v1, sign in at ${running.url}/auth/login`,
+  );
+  const stop = async (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    await running.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      ttl: { type: 'string' },
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      password: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [cmd, ...rest] = positionals;
+  if (!cmd || cmd === 'help' || values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const config = loadConfig();
+  const key = [cmd, ...rest.slice(0, cmd === 'org' && rest[0] === 'admin' ? 2 : 1)].join(' ');
+  switch (key) {
+    case 'start':
+      return start(config);
+    case `token ${rest[0]}`: {
+      const email = rest[0]!.toLowerCase();
+      const ttl = values.ttl ? Number(values.ttl) : undefined;
+      if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1))
+        throw new UsageError('--ttl takes a whole number of seconds');
+      const token = await withEngine(config, (e) => {
+        if (!e.accounts.exists(email))
+          console.error(
+            `warning: ${email} is not a known user yet; the token grants no project access until they are invited`,
+          );
+        return e.issueToken(email, { ttlSeconds: ttl });
+      });
+      console.log(token);
+      return;
+    }
+    case 'org create': {
+      const id = rest[1];
+      if (!id) throw new UsageError('usage: org create <id> [--name <name>] [--plan <plan>]');
+      await withEngine(config, (e) =>
+        e.orgs.create(id, values.name ?? id, values.plan ?? config.defaultPlan),
+      );
+      console.log(`organization "${id}" created`);
+      return;
+    }
+    case 'org admin add': {
+      const [, , org, email] = rest;
+      if (!org || !email) throw new UsageError('usage: org admin add <org> <email>');
+      await withEngine(config, (e) => e.orgs.addAdmin(org, email));
+      console.log(`${email} is now an administrator of organization "${org}"`);
+      return;
+    }
+    case 'user passwd': {
+      const email = rest[1];
+      if (!email) throw new UsageError('usage: user passwd <email> [--password <password>]');
+      const password = values.password ?? (await readStdinLine());
+      await withEngine(config, (e) => e.accounts.setPassword(email, password));
+      console.log(`password of ${email} changed`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"\n\n${HELP}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: Error) => {
+  console.error(`error: ${err.message}`);
+  process.exit(err instanceof UsageError ? 2 : 1);
+});

@@ -1,0 +1,109 @@
+// Configuration: every setting is an environment variable with a working default,
+// validated once at start-up so a typo fails loudly with the variable's name.
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  URSA_DATA_DIR: z.string().min(1).default('./data'),
+  URSA_SITE_URL: z.url().optional(),
+  URSA_ADMIN_EMAIL: z.email().default('admin@example.com'),
+  URSA_ADMIN_PASSWORD: z.string().min(8).optional(),
+  URSA_DEMO: bool.default(true),
+  URSA_AUTH_ISSUER: z.url().optional(),
+  URSA_AUTH_AUDIENCE: z.string().min(1).optional(),
+  URSA_AUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
+  URSA_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
+  URSA_SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(8 * 3600),
+  URSA_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
+    .optional(),
+  URSA_MAIL_FROM: z.string().min(3).default('Ursa <no-reply@localhost>'),
+  URSA_PLANS_FILE: z.string().min(1).optional(),
+  URSA_DEFAULT_PLAN: z.string().min(1).default('free'),
+  URSA_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info'),
+  URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Public address of the whole server; `{base_url}` is siteUrl + '/api/v1'. */
+  siteUrl: string;
+  adminEmail: string;
+  adminPassword?: string;
+  demo: boolean;
+  auth: {
+    /** Built-in identity provider unless an external issuer is configured. */
+    builtin: boolean;
+    issuer: string;
+    audience: string;
+    emailClaim: string;
+    tokenTtlSeconds: number;
+    sessionTtlSeconds: number;
+  };
+  mail: { smtpUrl?: string; from: string };
+  plansFile: string;
+  defaultPlan: string;
+  logLevel: string;
+  jobConcurrency: number;
+}
+
+export const API_PREFIX = '/api/v1';
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty variables count as unset, the way shells usually mean them.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (Boolean(e.URSA_AUTH_ISSUER) !== Boolean(e.URSA_AUTH_AUDIENCE)) {
+    throw new Error(
+      'invalid configuration: set both URSA_AUTH_ISSUER and URSA_AUTH_AUDIENCE, or neither',
+    );
+  }
+  const siteUrl = (e.URSA_SITE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const builtin = !e.URSA_AUTH_ISSUER;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.URSA_DATA_DIR),
+    siteUrl,
+    adminEmail: e.URSA_ADMIN_EMAIL.toLowerCase(),
+    adminPassword: e.URSA_ADMIN_PASSWORD,
+    demo: e.URSA_DEMO,
+    auth: {
+      builtin,
+      issuer: (e.URSA_AUTH_ISSUER ?? `${siteUrl}/auth`).replace(/\/+$/, ''),
+      audience: e.URSA_AUTH_AUDIENCE ?? `${siteUrl}${API_PREFIX}`,
+      emailClaim: e.URSA_AUTH_EMAIL_CLAIM,
+      tokenTtlSeconds: e.URSA_TOKEN_TTL_SECONDS,
+      sessionTtlSeconds: e.URSA_SESSION_TTL_SECONDS,
+    },
+    mail: { smtpUrl: e.URSA_SMTP_URL, from: e.URSA_MAIL_FROM },
+    plansFile: path.resolve(
+      e.URSA_PLANS_FILE ?? new URL('../../config/plans.yaml', import.meta.url).pathname,
+    ),
+    defaultPlan: e.URSA_DEFAULT_PLAN,
+    logLevel: e.URSA_LOG_LEVEL,
+    jobConcurrency: e.URSA_JOB_CONCURRENCY,
+  };
+}

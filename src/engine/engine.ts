@@ -1,0 +1,156 @@
+// The engine: every capability of the product, with no HTTP in it. Front doors (REST, MCP,
+// site, CLI) hold one Engine and call it with a Principal or a ProjectActor.
+import fs from 'node:fs';
+import path from 'node:path';
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import {
+  resolveActor,
+  type Principal,
+  type ProjectActor,
+  type ResolveOptions,
+} from './access/actor.js';
+import { ActivityLog } from './activity/activity.js';
+import type { Config } from './config.js';
+import { openDb, type Db } from './db/index.js';
+import { jobs } from './db/schema.js';
+import { loadOrCreateSigningKey, type SigningKey } from './identity/keys.js';
+import { createSession, deleteSession, sessionEmail } from './identity/sessions.js';
+import { issueAccessToken, TokenVerifier } from './identity/tokens.js';
+import { randomId } from './ids.js';
+import { JobRunner } from './jobs/jobs.js';
+import { Limits } from './limits/limits.js';
+import { loadPlans, type Plans } from './limits/plans.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
+import { Orgs } from './orgs/orgs.js';
+import { Projects } from './projects/projects.js';
+import { Accounts } from './users/accounts.js';
+import { Members } from './users/members.js';
+
+export class Engine {
+  readonly db: Db;
+  readonly plans: Plans;
+  readonly limits: Limits;
+  readonly activity: ActivityLog;
+  readonly orgs: Orgs;
+  readonly accounts: Accounts;
+  readonly projects: Projects;
+  readonly members: Members;
+  readonly jobs: JobRunner;
+  readonly mailer: Mailer;
+  readonly verifier: TokenVerifier;
+
+  private constructor(
+    readonly config: Config,
+    readonly log: Logger,
+    readonly signingKey: SigningKey | undefined,
+  ) {
+    this.db = openDb(config.dataDir);
+    this.plans = loadPlans(config.plansFile, config.defaultPlan);
+    this.orgs = new Orgs(this.db, this.plans);
+    this.activity = new ActivityLog(this.db);
+    this.limits = new Limits(
+      (projectId) =>
+        this.plans[this.orgs.get(this.projects.orgOf(projectId))?.plan ?? config.defaultPlan]!,
+    );
+    this.accounts = new Accounts(this.db);
+    this.projects = new Projects(
+      this.db,
+      config.dataDir,
+      this.orgs,
+      this.plans,
+      this.limits,
+      this.activity,
+    );
+    this.mailer = createMailer({
+      smtpUrl: config.mail.smtpUrl,
+      from: config.mail.from,
+      outboxDir: path.join(config.dataDir, 'outbox'),
+    });
+    this.members = new Members(this.db, this.limits, this.activity, this.mailer, config.siteUrl);
+    this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
+    this.verifier = new TokenVerifier(config.auth, signingKey);
+    this.registerUsage();
+  }
+
+  static async open(config: Config, log: Logger): Promise<Engine> {
+    const key = config.auth.builtin ? await loadOrCreateSigningKey(config.dataDir) : undefined;
+    const engine = new Engine(config, log, key);
+    const interrupted = engine.jobs.recoverInterrupted();
+    if (interrupted)
+      log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
+    return engine;
+  }
+
+  private registerUsage(): void {
+    this.limits.registerUsage('users', (p) => this.members.countActive(p));
+    this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
+    this.limits.registerUsage('storageBytes', (p) =>
+      directorySize(path.join(this.projects.dir(p), 'files')),
+    );
+    this.limits.registerUsage('aiMessagesPerDay', (p) => {
+      const since = new Date(Date.now() - 86_400_000).toISOString();
+      return (
+        this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(jobs)
+          .where(and(eq(jobs.projectId, p), eq(jobs.type, 'ai'), gt(jobs.created, since)))
+          .get()?.n ?? 0
+      );
+    });
+  }
+
+  actor(p: Principal, projectId: string, opts?: ResolveOptions): ProjectActor {
+    return resolveActor(this.db, p, projectId, opts);
+  }
+
+  /** A bearer token for a user, signed by the built-in identity provider. */
+  async issueToken(
+    email: string,
+    opts?: { ttlSeconds?: number; audience?: string },
+  ): Promise<string> {
+    if (!this.signingKey)
+      throw new Error(
+        'tokens are issued by the external identity provider configured in URSA_AUTH_ISSUER',
+      );
+    return issueAccessToken(this.signingKey, this.config.auth, email, opts);
+  }
+
+  startSession(email: string) {
+    return createSession(this.db, email, this.config.auth.sessionTtlSeconds);
+  }
+
+  sessionUser(id: string): string | null {
+    return sessionEmail(this.db, id);
+  }
+
+  endSession(id: string): void {
+    deleteSession(this.db, id);
+  }
+
+  genid(): string {
+    return randomId(20);
+  }
+
+  async close(): Promise<void> {
+    await this.jobs.stop();
+    this.mailer.close();
+    this.db.$client.close();
+  }
+}
+
+function directorySize(dir: string): number {
+  let total = 0;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) total += directorySize(p);
+    else if (e.isFile()) total += fs.statSync(p).size;
+  }
+  return total;
+}

@@ -1,0 +1,35 @@
+// Engine errors carry a kind, never an HTTP status: each front door maps kinds to its own
+// vocabulary (REST status codes, MCP isError results).
+
+export type ErrorKind =
+  | 'invalid' // the request is wrong (bad field, bad value)
+  | 'unauthenticated' // no identity, or no access to the project
+  | 'limit' // a plan limit would be exceeded
+  | 'forbidden' // identity known, permission level too low, or maintenance
+  | 'not_found'
+  | 'conflict'
+  | 'unsupported'; // a representation or media type the resource does not offer
+
+export class EngineError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly context: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+export const invalid = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('invalid', message, context);
+export const unauthenticated = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('unauthenticated', message, context);
+export const forbidden = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('forbidden', message, context);
+export const notFound = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('not_found', message, context);
+export const conflict = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('conflict', message, context);
+export const limitExceeded = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('limit', message, context);

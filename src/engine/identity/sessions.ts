@@ -1,0 +1,37 @@
+// Browser sessions: a random cookie value, stored only as its hash, with an expiry.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, lt } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { sessions } from '../db/schema.js';
+
+const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
+
+export function createSession(
+  db: Db,
+  email: string,
+  ttlSeconds: number,
+): { id: string; expires: Date } {
+  const id = randomBytes(32).toString('base64url');
+  const now = new Date();
+  const expires = new Date(now.getTime() + ttlSeconds * 1000);
+  db.delete(sessions).where(lt(sessions.expires, now.toISOString())).run();
+  db.insert(sessions)
+    .values({ idHash: hash(id), email, created: now.toISOString(), expires: expires.toISOString() })
+    .run();
+  return { id, expires };
+}
+
+export function sessionEmail(db: Db, id: string): string | null {
+  const row = db
+    .select({ email: sessions.email })
+    .from(sessions)
+    .where(and(eq(sessions.idHash, hash(id)), gt(sessions.expires, new Date().toISOString())))
+    .get();
+  return row?.email ?? null;
+}
+
+export function deleteSession(db: Db, id: string): void {
+  db.delete(sessions)
+    .where(eq(sessions.idHash, hash(id)))
+    .run();
+}

@@ -1,0 +1,144 @@
+// Bearer access tokens: issued by the built-in provider, verified with jose against the
+// issuer's JWKS found through OIDC discovery — the same code path for an external provider.
+import { createHash } from 'node:crypto';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  SignJWT,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { EngineError } from '../errors.js';
+import { uuid } from '../ids.js';
+import { SIGNING_ALG, type SigningKey } from './keys.js';
+
+export interface TokenSettings {
+  builtin: boolean;
+  issuer: string;
+  audience: string;
+  emailClaim: string;
+  tokenTtlSeconds: number;
+}
+
+/** Why a bearer token was refused, in RFC 6750 terms. */
+export class TokenError extends EngineError {
+  constructor(
+    readonly rfc6750: 'invalid_token' | 'invalid_request',
+    message: string,
+  ) {
+    super('unauthenticated', message, { error: rfc6750 });
+  }
+}
+
+export async function issueAccessToken(
+  key: SigningKey,
+  s: TokenSettings,
+  email: string,
+  opts: { ttlSeconds?: number; audience?: string } = {},
+): Promise<string> {
+  return new SignJWT({ email })
+    .setProtectedHeader({ alg: SIGNING_ALG, kid: key.kid, typ: 'at+jwt' })
+    .setIssuer(s.issuer)
+    .setAudience(opts.audience ?? s.audience)
+    .setSubject(email)
+    .setIssuedAt()
+    .setJti(uuid())
+    .setExpirationTime(`${opts.ttlSeconds ?? s.tokenTtlSeconds}s`)
+    .sign(key.privateKey);
+}
+
+/** Find the JWKS of an external issuer through its discovery document. */
+async function discoverJwks(issuer: string): Promise<JWTVerifyGetKey> {
+  const url = `${issuer}/.well-known/openid-configuration`;
+  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  if (!res.ok) throw new Error(`OIDC discovery at ${url} answered ${res.status}`);
+  const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
+  if (doc.issuer !== issuer)
+    throw new Error(`OIDC discovery at ${url} names issuer ${doc.issuer}, expected ${issuer}`);
+  if (!doc.jwks_uri) throw new Error(`OIDC discovery at ${url} has no jwks_uri`);
+  return createRemoteJWKSet(new URL(doc.jwks_uri));
+}
+
+export interface VerifiedToken {
+  email: string;
+  claims: JWTPayload;
+}
+
+export class TokenVerifier {
+  private keys?: Promise<JWTVerifyGetKey>;
+  // Verified tokens are remembered until they expire: signature checks dominate request cost.
+  private cache = new Map<string, { email: string; claims: JWTPayload; exp: number }>();
+
+  constructor(
+    private readonly s: TokenSettings,
+    private readonly localKey?: SigningKey,
+  ) {}
+
+  private getKeys(): Promise<JWTVerifyGetKey> {
+    if (!this.keys) {
+      this.keys =
+        this.s.builtin && this.localKey
+          ? Promise.resolve(createLocalJWKSet({ keys: [this.localKey.publicJwk] }))
+          : discoverJwks(this.s.issuer);
+      // A failed discovery must be retried on the next request, not cached forever.
+      this.keys.catch(() => (this.keys = undefined));
+    }
+    return this.keys;
+  }
+
+  async verify(token: string, audience = this.s.audience): Promise<VerifiedToken> {
+    const cacheKey = createHash('sha256')
+      .update(audience)
+      .update('\0')
+      .update(token)
+      .digest('base64url');
+    const hit = this.cache.get(cacheKey);
+    const nowS = Date.now() / 1000;
+    if (hit && hit.exp > nowS) return hit;
+    let keys: JWTVerifyGetKey;
+    try {
+      keys = await this.getKeys();
+    } catch (err) {
+      throw new TokenError('invalid_token', `cannot verify tokens: ${(err as Error).message}`);
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: this.s.issuer,
+        audience,
+        algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      throw new TokenError('invalid_token', describeJoseError(err));
+    }
+    const raw = payload[this.s.emailClaim] ?? payload.sub;
+    if (typeof raw !== 'string' || !raw.includes('@')) {
+      throw new TokenError(
+        'invalid_token',
+        `the token has no e-mail in claim "${this.s.emailClaim}" or "sub"`,
+      );
+    }
+    const entry = { email: raw.toLowerCase(), claims: payload, exp: payload.exp ?? nowS };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(cacheKey, entry);
+    return entry;
+  }
+}
+
+function describeJoseError(err: unknown): string {
+  if (err instanceof joseErrors.JWTExpired) return 'the access token has expired';
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return `the access token's "${err.claim}" claim is not accepted: ${err.reason}`;
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed)
+    return 'the access token signature is invalid';
+  if (err instanceof joseErrors.JWKSNoMatchingKey)
+    return 'the access token was not signed by a key of the issuer';
+  if (err instanceof joseErrors.JOSEAlgNotAllowed)
+    return 'the access token uses an algorithm that is not accepted';
+  if (err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JWTInvalid)
+    return 'the access token is malformed';
+  return `the access token is invalid: ${(err as Error).message}`;
+}

@@ -1,0 +1,340 @@
+// Jobs (the spec's scache): long work persisted in the metadata DB and run by one
+// in-process runner. PREPARED → EXPANDING → RUNNING → OK | ERROR | CANCELLED.
+// Other areas register a handler per job type; the runner owns every status change.
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { hasLevel, type ProjectActor } from '../access/actor.js';
+import type { Db } from '../db/index.js';
+import { jobs } from '../db/schema.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { nowIso, uuid } from '../ids.js';
+
+export const JOB_TYPES = ['transform', 'flow', 'report', 'ai'] as const;
+export type JobType = (typeof JOB_TYPES)[number];
+export const JOB_STATUSES = [
+  'PREPARED',
+  'EXPANDING',
+  'RUNNING',
+  'OK',
+  'ERROR',
+  'CANCELLED',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const FINAL_STATUSES: readonly JobStatus[] = ['OK', 'ERROR', 'CANCELLED'];
+
+export interface Job {
+  id: string;
+  projectId: string;
+  type: JobType;
+  status: JobStatus;
+  message?: string;
+  params: Record<string, unknown>;
+  result?: unknown;
+  progress?: Record<string, unknown>;
+  createdBy: string;
+  created: string;
+  started?: string;
+  finished?: string;
+}
+
+export interface JobContext {
+  job: Job;
+  /** Aborted when the job is cancelled or the server stops; handlers must honour it. */
+  signal: AbortSignal;
+  log: Logger;
+  progress(p: Record<string, unknown>): void;
+}
+
+export interface JobHandler {
+  /** Planning phase (status EXPANDING): resolve inputs, fail early. */
+  expand?(ctx: JobContext): Promise<void>;
+  /** The work itself (status RUNNING); its return value is the job's result. */
+  run(ctx: JobContext): Promise<unknown>;
+}
+
+/** Thrown by a handler for an expected failure: its message becomes the job message. */
+export class JobFailure extends Error {}
+
+type Row = typeof jobs.$inferSelect;
+
+export class JobRunner {
+  private handlers = new Map<JobType, JobHandler>();
+  private queue: string[] = [];
+  private running = new Map<string, AbortController>();
+  private waiters = new Map<string, Array<(j: Job) => void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly concurrency: number,
+  ) {}
+
+  register(type: JobType, handler: JobHandler): void {
+    this.handlers.set(type, handler);
+  }
+
+  /** A job left unfinished by a previous process cannot be resumed safely: end it. */
+  recoverInterrupted(): number {
+    const r = this.db
+      .update(jobs)
+      .set({ status: 'ERROR', message: 'interrupted by restart', finished: nowIso() })
+      .where(inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']))
+      .run();
+    return r.changes;
+  }
+
+  submit(a: ProjectActor, type: JobType, params: Record<string, unknown>): Job {
+    if (!this.handlers.has(type)) throw invalid(`no handler for job type "${type}"`);
+    const id = uuid();
+    this.db
+      .insert(jobs)
+      .values({
+        id,
+        projectId: a.projectId,
+        type,
+        status: 'PREPARED',
+        params,
+        createdBy: a.email,
+        created: nowIso(),
+      })
+      .run();
+    this.queue.push(id);
+    queueMicrotask(() => this.pump());
+    return this.load(id)!;
+  }
+
+  /** A job whose result is already known (e.g. a cache hit) is recorded straight as OK. */
+  recordFinished(
+    a: ProjectActor,
+    type: JobType,
+    params: Record<string, unknown>,
+    result: unknown,
+  ): Job {
+    const id = uuid();
+    const now = nowIso();
+    this.db
+      .insert(jobs)
+      .values({
+        id,
+        projectId: a.projectId,
+        type,
+        status: 'OK',
+        params,
+        result,
+        createdBy: a.email,
+        created: now,
+        started: now,
+        finished: now,
+      })
+      .run();
+    return this.load(id)!;
+  }
+
+  /** Members see their own jobs; Admins and MD Admins see every job of the project. */
+  get(a: ProjectActor, id: string): Job {
+    const job = this.load(id);
+    if (!job || job.projectId !== a.projectId || !this.visible(a, job)) {
+      throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
+    }
+    return job;
+  }
+
+  list(
+    a: ProjectActor,
+    q: { type?: string; status?: string; limit: number; offset: number },
+  ): { items: Job[]; total: number } {
+    const types = splitFilter(q.type, JOB_TYPES, 'type');
+    const statuses = splitFilter(q.status, JOB_STATUSES, 'status');
+    const where = and(
+      eq(jobs.projectId, a.projectId),
+      types ? inArray(jobs.type, types) : undefined,
+      statuses ? inArray(jobs.status, statuses) : undefined,
+      hasLevel(a, 'mdadmin') ? undefined : eq(jobs.createdBy, a.email),
+    );
+    const rows = this.db
+      .select()
+      .from(jobs)
+      .where(where)
+      .orderBy(sql`rowid desc`)
+      .limit(q.limit)
+      .offset(q.offset)
+      .all();
+    const total =
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(jobs)
+        .where(where)
+        .get()?.n ?? 0;
+    // Lists stay small: results are read from the job itself.
+    return { items: rows.map((r) => ({ ...toJob(r), result: undefined })), total };
+  }
+
+  /**
+   * Cancels a job. A job not started yet ends CANCELLED at once; a running one is signalled
+   * and ends CANCELLED when its handler stops (it may still finish OK if it was committing).
+   */
+  cancel(a: ProjectActor, id: string): Job {
+    const job = this.get(a, id);
+    if (job.createdBy !== a.email && !hasLevel(a, 'mdadmin')) {
+      throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
+    }
+    if (FINAL_STATUSES.includes(job.status))
+      throw conflict(`job "${id}" has already finished with status ${job.status}`, {
+        id,
+        status: job.status,
+      });
+    const ctrl = this.running.get(id);
+    if (ctrl) ctrl.abort(new Error('cancelled'));
+    else {
+      this.queue = this.queue.filter((q) => q !== id);
+      this.finish(id, 'CANCELLED', 'cancelled before it started');
+    }
+    return this.load(id)!;
+  }
+
+  /** Resolves when the job reaches a final status (used by tests and by callers that wait). */
+  waitFor(id: string, timeoutMs = 60_000): Promise<Job> {
+    const job = this.load(id);
+    if (!job) return Promise.reject(notFound(`job "${id}" not found`));
+    if (FINAL_STATUSES.includes(job.status)) return Promise.resolve(job);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`job ${id} still ${this.load(id)?.status} after ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const list = this.waiters.get(id) ?? [];
+      list.push((j) => {
+        clearTimeout(timer);
+        resolve(j);
+      });
+      this.waiters.set(id, list);
+    });
+  }
+
+  /** Stops taking work and aborts what runs; their jobs end CANCELLED. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const ids = [...this.running.keys()];
+    for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
+    await Promise.allSettled(ids.map((id) => this.waitFor(id, 10_000)));
+  }
+
+  private visible(a: ProjectActor, job: Job): boolean {
+    return job.createdBy === a.email || hasLevel(a, 'mdadmin');
+  }
+
+  private load(id: string): Job | undefined {
+    const row = this.db.select().from(jobs).where(eq(jobs.id, id)).get();
+    return row ? toJob(row) : undefined;
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running.size < this.concurrency && this.queue.length) {
+      const id = this.queue.shift()!;
+      void this.execute(id);
+    }
+  }
+
+  private setStatus(id: string, status: JobStatus, extra: Partial<Row> = {}): void {
+    this.db
+      .update(jobs)
+      .set({ status, ...extra })
+      .where(eq(jobs.id, id))
+      .run();
+  }
+
+  private finish(id: string, status: JobStatus, message: string | null, result?: unknown): void {
+    this.setStatus(id, status, {
+      message,
+      finished: nowIso(),
+      ...(result !== undefined ? { result } : {}),
+    });
+    const job = this.load(id)!;
+    for (const w of this.waiters.get(id) ?? []) w(job);
+    this.waiters.delete(id);
+  }
+
+  private async execute(id: string): Promise<void> {
+    const job = this.load(id);
+    if (!job || job.status !== 'PREPARED') return;
+    const handler = this.handlers.get(job.type)!;
+    const ctrl = new AbortController();
+    this.running.set(id, ctrl);
+    const log = this.log.child({ jobId: id, jobType: job.type, project: job.projectId });
+    const ctx: JobContext = {
+      job,
+      signal: ctrl.signal,
+      log,
+      progress: (p) => this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)).run(),
+    };
+    try {
+      this.setStatus(id, 'EXPANDING', { started: nowIso() });
+      if (handler.expand) await handler.expand(ctx);
+      ctrl.signal.throwIfAborted();
+      this.setStatus(id, 'RUNNING');
+      const result = await handler.run(ctx);
+      if (ctrl.signal.aborted) this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
+      else this.finish(id, 'OK', null, result ?? null);
+    } catch (err) {
+      if (ctrl.signal.aborted) this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
+      else if (err instanceof JobFailure || (err as { kind?: string }).kind)
+        this.finish(id, 'ERROR', (err as Error).message);
+      else {
+        log.error({ err }, 'job failed unexpectedly');
+        this.finish(id, 'ERROR', `internal error: ${(err as Error).message}`);
+      }
+    } finally {
+      this.running.delete(id);
+      this.pump();
+    }
+  }
+}
+
+function abortMessage(signal: AbortSignal): string {
+  const reason = signal.reason as Error | undefined;
+  return reason?.message ?? 'cancelled';
+}
+
+function splitFilter<T extends string>(
+  raw: string | undefined,
+  allowed: readonly T[],
+  field: string,
+): T[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const values = raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  const bad = values.filter(
+    (v) =>
+      !(allowed as readonly string[]).includes(v) &&
+      !(allowed as readonly string[]).includes(v.toUpperCase()),
+  );
+  if (bad.length)
+    throw invalid(`unknown job ${field} ${bad.map((b) => `"${b}"`).join(', ')}`, {
+      field,
+      invalid: bad,
+      allowed: [...allowed],
+    });
+  return values.map((v) =>
+    (allowed as readonly string[]).includes(v) ? v : v.toUpperCase(),
+  ) as T[];
+}
+
+function toJob(r: Row): Job {
+  return {
+    id: r.id,
+    projectId: r.projectId,
+    type: r.type as JobType,
+    status: r.status as JobStatus,
+    ...(r.message ? { message: r.message } : {}),
+    params: r.params,
+    ...(r.result !== null && r.result !== undefined ? { result: r.result } : {}),
+    ...(r.progress ? { progress: r.progress } : {}),
+    createdBy: r.createdBy,
+    created: r.created,
+    ...(r.started ? { started: r.started } : {}),
+    ...(r.finished ? { finished: r.finished } : {}),
+  };
+}

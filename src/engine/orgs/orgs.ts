@@ -1,0 +1,60 @@
+// Organizations own projects and hold the plan; their administrators may create projects.
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { organizations, orgAdmins, users } from '../db/schema.js';
+import { conflict, invalid, notFound } from '../errors.js';
+import { nowIso } from '../ids.js';
+import type { Plans } from '../limits/plans.js';
+
+export const ORG_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const EMAIL = /^[^\s@<>"]+@[^\s@<>"]+$/;
+
+export function normalizeEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 254)
+    throw invalid(`"${raw}" is not an e-mail address`, { value: raw });
+  return email;
+}
+
+export class Orgs {
+  constructor(
+    private readonly db: Db,
+    private readonly plans: Plans,
+  ) {}
+
+  create(id: string, name: string, plan: string): void {
+    if (!ORG_ID.test(id))
+      throw invalid(`organization id "${id}" must be lowercase letters, digits, "-" or "_"`);
+    if (!this.plans[plan])
+      throw invalid(`unknown plan "${plan}"`, { allowed: Object.keys(this.plans) });
+    if (this.get(id)) throw conflict(`organization "${id}" already exists`);
+    this.db.insert(organizations).values({ id, name, plan, created: nowIso() }).run();
+  }
+
+  get(id: string) {
+    return this.db.select().from(organizations).where(eq(organizations.id, id)).get();
+  }
+
+  list() {
+    return this.db.select().from(organizations).all();
+  }
+
+  addAdmin(orgId: string, rawEmail: string): void {
+    const email = normalizeEmail(rawEmail);
+    if (!this.get(orgId)) throw notFound(`organization "${orgId}" does not exist`);
+    this.db.$client.transaction(() => {
+      this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing().run();
+      this.db.insert(orgAdmins).values({ orgId, email }).onConflictDoNothing().run();
+    })();
+  }
+
+  isAdmin(orgId: string, email: string): boolean {
+    return Boolean(
+      this.db
+        .select()
+        .from(orgAdmins)
+        .where(and(eq(orgAdmins.orgId, orgId), eq(orgAdmins.email, email)))
+        .get(),
+    );
+  }
+}

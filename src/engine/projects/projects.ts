@@ -1,0 +1,339 @@
+// Projects: isolated workspaces. Creating one needs an organization admin; the creator
+// becomes its Admin. Deleting one removes its metadata and its data directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
+import type { ActivityLog } from '../activity/activity.js';
+import type { Db } from '../db/index.js';
+import { projects, projectUsers, type Announcement } from '../db/schema.js';
+import { forbidden, notFound } from '../errors.js';
+import { nowIso, randomId } from '../ids.js';
+import { hashPassword } from '../identity/passwords.js';
+import { assertWithin, type Limits } from '../limits/limits.js';
+import type { Plans } from '../limits/plans.js';
+import type { Orgs } from '../orgs/orgs.js';
+import { parseInput, zBool } from '../validate.js';
+
+export const PROJECT_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+const createSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(
+        PROJECT_ID,
+        'use 1-40 lowercase letters, digits, "-" or "_", starting with a letter or digit',
+      ),
+    label: z.string().trim().min(1).max(200),
+    entity: z.string().min(1),
+    desc: z.string().max(5000).default(''),
+  })
+  .strict();
+
+const updateSchema = z
+  .object({
+    label: z.string().trim().min(1).max(200).optional(),
+    desc: z.string().max(5000).optional(),
+    maintenance: zBool.optional(),
+    webdavToken: z
+      .union([z.string().min(12, 'a WebDAV token needs at least 12 characters').max(200), z.null()])
+      .optional(),
+  })
+  .strict();
+
+const dateField = z.union([z.iso.date(), z.iso.datetime({ offset: true }), z.null()]).optional();
+const announceSchema = z
+  .object({
+    title: z.string().max(200).default(''),
+    message: z.string().max(10_000).default(''),
+    startDate: dateField,
+    endDate: dateField,
+  })
+  .strict()
+  .refine((a) => !a.startDate || !a.endDate || Date.parse(a.startDate) <= Date.parse(a.endDate), {
+    message: 'endDate is before startDate',
+    path: ['endDate'],
+  });
+
+export interface ProjectListEntry {
+  id: string;
+  label: string;
+  hasAccess: boolean;
+  isAdmin: boolean;
+  isMdAdmin: boolean;
+}
+
+export interface ProjectDetails {
+  id: string;
+  label: string;
+  desc: string;
+  entity: string;
+  plan: string;
+  maintenance: boolean;
+  webdavTokenSet: boolean;
+  created: string;
+  updated: string;
+  createdBy: string;
+  access: {
+    admin: boolean;
+    mdadmin: boolean;
+    useradmin: boolean;
+    roles: string[];
+    filter: string | null;
+  };
+  limits: ReturnType<Limits['adherence']>;
+  announcement: AnnouncementView | null;
+}
+
+export interface AnnouncementView extends Announcement {
+  /** Whether today falls between startDate and endDate (open ends count as open). */
+  current: boolean;
+}
+
+export type ProjectHook = (projectId: string) => void | Promise<void>;
+
+export class Projects {
+  private deleteHooks: ProjectHook[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly dataDir: string,
+    private readonly orgs: Orgs,
+    private readonly plans: Plans,
+    private readonly limits: Limits,
+    private readonly activity: ActivityLog,
+  ) {}
+
+  /** Areas holding per-project resources (open files, databases) release them here first. */
+  onDelete(hook: ProjectHook): void {
+    this.deleteHooks.push(hook);
+  }
+
+  dir(projectId: string): string {
+    return path.join(this.dataDir, 'projects', projectId);
+  }
+
+  orgOf(projectId: string): string {
+    const row = this.db
+      .select({ org: projects.orgId })
+      .from(projects)
+      .where(eq(projects.id, projectId))
+      .get();
+    if (!row) throw notFound(`project "${projectId}" does not exist`);
+    return row.org;
+  }
+
+  countInOrg(orgId: string): number {
+    return (
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(projects)
+        .where(eq(projects.orgId, orgId))
+        .get()?.n ?? 0
+    );
+  }
+
+  list(p: Principal): ProjectListEntry[] {
+    return this.db
+      .select({
+        id: projects.id,
+        label: projects.label,
+        hasAccess: projectUsers.active,
+        isAdmin: projectUsers.admin,
+        isMdAdmin: sql<boolean>`(${projectUsers.admin} or ${projectUsers.mdadmin})`.mapWith(
+          Boolean,
+        ),
+      })
+      .from(projectUsers)
+      .innerJoin(projects, eq(projects.id, projectUsers.projectId))
+      .where(eq(projectUsers.email, p.email))
+      .orderBy(projects.label, projects.id)
+      .all();
+  }
+
+  create(p: Principal, body: unknown): ProjectDetails {
+    const input = parseInput(createSchema, body, 'project');
+    const org = this.orgs.get(input.entity);
+    if (!org || !this.orgs.isAdmin(org.id, p.email)) {
+      throw forbidden(`you are not an administrator of organization "${input.entity}"`, {
+        entity: input.entity,
+      });
+    }
+    const id = `${input.id}-${randomId(6)}`;
+    const now = nowIso();
+    this.db.$client.transaction(() => {
+      // Checked inside the transaction so two concurrent creates cannot both pass.
+      assertWithin(
+        'projects',
+        this.plans[org.plan]?.limits.projects ?? 0,
+        this.countInOrg(org.id),
+        1,
+      );
+      this.db
+        .insert(projects)
+        .values({
+          id,
+          label: input.label,
+          description: input.desc,
+          orgId: org.id,
+          createdBy: p.email,
+          created: now,
+          updated: now,
+        })
+        .run();
+      this.db
+        .insert(projectUsers)
+        .values({
+          projectId: id,
+          email: p.email,
+          admin: true,
+          invitedBy: p.email,
+          created: now,
+          updated: now,
+        })
+        .run();
+      this.activity.record(id, 'project_action', {
+        user: p.email,
+        object: id,
+        message: `project "${input.label}" created`,
+        detail: { action: 'create', entity: org.id },
+      });
+    })();
+    fs.mkdirSync(this.dir(id), { recursive: true });
+    return this.details({ ...this.creatorActor(id, p.email) });
+  }
+
+  private creatorActor(projectId: string, email: string): ProjectActor {
+    return {
+      email,
+      projectId,
+      admin: true,
+      mdadmin: false,
+      useradmin: false,
+      roles: [],
+      filter: null,
+      maintenance: false,
+    };
+  }
+
+  details(a: ProjectActor): ProjectDetails {
+    const row = this.db.select().from(projects).where(eq(projects.id, a.projectId)).get();
+    if (!row) throw notFound(`project "${a.projectId}" does not exist`);
+    const org = this.orgs.get(row.orgId);
+    return {
+      id: row.id,
+      label: row.label,
+      desc: row.description,
+      entity: row.orgId,
+      plan: org?.plan ?? '',
+      maintenance: row.maintenance,
+      webdavTokenSet: Boolean(row.webdavTokenHash),
+      created: row.created,
+      updated: row.updated,
+      createdBy: row.createdBy,
+      access: {
+        admin: a.admin,
+        mdadmin: a.mdadmin || a.admin,
+        useradmin: a.useradmin || a.admin,
+        roles: a.roles,
+        filter: a.filter,
+      },
+      limits: this.limits.adherence(row.id),
+      announcement: row.announcement ? viewAnnouncement(row.announcement) : null,
+    };
+  }
+
+  async update(a: ProjectActor, body: unknown): Promise<ProjectDetails> {
+    requireLevel(a, 'admin');
+    const input = parseInput(updateSchema, body, 'project update');
+    const changes: Partial<typeof projects.$inferInsert> = { updated: nowIso() };
+    if (input.label !== undefined) changes.label = input.label;
+    if (input.desc !== undefined) changes.description = input.desc;
+    if (input.maintenance !== undefined) changes.maintenance = input.maintenance;
+    if (input.webdavToken !== undefined) {
+      changes.webdavTokenHash =
+        input.webdavToken === null ? null : await hashPassword(input.webdavToken);
+    }
+    const changed = Object.keys(input).map((k) =>
+      k === 'webdavToken' ? 'webdavToken (hidden)' : k,
+    );
+    this.db.$client.transaction(() => {
+      this.db.update(projects).set(changes).where(eq(projects.id, a.projectId)).run();
+      this.activity.record(a.projectId, 'project_action', {
+        user: a.email,
+        object: a.projectId,
+        message: `project settings changed: ${changed.join(', ') || 'nothing'}`,
+        detail: { action: 'update', fields: Object.keys(input) },
+      });
+    })();
+    return this.details({ ...a, maintenance: changes.maintenance ?? a.maintenance });
+  }
+
+  async remove(a: ProjectActor): Promise<void> {
+    requireLevel(a, 'admin');
+    for (const hook of this.deleteHooks) await hook(a.projectId);
+    this.db.delete(projects).where(eq(projects.id, a.projectId)).run();
+    // Rows first: a crash between the two leaves an orphan folder, never a project without data.
+    fs.rmSync(this.dir(a.projectId), { recursive: true, force: true });
+  }
+
+  webdavTokenHash(projectId: string): string | null {
+    return (
+      this.db
+        .select({ h: projects.webdavTokenHash })
+        .from(projects)
+        .where(eq(projects.id, projectId))
+        .get()?.h ?? null
+    );
+  }
+
+  getAnnouncement(a: ProjectActor): AnnouncementView | null {
+    const row = this.db
+      .select({ a: projects.announcement })
+      .from(projects)
+      .where(eq(projects.id, a.projectId))
+      .get();
+    return row?.a ? viewAnnouncement(row.a) : null;
+  }
+
+  setAnnouncement(a: ProjectActor, body: unknown): AnnouncementView | null {
+    if (!a.admin && !a.useradmin) requireLevel(a, 'useradmin');
+    const input = parseInput(announceSchema, body ?? {}, 'announcement');
+    const value: Announcement | null =
+      input.title || input.message
+        ? {
+            title: input.title,
+            message: input.message,
+            startDate: input.startDate ?? null,
+            endDate: input.endDate ?? null,
+          }
+        : null;
+    this.db.$client.transaction(() => {
+      this.db
+        .update(projects)
+        .set({ announcement: value, updated: nowIso() })
+        .where(and(eq(projects.id, a.projectId)))
+        .run();
+      this.activity.record(a.projectId, 'project_action', {
+        user: a.email,
+        object: a.projectId,
+        message: value
+          ? `announcement set: ${value.title || value.message.slice(0, 60)}`
+          : 'announcement cleared',
+        detail: { action: 'announce', title: value?.title ?? null },
+      });
+    })();
+    return value ? viewAnnouncement(value) : null;
+  }
+}
+
+function viewAnnouncement(a: Announcement, now = Date.now()): AnnouncementView {
+  const started = !a.startDate || Date.parse(a.startDate) <= now;
+  // A date-only end date includes that whole day.
+  const end = a.endDate
+    ? Date.parse(a.endDate) + (a.endDate.length === 10 ? 86_400_000 : 0)
+    : Infinity;
+  return { ...a, current: started && now < end };
+}

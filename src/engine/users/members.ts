@@ -1,0 +1,345 @@
+// Project members and their rights. Rules: only Admins and User Admins manage members; a
+// User Admin grants and touches nothing above their own level; a project always keeps an
+// active Admin; the plan's user limit holds. A batch is all or nothing.
+import { and, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { requireLevel, type ProjectActor } from '../access/actor.js';
+import type { ActivityLog } from '../activity/activity.js';
+import type { Db } from '../db/index.js';
+import { projects, projectUsers, users } from '../db/schema.js';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import { nowIso } from '../ids.js';
+import type { Limits } from '../limits/limits.js';
+import { invitationMessage } from '../mail/invitation.js';
+import type { Mailer } from '../mail/mailer.js';
+import { normalizeEmail } from '../orgs/orgs.js';
+import { parseInput, zBool } from '../validate.js';
+import { structuralFilterCheck, type RowFilterValidator } from './row-filter.js';
+
+const ROLE_ID = z.string().min(1).max(200);
+const rightsFields = {
+  active: zBool.optional(),
+  admin: zBool.optional(),
+  mdadmin: zBool.optional(),
+  useradmin: zBool.optional(),
+  roles: z.array(ROLE_ID).max(100).optional(),
+  filter: z.union([z.string(), z.null()]).optional(),
+};
+const inviteSchema = z
+  .object({ id: z.string().min(3), ...rightsFields, sendemail: zBool.optional() })
+  .strict();
+const inviteBodySchema = z.union([inviteSchema, z.array(inviteSchema).min(1).max(1000)]);
+const updateSchema = z.object({ id: z.string().optional(), ...rightsFields }).strict();
+
+type RightsInput = z.infer<typeof updateSchema>;
+const LEVEL_FLAGS = ['admin', 'mdadmin', 'useradmin'] as const;
+const FLAG_TITLES = { admin: 'Admin', mdadmin: 'MD Admin', useradmin: 'User Admin' } as const;
+
+export interface Member {
+  id: string;
+  active: boolean;
+  admin: boolean;
+  mdadmin: boolean;
+  useradmin: boolean;
+  roles: string[];
+  filter: string | null;
+  invitedBy: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface InviteResult {
+  id: string;
+  status: 'invited' | 'updated';
+  emailSent?: boolean;
+  emailError?: string;
+}
+
+type Row = typeof projectUsers.$inferSelect;
+
+export class Members {
+  private validateFilter: RowFilterValidator = structuralFilterCheck;
+
+  constructor(
+    private readonly db: Db,
+    private readonly limits: Limits,
+    private readonly activity: ActivityLog,
+    private readonly mailer: Mailer,
+    private readonly siteUrl: string,
+  ) {}
+
+  /** The AQL compiler replaces the structural check with a full one. */
+  setFilterValidator(v: RowFilterValidator): void {
+    this.validateFilter = v;
+  }
+
+  countActive(projectId: string): number {
+    return (
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(projectUsers)
+        .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.active, true)))
+        .get()?.n ?? 0
+    );
+  }
+
+  list(
+    a: ProjectActor,
+    paging: { limit: number; offset: number },
+  ): { items: Member[]; total: number } {
+    requireLevel(a, 'useradmin');
+    const where = eq(projectUsers.projectId, a.projectId);
+    const rows = this.db
+      .select()
+      .from(projectUsers)
+      .where(where)
+      .orderBy(projectUsers.email)
+      .limit(paging.limit)
+      .offset(paging.offset)
+      .all();
+    const total =
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(projectUsers)
+        .where(where)
+        .get()?.n ?? 0;
+    return { items: rows.map(toMember), total };
+  }
+
+  get(a: ProjectActor, userId: string): Member {
+    requireLevel(a, 'useradmin');
+    return toMember(this.row(a.projectId, userId));
+  }
+
+  async invite(a: ProjectActor, body: unknown): Promise<InviteResult[]> {
+    requireLevel(a, 'useradmin');
+    const parsed = parseInput(inviteBodySchema, body, 'invitation');
+    const items = Array.isArray(parsed) ? parsed : [parsed];
+    const seen = new Set<string>();
+    const plans = items.map((item, i) => {
+      const email = normalizeEmail(item.id);
+      if (seen.has(email))
+        throw invalid(`user "${email}" appears twice in the invitation`, { index: i, id: email });
+      seen.add(email);
+      const existing = this.findRow(a.projectId, email);
+      const next = this.apply(
+        a,
+        existing,
+        { ...item, active: item.active ?? (existing ? undefined : true) },
+        email,
+      );
+      return { email, existing, next, sendemail: item.sendemail ?? false };
+    });
+    const now = nowIso();
+    this.db.$client.transaction(() => {
+      const added = plans.filter((p) => p.next.active && !p.existing?.active).length;
+      if (added > 0) this.limits.check(a.projectId, 'users', added);
+      for (const p of plans) {
+        this.db.insert(users).values({ email: p.email, created: now }).onConflictDoNothing().run();
+        this.db
+          .insert(projectUsers)
+          .values({
+            ...p.next,
+            projectId: a.projectId,
+            email: p.email,
+            invitedBy: p.existing?.invitedBy ?? a.email,
+            created: p.existing?.created ?? now,
+            updated: now,
+          })
+          .onConflictDoUpdate({
+            target: [projectUsers.projectId, projectUsers.email],
+            set: { ...p.next, updated: now },
+          })
+          .run();
+        this.activity.record(a.projectId, 'user_action', {
+          user: a.email,
+          object: p.email,
+          message: `${p.existing ? 'updated' : 'invited'} ${p.email}${describeRights(p.next)}`,
+          detail: { action: p.existing ? 'update' : 'invite', target: p.email, ...p.next },
+        });
+      }
+      this.assertAdminRemains(a.projectId);
+    })();
+    const results: InviteResult[] = [];
+    for (const p of plans) {
+      const r: InviteResult = { id: p.email, status: p.existing ? 'updated' : 'invited' };
+      if (p.sendemail) Object.assign(r, await this.sendInvitation(a, p.email, p.next));
+      results.push(r);
+    }
+    return results;
+  }
+
+  update(a: ProjectActor, userId: string, body: unknown): Member {
+    requireLevel(a, 'useradmin');
+    const input = parseInput(updateSchema, body, 'user rights');
+    const existing = this.row(a.projectId, userId);
+    if (input.id !== undefined && normalizeEmail(input.id) !== existing.email) {
+      throw invalid(
+        `body id "${input.id}" does not match the user in the path "${existing.email}"`,
+      );
+    }
+    const next = this.apply(a, existing, input, existing.email);
+    this.db.$client.transaction(() => {
+      if (next.active && !existing.active) this.limits.check(a.projectId, 'users', 1);
+      this.db
+        .update(projectUsers)
+        .set({ ...next, updated: nowIso() })
+        .where(and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)))
+        .run();
+      this.activity.record(a.projectId, 'user_action', {
+        user: a.email,
+        object: existing.email,
+        message: next.active
+          ? `updated ${existing.email}${describeRights(next)}`
+          : `revoked access of ${existing.email}`,
+        detail: { action: next.active ? 'update' : 'revoke', target: existing.email, ...next },
+      });
+      this.assertAdminRemains(a.projectId);
+    })();
+    return toMember(this.row(a.projectId, existing.email));
+  }
+
+  remove(a: ProjectActor, userId: string): void {
+    requireLevel(a, 'useradmin');
+    const existing = this.row(a.projectId, userId);
+    this.assertMayTouch(a, existing);
+    this.db.$client.transaction(() => {
+      this.db
+        .delete(projectUsers)
+        .where(and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)))
+        .run();
+      this.activity.record(a.projectId, 'user_action', {
+        user: a.email,
+        object: existing.email,
+        message: `removed ${existing.email} from the project`,
+        detail: { action: 'remove', target: existing.email },
+      });
+      this.assertAdminRemains(a.projectId);
+    })();
+  }
+
+  private findRow(projectId: string, email: string): Row | undefined {
+    return this.db
+      .select()
+      .from(projectUsers)
+      .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))
+      .get();
+  }
+
+  private row(projectId: string, userId: string): Row {
+    const email = normalizeEmail(decodeURIComponent(userId));
+    const row = this.findRow(projectId, email);
+    if (!row)
+      throw notFound(`user "${email}" is not a member of project "${projectId}"`, { id: email });
+    return row;
+  }
+
+  /** A User Admin may not change someone who holds a level they lack (e.g. demote an Admin). */
+  private assertMayTouch(a: ProjectActor, target: Row): void {
+    if (a.admin) return;
+    const above = LEVEL_FLAGS.filter((f) => target[f] && !a[f]);
+    if (above.length) {
+      throw forbidden(
+        `you cannot change ${target.email}: they hold ${above.map((f) => FLAG_TITLES[f]).join(', ')}, which you do not`,
+        {
+          id: target.email,
+          levels: above,
+        },
+      );
+    }
+  }
+
+  /** The member's state after applying `input`, with every rule checked. */
+  private apply(a: ProjectActor, existing: Row | undefined, input: RightsInput, email: string) {
+    if (existing) this.assertMayTouch(a, existing);
+    const next = {
+      active: input.active ?? existing?.active ?? true,
+      admin: input.admin ?? existing?.admin ?? false,
+      mdadmin: input.mdadmin ?? existing?.mdadmin ?? false,
+      useradmin: input.useradmin ?? existing?.useradmin ?? false,
+      roles: input.roles ?? existing?.roles ?? [],
+      filter: input.filter !== undefined ? input.filter : (existing?.filter ?? null),
+    };
+    if (!a.admin) {
+      const granted = LEVEL_FLAGS.filter((f) => next[f] && !existing?.[f] && !a[f]);
+      if (granted.length) {
+        throw forbidden(
+          `a User Admin cannot grant ${granted.map((f) => FLAG_TITLES[f]).join(', ')} without holding it`,
+          {
+            id: email,
+            levels: granted,
+          },
+        );
+      }
+    }
+    if (input.filter !== undefined && input.filter !== null) this.validateFilter(input.filter);
+    return next;
+  }
+
+  private assertAdminRemains(projectId: string): void {
+    const admins =
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(projectUsers)
+        .where(
+          and(
+            eq(projectUsers.projectId, projectId),
+            eq(projectUsers.admin, true),
+            eq(projectUsers.active, true),
+          ),
+        )
+        .get()?.n ?? 0;
+    // Throwing inside the transaction rolls the whole change back.
+    if (admins === 0)
+      throw conflict('the last Admin of a project cannot be removed, revoked or demoted', {
+        project: projectId,
+      });
+  }
+
+  private async sendInvitation(
+    a: ProjectActor,
+    email: string,
+    rights: { admin: boolean; mdadmin: boolean; useradmin: boolean },
+  ) {
+    const project = this.db
+      .select({ label: projects.label })
+      .from(projects)
+      .where(eq(projects.id, a.projectId))
+      .get();
+    const msg = invitationMessage({
+      to: email,
+      inviter: a.email,
+      projectId: a.projectId,
+      projectLabel: project?.label ?? a.projectId,
+      projectUrl: `${this.siteUrl}/api/v1/projects/${encodeURIComponent(a.projectId)}`,
+      loginUrl: `${this.siteUrl}/auth/login`,
+      levels: LEVEL_FLAGS.filter((f) => rights[f]).map((f) => FLAG_TITLES[f]),
+    });
+    try {
+      await this.mailer.send({ to: email, ...msg });
+      return { emailSent: true };
+    } catch (err) {
+      return { emailSent: false, emailError: (err as Error).message };
+    }
+  }
+}
+
+function describeRights(r: { admin: boolean; mdadmin: boolean; useradmin: boolean }): string {
+  const levels = LEVEL_FLAGS.filter((f) => r[f]).map((f) => FLAG_TITLES[f]);
+  return levels.length ? ` as ${levels.join(', ')}` : '';
+}
+
+function toMember(r: Row): Member {
+  return {
+    id: r.email,
+    active: r.active,
+    admin: r.admin,
+    mdadmin: r.mdadmin,
+    useradmin: r.useradmin,
+    roles: r.roles,
+    filter: r.filter,
+    invitedBy: r.invitedBy,
+    created: r.created,
+    updated: r.updated,
+  };
+}

@@ -1,0 +1,79 @@
+// /api/v1: every REST route, and the interactive index built from them.
+import { API_PREFIX } from '../engine/config.js';
+import { identify } from './auth.js';
+import { negotiate } from './negotiate.js';
+import { renderApiIndex } from './render/html.js';
+import type { RouteDef } from './router.js';
+import { specPath } from './router.js';
+import { jobRoutes } from './routes/jobs.js';
+import { projectRoutes } from './routes/projects.js';
+import { userRoutes } from './routes/users.js';
+
+const LEVEL_TEXT: Record<string, string> = {
+  public: 'none',
+  authenticated: 'signed in',
+  member: 'project user',
+  useradmin: 'User Admin',
+  mdadmin: 'MD Admin',
+  admin: 'Admin',
+};
+
+function groups(defs: RouteDef[]) {
+  const out = new Map<
+    string,
+    {
+      name: string;
+      routes: { methods: string[]; path: string; description: string; level: string }[];
+    }
+  >();
+  for (const def of defs) {
+    const g = out.get(def.group) ?? { name: def.group, routes: [] };
+    for (const [method, op] of Object.entries(def.ops)) {
+      g.routes.push({
+        methods: [method],
+        path: specPath(def.path),
+        description: op!.description,
+        level: LEVEL_TEXT[op!.access] ?? op!.access,
+      });
+    }
+    out.set(def.group, g);
+  }
+  return [...out.values()];
+}
+
+export function apiRoutes(): RouteDef[] {
+  const defs: RouteDef[] = [...projectRoutes, ...userRoutes, ...jobRoutes];
+  const index: RouteDef = {
+    group: 'API',
+    path: '/',
+    ops: {
+      GET: {
+        access: 'public',
+        description: 'This index of resources.',
+        handler: async ({ engine, req, res }) => {
+          const g = groups(defs);
+          const format = negotiate(
+            { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
+            ['json', 'yaml', 'html'],
+          );
+          if (format === 'html') {
+            const user = (await identify(engine, req).catch(() => null))?.email ?? null;
+            res
+              .type('text/html; charset=utf-8')
+              .send(renderApiIndex({ apiBase: API_PREFIX, user, groups: g }));
+            return;
+          }
+          return {
+            title: 'Ursa API',
+            body: {
+              version: 'v1',
+              resources: g,
+              link: [{ href: `${API_PREFIX}/projects`, rel: 'projects' }],
+            },
+          };
+        },
+      },
+    },
+  };
+  return [index, ...defs];
+}

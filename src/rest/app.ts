@@ -1,0 +1,77 @@
+// The HTTP application: request ids and logs, the identity provider, /api/v1, the public
+// site, and one error handler that answers every failure in the spec's error shape.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { API_PREFIX } from '../engine/config.js';
+import type { Engine } from '../engine/engine.js';
+import { uuid } from '../engine/ids.js';
+import { logContext } from '../engine/logger.js';
+import { siteRoutes } from '../site/routes.js';
+import { apiRoutes } from './api.js';
+import { HttpError, toErrorBody } from './errors.js';
+import { negotiate, type Format } from './negotiate.js';
+import { write } from './respond.js';
+import { mountRoutes } from './router.js';
+import { identityRoutes } from './routes/identity.js';
+
+const REQ_ID = /^[\w.:-]{1,64}$/;
+
+export function createApp(engine: Engine): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.headers['x-request-id'];
+    const reqId = typeof given === 'string' && REQ_ID.test(given) ? given : uuid();
+    res.setHeader('X-Request-Id', reqId);
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      logContext.run({ reqId }, () =>
+        engine.log.info(
+          {
+            method: req.method,
+            url: req.originalUrl,
+            status: res.statusCode,
+            ms: Math.round(ms * 10) / 10,
+          },
+          'request',
+        ),
+      );
+    });
+    logContext.run({ reqId }, next);
+  });
+
+  app.use('/auth', mountRoutes(engine, identityRoutes));
+  app.use(API_PREFIX, mountRoutes(engine, apiRoutes()));
+  app.use('/', mountRoutes(engine, siteRoutes));
+
+  app.use((req: Request, _res: Response, next: NextFunction) =>
+    next(new HttpError(404, `no resource at ${req.method} ${req.path}`, { path: req.path })),
+  );
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const { body, headers, internal } = toErrorBody(err);
+    if (internal) engine.log.error({ err, errorId: body.errorId }, 'unhandled error');
+    else
+      engine.log.debug(
+        { errorId: body.errorId, status: body.statusCode, message: body.message },
+        'request refused',
+      );
+    if (res.headersSent) return res.destroy();
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    let format: Format;
+    try {
+      format = negotiate(
+        { method: req.method, accept: req.headers.accept, formatParam: req.query?.format },
+        ['json', 'yaml', 'html'],
+      );
+    } catch {
+      format = 'json';
+    }
+    res.status(body.statusCode);
+    if (req.method === 'HEAD') return res.end();
+    write(req, res, format, { body, title: `Error ${body.statusCode}` }, body.statusCode);
+  });
+  return app;
+}

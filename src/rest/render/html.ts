@@ -1,0 +1,517 @@
+// Human-browsable HTML views of the REST API: resource pages and the interactive API index.
+// Pages are self-contained (inline CSS/JS, no external resources) and every piece of data is
+// escaped, because resource content is user-controlled.
+
+export interface ResourcePageOptions {
+  title: string;
+  data: unknown;
+  /** Request path, with or without the apiBase prefix; a query string is kept for format links. */
+  path: string;
+  apiBase: string;
+  formats: string[];
+  user?: string | null;
+  status?: number;
+}
+
+export interface ApiRoute {
+  methods: string[];
+  path: string;
+  description: string;
+  level: string;
+}
+
+export interface ApiRouteGroup {
+  name: string;
+  description?: string;
+  routes: ApiRoute[];
+}
+
+export interface ApiIndexOptions {
+  apiBase: string;
+  user?: string | null;
+  groups: ApiRouteGroup[];
+}
+
+interface LinkItem {
+  href: string;
+  rel?: unknown;
+  id?: unknown;
+  title?: unknown;
+}
+
+const HTML_ESCAPES = new Map([
+  ['&', '&amp;'],
+  ['<', '&lt;'],
+  ['>', '&gt;'],
+  ['"', '&quot;'],
+  ["'", '&#39;'],
+]);
+
+// Deeper structures are summarised: keeps output bounded and recursion safe.
+const MAX_DEPTH = 24;
+const CONSOLE_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => HTML_ESCAPES.get(c) ?? c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared page shell
+
+const STYLE = `
+:root{color-scheme:light dark;--fg:#1d2330;--bg:#fff;--muted:#5f6b7a;--line:#d8dee6;--soft:#f3f5f8;
+--accent:#1f5fbf;--err:#b3261e;--errbg:#fdecea}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e9ee;--bg:#14171c;--muted:#9aa5b4;--line:#2e343d;
+--soft:#1c2027;--accent:#7aa7ff;--err:#ff8a80;--errbg:#3a1d1b}}
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
+background:var(--bg)}
+a{color:var(--accent)}
+code,pre,textarea,input,select{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem}
+header.site{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between;
+padding:.75rem 1rem;border-bottom:1px solid var(--line);background:var(--soft)}
+.brand{font-weight:700;font-size:1.25rem;text-decoration:none}
+.account{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
+.account form{margin:0}
+.wrap{max-width:72rem;margin:0 auto;padding:0 1rem 2rem}
+nav ol,nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .5rem}
+.crumbs{margin:.75rem 0 0}.crumbs li+li::before{content:"/";margin-right:.5rem;color:var(--muted)}
+.formats{display:flex;flex-wrap:wrap;gap:.5rem;margin:.5rem 0;color:var(--muted);font-size:.9rem}
+h1{font-size:1.5rem;margin:1rem 0;overflow-wrap:anywhere}
+dl{margin:0;display:grid;gap:.25rem}
+dl>div{display:grid;grid-template-columns:minmax(8rem,14rem) 1fr;gap:.5rem;padding:.25rem 0;
+border-bottom:1px solid var(--line)}
+dt{font-weight:600;color:var(--muted);overflow-wrap:anywhere}
+dd{margin:0;min-width:0}
+dd,td{white-space:pre-wrap;overflow-wrap:anywhere}
+@media (max-width:40rem){dl>div{grid-template-columns:1fr;gap:0}}
+.scroll{overflow-x:auto;max-width:100%}
+table{border-collapse:collapse;font-size:.95rem}
+th,td{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
+thead th{background:var(--soft)}
+ol.items{margin:0;padding-left:1.5rem}
+ul.links{list-style:none;margin:0;padding:0}
+.rel,.badge,.level{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .4rem;
+border-radius:.25rem;background:var(--soft);border:1px solid var(--line);margin-right:.35rem}
+.null,.muted{color:var(--muted)}
+.error{border:2px solid var(--err);background:var(--errbg);border-radius:.5rem;padding:1rem;margin:1rem 0}
+.error h1{color:var(--err);margin-top:0}
+.error-message{font-size:1.15rem;font-weight:600}
+.group{margin:1.5rem 0}
+.routes{list-style:none;padding:0;margin:0}
+.route{border-bottom:1px solid var(--line);padding:.5rem 0}
+.route p{margin:.25rem 0 0;color:var(--muted)}
+.route-head{display:flex;flex-wrap:wrap;gap:.35rem;align-items:center}
+.route-head code,.route-head a{overflow-wrap:anywhere}
+.m-get{color:#1a7f37}.m-post{color:#9a6700}.m-put,.m-patch{color:#1f5fbf}.m-delete{color:#b3261e}
+.console{border:1px solid var(--line);border-radius:.5rem;padding:1rem;background:var(--soft)}
+.console form{display:grid;gap:.5rem}
+.console .row{display:grid;grid-template-columns:auto 1fr;gap:.5rem}
+.console input,.console select,.console textarea{width:100%;font-size:1rem;padding:.4rem;
+color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:.25rem}
+button{font:inherit;padding:.3rem .8rem;cursor:pointer}
+pre{background:var(--bg);border:1px solid var(--line);padding:.75rem;overflow:auto;max-height:60vh;
+white-space:pre-wrap;overflow-wrap:anywhere}
+pre:empty{display:none}
+`;
+
+function pageShell(opts: {
+  title: string;
+  user?: string | null;
+  apiBase: string;
+  body: string;
+}): string {
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(opts.title)} · Ursa</title>`,
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    '<a class="skip" href="#content">Skip to content</a>',
+    siteHeader(opts.apiBase, opts.user),
+    `<div class="wrap">${opts.body}</div>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+function siteHeader(apiBase: string, user: string | null | undefined): string {
+  const account = user
+    ? `<span class="user">${escapeHtml(user)}</span>` +
+      '<form method="post" action="/auth/logout"><button type="submit">Log out</button></form>'
+    : '<a href="/auth/login">Log in</a>';
+  return (
+    `<header class="site"><a class="brand" href="${escapeHtml(apiBase || '/')}">Ursa</a>` +
+    `<nav class="account" aria-label="Account">${account}</nav></header>`
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource pages
+
+export function renderResourcePage(opts: ResourcePageOptions): string {
+  const apiBase = normalizeBase(opts.apiBase);
+  const isError = opts.status !== undefined && opts.status >= 400;
+  const content = isError
+    ? renderError(opts.data, opts.status ?? 500, apiBase)
+    : `<h1>${escapeHtml(opts.title)}</h1>${renderValue(opts.data, apiBase, 0)}`;
+  const body =
+    breadcrumbs(opts.path, apiBase) +
+    formatBar(opts.path, opts.formats) +
+    `<main id="content">${content}</main>`;
+  return pageShell({ title: opts.title, user: opts.user, apiBase, body });
+}
+
+function breadcrumbs(path: string, apiBase: string): string {
+  const segments = relativeSegments(stripQuery(path), basePath(apiBase));
+  let href = apiBase;
+  const items = [`<li><a href="${escapeHtml(apiBase || '/')}">API</a></li>`];
+  segments.forEach((segment, i) => {
+    href += `/${encodeURIComponent(segment)}`;
+    const current = i === segments.length - 1 ? ' aria-current="page"' : '';
+    items.push(`<li><a href="${escapeHtml(href)}"${current}>${escapeHtml(segment)}</a></li>`);
+  });
+  return `<nav class="crumbs" aria-label="Breadcrumb"><ol>${items.join('')}</ol></nav>`;
+}
+
+// Segments relative to the API base, decoded so that re-encoding never double-encodes.
+function relativeSegments(pathname: string, base: string): string[] {
+  const rest =
+    base && (pathname === base || pathname.startsWith(`${base}/`))
+      ? pathname.slice(base.length)
+      : pathname;
+  return rest.split('/').filter(Boolean).map(decodeSegment);
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // malformed escapes: show as-is, encodeURIComponent will make it safe
+  }
+}
+
+function formatBar(path: string, formats: string[]): string {
+  const offered = new Set(formats.map((f) => f.toLowerCase()));
+  const wanted = ['json', 'yaml', ...['csv', 'tsv'].filter((f) => offered.has(f))];
+  const query = queryOf(path);
+  const links = wanted.map((format) => {
+    // Keep other query parameters (paging, filters) so the alternative shows the same data.
+    const params = new URLSearchParams(query);
+    params.set('format', format);
+    return `<li><a href="?${escapeHtml(params.toString())}">${format.toUpperCase()}</a></li>`;
+  });
+  return `<nav class="formats" aria-label="Other formats"><span>Also as:</span><ul>${links.join('')}</ul></nav>`;
+}
+
+function renderError(data: unknown, status: number, apiBase: string): string {
+  const err = isRecord(data) ? data : {};
+  const code = err.statusCode ?? status;
+  const message = err.message ?? (typeof data === 'string' ? data : 'The request failed.');
+  const parts = [
+    `<section class="error" role="alert" aria-labelledby="error-title">`,
+    `<h1 id="error-title">Error ${escapeHtml(plainText(code))}</h1>`,
+    `<p class="error-message">${escapeHtml(plainText(message))}</p>`,
+  ];
+  if (err.errorId !== undefined && err.errorId !== null) {
+    parts.push(
+      `<p>Error ID: <code class="error-id">${escapeHtml(plainText(err.errorId))}</code>` +
+        ' <span class="muted">(quote it when reporting the problem)</span></p>',
+    );
+  }
+  if (!isEmpty(err.context)) {
+    parts.push(`<h2>Context</h2>${renderValue(err.context, apiBase, 1)}`);
+  }
+  parts.push('</section>');
+  const rest = Object.entries(err).filter(
+    ([k]) => !['statusCode', 'message', 'context', 'errorId'].includes(k),
+  );
+  if (rest.length > 0) parts.push(renderObject(Object.fromEntries(rest), apiBase, 1));
+  return parts.join('');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recursive data rendering
+
+function renderValue(value: unknown, apiBase: string, depth: number): string {
+  if (depth > MAX_DEPTH) return '<span class="muted">…</span>';
+  if (isLinkArray(value)) return renderLinks(value);
+  if (Array.isArray(value)) return renderArray(value, apiBase, depth);
+  if (isRecord(value)) return renderObject(value, apiBase, depth);
+  return renderScalar(value, apiBase);
+}
+
+function renderScalar(value: unknown, apiBase: string): string {
+  if (value === null || value === undefined) return '<span class="null">null</span>';
+  if (typeof value === 'string') return renderString(value, apiBase);
+  return escapeHtml(plainText(value));
+}
+
+// Strings pointing into the API become navigable, which is what makes the pages browsable.
+function renderString(s: string, apiBase: string): string {
+  const isApiLink = apiBase !== '' && (s === apiBase || s.startsWith(`${apiBase}/`));
+  return isApiLink ? `<a href="${escapeHtml(s)}">${escapeHtml(s)}</a>` : escapeHtml(s);
+}
+
+function renderObject(obj: Record<string, unknown>, apiBase: string, depth: number): string {
+  const entries = Object.entries(obj);
+  if (entries.length === 0) return '<span class="muted">(empty)</span>';
+  const rows = entries.map(
+    ([key, v]) =>
+      `<div><dt>${escapeHtml(key)}</dt><dd>${renderValue(v, apiBase, depth + 1)}</dd></div>`,
+  );
+  return `<dl>${rows.join('')}</dl>`;
+}
+
+function renderArray(items: unknown[], apiBase: string, depth: number): string {
+  if (items.length === 0) return '<span class="muted">(empty list)</span>';
+  if (items.every(isRecord)) return renderTable(items, apiBase, depth);
+  const lis = items.map((item) => `<li>${renderValue(item, apiBase, depth + 1)}</li>`);
+  return `<ol class="items">${lis.join('')}</ol>`;
+}
+
+function renderTable(items: Record<string, unknown>[], apiBase: string, depth: number): string {
+  const columns = [...new Set(items.flatMap((item) => Object.keys(item)))];
+  const head = columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('');
+  const rows = items.map((item) => {
+    const cells = columns.map((c) =>
+      Object.hasOwn(item, c) ? `<td>${renderValue(item[c], apiBase, depth + 1)}</td>` : '<td></td>',
+    );
+    return `<tr>${cells.join('')}</tr>`;
+  });
+  return (
+    `<div class="scroll"><table><thead><tr>${head}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody></table></div>`
+  );
+}
+
+function renderLinks(links: LinkItem[]): string {
+  const items = links.map((link) => {
+    const rel =
+      link.rel === undefined ? '' : `<span class="rel">${escapeHtml(plainText(link.rel))}</span>`;
+    const label = escapeHtml(plainText(link.title ?? link.id ?? link.href));
+    const href = safeHref(link.href);
+    // Unsafe schemes (javascript:, data:) are shown as text instead of becoming clickable.
+    const target = href === null ? label : `<a href="${escapeHtml(href)}">${label}</a>`;
+    return `<li>${rel}${target}</li>`;
+  });
+  return `<ul class="links">${items.join('')}</ul>`;
+}
+
+// A link array is an array of objects with a string href and a rel (hypermedia `link` fields).
+function isLinkArray(value: unknown): value is LinkItem[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((v) => isRecord(v) && typeof v.href === 'string' && typeof v.rel === 'string')
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// API index
+
+export function renderApiIndex(opts: ApiIndexOptions): string {
+  const apiBase = normalizeBase(opts.apiBase);
+  const toc = opts.groups
+    .map((g, i) => `<li><a href="#group-${i}">${escapeHtml(g.name)}</a></li>`)
+    .join('');
+  const groups = opts.groups.map((g, i) => renderGroup(g, i, apiBase)).join('');
+  const body =
+    `<nav class="crumbs" aria-label="Sections"><ul>${toc}</ul></nav>` +
+    `<main id="content"><h1>Ursa API</h1>` +
+    '<p>Links open resources as HTML; <em>Try</em> loads a route into the console below.</p>' +
+    `${tryConsole(apiBase)}${groups}</main>` +
+    `<script>${CONSOLE_SCRIPT}</script>`;
+  return pageShell({ title: 'API', user: opts.user, apiBase, body });
+}
+
+function renderGroup(group: ApiRouteGroup, index: number, apiBase: string): string {
+  const description = group.description ? `<p>${escapeHtml(group.description)}</p>` : '';
+  const routes = group.routes.map((r) => renderRoute(r, apiBase)).join('');
+  return (
+    `<section class="group" id="group-${index}" aria-labelledby="group-${index}-title">` +
+    `<h2 id="group-${index}-title">${escapeHtml(group.name)}</h2>${description}` +
+    `<ul class="routes">${routes}</ul></section>`
+  );
+}
+
+function renderRoute(route: ApiRoute, apiBase: string): string {
+  const full = apiBase + route.path;
+  const methods = route.methods.map((m) => m.toUpperCase());
+  const badges = methods
+    .map(
+      (m) =>
+        `<span class="badge m-${m.toLowerCase().replace(/[^a-z]/g, '')}">${escapeHtml(m)}</span>`,
+    )
+    .join('');
+  const path = isBrowsable(route)
+    ? `<a href="${escapeHtml(full)}"><code>${escapeHtml(full)}</code></a>`
+    : `<code>${escapeHtml(full)}</code>`;
+  const tryMethod = methods.find((m) => CONSOLE_METHODS.includes(m)) ?? 'GET';
+  const tryButton =
+    `<button type="button" class="try" data-try-method="${escapeHtml(tryMethod)}" ` +
+    `data-try-path="${escapeHtml(full)}" aria-label="Try ${escapeHtml(`${tryMethod} ${full}`)}">Try</button>`;
+  return (
+    `<li class="route"><div class="route-head">${badges}${path}` +
+    `<span class="level" title="Required access level">${escapeHtml(route.level)}</span>` +
+    `${tryButton}</div><p>${escapeHtml(route.description)}</p></li>`
+  );
+}
+
+// Only concrete GET routes can be followed: placeholders ({id}, :id) would 404.
+function isBrowsable(route: ApiRoute): boolean {
+  const hasGet = route.methods.some((m) => m.toUpperCase() === 'GET');
+  return hasGet && !/\{[^}]*\}|\/:/.test(route.path);
+}
+
+function tryConsole(apiBase: string): string {
+  const options = CONSOLE_METHODS.map((m) => `<option>${m}</option>`).join('');
+  return `<section class="console" id="try" aria-labelledby="try-title">
+<h2 id="try-title">Try it</h2>
+<form id="try-form">
+<div class="row"><label for="try-method">Method</label><select id="try-method">${options}</select></div>
+<label for="try-path">Path</label>
+<input id="try-path" type="text" value="${escapeHtml(`${apiBase}/projects`)}" required autocomplete="off" spellcheck="false">
+<label for="try-token">Bearer token <span class="muted">(optional; otherwise your session is used)</span></label>
+<input id="try-token" type="password" autocomplete="off" spellcheck="false">
+<label for="try-body">JSON body <span class="muted">(optional)</span></label>
+<textarea id="try-body" rows="5" spellcheck="false"></textarea>
+<div><button type="submit" id="try-send">Send</button></div>
+</form>
+<p id="try-status" role="status" aria-live="polite"></p>
+<pre id="try-output"></pre>
+</section>`;
+}
+
+// Static script (no interpolated data), so a CSP hash can allow it. Output goes through
+// textContent only: responses may contain markup that must never be interpreted.
+const CONSOLE_SCRIPT = `
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const form = $('try-form');
+  const method = $('try-method');
+  const path = $('try-path');
+  const token = $('try-token');
+  const body = $('try-body');
+  const send = $('try-send');
+  const show = (status, output) => {
+    $('try-status').textContent = status;
+    $('try-output').textContent = output;
+  };
+  const pretty = (raw) => {
+    try {
+      return JSON.stringify(JSON.parse(raw), null, 2);
+    } catch {
+      return raw;
+    }
+  };
+  document.addEventListener('click', (event) => {
+    const el = event.target instanceof Element ? event.target.closest('[data-try-path]') : null;
+    if (!el) return;
+    method.value = el.getAttribute('data-try-method') || 'GET';
+    path.value = el.getAttribute('data-try-path') || '';
+    path.focus();
+    const start = path.value.indexOf('{');
+    const end = path.value.indexOf('}', start);
+    if (start >= 0 && end > start) path.setSelectionRange(start, end + 1);
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const headers = { Accept: 'application/json' };
+    const init = { method: method.value, headers, credentials: 'same-origin' };
+    const text = body.value.trim();
+    if (text) {
+      try {
+        JSON.parse(text);
+      } catch (err) {
+        show('Invalid JSON body', String(err && err.message ? err.message : err));
+        return;
+      }
+      if (init.method === 'GET') {
+        show('A GET request cannot have a body', '');
+        return;
+      }
+      headers['Content-Type'] = 'application/json';
+      init.body = text;
+    }
+    if (token.value.trim()) headers.Authorization = 'Bearer ' + token.value.trim();
+    show('Sending...', '');
+    send.disabled = true;
+    try {
+      const res = await fetch(path.value, init);
+      show(res.status + ' ' + res.statusText, pretty(await res.text()));
+    } catch (err) {
+      show('Request failed', String(err && err.message ? err.message : err));
+    } finally {
+      send.disabled = false;
+    }
+  });
+})();
+`;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function normalizeBase(apiBase: string): string {
+  return apiBase.replace(/\/+$/, '');
+}
+
+// apiBase may be absolute (https://host/api/v1); request paths only carry its pathname.
+function basePath(apiBase: string): string {
+  try {
+    return normalizeBase(new URL(apiBase, 'http://localhost').pathname);
+  } catch {
+    return apiBase;
+  }
+}
+
+function stripQuery(path: string): string {
+  return path.split(/[?#]/, 1)[0] ?? '';
+}
+
+function queryOf(path: string): string {
+  const q = path.indexOf('?');
+  return q < 0 ? '' : (path.slice(q + 1).split('#', 1)[0] ?? '');
+}
+
+// Only http(s) and relative URLs may become anchors; the URL parser mirrors browser rules
+// (e.g. it strips the tabs in "java\tscript:").
+function safeHref(href: string): string | null {
+  try {
+    const { protocol } = new URL(href, 'http://localhost/');
+    return protocol === 'http:' || protocol === 'https:' ? href : null;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date)
+  );
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
+}
+
+function plainText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toISOString();
+  if (typeof value === 'object' && value !== null) {
+    try {
+      return JSON.stringify(value);
+    } catch {
+      return String(value);
+    }
+  }
+  return String(value);
+}

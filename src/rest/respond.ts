@@ -1,0 +1,89 @@
+// Writes a resource in the negotiated representation.
+import type { Request, Response } from 'express';
+import yaml from 'js-yaml';
+import { API_PREFIX } from '../engine/config.js';
+import { mimeOf, negotiate, type Format } from './negotiate.js';
+import { tabularFromList, toDelimited } from './render/delimited.js';
+import { renderResourcePage } from './render/html.js';
+
+export interface Tabular {
+  columns: string[];
+  rows: unknown[][];
+}
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  /** Title of the HTML page. */
+  title?: string;
+  /** Offered as CSV/TSV when present: the rows of a list resource. */
+  tabular?: Tabular | object[];
+  headers?: Record<string, string>;
+  /** A file name for CSV/TSV downloads. */
+  filename?: string;
+}
+
+export function send(req: Request, res: Response, reply: Reply): void {
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  const status = reply.status ?? 200;
+  if (reply.body === undefined) {
+    res.status(status).end();
+    return;
+  }
+  const offered: Format[] = reply.tabular
+    ? ['json', 'yaml', 'csv', 'tsv', 'html']
+    : ['json', 'yaml', 'html'];
+  const format = negotiate(
+    { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
+    offered,
+  );
+  res.status(status);
+  res.setHeader('Vary', 'Accept');
+  write(req, res, format, reply, status);
+}
+
+export function write(
+  req: Request,
+  res: Response,
+  format: Format,
+  reply: Reply,
+  status: number,
+): void {
+  const type = `${mimeOf(format)}; charset=utf-8`;
+  switch (format) {
+    case 'json':
+      res.type(type).send(JSON.stringify(reply.body));
+      return;
+    case 'yaml':
+      res.type(type).send(yaml.dump(reply.body, { noRefs: true, lineWidth: 120 }));
+      return;
+    case 'csv':
+    case 'tsv': {
+      const t = Array.isArray(reply.tabular)
+        ? tabularFromList(reply.tabular as Record<string, unknown>[])
+        : reply.tabular!;
+      const name = `${reply.filename ?? 'data'}.${format}`;
+      res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
+      res.type(type).send(toDelimited(t.columns, t.rows, format === 'csv' ? ',' : '\t'));
+      return;
+    }
+    default: {
+      const user =
+        (req as Request & { principal?: { email: string } | null }).principal?.email ?? null;
+      const formats = reply.tabular ? ['json', 'yaml', 'csv', 'tsv'] : ['json', 'yaml'];
+      res
+        .type('text/html; charset=utf-8')
+        .send(
+          renderResourcePage({
+            title: reply.title ?? 'Ursa API',
+            data: reply.body,
+            path: req.originalUrl,
+            apiBase: API_PREFIX,
+            formats,
+            user,
+            status,
+          }),
+        );
+    }
+  }
+}

@@ -1,0 +1,107 @@
+// The route table: each path lists its methods with the level they need, a description
+// and a handler. From this one table come the express routes, 405 answers with Allow,
+// and the interactive API index.
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Level, Principal, ProjectActor } from '../engine/access/actor.js';
+import type { Engine } from '../engine/engine.js';
+import { requirePrincipal, type AuthedRequest } from './auth.js';
+import { parseBody } from './body.js';
+import { HttpError } from './errors.js';
+import { send, type Reply } from './respond.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+export type Access = 'public' | 'authenticated' | Level;
+
+export interface Ctx {
+  engine: Engine;
+  req: Request;
+  res: Response;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  principal: Principal;
+  /** The caller's rights in `:project` (project routes only). */
+  actor: ProjectActor;
+}
+
+export interface Operation {
+  access: Access;
+  description: string;
+  /** Admins keep this operation while the project is under maintenance. */
+  duringMaintenance?: boolean;
+  /** 'structured' parses JSON/YAML/form bodies; 'raw' leaves the stream to the handler. */
+  body?: 'structured' | 'raw';
+  handler: (c: Ctx) => Reply | undefined | void | Promise<Reply | undefined | void>;
+}
+
+export interface RouteDef {
+  group: string;
+  path: string;
+  ops: Partial<Record<Method, Operation>>;
+}
+
+export function mountRoutes(engine: Engine, defs: RouteDef[]): Router {
+  const router = express.Router({ mergeParams: true });
+  for (const def of defs) {
+    const route = router.route(def.path);
+    const allow = allowHeader(def);
+    for (const [method, op] of Object.entries(def.ops) as [Method, Operation][]) {
+      const handlers = [];
+      if (op.body !== 'raw' && method !== 'GET') handlers.push(parseBody);
+      handlers.push(wrap(engine, op));
+      route[method.toLowerCase() as 'get'](...handlers);
+    }
+    route.options((_req, res) => {
+      res.setHeader('Allow', allow);
+      res.status(204).end();
+    });
+    route.all((req, _res, next) =>
+      next(
+        new HttpError(
+          405,
+          `method ${req.method} is not allowed on ${req.path}; allowed: ${allow}`,
+          { allowed: allow.split(', ') },
+          { Allow: allow },
+        ),
+      ),
+    );
+  }
+  return router;
+}
+
+function allowHeader(def: RouteDef): string {
+  const methods = Object.keys(def.ops);
+  if (methods.includes('GET')) methods.push('HEAD');
+  return [...methods, 'OPTIONS'].join(', ');
+}
+
+function wrap(engine: Engine, op: Operation) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const ctx = {
+        engine,
+        req,
+        res,
+        params: req.params as Record<string, string>,
+        query: req.query as Record<string, unknown>,
+        body: req.body,
+      } as Ctx;
+      if (op.access !== 'public') {
+        ctx.principal = await requirePrincipal(engine, req as AuthedRequest);
+        const project = ctx.params.project;
+        if (project !== undefined) {
+          ctx.actor = engine.actor(ctx.principal, project, {
+            adminDuringMaintenance: op.duringMaintenance,
+          });
+        }
+      }
+      const reply = await op.handler(ctx);
+      if (reply && !res.headersSent) send(req, res, reply);
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** Express path (`/projects/:project`) in the spec's notation (`/projects/{project}`). */
+export const specPath = (p: string): string => p.replace(/:(\w+)/g, '{$1}');

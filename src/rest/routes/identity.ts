@@ -1,0 +1,165 @@
+// The built-in identity provider at {site_url}/auth: OIDC discovery and JWKS (so tokens can
+// be verified like any provider's), and the browser sign-in that sets the session cookie.
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { parseInput } from '../../engine/validate.js';
+import { readCookie, SESSION_COOKIE } from '../auth.js';
+import { HttpError } from '../errors.js';
+import { escapeHtml } from '../render/html.js';
+import type { RouteDef } from '../router.js';
+
+const loginSchema = z.object({
+  email: z.string().min(1).max(254),
+  password: z.string().min(1).max(1000),
+  next: z.string().optional(),
+});
+
+// Failed sign-ins per e-mail in the last window; slows password guessing down.
+const FAILURE_WINDOW_MS = 60_000;
+const MAX_FAILURES = 5;
+const failures = new Map<string, number[]>();
+
+function recentFailures(email: string): number[] {
+  const now = Date.now();
+  const list = (failures.get(email) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
+  failures.set(email, list);
+  return list;
+}
+
+/** Only same-site paths: an open redirect after sign-in would be a phishing tool. */
+function safeNext(next: string | undefined): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\')
+    ? next
+    : '/api/v1';
+}
+
+function wantsJson(req: Request): boolean {
+  return (
+    (req.headers['content-type'] ?? '').includes('json') ||
+    (req.headers.accept ?? '').startsWith('application/json')
+  );
+}
+
+function loginPage(res: Response, status: number, next: string, error?: string, email = ''): void {
+  const err = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
+  res.status(status).type('text/html; charset=utf-8')
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in · Ursa</title><style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f3f5f8;color:#1d2330}
+main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 2px 12px #0002;width:min(24rem,92vw)}label{display:block;margin:.8rem 0 .2rem}
+input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;background:#1f5fbf;color:#fff;border:0;border-radius:4px}
+.error{color:#b3261e}</style></head><body><main><h1>Sign in to Ursa</h1>${err}
+<form method="post" action="/auth/login"><input type="hidden" name="next" value="${escapeHtml(next)}">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form></main></body></html>`);
+}
+
+export const identityRoutes: RouteDef[] = [
+  {
+    group: 'Identity',
+    path: '/.well-known/openid-configuration',
+    ops: {
+      GET: {
+        access: 'public',
+        description: 'OIDC discovery document of the built-in identity provider.',
+        handler: ({ engine, res }) => {
+          const { issuer } = engine.config.auth;
+          res.setHeader('Cache-Control', 'public, max-age=300');
+          res.json({
+            issuer,
+            jwks_uri: `${issuer}/jwks`,
+            subject_types_supported: ['public'],
+            id_token_signing_alg_values_supported: ['RS256'],
+            token_endpoint_auth_methods_supported: ['none'],
+            claims_supported: ['sub', 'email', 'iss', 'aud', 'exp', 'iat'],
+            response_types_supported: [],
+            ursa_login_endpoint: `${engine.config.siteUrl}/auth/login`,
+          });
+        },
+      },
+    },
+  },
+  {
+    group: 'Identity',
+    path: '/jwks',
+    ops: {
+      GET: {
+        access: 'public',
+        description: 'Public signing keys (JWKS).',
+        handler: ({ engine, res }) => {
+          res.setHeader('Cache-Control', 'public, max-age=300');
+          res.json({ keys: engine.signingKey ? [engine.signingKey.publicJwk] : [] });
+        },
+      },
+    },
+  },
+  {
+    group: 'Identity',
+    path: '/login',
+    ops: {
+      GET: {
+        access: 'public',
+        description: 'Sign-in form.',
+        handler: ({ req, res }) =>
+          loginPage(
+            res,
+            200,
+            safeNext(typeof req.query.next === 'string' ? req.query.next : undefined),
+          ),
+      },
+      POST: {
+        access: 'public',
+        description: 'Check e-mail and password; set the session cookie and redirect to `next`.',
+        handler: async ({ engine, req, res, body }) => {
+          const input = parseInput(loginSchema, body ?? {}, 'sign-in');
+          const next = safeNext(input.next);
+          const key = input.email.trim().toLowerCase();
+          if (recentFailures(key).length >= MAX_FAILURES) {
+            throw new HttpError(
+              429,
+              'too many failed sign-ins for this e-mail; wait a minute',
+              {},
+              { 'Retry-After': '60' },
+            );
+          }
+          const email = await engine.accounts.checkPassword(input.email, input.password);
+          if (!email) {
+            recentFailures(key).push(Date.now());
+            if (wantsJson(req)) throw new HttpError(401, 'wrong e-mail or password', {});
+            return loginPage(res, 401, next, 'Wrong e-mail or password.', input.email);
+          }
+          failures.delete(key);
+          const session = engine.startSession(email);
+          const secure = engine.config.siteUrl.startsWith('https:') ? '; Secure' : '';
+          res.setHeader(
+            'Set-Cookie',
+            `${SESSION_COOKIE}=${session.id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${engine.config.auth.sessionTtlSeconds}${secure}`,
+          );
+          if (wantsJson(req))
+            res.status(200).json({ user: email, expires: session.expires.toISOString() });
+          else res.redirect(303, next);
+        },
+      },
+    },
+  },
+  {
+    group: 'Identity',
+    path: '/logout',
+    ops: {
+      POST: {
+        access: 'public',
+        description: 'End the browser session.',
+        handler: ({ engine, req, res }) => {
+          const sid = readCookie(req, SESSION_COOKIE);
+          if (sid) engine.endSession(sid);
+          res.setHeader(
+            'Set-Cookie',
+            `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
+          );
+          if (wantsJson(req)) res.status(204).end();
+          else res.redirect(303, '/auth/login');
+        },
+      },
+    },
+  },
+];

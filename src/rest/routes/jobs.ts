@@ -1,0 +1,101 @@
+// Jobs (scache): list, poll, cancel.
+import type { Job } from '../../engine/jobs/jobs.js';
+import { pagingSchema, parseInput } from '../../engine/validate.js';
+import { enc, link, paging, projectPath, type Link } from '../links.js';
+import type { RouteDef } from '../router.js';
+
+export const jobPath = (projectId: string, id: string) =>
+  `${projectPath(projectId)}/kodiak/scache/obj/${enc(id)}`;
+
+/** Areas add links to their jobs (e.g. a query job links its result). */
+const jobLinkMakers: Array<(job: Job) => Link[]> = [];
+export function addJobLinks(make: (job: Job) => Link[]): void {
+  jobLinkMakers.push(make);
+}
+
+/** A job as the API returns it: flat, with its links (API-DECISIONS "Jobs"). */
+export function jobView(job: Job) {
+  const { projectId, ...rest } = job;
+  return {
+    ...rest,
+    link: [
+      link('self', jobPath(projectId, job.id), { id: job.id }),
+      ...jobLinkMakers.flatMap((m) => m(job)),
+    ],
+  };
+}
+
+/** The reply of an operation that started a job: `{ link: [{ rel: 'scache', id, href }] }`. */
+export function jobStarted(job: Job) {
+  return {
+    status: 202,
+    title: 'Job started',
+    body: { link: [link('scache', jobPath(job.projectId, job.id), { id: job.id })] },
+    headers: { Location: `/api/v1${jobPath(job.projectId, job.id)}` },
+  };
+}
+
+export const jobRoutes: RouteDef[] = [
+  {
+    group: 'Jobs',
+    path: '/projects/:project/kodiak/scache/obj',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Jobs, newest first; filter by `type` (transform, flow, report, ai) and `status` (comma lists).',
+        handler: ({ engine, actor, query }) => {
+          const page = parseInput(pagingSchema, query, 'paging');
+          const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+          const { items, total } = engine.jobs.list(actor, {
+            type: str(query.type),
+            status: str(query.status),
+            ...page,
+          });
+          const views = items.map(jobView);
+          return {
+            title: 'Jobs',
+            body: {
+              jobs: views,
+              paging: paging(`${projectPath(actor.projectId)}/kodiak/scache/obj`, page, total),
+            },
+            tabular: items.map(({ params: _p, result: _r, progress, ...j }) => ({
+              ...j,
+              progress: progress ? JSON.stringify(progress) : '',
+            })),
+            filename: 'jobs',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Jobs',
+    path: '/projects/:project/kodiak/scache/obj/:jobId',
+    ops: {
+      GET: {
+        access: 'member',
+        description: 'One job; poll until status is OK, ERROR or CANCELLED.',
+        handler: ({ engine, actor, params }) => ({
+          title: 'Job',
+          body: jobView(engine.jobs.get(actor, params.jobId!)),
+        }),
+      },
+    },
+  },
+  {
+    group: 'Jobs',
+    path: '/projects/:project/kodiak/scache/obj/:jobId/cancel',
+    ops: {
+      POST: {
+        access: 'member',
+        description: 'Cancel your job (MD Admins: any job); answers the job, which ends CANCELLED.',
+        handler: ({ engine, actor, params }) => ({
+          status: 202,
+          title: 'Job',
+          body: jobView(engine.jobs.cancel(actor, params.jobId!)),
+        }),
+      },
+    },
+  },
+];

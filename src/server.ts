@@ -1,0 +1,57 @@
+// Starts the whole product in one process: engine + HTTP front doors on one port.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bootstrap, type BootstrapResult } from './engine/bootstrap.js';
+import type { Config } from './engine/config.js';
+import { Engine } from './engine/engine.js';
+import { createLogger, type Logger } from './engine/logger.js';
+import { createApp } from './rest/app.js';
+
+export interface RunningServer {
+  url: string;
+  engine: Engine;
+  server: http.Server;
+  bootstrap: BootstrapResult;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  config: Config,
+  log: Logger = createLogger(config.logLevel),
+  explicitSiteUrl = true,
+): Promise<RunningServer> {
+  const server = http.createServer();
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  // With PORT=0 (tests) the real port is known only now.
+  if (!explicitSiteUrl) config.siteUrl = `http://localhost:${port}`;
+  if (config.auth.builtin && !explicitSiteUrl) {
+    config.auth.issuer = `${config.siteUrl}/auth`;
+    config.auth.audience = `${config.siteUrl}/api/v1`;
+  }
+  let engine: Engine;
+  try {
+    engine = await Engine.open(config, log);
+  } catch (err) {
+    server.close();
+    throw err;
+  }
+  const boot = await bootstrap(engine);
+  server.on('request', createApp(engine));
+  const url = `http://localhost:${port}`;
+  return {
+    url,
+    engine,
+    server,
+    bootstrap: boot,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine.close();
+    },
+  };
+}
