@@ -1,6 +1,6 @@
 // Who is calling, and with which rights in a project. Resolved once per request by the
 // front door, then checked again by every engine operation that needs a level.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { projects, projectUsers } from '../db/schema.js';
 import { forbidden, unauthenticated } from '../errors.js';
@@ -55,13 +55,8 @@ export interface ResolveOptions {
   adminDuringMaintenance?: boolean;
 }
 
-export function resolveActor(
-  db: Db,
-  principal: Principal,
-  projectId: string,
-  opts: ResolveOptions = {},
-): ProjectActor {
-  const row = db
+function prepareLookup(db: Db) {
+  return db
     .select({
       active: projectUsers.active,
       admin: projectUsers.admin,
@@ -73,8 +68,27 @@ export function resolveActor(
     })
     .from(projectUsers)
     .innerJoin(projects, eq(projects.id, projectUsers.projectId))
-    .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, principal.email)))
-    .get();
+    .where(
+      and(
+        eq(projectUsers.projectId, sql.placeholder('project')),
+        eq(projectUsers.email, sql.placeholder('email')),
+      ),
+    )
+    .prepare();
+}
+
+// Every project request resolves its actor: the statement is prepared once per database.
+const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
+
+export function resolveActor(
+  db: Db,
+  principal: Principal,
+  projectId: string,
+  opts: ResolveOptions = {},
+): ProjectActor {
+  let lookup = lookups.get(db);
+  if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
+  const row = lookup.get({ project: projectId, email: principal.email });
   // Unknown project and not invited look the same: existence is not revealed to outsiders.
   if (!row || !row.active) {
     throw unauthenticated(

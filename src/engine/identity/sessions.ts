@@ -1,6 +1,6 @@
 // Browser sessions: a random cookie value, stored only as its hash, with an expiry.
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { sessions } from '../db/schema.js';
 
@@ -21,13 +21,25 @@ export function createSession(
   return { id, expires };
 }
 
-export function sessionEmail(db: Db, id: string): string | null {
-  const row = db
+const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
+
+function prepareLookup(db: Db) {
+  return db
     .select({ email: sessions.email })
     .from(sessions)
-    .where(and(eq(sessions.idHash, hash(id)), gt(sessions.expires, new Date().toISOString())))
-    .get();
-  return row?.email ?? null;
+    .where(
+      and(
+        eq(sessions.idHash, sql.placeholder('hash')),
+        gt(sessions.expires, sql.placeholder('now')),
+      ),
+    )
+    .prepare();
+}
+
+export function sessionEmail(db: Db, id: string): string | null {
+  let lookup = lookups.get(db);
+  if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
+  return lookup.get({ hash: hash(id), now: new Date().toISOString() })?.email ?? null;
 }
 
 export function deleteSession(db: Db, id: string): void {

@@ -135,7 +135,10 @@ export class Projects {
     );
   }
 
-  list(p: Principal): ProjectListEntry[] {
+  // Prepared once: listing projects is on every client's first request.
+  private listStmt?: ReturnType<Projects['prepareList']>;
+
+  private prepareList() {
     return this.db
       .select({
         id: projects.id,
@@ -148,9 +151,14 @@ export class Projects {
       })
       .from(projectUsers)
       .innerJoin(projects, eq(projects.id, projectUsers.projectId))
-      .where(eq(projectUsers.email, p.email))
+      .where(eq(projectUsers.email, sql.placeholder('email')))
       .orderBy(projects.label, projects.id)
-      .all();
+      .prepare();
+  }
+
+  list(p: Principal): ProjectListEntry[] {
+    this.listStmt ??= this.prepareList();
+    return this.listStmt.all({ email: p.email });
   }
 
   create(p: Principal, body: unknown): ProjectDetails {

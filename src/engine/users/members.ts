@@ -227,7 +227,9 @@ export class Members {
   }
 
   private row(projectId: string, userId: string): Row {
-    const email = normalizeEmail(decodeURIComponent(userId));
+    // The id arrives decoded (HTTP path params are decoded once by the router); decoding again
+    // would turn `x%41@…` into `xa@…`, another user.
+    const email = normalizeEmail(userId);
     const row = this.findRow(projectId, email);
     if (!row)
       throw notFound(`user "${email}" is not a member of project "${projectId}"`, { id: email });

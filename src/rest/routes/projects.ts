@@ -122,11 +122,14 @@ export const projectRoutes: RouteDef[] = [
           const page = parseInput(pagingSchema, query, 'paging');
           const { items, total } = engine.activity.list(actor.projectId, { types, ...page });
           const path = `${projectPath(actor.projectId)}/activity`;
+          const pages = paging(path, page, total);
+          // The next page must keep the filter, or it pages through unfiltered events.
+          if (pages.next && types) pages.next += `&types=${encodeURIComponent(types.join(','))}`;
           return {
             title: 'Activity',
             body: {
               activity: items,
-              paging: paging(path, page, total),
+              paging: pages,
               link: [link('project', projectPath(actor.projectId))],
             },
             tabular: items,
