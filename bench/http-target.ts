@@ -23,7 +23,12 @@ if (which === 'express') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-bench-'));
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
   process.on('SIGTERM', () => process.exit(0));
-  const config = loadConfig({ ...process.env, URSA_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+  const config = loadConfig({
+    ...process.env,
+    URSA_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  });
   // Request logs are part of the measured path; they go to a file as they would in production.
   const log = createLogger(config.logLevel);
   const running = await startServer(config, log, false);

@@ -32,8 +32,14 @@ async function startTarget(kind: 'ursa' | 'express'): Promise<Target> {
 }
 
 async function load(t: Target) {
-  const r = await autocannon({ url: t.url, headers: t.headers, connections: CONNECTIONS, duration: DURATION });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${t.url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  const r = await autocannon({
+    url: t.url,
+    headers: t.headers,
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  if (r.non2xx > 0 || r.errors > 0)
+    throw new Error(`${t.url}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
   return { rps: r.requests.average, p99: r.latency.p99 };
 }
 
@@ -43,7 +49,13 @@ try {
   // Warm both (JIT, token cache) before measuring; then alternate so drift hits both equally.
   await autocannon({ url: ursa.url, headers: ursa.headers, connections: CONNECTIONS, duration: 2 });
   await autocannon({ url: base.url, headers: base.headers, connections: CONNECTIONS, duration: 2 });
-  const rows: { round: number; ursaRps: number; baseRps: number; ursaP99: number; baseP99: number }[] = [];
+  const rows: {
+    round: number;
+    ursaRps: number;
+    baseRps: number;
+    ursaP99: number;
+    baseP99: number;
+  }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const u = await load(ursa);
     const b = await load(base);
@@ -51,11 +63,21 @@ try {
   }
   const sum = (k: keyof (typeof rows)[number]) => rows.reduce((a, r) => a + r[k], 0) / rows.length;
   const rpsRatio = sum('ursaRps') / sum('baseRps');
-  console.log(`\nbench:http — ${CONNECTIONS} connections, ${ROUNDS} × ${DURATION} s each, same machine, same run`);
-  console.table(rows.map((r) => ({ ...r, ursaRps: Math.round(r.ursaRps), baseRps: Math.round(r.baseRps) })));
-  console.log(`GET /api/v1/projects (authenticated): ${Math.round(sum('ursaRps'))} req/s, p99 ${sum('ursaP99').toFixed(1)} ms`);
-  console.log(`express hello-world baseline:         ${Math.round(sum('baseRps'))} req/s, p99 ${sum('baseP99').toFixed(1)} ms`);
-  console.log(`ratio requests/s: ${rpsRatio.toFixed(2)}× (goal ≥ 0.5×) ${rpsRatio >= 0.5 ? 'PASS' : 'BELOW GOAL'}`);
+  console.log(
+    `\nbench:http — ${CONNECTIONS} connections, ${ROUNDS} × ${DURATION} s each, same machine, same run`,
+  );
+  console.table(
+    rows.map((r) => ({ ...r, ursaRps: Math.round(r.ursaRps), baseRps: Math.round(r.baseRps) })),
+  );
+  console.log(
+    `GET /api/v1/projects (authenticated): ${Math.round(sum('ursaRps'))} req/s, p99 ${sum('ursaP99').toFixed(1)} ms`,
+  );
+  console.log(
+    `express hello-world baseline:         ${Math.round(sum('baseRps'))} req/s, p99 ${sum('baseP99').toFixed(1)} ms`,
+  );
+  console.log(
+    `ratio requests/s: ${rpsRatio.toFixed(2)}× (goal ≥ 0.5×) ${rpsRatio >= 0.5 ? 'PASS' : 'BELOW GOAL'}`,
+  );
   console.log(`ratio p99: ${(sum('ursaP99') / sum('baseP99')).toFixed(2)}× the baseline's latency`);
 } finally {
   ursa.child.kill('SIGTERM');
