@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig, type Config } from './engine/config.js';
 import { Engine } from './engine/engine.js';
+import { readServerRecord } from './engine/server-record.js';
 import { createLogger } from './engine/logger.js';
 import { startServer } from './server.js';
 
@@ -97,6 +98,14 @@ export async function main(argv: string[]): Promise<void> {
       const ttl = values.ttl ? Number(values.ttl) : undefined;
       if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1))
         throw new UsageError('--ttl takes a whole number of seconds');
+      // Without an explicit address, sign for the server that last served this data directory.
+      const served = readServerRecord(config.dataDir);
+      if (served && !process.env.URSA_SITE_URL && !process.env.PORT && config.auth.builtin) {
+        Object.assign(config.auth, { issuer: served.issuer, audience: served.audience });
+      } else if (config.port === 0 && !process.env.URSA_SITE_URL)
+        console.error(
+          `warning: PORT=0 names issuer ${config.auth.issuer}, which no running server accepts; set PORT (or URSA_SITE_URL) to the server's`,
+        );
       const token = await withEngine(config, (e) => {
         if (!e.accounts.exists(email))
           console.error(
@@ -137,6 +146,9 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: Error) => {
-  console.error(`error: ${err.message}`);
+  // Engine errors list the accepted values (e.g. plans) in their context.
+  const allowed = (err as { context?: { allowed?: unknown } }).context?.allowed;
+  const hint = Array.isArray(allowed) ? ` (allowed: ${allowed.join(', ')})` : '';
+  console.error(`error: ${err.message}${hint}`);
   process.exit(err instanceof UsageError ? 2 : 1);
 });

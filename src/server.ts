@@ -6,6 +6,7 @@ import type { Config } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { createLogger, type Logger } from './engine/logger.js';
 import { createApp } from './rest/app.js';
+import { claimDataDir, releaseDataDir } from './engine/server-record.js';
 
 export interface RunningServer {
   url: string;
@@ -35,11 +36,20 @@ export async function startServer(
   }
   let engine: Engine;
   try {
+    claimDataDir(config.dataDir, {
+      siteUrl: config.siteUrl,
+      issuer: config.auth.issuer,
+      audience: config.auth.audience,
+    });
     engine = await Engine.open(config, log);
   } catch (err) {
     server.close();
     throw err;
   }
+  // Only the serving process may judge jobs: whatever is unfinished now died with the last one.
+  const interrupted = engine.jobs.recoverInterrupted();
+  if (interrupted)
+    log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
   const boot = await bootstrap(engine);
   server.on('request', createApp(engine));
   const url = `http://localhost:${port}`;
@@ -52,6 +62,7 @@ export async function startServer(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await engine.close();
+      releaseDataDir(config.dataDir);
     },
   };
 }

@@ -14,7 +14,9 @@ export interface BootstrapResult {
 
 export async function bootstrap(engine: Engine): Promise<BootstrapResult> {
   const { config } = engine;
-  if (engine.orgs.list().length > 0) return { created: false, adminEmail: config.adminEmail };
+  // `default` marks a bootstrapped directory: organizations made with the CLI before the
+  // first start must not stop it.
+  if (engine.orgs.get('default')) return { created: false, adminEmail: config.adminEmail };
   engine.orgs.create('default', 'Default organization', config.defaultPlan);
   engine.orgs.addAdmin('default', config.adminEmail);
   const password = config.adminPassword ?? randomBytes(12).toString('base64url');

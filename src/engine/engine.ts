@@ -75,11 +75,7 @@ export class Engine {
 
   static async open(config: Config, log: Logger): Promise<Engine> {
     const key = config.auth.builtin ? await loadOrCreateSigningKey(config.dataDir) : undefined;
-    const engine = new Engine(config, log, key);
-    const interrupted = engine.jobs.recoverInterrupted();
-    if (interrupted)
-      log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
-    return engine;
+    return new Engine(config, log, key);
   }
 
   private registerUsage(): void {

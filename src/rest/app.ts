@@ -7,6 +7,7 @@ import { uuid } from '../engine/ids.js';
 import { logContext } from '../engine/logger.js';
 import { siteRoutes } from '../site/routes.js';
 import { apiRoutes } from './api.js';
+import { challenge } from './auth.js';
 import { HttpError, toErrorBody } from './errors.js';
 import { negotiate, type Format } from './negotiate.js';
 import { write } from './respond.js';
@@ -60,6 +61,9 @@ export function createApp(engine: Engine): express.Express {
       );
     if (res.headersSent) return res.destroy();
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    // RFC 9110: every 401 carries a challenge, also "no access to the project".
+    if (body.statusCode === 401 && !res.hasHeader('WWW-Authenticate'))
+      res.setHeader('WWW-Authenticate', challenge());
     let format: Format;
     try {
       format = negotiate(

@@ -19,8 +19,14 @@ export function readCookie(req: Request, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name)
-      return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const raw = part.slice(eq + 1).trim();
+      try {
+        return decodeURIComponent(raw);
+      } catch {
+        return raw; // malformed %-escapes: an unknown session, not a server error
+      }
+    }
   }
   return undefined;
 }
@@ -94,9 +100,18 @@ export async function requirePrincipal(engine: Engine, req: AuthedRequest): Prom
     const origin = req.headers.origin;
     const site = new URL(engine.config.siteUrl);
     const host = req.headers.host;
-    if (origin && origin !== site.origin && (!host || new URL(origin).host !== host)) {
+    if (origin && origin !== site.origin && (!host || hostOf(origin) !== host)) {
       throw new HttpError(403, `cross-site request from ${origin} refused`, { origin });
     }
   }
   return p;
+}
+
+/** The host of an Origin header, or null for `null` (opaque origins) and garbage. */
+function hostOf(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
 }

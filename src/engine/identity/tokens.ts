@@ -49,16 +49,24 @@ export async function issueAccessToken(
     .sign(key.privateKey);
 }
 
+interface IssuerKeys {
+  keys: JWTVerifyGetKey;
+  /** The issuer identifier exactly as the provider spells it (and its tokens carry). */
+  issuer: string;
+}
+
 /** Find the JWKS of an external issuer through its discovery document. */
-async function discoverJwks(issuer: string): Promise<JWTVerifyGetKey> {
+async function discoverJwks(issuer: string): Promise<IssuerKeys> {
   const url = `${issuer}/.well-known/openid-configuration`;
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
   if (!res.ok) throw new Error(`OIDC discovery at ${url} answered ${res.status}`);
   const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
-  if (doc.issuer !== issuer)
+  // The configured issuer has its trailing slash trimmed; providers such as Auth0 keep one
+  // in their identifier (`https://tenant.auth0.com/`), and their tokens carry it.
+  if (typeof doc.issuer !== 'string' || doc.issuer.replace(/\/+$/, '') !== issuer)
     throw new Error(`OIDC discovery at ${url} names issuer ${doc.issuer}, expected ${issuer}`);
   if (!doc.jwks_uri) throw new Error(`OIDC discovery at ${url} has no jwks_uri`);
-  return createRemoteJWKSet(new URL(doc.jwks_uri));
+  return { keys: createRemoteJWKSet(new URL(doc.jwks_uri)), issuer: doc.issuer };
 }
 
 export interface VerifiedToken {
@@ -67,7 +75,7 @@ export interface VerifiedToken {
 }
 
 export class TokenVerifier {
-  private keys?: Promise<JWTVerifyGetKey>;
+  private keys?: Promise<IssuerKeys>;
   // Verified tokens are remembered until they expire: signature checks dominate request cost.
   private cache = new Map<string, { email: string; claims: JWTPayload; exp: number }>();
 
@@ -76,11 +84,14 @@ export class TokenVerifier {
     private readonly localKey?: SigningKey,
   ) {}
 
-  private getKeys(): Promise<JWTVerifyGetKey> {
+  private getKeys(): Promise<IssuerKeys> {
     if (!this.keys) {
       this.keys =
         this.s.builtin && this.localKey
-          ? Promise.resolve(createLocalJWKSet({ keys: [this.localKey.publicJwk] }))
+          ? Promise.resolve({
+              keys: createLocalJWKSet({ keys: [this.localKey.publicJwk] }),
+              issuer: this.s.issuer,
+            })
           : discoverJwks(this.s.issuer);
       // A failed discovery must be retried on the next request, not cached forever.
       this.keys.catch(() => (this.keys = undefined));
@@ -97,16 +108,16 @@ export class TokenVerifier {
     const hit = this.cache.get(cacheKey);
     const nowS = Date.now() / 1000;
     if (hit && hit.exp > nowS) return hit;
-    let keys: JWTVerifyGetKey;
+    let issuer: IssuerKeys;
     try {
-      keys = await this.getKeys();
+      issuer = await this.getKeys();
     } catch (err) {
       throw new TokenError('invalid_token', `cannot verify tokens: ${(err as Error).message}`);
     }
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
-        issuer: this.s.issuer,
+      ({ payload } = await jwtVerify(token, issuer.keys, {
+        issuer: issuer.issuer,
         audience,
         algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
         requiredClaims: ['exp'],

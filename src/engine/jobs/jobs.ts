@@ -212,9 +212,11 @@ export class JobRunner {
     });
   }
 
-  /** Stops taking work and aborts what runs; their jobs end CANCELLED. */
+  /** Stops taking work; queued jobs and running ones (once they stop) end CANCELLED. */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const id of this.queue.splice(0))
+      this.finish(id, 'CANCELLED', 'server stopping before the job started');
     const ids = [...this.running.keys()];
     for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
     await Promise.allSettled(ids.map((id) => this.waitFor(id, 10_000)));
@@ -278,17 +280,23 @@ export class JobRunner {
       else this.finish(id, 'OK', null, result ?? null);
     } catch (err) {
       if (ctrl.signal.aborted) this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
-      else if (err instanceof JobFailure || (err as { kind?: string }).kind)
-        this.finish(id, 'ERROR', (err as Error).message);
+      else if (err instanceof JobFailure || (err as { kind?: string } | null)?.kind)
+        this.finish(id, 'ERROR', reasonOf(err));
       else {
         log.error({ err }, 'job failed unexpectedly');
-        this.finish(id, 'ERROR', `internal error: ${(err as Error).message}`);
+        this.finish(id, 'ERROR', `internal error: ${reasonOf(err)}`);
       }
     } finally {
       this.running.delete(id);
       this.pump();
     }
   }
+}
+
+/** A handler may throw anything (a string, undefined): the job still gets a message. */
+function reasonOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return err === undefined || err === null ? 'the handler failed without a reason' : String(err);
 }
 
 function abortMessage(signal: AbortSignal): string {

@@ -154,8 +154,8 @@ export class Members {
         this.activity.record(a.projectId, 'user_action', {
           user: a.email,
           object: p.email,
-          message: `${p.existing ? 'updated' : 'invited'} ${p.email}${describeRights(p.next)}`,
-          detail: { action: p.existing ? 'update' : 'invite', target: p.email, ...p.next },
+          message: memberEventMessage(p.email, p.existing, p.next),
+          detail: { action: memberAction(p.existing, p.next), target: p.email, ...p.next },
         });
       }
       this.assertAdminRemains(a.projectId);
@@ -189,10 +189,8 @@ export class Members {
       this.activity.record(a.projectId, 'user_action', {
         user: a.email,
         object: existing.email,
-        message: next.active
-          ? `updated ${existing.email}${describeRights(next)}`
-          : `revoked access of ${existing.email}`,
-        detail: { action: next.active ? 'update' : 'revoke', target: existing.email, ...next },
+        message: memberEventMessage(existing.email, existing, next),
+        detail: { action: memberAction(existing, next), target: existing.email, ...next },
       });
       this.assertAdminRemains(a.projectId);
     })();
@@ -324,6 +322,21 @@ export class Members {
       return { emailSent: false, emailError: (err as Error).message };
     }
   }
+}
+
+function memberAction(existing: Row | undefined, next: { active: boolean }): string {
+  if (!existing) return 'invite';
+  return existing.active && !next.active ? 'revoke' : 'update';
+}
+
+function memberEventMessage(
+  email: string,
+  existing: Row | undefined,
+  next: { active: boolean; admin: boolean; mdadmin: boolean; useradmin: boolean },
+): string {
+  const action = memberAction(existing, next);
+  if (action === 'revoke') return `revoked access of ${email}`;
+  return `${action === 'invite' ? 'invited' : 'updated'} ${email}${describeRights(next)}`;
 }
 
 function describeRights(r: { admin: boolean; mdadmin: boolean; useradmin: boolean }): string {

@@ -21,9 +21,28 @@ const failures = new Map<string, number[]>();
 
 function recentFailures(email: string): number[] {
   const now = Date.now();
+  // Forget e-mails whose failures are all old, so guessing many e-mails cannot grow memory.
+  if (failures.size > 10_000) {
+    for (const [k, times] of failures)
+      if (times.every((t) => now - t >= FAILURE_WINDOW_MS)) failures.delete(k);
+  }
   const list = (failures.get(email) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
-  failures.set(email, list);
+  if (list.length) failures.set(email, list);
+  else failures.delete(email);
   return list;
+}
+
+/** With an external provider these documents are the provider's, not ours. */
+function requireBuiltin(engine: { config: { auth: { builtin: boolean; issuer: string } } }): void {
+  if (!engine.config.auth.builtin) {
+    throw new HttpError(
+      404,
+      `the identity provider is external: see ${engine.config.auth.issuer}/.well-known/openid-configuration`,
+      {
+        issuer: engine.config.auth.issuer,
+      },
+    );
+  }
 }
 
 /** Only same-site paths: an open redirect after sign-in would be a phishing tool. */
@@ -63,6 +82,7 @@ export const identityRoutes: RouteDef[] = [
         access: 'public',
         description: 'OIDC discovery document of the built-in identity provider.',
         handler: ({ engine, res }) => {
+          requireBuiltin(engine);
           const { issuer } = engine.config.auth;
           res.setHeader('Cache-Control', 'public, max-age=300');
           res.json({
@@ -87,6 +107,7 @@ export const identityRoutes: RouteDef[] = [
         access: 'public',
         description: 'Public signing keys (JWKS).',
         handler: ({ engine, res }) => {
+          requireBuiltin(engine);
           res.setHeader('Cache-Control', 'public, max-age=300');
           res.json({ keys: engine.signingKey ? [engine.signingKey.publicJwk] : [] });
         },
@@ -124,7 +145,7 @@ export const identityRoutes: RouteDef[] = [
           }
           const email = await engine.accounts.checkPassword(input.email, input.password);
           if (!email) {
-            recentFailures(key).push(Date.now());
+            failures.set(key, [...recentFailures(key), Date.now()]);
             if (wantsJson(req)) throw new HttpError(401, 'wrong e-mail or password', {});
             return loginPage(res, 401, next, 'Wrong e-mail or password.', input.email);
           }

@@ -53,12 +53,14 @@ export const jobRoutes: RouteDef[] = [
             ...page,
           });
           const views = items.map(jobView);
+          const pages = paging(`${projectPath(actor.projectId)}/kodiak/scache/obj`, page, total);
+          // The next page must keep the filters of this one.
+          const filters = new URLSearchParams();
+          for (const k of ['type', 'status']) if (str(query[k])) filters.set(k, str(query[k])!);
+          if (pages.next && filters.toString()) pages.next += `&${filters.toString()}`;
           return {
             title: 'Jobs',
-            body: {
-              jobs: views,
-              paging: paging(`${projectPath(actor.projectId)}/kodiak/scache/obj`, page, total),
-            },
+            body: { jobs: views, paging: pages },
             tabular: items.map(({ params: _p, result: _r, progress, ...j }) => ({
               ...j,
               progress: progress ? JSON.stringify(progress) : '',

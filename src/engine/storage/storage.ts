@@ -1,0 +1,417 @@
+// Project file storage: one folder per project under the data directory. Every write is
+// atomic (a temporary file in the project's tmp folder, then rename), counts toward the
+// plan's storageBytes limit, and is announced to change listeners (flows' WebDAV triggers).
+import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { conflict, invalid, limitExceeded, notFound } from '../errors.js';
+import { randomId } from '../ids.js';
+import type { Limits } from '../limits/limits.js';
+import { fileIdOf, isWithin, joinPath, nameOf, normalizeStoragePath, parentOf } from './paths.js';
+
+export interface StorageItem {
+  fileId: string;
+  name: string;
+  path: string;
+  type: 'file' | 'folder';
+  size: number;
+  modified: string;
+  /** withStats: number of files and folders below a folder. */
+  items?: number;
+}
+
+export type ChangeKind = 'created' | 'updated' | 'deleted' | 'moved' | 'copied';
+
+export interface StorageChange {
+  projectId: string;
+  path: string;
+  kind: ChangeKind;
+  type: 'file' | 'folder';
+  /** For moves and copies: where it came from. */
+  from?: string;
+  user: string | null;
+}
+
+export type ChangeListener = (change: StorageChange) => void | Promise<void>;
+
+export class Storage {
+  private listeners: ChangeListener[] = [];
+
+  constructor(
+    private readonly projectDir: (projectId: string) => string,
+    private readonly limits: Limits,
+  ) {}
+
+  /** The hook point for "a file changed in storage", whichever door it came through. */
+  onChange(listener: ChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async emit(change: StorageChange): Promise<void> {
+    for (const l of this.listeners) {
+      try {
+        await l(change);
+      } catch {
+        // A listener's failure (e.g. a trigger that cannot start) must not undo the write.
+      }
+    }
+  }
+
+  root(projectId: string): string {
+    return path.join(this.projectDir(projectId), 'files');
+  }
+
+  private tmpDir(projectId: string): string {
+    return path.join(this.projectDir(projectId), 'tmp');
+  }
+
+  /** Absolute file-system path of a storage path (already normalized). */
+  abs(projectId: string, p: string): string {
+    const root = this.root(projectId);
+    const full = path.join(root, ...p.split('/').filter(Boolean));
+    if (full !== root && !full.startsWith(root + path.sep))
+      throw invalid(`invalid storage path "${p}"`);
+    return full;
+  }
+
+  async ensureRoot(projectId: string): Promise<void> {
+    await fs.mkdir(this.root(projectId), { recursive: true });
+    await fs.mkdir(this.tmpDir(projectId), { recursive: true });
+  }
+
+  async stat(projectId: string, rawPath: string): Promise<StorageItem | null> {
+    const p = normalizeStoragePath(rawPath);
+    await this.ensureRoot(projectId);
+    try {
+      const st = await fs.stat(this.abs(projectId, p));
+      return toItem(p, st);
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async require(projectId: string, rawPath: string): Promise<StorageItem> {
+    const item = await this.stat(projectId, rawPath);
+    if (!item)
+      throw notFound(`no file or folder at "${normalizeStoragePath(rawPath)}"`, {
+        path: normalizeStoragePath(rawPath),
+      });
+    return item;
+  }
+
+  async list(
+    projectId: string,
+    rawPath: string,
+    opts: { withStats?: boolean } = {},
+  ): Promise<{ item: StorageItem; children: StorageItem[] }> {
+    const item = await this.require(projectId, rawPath);
+    if (item.type !== 'folder') return { item, children: [] };
+    const entries = await fs.readdir(this.abs(projectId, item.path), { withFileTypes: true });
+    const children: StorageItem[] = [];
+    for (const e of entries) {
+      const p = joinPath(item.path, e.name);
+      try {
+        const st = await fs.stat(this.abs(projectId, p));
+        const child = toItem(p, st);
+        if (opts.withStats && child.type === 'folder')
+          Object.assign(child, await this.folderStats(projectId, p));
+        children.push(child);
+      } catch (err) {
+        if (!isMissing(err)) throw err; // removed while listing
+      }
+    }
+    children.sort((a, b) =>
+      a.type === b.type ? a.name.localeCompare(b.name) : a.type === 'folder' ? -1 : 1,
+    );
+    if (opts.withStats) Object.assign(item, await this.folderStats(projectId, item.path));
+    return { item, children };
+  }
+
+  /** Total bytes and number of entries below a folder. */
+  async folderStats(projectId: string, p: string): Promise<{ size: number; items: number }> {
+    let size = 0;
+    let items = 0;
+    const walk = async (dir: string) => {
+      for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+        items++;
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) await walk(full);
+        else if (e.isFile()) size += (await fs.stat(full)).size;
+      }
+    };
+    await walk(this.abs(projectId, p));
+    return { size, items };
+  }
+
+  async mkdir(
+    projectId: string,
+    rawPath: string,
+    opts: { parents?: boolean; user?: string | null } = {},
+  ): Promise<StorageItem> {
+    const p = normalizeStoragePath(rawPath);
+    if (p === '/') throw conflict('the root folder already exists', { path: p });
+    await this.ensureRoot(projectId);
+    if (await this.stat(projectId, p)) throw conflict(`"${p}" already exists`, { path: p });
+    const parent = await this.stat(projectId, parentOf(p));
+    if (!parent && !opts.parents)
+      throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
+    if (parent && parent.type !== 'folder')
+      throw conflict(`"${parentOf(p)}" is a file, not a folder`, { path: p });
+    await fs.mkdir(this.abs(projectId, p), { recursive: true });
+    await this.emit({
+      projectId,
+      path: p,
+      kind: 'created',
+      type: 'folder',
+      user: opts.user ?? null,
+    });
+    return (await this.stat(projectId, p))!;
+  }
+
+  /**
+   * Writes a file atomically from a stream. `expectedSize` (e.g. Content-Length) lets the
+   * plan limit refuse before a byte is written; the running count refuses the rest.
+   */
+  async writeFile(
+    projectId: string,
+    rawPath: string,
+    source: Readable | Buffer,
+    opts: { expectedSize?: number; user?: string | null; createParents?: boolean } = {},
+  ): Promise<{ item: StorageItem; created: boolean }> {
+    const p = normalizeStoragePath(rawPath);
+    if (p === '/') throw invalid('cannot write a file at the root path "/"');
+    await this.ensureRoot(projectId);
+    const existing = await this.stat(projectId, p);
+    if (existing?.type === 'folder') throw conflict(`"${p}" is a folder`, { path: p });
+    const parent = await this.stat(projectId, parentOf(p));
+    if (!parent) {
+      if (!opts.createParents)
+        throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
+      await fs.mkdir(this.abs(projectId, parentOf(p)), { recursive: true });
+    } else if (parent.type !== 'folder')
+      throw conflict(`"${parentOf(p)}" is a file, not a folder`, { path: p });
+
+    const allowed = this.allowance(projectId, existing?.size ?? 0);
+    if (opts.expectedSize !== undefined && opts.expectedSize > allowed)
+      throw this.overLimit(projectId, opts.expectedSize);
+    const tmp = path.join(this.tmpDir(projectId), `${randomId(16)}.part`);
+    let written = 0;
+    const counter = new Transform({
+      transform: (chunk: Buffer, _enc, cb) => {
+        written += chunk.length;
+        cb(written > allowed ? this.overLimit(projectId, written) : null, chunk);
+      },
+    });
+    try {
+      const input = Buffer.isBuffer(source) ? bufferStream(source) : source;
+      await pipeline(input, counter, createWriteStream(tmp, { flags: 'wx' }));
+      const fh = await fs.open(tmp, 'r');
+      await fh.sync(); // the data is on disk before the rename makes it visible
+      await fh.close();
+      await fs.rename(tmp, this.abs(projectId, p));
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+    const item = (await this.stat(projectId, p))!;
+    await this.emit({
+      projectId,
+      path: p,
+      kind: existing ? 'updated' : 'created',
+      type: 'file',
+      user: opts.user ?? null,
+    });
+    return { item, created: !existing };
+  }
+
+  /** Bytes a write may still add, given the plan's storage limit and the file it replaces. */
+  private allowance(projectId: string, replacing: number): number {
+    const { limit, value } = this.limits.adherence(projectId).storageBytes;
+    return Math.max(0, limit - value + replacing);
+  }
+
+  private overLimit(projectId: string, requested: number) {
+    const { limit, value } = this.limits.adherence(projectId).storageBytes;
+    return limitExceeded(
+      `plan limit "storageBytes" exceeded: ${value} used + ${requested} requested > ${limit} allowed`,
+      {
+        limit: 'storageBytes',
+        allowed: limit,
+        used: value,
+        requested,
+      },
+    );
+  }
+
+  async readStream(
+    projectId: string,
+    rawPath: string,
+    range?: { start: number; end: number },
+  ): Promise<{ item: StorageItem; stream: ReadStream }> {
+    const item = await this.require(projectId, rawPath);
+    if (item.type !== 'file')
+      throw invalid(`"${item.path}" is a folder; only files can be read`, { path: item.path });
+    return { item, stream: createReadStream(this.abs(projectId, item.path), range) };
+  }
+
+  async remove(
+    projectId: string,
+    rawPath: string,
+    opts: { user?: string | null } = {},
+  ): Promise<StorageItem> {
+    const item = await this.require(projectId, rawPath);
+    if (item.path === '/') throw invalid('the root folder cannot be deleted');
+    // Rename away first so the path disappears at once, then delete at leisure.
+    const trash = path.join(this.tmpDir(projectId), `${randomId(16)}.deleted`);
+    await fs.rename(this.abs(projectId, item.path), trash);
+    await fs.rm(trash, { recursive: true, force: true });
+    await this.emit({
+      projectId,
+      path: item.path,
+      kind: 'deleted',
+      type: item.type,
+      user: opts.user ?? null,
+    });
+    return item;
+  }
+
+  async move(
+    projectId: string,
+    rawFrom: string,
+    rawTo: string,
+    opts: { overwrite?: boolean; user?: string | null } = {},
+  ): Promise<{ item: StorageItem; replaced: boolean }> {
+    const { from, to, replaced, parked } = await this.prepareTarget(
+      projectId,
+      rawFrom,
+      rawTo,
+      opts.overwrite ?? false,
+    );
+    await this.replacing(projectId, to, parked, () =>
+      fs.rename(this.abs(projectId, from.path), this.abs(projectId, to)),
+    );
+    const item = (await this.stat(projectId, to))!;
+    await this.emit({
+      projectId,
+      path: to,
+      kind: 'moved',
+      type: item.type,
+      from: from.path,
+      user: opts.user ?? null,
+    });
+    return { item, replaced };
+  }
+
+  async copy(
+    projectId: string,
+    rawFrom: string,
+    rawTo: string,
+    opts: { overwrite?: boolean; recursive?: boolean; user?: string | null } = {},
+  ): Promise<{ item: StorageItem; replaced: boolean }> {
+    const from = await this.require(projectId, rawFrom);
+    const size =
+      from.type === 'folder' ? (await this.folderStats(projectId, from.path)).size : from.size;
+    if (size > this.allowance(projectId, 0)) throw this.overLimit(projectId, size);
+    const staged = path.join(this.tmpDir(projectId), `${randomId(16)}.copy`);
+    try {
+      if (from.type === 'folder' && opts.recursive === false) await fs.mkdir(staged);
+      else
+        await fs.cp(this.abs(projectId, from.path), staged, {
+          recursive: true,
+          errorOnExist: true,
+        });
+    } catch (err) {
+      await fs.rm(staged, { recursive: true, force: true });
+      throw err;
+    }
+    let target: Awaited<ReturnType<Storage['prepareTarget']>>;
+    try {
+      target = await this.prepareTarget(projectId, rawFrom, rawTo, opts.overwrite ?? false);
+      await this.replacing(projectId, target.to, target.parked, () =>
+        fs.rename(staged, this.abs(projectId, target.to)),
+      );
+    } catch (err) {
+      await fs.rm(staged, { recursive: true, force: true });
+      throw err;
+    }
+    const { to, replaced } = target;
+    const item = (await this.stat(projectId, to))!;
+    await this.emit({
+      projectId,
+      path: to,
+      kind: 'copied',
+      type: item.type,
+      from: from.path,
+      user: opts.user ?? null,
+    });
+    return { item, replaced };
+  }
+
+  /** Checks a move/copy target; removes what it replaces when overwriting is allowed. */
+  private async prepareTarget(
+    projectId: string,
+    rawFrom: string,
+    rawTo: string,
+    overwrite: boolean,
+  ) {
+    const from = await this.require(projectId, rawFrom);
+    const to = normalizeStoragePath(rawTo);
+    if (from.path === '/') throw invalid('the root folder cannot be moved or copied');
+    if (to === '/') throw conflict('the target cannot be the root folder', { target: to });
+    if (isWithin(to, from.path))
+      throw conflict(`cannot put "${from.path}" inside itself ("${to}")`, {
+        source: from.path,
+        target: to,
+      });
+    const parent = await this.stat(projectId, parentOf(to));
+    if (!parent || parent.type !== 'folder')
+      throw conflict(`target folder "${parentOf(to)}" does not exist`, { target: to });
+    const existing = await this.stat(projectId, to);
+    let parked: string | null = null;
+    if (existing) {
+      if (!overwrite) throw conflict(`"${to}" already exists`, { target: to });
+      parked = path.join(this.tmpDir(projectId), `${randomId(16)}.replaced`);
+      await fs.rename(this.abs(projectId, to), parked);
+    }
+    return { from, to, replaced: Boolean(existing), parked };
+  }
+
+  /** Runs `op` with the replaced item parked aside: discarded on success, put back on failure. */
+  private async replacing(
+    projectId: string,
+    to: string,
+    parked: string | null,
+    op: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await op();
+    } catch (err) {
+      if (parked) await fs.rename(parked, this.abs(projectId, to)).catch(() => undefined);
+      throw err;
+    }
+    if (parked) await fs.rm(parked, { recursive: true, force: true });
+  }
+}
+
+function toItem(p: string, st: import('node:fs').Stats): StorageItem {
+  return {
+    fileId: fileIdOf(p),
+    name: p === '/' ? '' : nameOf(p),
+    path: p,
+    type: st.isDirectory() ? 'folder' : 'file',
+    size: st.isDirectory() ? 0 : st.size,
+    modified: st.mtime.toISOString(),
+  };
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function bufferStream(buf: Buffer): Readable {
+  return Readable.from([buf]);
+}

@@ -1,0 +1,434 @@
+// Authorization matrix: every route of the REST route table × every caller level.
+// Rules (spec "Authentication", "Permission levels", "Errors"): no credentials → 401 with a
+// Bearer challenge; signed in but not invited (or revoked) → 401 on project routes; below the
+// route's level → 403; at or above → the route's success status. Admin implies every level;
+// User Admin and MD Admin are independent. Under maintenance every project route answers 403,
+// except that an Admin keeps GET/PUT/DELETE /projects/{project}.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../src/rest/api.js';
+import { specPath, type Method } from '../src/rest/router.js';
+import {
+  ADMIN,
+  AuthzFixture,
+  CALLERS,
+  emailOf,
+  holds,
+  isLevel,
+  LEVELS,
+  OTHER_MEMBER,
+  type Caller,
+  type Level,
+} from './helpers/authz-fixture.js';
+import type { ApiResponse } from './helpers/server.js';
+
+const CHALLENGE = 'Bearer realm="ursa"';
+
+interface Params {
+  project: string;
+  userId: string;
+  jobId: string;
+}
+
+interface CheckContext {
+  f: AuthzFixture;
+  caller: Caller;
+  params: Partial<Params>;
+  /** The request got the success status. */
+  ok: boolean;
+}
+
+interface Entry {
+  /** The level the spec requires; `authenticated` = any signed-in user, no project involved. */
+  level: 'authenticated' | Level;
+  /** Status for a caller who holds the level. */
+  success: number;
+  /** Needs an organization administrator: no project level grants it (spec: Project creation). */
+  orgAdminOnly?: boolean;
+  /** An Admin keeps this operation while the project is under maintenance. */
+  duringMaintenance?: boolean;
+  /** Request body (a minimal valid one). */
+  body?: unknown;
+  /** Per-case path parameters and body, so destructive cases only touch throwaway resources. */
+  prepare?: (f: AuthzFixture, caller: Caller) => Promise<Prepared> | Prepared;
+  /** Extra assertions on the answer (and on what the request changed or left alone). */
+  check?: (r: ApiResponse, c: CheckContext) => void | Promise<void>;
+}
+
+interface Prepared {
+  params?: Partial<Params>;
+  body?: unknown;
+}
+
+/** The user a caller's own job belongs to: callers who are not members use another member's. */
+const jobOwner = (caller: Caller): string => (isLevel(caller) ? emailOf(caller)! : OTHER_MEMBER);
+
+const MATRIX: Record<string, Entry> = {
+  'GET /projects': {
+    level: 'authenticated',
+    success: 200,
+    check: (r, { f, caller, ok }) => {
+      if (!ok) return;
+      const entry = r.json.projects[f.project];
+      if (!isLevel(caller)) {
+        expect(entry).toBeUndefined();
+        return;
+      }
+      expect(entry).toMatchObject({
+        id: f.project,
+        hasAccess: true,
+        isAdmin: caller === 'admin',
+        isMdAdmin: holds(caller, 'mdadmin'),
+      });
+    },
+  },
+  'POST /projects': {
+    level: 'authenticated',
+    success: 201,
+    orgAdminOnly: true,
+    body: { id: 'authz-new', label: 'Authz new', entity: 'default' },
+  },
+  'GET /projects/{project}': {
+    level: 'member',
+    success: 200,
+    duringMaintenance: true,
+    check: (r, { caller, params, ok }) => {
+      if (!ok || !isLevel(caller)) return;
+      expect(r.json.project.id).toBe(params.project);
+      expect(r.json.project.access).toMatchObject({
+        admin: caller === 'admin',
+        mdadmin: holds(caller, 'mdadmin'),
+        useradmin: holds(caller, 'useradmin'),
+      });
+    },
+  },
+  'PUT /projects/{project}': {
+    level: 'admin',
+    success: 200,
+    duringMaintenance: true,
+    body: { desc: 'changed by the authz test' },
+  },
+  'DELETE /projects/{project}': {
+    level: 'admin',
+    success: 204,
+    duringMaintenance: true,
+    prepare: async (f, caller) => {
+      const project = await f.createProject(f.unique('authz-delete'));
+      if (isLevel(caller)) await f.inviteLevels(project, [caller]);
+      return { params: { project } };
+    },
+    check: async (_r, { f, params, ok }) => {
+      const after = await f.call({ email: ADMIN }, 'GET', `/projects/${params.project}`);
+      expect(after.status, 'the project is gone only after a successful DELETE').toBe(
+        ok ? 401 : 200,
+      );
+    },
+  },
+  'GET /projects/{project}/limitadherence': { level: 'member', success: 200 },
+  'GET /projects/{project}/activity': { level: 'member', success: 200 },
+  'GET /projects/{project}/activity/loads': { level: 'member', success: 200 },
+  'GET /projects/{project}/announce': { level: 'member', success: 200 },
+  'PUT /projects/{project}/announce': {
+    level: 'useradmin',
+    success: 200,
+    body: { title: 'Notice', message: 'Set by the authz test' },
+  },
+  'GET /projects/{project}/genid': { level: 'member', success: 200 },
+  'GET /projects/{project}/users': { level: 'useradmin', success: 200 },
+  'POST /projects/{project}/users': {
+    level: 'useradmin',
+    success: 200,
+    body: { id: 'authz-invitee@example.com' },
+    prepare: (f) => ({ body: { id: `${f.unique('authz-invitee')}@example.com` } }),
+  },
+  'GET /projects/{project}/users/{userId}': {
+    level: 'useradmin',
+    success: 200,
+    check: (r, { params, ok }) => {
+      if (ok) expect(r.json.user.id).toBe(params.userId);
+    },
+  },
+  'PUT /projects/{project}/users/{userId}': {
+    level: 'useradmin',
+    success: 200,
+    body: { roles: ['authz-role'] },
+    prepare: async (f) => ({
+      params: { userId: await f.throwawayMember(f.project, 'authz-put-target') },
+    }),
+  },
+  'DELETE /projects/{project}/users/{userId}': {
+    level: 'useradmin',
+    success: 204,
+    prepare: async (f) => ({
+      params: { userId: await f.throwawayMember(f.project, 'authz-delete-target') },
+    }),
+    check: async (_r, { f, params, ok }) => {
+      const after = await f.call(
+        { email: ADMIN },
+        'GET',
+        `/projects/${params.project}/users/${encodeURIComponent(params.userId!)}`,
+      );
+      expect(after.status, 'the member is gone only after a successful DELETE').toBe(
+        ok ? 404 : 200,
+      );
+    },
+  },
+  'GET /projects/{project}/kodiak/scache/obj': { level: 'member', success: 200 },
+  'GET /projects/{project}/kodiak/scache/obj/{jobId}': {
+    level: 'member',
+    success: 200,
+    prepare: (f, caller) => ({ params: { jobId: f.submitJob(jobOwner(caller)) } }),
+    check: (r, { params, ok }) => {
+      if (ok) expect(r.json.id).toBe(params.jobId);
+    },
+  },
+  'POST /projects/{project}/kodiak/scache/obj/{jobId}/cancel': {
+    level: 'member',
+    success: 202,
+    prepare: (f, caller) => ({ params: { jobId: f.submitJob(jobOwner(caller)) } }),
+    check: (r, { params, ok }) => {
+      if (ok) expect(r.json.id).toBe(params.jobId);
+    },
+  },
+};
+
+interface RouteCase {
+  key: string;
+  method: Method;
+  path: string;
+  access: string;
+  duringMaintenanceInTable: boolean;
+}
+
+/** Every operation of the REST route table except the public index. */
+const ROUTES: RouteCase[] = apiRoutes()
+  .flatMap((def) =>
+    Object.entries(def.ops).map(([method, op]) => ({
+      key: `${method} ${specPath(def.path)}`,
+      method: method as Method,
+      path: specPath(def.path),
+      access: op!.access,
+      duringMaintenanceInTable: Boolean(op!.duringMaintenance),
+    })),
+  )
+  .filter((r) => r.key !== 'GET /');
+const PROJECT_ROUTES = ROUTES.filter((r) => r.path.includes('{project}'));
+/** `[key, route]` rows: '%s' names each case by its full key (`$key` would be truncated). */
+const rows = (routes: RouteCase[]) => routes.map((r) => [r.key, r] as const);
+
+function fill(path: string, params: Partial<Params>): string {
+  return path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const v = params[name as keyof Params];
+    if (v === undefined) throw new Error(`no value for {${name}} in ${path}`);
+    return encodeURIComponent(v);
+  });
+}
+
+function entryOf(key: string): Entry {
+  const entry = MATRIX[key];
+  if (!entry) throw new Error(`the authz matrix has no entry for ${key}: add one`);
+  return entry;
+}
+
+/** The status the spec's rules give `caller` on a route outside maintenance. */
+function expectedStatus(e: Entry, caller: Caller): number {
+  if (caller === 'anonymous') return 401;
+  if (e.level === 'authenticated') return e.orgAdminOnly ? 403 : e.success;
+  if (!isLevel(caller)) return 401;
+  return holds(caller, e.level) ? e.success : 403;
+}
+
+let f: AuthzFixture;
+beforeAll(async () => {
+  f = await AuthzFixture.start();
+});
+afterAll(() => f?.close());
+
+describe('route table', () => {
+  it('the matrix has one entry per route of the table, and no other', () => {
+    expect(ROUTES.map((r) => r.key).sort()).toEqual(Object.keys(MATRIX).sort());
+  });
+
+  it('the public index GET / is the only public operation', () => {
+    const publicOps = apiRoutes().flatMap((def) =>
+      Object.entries(def.ops)
+        .filter(([, op]) => op!.access === 'public')
+        .map(([m]) => `${m} ${specPath(def.path)}`),
+    );
+    expect(publicOps).toEqual(['GET /']);
+  });
+
+  it.each(rows(ROUTES))('%s declares the level the spec requires', (key, { access }) => {
+    expect(access).toBe(entryOf(key).level);
+  });
+
+  it.each(rows(ROUTES))(
+    '%s is kept by Admins during maintenance only if the rules say so',
+    (key, r) => {
+      expect(r.duringMaintenanceInTable).toBe(Boolean(entryOf(key).duringMaintenance));
+    },
+  );
+});
+
+describe.each(rows(ROUTES))('%s', (key, { method, path }) => {
+  it.each(CALLERS)('%s', async (caller) => {
+    const entry = entryOf(key);
+    const prepared = (await entry.prepare?.(f, caller)) ?? {};
+    const params: Partial<Params> = {
+      project: f.project,
+      userId: emailOf('member')!,
+      ...prepared.params,
+    };
+    const body = 'body' in prepared ? prepared.body : entry.body;
+    const r = await f.call(caller, method, fill(path, params), body);
+    const expected = expectedStatus(entry, caller);
+    expect(r.status, r.text).toBe(expected);
+    if (caller === 'anonymous') expect(r.headers.get('www-authenticate')).toBe(CHALLENGE);
+    await entry.check?.(r, { f, caller, params, ok: r.status === entry.success });
+  });
+});
+
+describe('POST /projects by an organization administrator', () => {
+  it('creates the project (201) with the requested id plus a suffix', async () => {
+    const r = await f.call({ email: ADMIN }, 'POST', '/projects', {
+      id: 'authz-org',
+      label: 'Org admin',
+      entity: 'default',
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.project.id).toMatch(/^authz-org-[a-z0-9]+$/);
+  });
+});
+
+describe('jobs: a member sees only their own; MD Admin and Admin see every job', () => {
+  const SEES_ALL: Record<Level, boolean> = {
+    member: false,
+    useradmin: false,
+    mdadmin: true,
+    admin: true,
+  };
+  const jobPath = (id: string) => `/projects/${f.project}/kodiak/scache/obj/${id}`;
+
+  it.each(LEVELS)("%s: GET another member's job", async (level) => {
+    const job = f.submitJob(OTHER_MEMBER);
+    const r = await f.call(level, 'GET', jobPath(job));
+    expect(r.status, r.text).toBe(SEES_ALL[level] ? 200 : 404);
+  });
+
+  it.each(LEVELS)("%s: POST cancel on another member's job", async (level) => {
+    const job = f.submitJob(OTHER_MEMBER);
+    const r = await f.call(level, 'POST', `${jobPath(job)}/cancel`);
+    expect(r.status, r.text).toBe(SEES_ALL[level] ? 202 : 404);
+    const after = await f.call({ email: OTHER_MEMBER }, 'GET', jobPath(job));
+    expect(after.status).toBe(200);
+    if (!SEES_ALL[level]) expect(after.json.status).not.toBe('CANCELLED');
+  });
+
+  it.each(LEVELS)(
+    "%s: the job list holds their own jobs, others' only when allowed",
+    async (level) => {
+      const own = f.submitJob(emailOf(level)!);
+      const other = f.submitJob(OTHER_MEMBER);
+      const r = await f.call(level, 'GET', `/projects/${f.project}/kodiak/scache/obj?limit=1000`);
+      expect(r.status, r.text).toBe(200);
+      const ids = (r.json.jobs as { id: string }[]).map((j) => j.id);
+      expect(ids).toContain(own);
+      if (SEES_ALL[level]) expect(ids).toContain(other);
+      else expect(ids).not.toContain(other);
+    },
+  );
+});
+
+describe('maintenance', () => {
+  let project: string;
+  /** A second project under maintenance, for the Admin's DELETE. */
+  let doomed: string;
+  let job: string;
+  let target: string;
+
+  beforeAll(async () => {
+    project = await f.createProject('Authz maintenance');
+    await f.inviteLevels(project);
+    job = f.submitJob(emailOf('member')!, project);
+    target = await f.throwawayMember(project, 'authz-maintenance-target');
+    doomed = await f.createProject('Authz maintenance delete');
+    await f.inviteLevels(doomed, ['admin']);
+    for (const p of [project, doomed]) {
+      const r = await f.call('admin', 'PUT', `/projects/${p}`, { maintenance: true });
+      if (r.status !== 200) throw new Error(`maintenance on failed: ${r.status} ${r.text}`);
+    }
+  });
+
+  it('PUT { maintenance: true } by an Admin put the project under maintenance', async () => {
+    const r = await f.call('admin', 'GET', `/projects/${project}`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.project.maintenance).toBe(true);
+  });
+
+  describe.each(rows(PROJECT_ROUTES))('%s', (key, { method, path }) => {
+    it.each(CALLERS)('%s', async (caller) => {
+      const entry = entryOf(key);
+      const adminKeeps = caller === 'admin' && Boolean(entry.duringMaintenance);
+      const params: Params = {
+        project: adminKeeps && method === 'DELETE' ? doomed : project,
+        userId: target,
+        jobId: job,
+      };
+      const r = await f.call(caller, method, fill(path, params), entry.body);
+      if (!isLevel(caller)) {
+        expect(r.status, r.text).toBe(401);
+        if (caller === 'anonymous') expect(r.headers.get('www-authenticate')).toBe(CHALLENGE);
+      } else if (adminKeeps) {
+        expect(r.status, r.text).toBe(entry.success);
+      } else {
+        expect(r.status, r.text).toBe(403);
+        expect(r.json.message).toMatch(/maintenance/);
+      }
+    });
+  });
+
+  it('the Admin ends maintenance with PUT { maintenance: false }; members get in again', async () => {
+    const off = await f.call('admin', 'PUT', `/projects/${project}`, { maintenance: false });
+    expect(off.status, off.text).toBe(200);
+    expect(off.json.project.maintenance).toBe(false);
+    const r = await f.call('member', 'GET', `/projects/${project}`);
+    expect(r.status, r.text).toBe(200);
+  });
+});
+
+describe('revoked member (active: false)', () => {
+  const REVOKED = { email: 'authz-revoked@example.com' };
+  let project: string;
+  let job: string;
+  let target: string;
+
+  beforeAll(async () => {
+    project = await f.createProject('Authz revoked');
+    await f.call({ email: ADMIN }, 'POST', `/projects/${project}/users`, { id: REVOKED.email });
+    job = f.submitJob(REVOKED.email, project);
+    target = await f.throwawayMember(project, 'authz-revoked-target');
+    const r = await f.call(
+      { email: ADMIN },
+      'PUT',
+      `/projects/${project}/users/${encodeURIComponent(REVOKED.email)}`,
+      { active: false },
+    );
+    if (r.status !== 200) throw new Error(`revoke failed: ${r.status} ${r.text}`);
+  });
+
+  it('GET /projects still lists the project, with hasAccess: false', async () => {
+    const r = await f.call(REVOKED, 'GET', '/projects');
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.projects[project]).toMatchObject({ id: project, hasAccess: false });
+  });
+
+  it.each(rows(PROJECT_ROUTES))('%s → 401', async (key, { method, path }) => {
+    const entry = entryOf(key);
+    const r = await f.call(
+      REVOKED,
+      method,
+      fill(path, { project, userId: target, jobId: job }),
+      entry.body,
+    );
+    expect(r.status, r.text).toBe(401);
+  });
+});
