@@ -24,6 +24,7 @@ import { loadPlans, type Plans } from './limits/plans.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
+import { Storage } from './storage/storage.js';
 import { Accounts } from './users/accounts.js';
 import { Members } from './users/members.js';
 
@@ -39,6 +40,7 @@ export class Engine {
   readonly jobs: JobRunner;
   readonly mailer: Mailer;
   readonly verifier: TokenVerifier;
+  readonly storage: Storage;
 
   private constructor(
     readonly config: Config,
@@ -70,6 +72,7 @@ export class Engine {
     this.members = new Members(this.db, this.limits, this.activity, this.mailer, config.siteUrl);
     this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
     this.verifier = new TokenVerifier(config.auth, signingKey);
+    this.storage = new Storage((p) => this.projects.dir(p), this.limits);
     this.registerUsage();
   }
 
@@ -81,9 +84,7 @@ export class Engine {
   private registerUsage(): void {
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
     this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
-    this.limits.registerUsage('storageBytes', (p) =>
-      directorySize(path.join(this.projects.dir(p), 'files')),
-    );
+    this.limits.registerUsage('storageBytes', (p) => directorySize(this.storage.root(p)));
     this.limits.registerUsage('aiMessagesPerDay', (p) => {
       const since = new Date(Date.now() - 86_400_000).toISOString();
       return (

@@ -40,6 +40,10 @@ export const projects = sqliteTable('projects', {
   createdBy: text('created_by').notNull(),
   created: text('created').notNull(),
   updated: text('updated').notNull(),
+  /** Bumped by every data load: results cached under an older version are stale. */
+  dataVersion: integer('data_version').notNull().default(0),
+  /** Bumped by every model change. */
+  modelVersion: integer('model_version').notNull().default(0),
 });
 
 export interface Announcement {
@@ -123,3 +127,125 @@ export const sessions = sqliteTable('sessions', {
   created: text('created').notNull(),
   expires: text('expires').notNull(),
 });
+
+// ---- Storage, uploads and data loading ----
+
+/** WebDAV dead properties (PROPPATCH), keyed by storage path; moved and copied with files. */
+export const davProps = sqliteTable(
+  'dav_props',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    ns: text('ns').notNull(),
+    name: text('name').notNull(),
+    /** The property element's inner XML, kept verbatim. */
+    value: text('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.path, t.ns, t.name] })],
+);
+
+/** Chunked (resumable.js) uploads; chunks live on disk until the file is assembled. */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    /** resumableIdentifier: the client's id of the file. */
+    ident: text('ident').notNull(),
+    filename: text('filename').notNull(),
+    totalSize: integer('total_size').notNull(),
+    chunkSize: integer('chunk_size').notNull(),
+    totalChunks: integer('total_chunks').notNull(),
+    /** Storage path of the assembled file. */
+    targetPath: text('target_path').notNull(),
+    status: text('status').notNull(), // 'partial' | 'complete'
+    createdBy: text('created_by').notNull(),
+    created: text('created').notNull(),
+    updated: text('updated').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.ident] })],
+);
+
+/** The structure of a file to load (guessed, then possibly edited), by storage path. */
+export const prescriptions = sqliteTable(
+  'prescriptions',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    sourcePath: text('source_path').notNull(),
+    prescription: text('prescription', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    edited: integer('edited', { mode: 'boolean' }).notNull().default(false),
+    updated: text('updated').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.sourcePath] })],
+);
+
+/** Loaded datasets (the API's clusters): the structure they were loaded with and their size. */
+export const datasets = sqliteTable(
+  'datasets',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    prescription: text('prescription', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    rows: integer('rows').notNull(),
+    source: text('source'),
+    loadedBy: text('loaded_by').notNull(),
+    loaded: text('loaded').notNull(),
+    dataVersion: integer('data_version').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+);
+
+/** Semantic model objects (pmd/obj): attributes, labels, facts from loads; metrics, reports… */
+export const objects = sqliteTable(
+  'objects',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    ident: text('ident').notNull(),
+    type: text('type').notNull(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    def: text('def', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    acl: text('acl', { mode: 'json' })
+      .$type<Array<{ userrole: string; acl: string }>>()
+      .notNull()
+      .default(sql`'[]'`),
+    tags: text('tags', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    revision: integer('revision').notNull().default(1),
+    createdBy: text('created_by').notNull(),
+    created: text('created').notNull(),
+    updatedBy: text('updated_by').notNull(),
+    updated: text('updated').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.ident] }),
+    index('objects_type').on(t.projectId, t.type),
+  ],
+);
+
+/** Every revision of every model object, for history and history/{revision}. */
+export const objectRevisions = sqliteTable(
+  'object_revisions',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    ident: text('ident').notNull(),
+    revision: integer('revision').notNull(),
+    snapshot: text('snapshot', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    user: text('user').notNull(),
+    time: text('time').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.ident, t.revision] })],
+);
