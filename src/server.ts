@@ -51,6 +51,7 @@ export async function startServer(
   if (interrupted)
     log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
   const boot = await bootstrap(engine);
+  const sweeper = startUploadSweeper(engine, log);
   server.on('request', createApp(engine));
   const url = `http://localhost:${port}`;
   return {
@@ -61,8 +62,36 @@ export async function startServer(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sweeper.stop();
       await engine.close();
       releaseDataDir(config.dataDir);
+    },
+  };
+}
+
+const UPLOAD_SWEEP_MS = 10 * 60_000;
+
+/** Expires abandoned chunked uploads now and every 10 minutes, without keeping the process up. */
+function startUploadSweeper(engine: Engine, log: Logger) {
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = running.then(() =>
+      engine.uploads.sweep().then(
+        (removed) => {
+          if (removed) log.info({ removed }, 'expired partial uploads removed');
+        },
+        (err: unknown) => log.error({ err }, 'sweeping expired uploads failed'),
+      ),
+    );
+  };
+  sweep();
+  const timer = setInterval(sweep, UPLOAD_SWEEP_MS);
+  timer.unref();
+  return {
+    /** Stops the timer and waits for a sweep in progress, so the database outlives it. */
+    async stop() {
+      clearInterval(timer);
+      await running;
     },
   };
 }

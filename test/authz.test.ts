@@ -22,11 +22,15 @@ import {
 import type { ApiResponse } from './helpers/server.js';
 
 const CHALLENGE = 'Bearer realm="ursa"';
+/** Where access is refused before the file is looked up, any fileId will do. */
+const ANY_FILE_ID = Buffer.from('x.csv|/').toString('base64url');
 
 interface Params {
   project: string;
   userId: string;
   jobId: string;
+  fileId: string;
+  uploadId: string;
 }
 
 interface CheckContext {
@@ -57,7 +61,43 @@ interface Entry {
 interface Prepared {
   params?: Partial<Params>;
   body?: unknown;
+  /** Appended to the path (`?a=1`), for routes that take their input in the query. */
+  query?: string;
+  /** A body sent as-is with its content type, instead of JSON. */
+  raw?: { type: string; data: string };
 }
+
+/** resumable.js parameters of a one-chunk upload of `size` bytes to /<ident>.csv. */
+function chunkQuery(ident: string, size: number): string {
+  return `?${new URLSearchParams({
+    resumableChunkNumber: '1',
+    resumableChunkSize: String(size),
+    resumableTotalSize: String(size),
+    resumableTotalChunks: '1',
+    resumableIdentifier: ident,
+    resumableFilename: `${ident}.csv`,
+  })}`;
+}
+
+/** A throwaway file in the shared project's storage, so destructive cases touch only it. */
+async function throwawayFile(
+  f: AuthzFixture,
+  tag: string,
+): Promise<{ path: string; fileId: string }> {
+  const path = `/${f.unique(tag)}.csv`;
+  const { item } = await f.s.engine.storage.writeFile(f.project, path, Buffer.from('a,b\n1,2\n'));
+  return { path, fileId: item.fileId };
+}
+
+/** A valid prescription for a throwaway file (`a,b` over one row of two integers). */
+const LOAD_PRESCRIPTION = {
+  clustername: 'authz',
+  primarykey: 'a',
+  columns: [
+    { id: 'a', originalheader: 'a', objectType: 'A', dataType: 'integer', label: 'A' },
+    { id: 'b', originalheader: 'b', objectType: 'F', dataType: 'integer', label: 'B' },
+  ],
+};
 
 /** The user a caller's own job belongs to: callers who are not members use another member's. */
 const jobOwner = (caller: Caller): string => (isLevel(caller) ? emailOf(caller)! : OTHER_MEMBER);
@@ -189,6 +229,122 @@ const MATRIX: Record<string, Entry> = {
       if (ok) expect(r.json.id).toBe(params.jobId);
     },
   },
+  'GET /projects/{project}/data/guessupload/{uploadId}': {
+    level: 'mdadmin',
+    success: 200,
+    prepare: async (f) => ({
+      params: { uploadId: (await throwawayFile(f, 'authz-guess')).fileId },
+    }),
+    check: (r, { params, ok }) => {
+      if (ok) expect(r.json.ident).toBe(params.uploadId);
+    },
+  },
+  'PUT /projects/{project}/data/guessupload/{uploadId}': {
+    level: 'mdadmin',
+    success: 200,
+    body: LOAD_PRESCRIPTION,
+    prepare: async (f) => ({
+      params: { uploadId: (await throwawayFile(f, 'authz-guess-put')).fileId },
+      body: LOAD_PRESCRIPTION,
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.prescription.primarykey).toBe('a');
+    },
+  },
+  'POST /projects/{project}/kodiak/transform/execute': {
+    level: 'mdadmin',
+    success: 202,
+    body: { type: 'cluster', clusters: { authz: { source_type: 'webdav', source: '/x.csv' } } },
+    prepare: async (f) => {
+      const { path } = await throwawayFile(f, 'authz-load');
+      const cluster = f.unique('authz_load').replace(/-/g, '_');
+      return {
+        body: { type: 'cluster', clusters: { [cluster]: { source_type: 'webdav', source: path } } },
+      };
+    },
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.link[0].rel).toBe('scache');
+    },
+  },
+  'GET /projects/{project}/kodiak/dataload': {
+    level: 'member',
+    success: 200,
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.dataload).toHaveProperty('dataVersion');
+    },
+  },
+  'GET /projects/{project}/storage/list': { level: 'mdadmin', success: 200 },
+  'POST /projects/{project}/storage/list': {
+    level: 'mdadmin',
+    success: 201,
+    prepare: (f) => ({ body: { folder: `/${f.unique('authz-folder')}` } }),
+  },
+  'GET /projects/{project}/storage/list/{fileId}': {
+    level: 'mdadmin',
+    success: 200,
+    prepare: async (f) => ({ params: { fileId: (await throwawayFile(f, 'authz-get')).fileId } }),
+  },
+  'DELETE /projects/{project}/storage/list/{fileId}': {
+    level: 'mdadmin',
+    success: 204,
+    prepare: async (f) => ({ params: { fileId: (await throwawayFile(f, 'authz-del')).fileId } }),
+    check: async (_r, { f, params, ok }) => {
+      const after = await f.call(
+        { email: ADMIN },
+        'GET',
+        `/projects/${params.project}/storage/list/${params.fileId}`,
+      );
+      expect(after.status, 'the file is gone only after a successful DELETE').toBe(ok ? 404 : 200);
+    },
+  },
+  'GET /projects/{project}/storage/list/{fileId}/download': {
+    level: 'mdadmin',
+    success: 200,
+    prepare: async (f) => ({ params: { fileId: (await throwawayFile(f, 'authz-dl')).fileId } }),
+  },
+  'POST /projects/{project}/storage/move': {
+    level: 'mdadmin',
+    success: 200,
+    prepare: async (f) => {
+      const { path } = await throwawayFile(f, 'authz-move');
+      return { body: { source: path, target: `${path}.moved` } };
+    },
+  },
+  'GET /projects/{project}/storage/upload': {
+    level: 'mdadmin',
+    success: 204, // the chunk is not stored yet
+    prepare: (f) => ({ query: chunkQuery(f.unique('authz-test-chunk'), 8) }),
+  },
+  'POST /projects/{project}/storage/upload': {
+    level: 'mdadmin',
+    success: 201, // the only chunk: the file is assembled
+    prepare: (_f, caller) => ({
+      query: chunkQuery(`authz-upload-${caller}`, 8),
+      raw: { type: 'application/octet-stream', data: 'a,b\n1,2\n' },
+    }),
+    check: async (r, { f, caller, params, ok }) => {
+      const file = await f.s.engine.storage.stat(params.project!, `/authz-upload-${caller}.csv`);
+      expect(file?.size ?? null, 'the file exists only after a successful upload').toBe(
+        ok ? 8 : null,
+      );
+      if (ok) expect(r.json.uploadId).toBe(`authz-upload-${caller}`);
+    },
+  },
+  'GET /projects/{project}/store/package': {
+    level: 'member',
+    success: 200,
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.packages.map((p: { id: string }) => p.id)).toContain('calendar');
+    },
+  },
+  'POST /projects/{project}/package/obj': {
+    level: 'mdadmin',
+    success: 202,
+    body: { package: 'countries' },
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.link[0]).toMatchObject({ rel: 'scache' });
+    },
+  },
 };
 
 interface RouteCase {
@@ -279,7 +435,10 @@ describe.each(rows(ROUTES))('%s', (key, { method, path }) => {
       ...prepared.params,
     };
     const body = 'body' in prepared ? prepared.body : entry.body;
-    const r = await f.call(caller, method, fill(path, params), body);
+    const target = `${fill(path, params)}${prepared.query ?? ''}`;
+    const r = prepared.raw
+      ? await f.s.api(method, target, { as: emailOf(caller), raw: prepared.raw })
+      : await f.call(caller, method, target, body);
     const expected = expectedStatus(entry, caller);
     expect(r.status, r.text).toBe(expected);
     if (caller === 'anonymous') expect(r.headers.get('www-authenticate')).toBe(CHALLENGE);
@@ -372,6 +531,8 @@ describe('maintenance', () => {
         project: adminKeeps && method === 'DELETE' ? doomed : project,
         userId: target,
         jobId: job,
+        fileId: ANY_FILE_ID,
+        uploadId: ANY_FILE_ID,
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -426,7 +587,13 @@ describe('revoked member (active: false)', () => {
     const r = await f.call(
       REVOKED,
       method,
-      fill(path, { project, userId: target, jobId: job }),
+      fill(path, {
+        project,
+        userId: target,
+        jobId: job,
+        fileId: ANY_FILE_ID,
+        uploadId: ANY_FILE_ID,
+      }),
       entry.body,
     );
     expect(r.status, r.text).toBe(401);

@@ -15,6 +15,7 @@ const envSchema = z.object({
   URSA_ADMIN_EMAIL: z.email().default('admin@example.com'),
   URSA_ADMIN_PASSWORD: z.string().min(8).optional(),
   URSA_DEMO: bool.default(true),
+  URSA_DEMO_DATA: bool.default(true),
   URSA_AUTH_ISSUER: z.url().optional(),
   URSA_AUTH_AUDIENCE: z.string().min(1).optional(),
   URSA_AUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
@@ -35,6 +36,7 @@ const envSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
   URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
 });
 
 export interface Config {
@@ -46,6 +48,8 @@ export interface Config {
   adminEmail: string;
   adminPassword?: string;
   demo: boolean;
+  /** Load the demo datasets into the demo project (false: create it empty). */
+  demoData: boolean;
   auth: {
     /** Built-in identity provider unless an external issuer is configured. */
     builtin: boolean;
@@ -60,6 +64,8 @@ export interface Config {
   defaultPlan: string;
   logLevel: string;
   jobConcurrency: number;
+  /** Partial chunked uploads untouched this long are deleted. */
+  uploadTtlHours: number;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -90,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminEmail: e.URSA_ADMIN_EMAIL.toLowerCase(),
     adminPassword: e.URSA_ADMIN_PASSWORD,
     demo: e.URSA_DEMO,
+    demoData: e.URSA_DEMO_DATA,
     auth: {
       builtin,
       issuer: (e.URSA_AUTH_ISSUER ?? `${siteUrl}/auth`).replace(/\/+$/, ''),
@@ -105,5 +112,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPlan: e.URSA_DEFAULT_PLAN,
     logLevel: e.URSA_LOG_LEVEL,
     jobConcurrency: e.URSA_JOB_CONCURRENCY,
+    uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
   };
 }

@@ -24,7 +24,14 @@ import { loadPlans, type Plans } from './limits/plans.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
+import { ProjectDatabases } from './data/databases.js';
+import { Datasets } from './data/datasets.js';
+import { Loads } from './data/loads.js';
+import { Packages } from './data/packages/packages.js';
+import { Prescriptions } from './data/prescriptions.js';
+import { ModelStore } from './model/store.js';
 import { Storage } from './storage/storage.js';
+import { Uploads } from './storage/uploads.js';
 import { Accounts } from './users/accounts.js';
 import { Members } from './users/members.js';
 
@@ -41,6 +48,13 @@ export class Engine {
   readonly mailer: Mailer;
   readonly verifier: TokenVerifier;
   readonly storage: Storage;
+  readonly dbs: ProjectDatabases;
+  readonly model: ModelStore;
+  readonly datasets: Datasets;
+  readonly prescriptions: Prescriptions;
+  readonly loads: Loads;
+  readonly packages: Packages;
+  readonly uploads: Uploads;
 
   private constructor(
     readonly config: Config,
@@ -73,6 +87,37 @@ export class Engine {
     this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
     this.verifier = new TokenVerifier(config.auth, signingKey);
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
+    this.dbs = new ProjectDatabases((p) => this.projects.dir(p));
+    this.projects.onDelete((p) => this.dbs.close(p));
+    this.model = new ModelStore(this.db);
+    this.datasets = new Datasets(this.db, this.model);
+    this.prescriptions = new Prescriptions(this.db, this.storage, this.datasets);
+    this.loads = new Loads(
+      this.db,
+      this.storage,
+      this.dbs,
+      this.prescriptions,
+      this.datasets,
+      this.model,
+      this.limits,
+      this.activity,
+      this.jobs,
+    );
+    this.packages = new Packages(
+      this.db,
+      this.storage,
+      this.dbs,
+      this.datasets,
+      this.prescriptions,
+      this.loads,
+    );
+    this.uploads = new Uploads(
+      this.db,
+      this.storage,
+      this.limits,
+      (p) => this.projects.dir(p),
+      config.uploadTtlHours,
+    );
     this.registerUsage();
   }
 
@@ -84,6 +129,7 @@ export class Engine {
   private registerUsage(): void {
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
     this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
+    this.limits.registerUsage('datasetRows', (p) => this.datasets.totalRows(p));
     this.limits.registerUsage('storageBytes', (p) => directorySize(this.storage.root(p)));
     this.limits.registerUsage('aiMessagesPerDay', (p) => {
       const since = new Date(Date.now() - 86_400_000).toISOString();
@@ -131,6 +177,7 @@ export class Engine {
 
   async close(): Promise<void> {
     await this.jobs.stop();
+    await this.dbs.closeAll();
     this.mailer.close();
     this.db.$client.close();
   }

@@ -5,8 +5,12 @@ import { negotiate } from './negotiate.js';
 import { renderApiIndex } from './render/html.js';
 import type { RouteDef } from './router.js';
 import { specPath } from './router.js';
+import { dataRoutes } from './routes/data.js';
 import { jobRoutes } from './routes/jobs.js';
+import { packageRoutes } from './routes/packages.js';
 import { projectRoutes } from './routes/projects.js';
+import { storageRoutes } from './routes/storage.js';
+import { uploadRoutes } from './routes/upload.js';
 import { userRoutes } from './routes/users.js';
 
 const LEVEL_TEXT: Record<string, string> = {
@@ -42,7 +46,15 @@ function groups(defs: RouteDef[]) {
 }
 
 export function apiRoutes(): RouteDef[] {
-  const defs: RouteDef[] = [...projectRoutes, ...userRoutes, ...jobRoutes];
+  const defs: RouteDef[] = [
+    ...projectRoutes,
+    ...userRoutes,
+    ...jobRoutes,
+    ...storageRoutes,
+    ...uploadRoutes,
+    ...dataRoutes,
+    ...packageRoutes,
+  ];
   const index: RouteDef = {
     group: 'API',
     path: '/',

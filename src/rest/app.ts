@@ -13,6 +13,7 @@ import { negotiate, type Format } from './negotiate.js';
 import { write } from './respond.js';
 import { mountRoutes } from './router.js';
 import { identityRoutes } from './routes/identity.js';
+import { webdavRouter } from './webdav/handler.js';
 
 const REQ_ID = /^[\w.:-]{1,64}$/;
 
@@ -45,6 +46,8 @@ export function createApp(engine: Engine): express.Express {
   });
 
   app.use('/auth', mountRoutes(engine, identityRoutes));
+  // WebDAV before the route table: its own methods, auth and errors, and PUT bodies streamed.
+  app.use(`${API_PREFIX}/projects/:project/webdav`, webdavRouter(engine));
   app.use(API_PREFIX, mountRoutes(engine, apiRoutes()));
   app.use('/', mountRoutes(engine, siteRoutes));
 

@@ -20,7 +20,8 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
       ([k]) => !k.startsWith('URSA_') && k !== 'PORT' && k !== 'HOST',
     ),
   );
-  return { ...base, URSA_LOG_LEVEL: 'warn', ...env };
+  // As in startTestServer: the demo project is created without loading its demo data.
+  return { ...base, URSA_LOG_LEVEL: 'warn', URSA_DEMO_DATA: 'false', ...env };
 }
 
 function spawnCli(args: string[], env: Record<string, string>): ChildProcess {

@@ -44,6 +44,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     HOST: '127.0.0.1',
     URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
     URSA_LOG_LEVEL: 'silent',
+    // The demo project is created, but its data loads only where a test asks for it.
+    URSA_DEMO_DATA: 'false',
     ...env,
   });
   const running = await startServer(

@@ -140,7 +140,7 @@ export const davProps = sqliteTable(
     path: text('path').notNull(),
     ns: text('ns').notNull(),
     name: text('name').notNull(),
-    /** The property element's inner XML, kept verbatim. */
+    /** The property element's own XML, kept verbatim (namespaces declared, xml:lang kept). */
     value: text('value').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.path, t.ns, t.name] })],

@@ -19,6 +19,10 @@ export class Limits {
     return this.counters.get(name)?.(projectId) ?? 0;
   }
 
+  limitOf(projectId: string, name: LimitName): number {
+    return this.planOf(projectId).limits[name];
+  }
+
   adherence(projectId: string): Record<LimitName, { limit: number; value: number }> {
     const plan = this.planOf(projectId);
     const out = {} as Record<LimitName, { limit: number; value: number }>;

@@ -4,7 +4,7 @@
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { conflict, invalid, limitExceeded, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
@@ -158,8 +158,7 @@ export class Storage {
     const parent = await this.stat(projectId, parentOf(p));
     if (!parent && !opts.parents)
       throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
-    if (parent && parent.type !== 'folder')
-      throw conflict(`"${parentOf(p)}" is a file, not a folder`, { path: p });
+    await this.assertFolderPath(projectId, parentOf(p), p);
     await fs.mkdir(this.abs(projectId, p), { recursive: true });
     await this.emit({
       projectId,
@@ -187,26 +186,27 @@ export class Storage {
     const existing = await this.stat(projectId, p);
     if (existing?.type === 'folder') throw conflict(`"${p}" is a folder`, { path: p });
     const parent = await this.stat(projectId, parentOf(p));
-    if (!parent) {
-      if (!opts.createParents)
-        throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
-      await fs.mkdir(this.abs(projectId, parentOf(p)), { recursive: true });
-    } else if (parent.type !== 'folder')
-      throw conflict(`"${parentOf(p)}" is a file, not a folder`, { path: p });
+    if (!parent && !opts.createParents)
+      throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
+    await this.assertFolderPath(projectId, parentOf(p), p);
+    if (!parent) await fs.mkdir(this.abs(projectId, parentOf(p)), { recursive: true });
 
-    const allowed = this.allowance(projectId, existing?.size ?? 0);
+    const quota = await this.quota(projectId);
+    const allowed = Math.max(0, quota.limit - quota.used + (existing?.size ?? 0));
     if (opts.expectedSize !== undefined && opts.expectedSize > allowed)
-      throw this.overLimit(projectId, opts.expectedSize);
+      throw overLimit(quota, opts.expectedSize);
     const tmp = path.join(this.tmpDir(projectId), `${randomId(16)}.part`);
     let written = 0;
     const counter = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
         written += chunk.length;
-        cb(written > allowed ? this.overLimit(projectId, written) : null, chunk);
+        cb(written > allowed ? overLimit(quota, written) : null, chunk);
       },
     });
     try {
-      const input = Buffer.isBuffer(source) ? bufferStream(source) : source;
+      // A request stream is not handed to pipeline(): on a refusal pipeline would destroy it,
+      // resetting the connection before the 402 can be answered.
+      const input = Buffer.isBuffer(source) ? bufferStream(source) : source.pipe(new PassThrough());
       await pipeline(input, counter, createWriteStream(tmp, { flags: 'wx' }));
       const fh = await fs.open(tmp, 'r');
       await fh.sync(); // the data is on disk before the rename makes it visible
@@ -227,23 +227,21 @@ export class Storage {
     return { item, created: !existing };
   }
 
-  /** Bytes a write may still add, given the plan's storage limit and the file it replaces. */
-  private allowance(projectId: string, replacing: number): number {
-    const { limit, value } = this.limits.adherence(projectId).storageBytes;
-    return Math.max(0, limit - value + replacing);
+  /** Every existing ancestor of `dir` (and `dir` itself) must be a folder, never a file. */
+  private async assertFolderPath(projectId: string, dir: string, target: string): Promise<void> {
+    for (let d = dir; ; d = parentOf(d)) {
+      const st = await this.stat(projectId, d);
+      if (st && st.type !== 'folder')
+        throw conflict(`"${d}" is a file, not a folder`, { path: target });
+      if (d === '/') return;
+    }
   }
 
-  private overLimit(projectId: string, requested: number) {
-    const { limit, value } = this.limits.adherence(projectId).storageBytes;
-    return limitExceeded(
-      `plan limit "storageBytes" exceeded: ${value} used + ${requested} requested > ${limit} allowed`,
-      {
-        limit: 'storageBytes',
-        allowed: limit,
-        used: value,
-        requested,
-      },
-    );
+  /** The plan's storage limit and what the project's files use now (walked asynchronously). */
+  private async quota(projectId: string): Promise<{ limit: number; used: number }> {
+    await this.ensureRoot(projectId);
+    const { size } = await this.folderStats(projectId, '/');
+    return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size };
   }
 
   async readStream(
@@ -311,10 +309,18 @@ export class Storage {
     rawTo: string,
     opts: { overwrite?: boolean; recursive?: boolean; user?: string | null } = {},
   ): Promise<{ item: StorageItem; replaced: boolean }> {
+    const to = normalizeStoragePath(rawTo);
     const from = await this.require(projectId, rawFrom);
-    const size =
-      from.type === 'folder' ? (await this.folderStats(projectId, from.path)).size : from.size;
-    if (size > this.allowance(projectId, 0)) throw this.overLimit(projectId, size);
+    const sizeOf = async (item: StorageItem | null) =>
+      !item
+        ? 0
+        : item.type === 'folder'
+          ? (await this.folderStats(projectId, item.path)).size
+          : item.size;
+    const size = await sizeOf(from);
+    const replacing = opts.overwrite ? await sizeOf(await this.stat(projectId, to)) : 0;
+    const quota = await this.quota(projectId);
+    if (size > Math.max(0, quota.limit - quota.used + replacing)) throw overLimit(quota, size);
     const staged = path.join(this.tmpDir(projectId), `${randomId(16)}.copy`);
     try {
       if (from.type === 'folder' && opts.recursive === false) await fs.mkdir(staged);
@@ -337,7 +343,7 @@ export class Storage {
       await fs.rm(staged, { recursive: true, force: true });
       throw err;
     }
-    const { to, replaced } = target;
+    const { replaced } = target;
     const item = (await this.stat(projectId, to))!;
     await this.emit({
       projectId,
@@ -357,12 +363,18 @@ export class Storage {
     rawTo: string,
     overwrite: boolean,
   ) {
-    const from = await this.require(projectId, rawFrom);
+    // Both paths are validated before either is looked up: bad input is a 400, not a 404.
     const to = normalizeStoragePath(rawTo);
+    const from = await this.require(projectId, rawFrom);
     if (from.path === '/') throw invalid('the root folder cannot be moved or copied');
     if (to === '/') throw conflict('the target cannot be the root folder', { target: to });
     if (isWithin(to, from.path))
       throw conflict(`cannot put "${from.path}" inside itself ("${to}")`, {
+        source: from.path,
+        target: to,
+      });
+    if (isWithin(from.path, to))
+      throw conflict(`cannot replace "${to}": it contains the source "${from.path}"`, {
         source: from.path,
         target: to,
       });
@@ -405,6 +417,13 @@ function toItem(p: string, st: import('node:fs').Stats): StorageItem {
     size: st.isDirectory() ? 0 : st.size,
     modified: st.mtime.toISOString(),
   };
+}
+
+function overLimit(q: { limit: number; used: number }, requested: number) {
+  return limitExceeded(
+    `plan limit "storageBytes" exceeded: ${q.used} used + ${requested} requested > ${q.limit} allowed`,
+    { limit: 'storageBytes', allowed: q.limit, used: q.used, requested },
+  );
 }
 
 function isMissing(err: unknown): boolean {

@@ -1,0 +1,175 @@
+// Loaded datasets (clusters) and the model objects a load creates for them: one attribute,
+// label or fact per column with stable ids (attr.<cluster>.<column>, label.…, fact.…), and
+// many-to-one references between datasets.
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { datasets } from '../db/schema.js';
+import type { ModelStore, ObjectInput } from '../model/store.js';
+import type { Column, Prescription } from './prescription.js';
+
+export interface DatasetInfo {
+  name: string;
+  rows: number;
+  columns: number;
+  primaryKey: string | null;
+  source: string | null;
+  loaded: string;
+  loadedBy: string;
+  dataVersion: number;
+}
+
+export const attrId = (cluster: string, column: string) => `attr.${cluster}.${column}`;
+export const labelId = (cluster: string, column: string) => `label.${cluster}.${column}`;
+export const factId = (cluster: string, column: string) => `fact.${cluster}.${column}`;
+
+export function objectIdOf(cluster: string, c: Column): string {
+  if (c.objectType === 'F') return factId(cluster, c.id);
+  if (c.objectType === 'L') return labelId(cluster, c.id);
+  return attrId(cluster, c.id);
+}
+
+export class Datasets {
+  constructor(
+    private readonly db: Db,
+    private readonly model: ModelStore,
+  ) {}
+
+  get(projectId: string, name: string) {
+    return this.db
+      .select()
+      .from(datasets)
+      .where(and(eq(datasets.projectId, projectId), eq(datasets.name, name)))
+      .get();
+  }
+
+  prescriptionOf(projectId: string, name: string): Prescription | null {
+    return (this.get(projectId, name)?.prescription as Prescription | undefined) ?? null;
+  }
+
+  list(projectId: string): DatasetInfo[] {
+    return this.db
+      .select()
+      .from(datasets)
+      .where(eq(datasets.projectId, projectId))
+      .orderBy(datasets.name)
+      .all()
+      .map((d) => {
+        const p = d.prescription as Prescription;
+        return {
+          name: d.name,
+          rows: d.rows,
+          columns: p.columns.length,
+          primaryKey: p.primarykey || null,
+          source: d.source,
+          loaded: d.loaded,
+          loadedBy: d.loadedBy,
+          dataVersion: d.dataVersion,
+        };
+      });
+  }
+
+  totalRows(projectId: string): number {
+    return (
+      this.db
+        .select({ n: sql<number>`coalesce(sum(${datasets.rows}), 0)` })
+        .from(datasets)
+        .where(eq(datasets.projectId, projectId))
+        .get()?.n ?? 0
+    );
+  }
+
+  /** Records a finished load (call inside the caller's transaction). */
+  record(
+    projectId: string,
+    p: Prescription,
+    rows: number,
+    source: string | null,
+    user: string,
+    dataVersion: number,
+  ): void {
+    const row = {
+      projectId,
+      name: p.clustername,
+      prescription: p as unknown as Record<string, unknown>,
+      rows,
+      source,
+      loadedBy: user,
+      loaded: new Date().toISOString(),
+      dataVersion,
+    };
+    this.db
+      .insert(datasets)
+      .values(row)
+      .onConflictDoUpdate({ target: [datasets.projectId, datasets.name], set: row })
+      .run();
+  }
+
+  /** Replaces a dataset's prescription, leaving its rows and load record alone (a new reference). */
+  setPrescription(projectId: string, name: string, p: Prescription): void {
+    this.db
+      .update(datasets)
+      .set({ prescription: p as unknown as Record<string, unknown> })
+      .where(and(eq(datasets.projectId, projectId), eq(datasets.name, name)))
+      .run();
+  }
+
+  /**
+   * Brings the model objects of every dataset in line with its prescription: creates and
+   * updates attributes, labels and facts, removes those of dropped columns, and resolves
+   * references (explicit `reference`, or a column id equal to another dataset's primary key).
+   */
+  syncModel(projectId: string, user: string): void {
+    const all = this.db.select().from(datasets).where(eq(datasets.projectId, projectId)).all();
+    const byName = new Map(all.map((d) => [d.name, d.prescription as Prescription]));
+    // Primary-key column id → its dataset. An id that is the key of two datasets is no
+    // connection point: linking to either would be a guess, so such columns link to none.
+    const pkOwners = new Map<string, string | null>();
+    for (const [name, p] of byName) {
+      if (p.primarykey) pkOwners.set(p.primarykey, pkOwners.has(p.primarykey) ? null : name);
+    }
+
+    const wanted: ObjectInput[] = [];
+    for (const [cluster, p] of byName) {
+      for (const c of p.columns) wanted.push(objectFor(cluster, p, c, byName, pkOwners));
+    }
+    const wantedIds = new Set(wanted.map((o) => o.ident));
+    const stale = this.model
+      .listByType(projectId, ['attribute', 'label', 'fact'])
+      .filter((o) => (o.def as { source?: string }).source === 'load' && !wantedIds.has(o.ident))
+      .map((o) => o.ident);
+    this.model.remove(projectId, stale);
+    this.model.upsert(projectId, wanted, user);
+  }
+}
+
+function objectFor(
+  cluster: string,
+  p: Prescription,
+  c: Column,
+  all: Map<string, Prescription>,
+  pkOwners: Map<string, string | null>,
+): ObjectInput {
+  const base = { dataset: cluster, column: c.id, dataType: c.dataType, source: 'load' };
+  const name = c.label || c.id;
+  if (c.objectType === 'F') return { ident: factId(cluster, c.id), type: 'fact', name, def: base };
+  if (c.objectType === 'L') {
+    return {
+      ident: labelId(cluster, c.id),
+      type: 'label',
+      name,
+      def: { ...base, attribute: attrId(cluster, c.labelOf ?? p.primarykey) },
+    };
+  }
+  const def: Record<string, unknown> = { ...base, primaryKey: c.id === p.primarykey };
+  const target =
+    c.reference ?? (c.id !== p.primarykey ? (pkOwners.get(c.id) ?? undefined) : undefined);
+  if (target && target !== cluster) {
+    const tp = all.get(target);
+    // A declared reference to a dataset not loaded yet is kept: pmd/check/model reports it.
+    def.reference = {
+      dataset: target,
+      attribute: tp?.primarykey ? attrId(target, tp.primarykey) : null,
+    };
+  }
+  return { ident: attrId(cluster, c.id), type: 'attribute', name, def };
+}

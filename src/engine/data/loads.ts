@@ -1,0 +1,385 @@
+// Data loads: `transform/execute` with type "cluster" starts one job that loads every named
+// cluster from project storage into DuckDB, all or nothing: one DuckDB transaction for all
+// clusters, so a failed or cancelled load leaves the previous data intact.
+import { createReadStream } from 'node:fs';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { z } from 'zod';
+import { requireLevel, type ProjectActor } from '../access/actor.js';
+import type { ActivityLog } from '../activity/activity.js';
+import type { Db } from '../db/index.js';
+import { invalid } from '../errors.js';
+import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
+import type { Limits } from '../limits/limits.js';
+import type { ModelStore } from '../model/store.js';
+import type { Storage } from '../storage/storage.js';
+import { parseInput } from '../validate.js';
+import { datasetTable, type ProjectDatabases } from './databases.js';
+import type { Datasets } from './datasets.js';
+import {
+  badBooleansSql,
+  duplicateKeysSql,
+  nullKeysSql,
+  rejectsTable,
+  replaceSql,
+  stageSql,
+  stagingTable,
+  upsertSql,
+} from './load-sql.js';
+import type { Prescription } from './prescription.js';
+import type { Prescriptions } from './prescriptions.js';
+
+const CLUSTER = /^[a-z][a-z0-9_]{0,62}$/;
+
+const clusterSchema = z
+  .object({
+    source_type: z.string(),
+    source: z.string().min(1),
+    mode: z.enum(['full', 'incremental']).default('full'),
+    prescription: z.unknown().optional(),
+  })
+  .strict();
+const bodySchema = z.object({
+  type: z.literal('cluster'),
+  clusters: z.record(
+    z
+      .string()
+      .regex(
+        CLUSTER,
+        'cluster names are 1-63 lowercase letters, digits or "_", starting with a letter',
+      ),
+    clusterSchema,
+  ),
+});
+
+export const SOURCE_TYPES = ['webdav'] as const;
+
+interface PlannedCluster {
+  name: string;
+  source: string;
+  mode: 'full' | 'incremental';
+  prescription: Prescription;
+}
+
+export interface LoadResult {
+  clusters: Record<string, { rows: number; mode: string; loaded: number; source: string }>;
+  dataVersion: number;
+}
+
+export class Loads {
+  constructor(
+    private readonly db: Db,
+    private readonly storage: Storage,
+    private readonly dbs: ProjectDatabases,
+    private readonly prescriptions: Prescriptions,
+    private readonly datasets: Datasets,
+    private readonly model: ModelStore,
+    private readonly limits: Limits,
+    private readonly activity: ActivityLog,
+    private readonly jobs: JobRunner,
+  ) {
+    jobs.register('transform', {
+      expand: async (ctx) => {
+        // The files may have changed since the request: check them again before any work.
+        for (const c of planOf(ctx.job)) await this.storage.require(ctx.job.projectId, c.source);
+      },
+      run: (ctx) => this.run(ctx),
+    });
+  }
+
+  /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
+  async start(a: ProjectActor, body: unknown): Promise<Job> {
+    requireLevel(a, 'mdadmin');
+    const input = parseInput(bodySchema, body, 'load request');
+    const names = Object.keys(input.clusters);
+    if (!names.length) throw invalid('name at least one cluster to load', { field: 'clusters' });
+    const planned: PlannedCluster[] = [];
+    for (const name of names) {
+      const c = input.clusters[name]!;
+      if (!(SOURCE_TYPES as readonly string[]).includes(c.source_type)) {
+        throw invalid(`source_type "${c.source_type}" of cluster "${name}" is not supported`, {
+          cluster: name,
+          allowed: [...SOURCE_TYPES],
+        });
+      }
+      const resolved = await this.prescriptions.forLoad(a, name, c.source, c.prescription);
+      if (c.mode === 'incremental') this.checkIncremental(a.projectId, resolved.prescription);
+      planned.push({
+        name,
+        source: resolved.source,
+        mode: c.mode,
+        prescription: resolved.prescription,
+      });
+    }
+    return this.jobs.submit(a, 'transform', {
+      type: 'cluster',
+      clusters: planned as unknown as Record<string, unknown>[],
+    });
+  }
+
+  private checkIncremental(projectId: string, p: Prescription): void {
+    if (!p.primarykey)
+      throw invalid(`incremental load of "${p.clustername}" needs a primary key`, {
+        cluster: p.clustername,
+      });
+    const existing = this.datasets.prescriptionOf(projectId, p.clustername);
+    if (!existing)
+      throw invalid(
+        `incremental load of "${p.clustername}" needs the dataset loaded once in full`,
+        { cluster: p.clustername },
+      );
+    const shape = (x: Prescription) => x.columns.map((c) => `${c.id}:${c.dataType}`).join(',');
+    if (shape(existing) !== shape(p) || existing.primarykey !== p.primarykey) {
+      throw invalid(
+        `incremental load of "${p.clustername}" needs the same columns, types and primary key as the loaded dataset; run a full load to change them`,
+        {
+          cluster: p.clustername,
+          loaded: shape(existing),
+          requested: shape(p),
+        },
+      );
+    }
+  }
+
+  private async run(ctx: JobContext): Promise<LoadResult> {
+    const { projectId, createdBy } = ctx.job;
+    const plan = planOf(ctx.job);
+    const counts: Record<string, number> = {};
+    await this.dbs.write(projectId, async (c) => {
+      const stop = () => c.interrupt();
+      ctx.signal.addEventListener('abort', stop);
+      try {
+        await c.run('SET enable_progress_bar = true');
+        await c.run('SET enable_progress_bar_print = false');
+        await c.run("SET TimeZone = 'UTC'"); // datetimes are stored in UTC (load-sql.ts)
+        await c.run('BEGIN TRANSACTION');
+        try {
+          for (const cl of plan) counts[cl.name] = await this.loadOne(c, ctx, cl);
+          await this.checkRowLimit(c, projectId, plan);
+          ctx.signal.throwIfAborted();
+          await c.run('COMMIT');
+        } catch (err) {
+          await c.run('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      } finally {
+        ctx.signal.removeEventListener('abort', stop);
+      }
+    });
+    return this.recordLoaded(
+      projectId,
+      createdBy,
+      ctx.job.id,
+      plan,
+      counts,
+      await this.rowCounts(projectId, plan),
+    );
+  }
+
+  /** Stages one cluster, checks it, and swaps or upserts it; returns the rows in the file. */
+  private async loadOne(c: DuckDBConnection, ctx: JobContext, cl: PlannedCluster): Promise<number> {
+    const p = cl.prescription;
+    const file = this.storage.abs(ctx.job.projectId, cl.source);
+    const poll = setInterval(() => {
+      const pr = c.progress;
+      // DuckDB's rows_processed counts its own work units (CSV buffers), not rows: only the share is reported.
+      if (pr.percentage >= 0)
+        ctx.progress({ cluster: cl.name, percentage: Math.round(pr.percentage * 10) / 10 });
+    }, 250);
+    try {
+      await c.run(stageSql(p, file));
+    } catch (err) {
+      ctx.signal.throwIfAborted();
+      throw new JobFailure(
+        `cluster "${cl.name}": the file ${cl.source} could not be read: ${firstLine(err)}`,
+      );
+    } finally {
+      clearInterval(poll);
+    }
+    ctx.signal.throwIfAborted();
+    await this.checkRejects(c, cl, file);
+    const bools = badBooleansSql(p, file);
+    if (bools) {
+      const bad = (await c.runAndReadAll(bools)).getRowObjectsJson();
+      if (bad.length) {
+        throw new JobFailure(
+          `cluster "${cl.name}": values that are not booleans: ${bad.map((b) => `${b.column_name}="${b.value}"`).join(', ')}`,
+        );
+      }
+    }
+    const rows = Number(
+      (
+        await c.runAndReadAll(`SELECT count(*) AS n FROM ${stagingTable(cl.name)}`)
+      ).getRowObjectsJson()[0]!.n,
+    );
+    if (p.primarykey) await this.checkKeys(c, cl);
+    ctx.progress({ cluster: cl.name, rowsLoaded: rows, percentage: 100 });
+    for (const sql of cl.mode === 'incremental' ? upsertSql(p) : replaceSql(p)) await c.run(sql);
+    return rows;
+  }
+
+  private async checkRejects(c: DuckDBConnection, cl: PlannedCluster, file: string): Promise<void> {
+    const table = rejectsTable(cl.name);
+    // One reject per bad value: a row with two bad cells is still one row.
+    const total = Number(
+      (
+        await c.runAndReadAll(`SELECT count(DISTINCT line) AS n FROM ${table}`)
+      ).getRowObjectsJson()[0]!.n,
+    );
+    if (!total) return;
+    const first = (
+      await c.runAndReadAll(
+        `SELECT DISTINCT ON (line) line, line_byte_position, column_name, error_message FROM ${table} ORDER BY line, column_idx LIMIT 10`,
+      )
+    ).getRowObjectsJson();
+    // DuckDB numbers records, not lines: a quoted field holding line breaks shifts every later
+    // number. The byte offset of each rejected row is exact, so count the lines before it.
+    const lineNo = await physicalLines(
+      file,
+      first.map((r) => Number(r.line_byte_position)),
+    );
+    const lines = first.map(
+      (r, i) =>
+        `line ${lineNo[i]}${r.column_name ? ` column ${r.column_name}` : ''}: ${String(r.error_message).split('\n')[0]}`,
+    );
+    throw new JobFailure(
+      `cluster "${cl.name}": ${total} row(s) of ${cl.source} do not match the prescription; first ${first.length}: ${lines.join('; ')}`,
+    );
+  }
+
+  private async checkKeys(c: DuckDBConnection, cl: PlannedCluster): Promise<void> {
+    const p = cl.prescription;
+    const nulls = Number((await c.runAndReadAll(nullKeysSql(p))).getRowObjectsJson()[0]!.n);
+    if (nulls)
+      throw new JobFailure(
+        `cluster "${cl.name}": ${nulls} row(s) have no value in primary key "${p.primarykey}"`,
+      );
+    const dups = (await c.runAndReadAll(duplicateKeysSql(p))).getRowObjectsJson();
+    if (dups.length) {
+      throw new JobFailure(
+        `cluster "${cl.name}": primary key "${p.primarykey}" is not unique; repeated values: ${dups.map((d) => `"${d.key}" (${d.n}×)`).join(', ')}`,
+      );
+    }
+  }
+
+  private async checkRowLimit(
+    c: DuckDBConnection,
+    projectId: string,
+    plan: PlannedCluster[],
+  ): Promise<void> {
+    const loading = new Set(plan.map((p) => p.name));
+    let after = 0;
+    for (const d of this.datasets.list(projectId)) if (!loading.has(d.name)) after += d.rows;
+    for (const name of loading)
+      after += Number(
+        (
+          await c.runAndReadAll(`SELECT count(*) AS n FROM ${datasetTable(name)}`)
+        ).getRowObjectsJson()[0]!.n,
+      );
+    const { limit } = this.limits.adherence(projectId).datasetRows;
+    if (after > limit)
+      throw new JobFailure(
+        `plan limit "datasetRows" exceeded: the project would hold ${after} rows, ${limit} allowed; nothing was loaded`,
+      );
+  }
+
+  private async rowCounts(
+    projectId: string,
+    plan: PlannedCluster[],
+  ): Promise<Record<string, number>> {
+    return this.dbs.read(projectId, async (c) => {
+      const out: Record<string, number> = {};
+      for (const p of plan)
+        out[p.name] = Number(
+          (
+            await c.runAndReadAll(`SELECT count(*) AS n FROM ${datasetTable(p.name)}`)
+          ).getRowObjectsJson()[0]!.n,
+        );
+      return out;
+    });
+  }
+
+  private recordLoaded(
+    projectId: string,
+    user: string,
+    jobId: string,
+    plan: PlannedCluster[],
+    loaded: Record<string, number>,
+    totals: Record<string, number>,
+  ): LoadResult {
+    let dataVersion = 0;
+    this.db.$client.transaction(() => {
+      dataVersion = this.model.bumpDataVersion(projectId);
+      for (const cl of plan) {
+        this.datasets.record(
+          projectId,
+          cl.prescription,
+          totals[cl.name]!,
+          cl.source,
+          user,
+          dataVersion,
+        );
+        this.prescriptions.remember(projectId, cl.source, cl.prescription);
+      }
+      this.datasets.syncModel(projectId, user);
+      for (const cl of plan) {
+        this.activity.record(projectId, 'data_load', {
+          user,
+          object: cl.name,
+          message: `loaded ${loaded[cl.name]} rows into dataset "${cl.name}" (${cl.mode}) from ${cl.source}`,
+          detail: {
+            dataset: cl.name,
+            mode: cl.mode,
+            source: cl.source,
+            rowsLoaded: loaded[cl.name],
+            rows: totals[cl.name],
+            jobId,
+            dataVersion,
+          },
+        });
+      }
+    })();
+    const clusters: LoadResult['clusters'] = {};
+    for (const cl of plan)
+      clusters[cl.name] = {
+        rows: totals[cl.name]!,
+        loaded: loaded[cl.name]!,
+        mode: cl.mode,
+        source: cl.source,
+      };
+    return { clusters, dataVersion };
+  }
+}
+
+function planOf(job: Job): PlannedCluster[] {
+  return (job.params as { clusters: PlannedCluster[] }).clusters;
+}
+
+/** 1-based line numbers of the given byte offsets (ascending) in a file. */
+async function physicalLines(file: string, offsets: number[]): Promise<number[]> {
+  const out: number[] = [];
+  let line = 1;
+  let pos = 0;
+  let next = 0;
+  const stream = createReadStream(file, { end: Math.max(0, ...offsets) });
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let from = 0;
+    while (next < offsets.length && offsets[next]! < pos + chunk.length) {
+      const upto = offsets[next]! - pos;
+      for (let i = chunk.indexOf(10, from); i !== -1 && i < upto; i = chunk.indexOf(10, i + 1))
+        line++;
+      from = upto;
+      out.push(line);
+      next++;
+    }
+    for (let i = chunk.indexOf(10, from); i !== -1; i = chunk.indexOf(10, i + 1)) line++;
+    pos += chunk.length;
+  }
+  while (out.length < offsets.length) out.push(line);
+  return out;
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error).message ?? err)
+    .split('\n')[0]!
+    .slice(0, 500);
+}

@@ -1,0 +1,136 @@
+// Model object storage: every change keeps a revision, and bumps the project's model version
+// (so cached query results made under an older model are never served).
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { objectRevisions, objects, projects } from '../db/schema.js';
+import { nowIso } from '../ids.js';
+
+export type ObjectRow = typeof objects.$inferSelect;
+
+export interface ObjectInput {
+  ident: string;
+  type: string;
+  name: string;
+  description?: string;
+  def: Record<string, unknown>;
+  tags?: string[];
+}
+
+export class ModelStore {
+  constructor(private readonly db: Db) {}
+
+  get(projectId: string, ident: string): ObjectRow | undefined {
+    return this.db
+      .select()
+      .from(objects)
+      .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)))
+      .get();
+  }
+
+  listByType(projectId: string, types: string[]): ObjectRow[] {
+    return this.db
+      .select()
+      .from(objects)
+      .where(and(eq(objects.projectId, projectId), inArray(objects.type, types)))
+      .orderBy(objects.ident)
+      .all();
+  }
+
+  /**
+   * Creates or updates objects; unchanged ones are left alone (no new revision). Returns how
+   * many changed. Call inside the caller's transaction.
+   */
+  upsert(projectId: string, inputs: ObjectInput[], user: string): number {
+    const now = nowIso();
+    let changed = 0;
+    for (const o of inputs) {
+      const existing = this.get(projectId, o.ident);
+      const description = o.description ?? existing?.description ?? '';
+      const tags = o.tags ?? existing?.tags ?? [];
+      if (
+        existing &&
+        existing.type === o.type &&
+        existing.name === o.name &&
+        existing.description === description &&
+        sameJson(existing.def, o.def) &&
+        sameJson(existing.tags, tags)
+      ) {
+        continue;
+      }
+      const revision = (existing?.revision ?? 0) + 1;
+      const row = {
+        projectId,
+        ident: o.ident,
+        type: o.type,
+        name: o.name,
+        description,
+        def: o.def,
+        acl: existing?.acl ?? [],
+        tags,
+        revision,
+        createdBy: existing?.createdBy ?? user,
+        created: existing?.created ?? now,
+        updatedBy: user,
+        updated: now,
+      };
+      this.db
+        .insert(objects)
+        .values(row)
+        .onConflictDoUpdate({ target: [objects.projectId, objects.ident], set: row })
+        .run();
+      this.db
+        .insert(objectRevisions)
+        .values({ projectId, ident: o.ident, revision, snapshot: snapshot(row), user, time: now })
+        .run();
+      changed++;
+    }
+    if (changed) this.bumpModelVersion(projectId);
+    return changed;
+  }
+
+  remove(projectId: string, idents: string[]): number {
+    if (!idents.length) return 0;
+    const r = this.db
+      .delete(objects)
+      .where(and(eq(objects.projectId, projectId), inArray(objects.ident, idents)))
+      .run();
+    if (r.changes) this.bumpModelVersion(projectId);
+    return r.changes;
+  }
+
+  bumpModelVersion(projectId: string): void {
+    this.db
+      .update(projects)
+      .set({ modelVersion: sql`${projects.modelVersion} + 1` })
+      .where(eq(projects.id, projectId))
+      .run();
+  }
+
+  bumpDataVersion(projectId: string): number {
+    this.db
+      .update(projects)
+      .set({ dataVersion: sql`${projects.dataVersion} + 1` })
+      .where(eq(projects.id, projectId))
+      .run();
+    return this.versions(projectId).dataVersion;
+  }
+
+  versions(projectId: string): { dataVersion: number; modelVersion: number } {
+    return (
+      this.db
+        .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
+        .from(projects)
+        .where(eq(projects.id, projectId))
+        .get() ?? { dataVersion: 0, modelVersion: 0 }
+    );
+  }
+}
+
+function snapshot(row: ObjectRow): Record<string, unknown> {
+  const { ident, type, name, description, def, acl, tags, revision, updated, updatedBy } = row;
+  return { ident, type, name, description, def, acl, tags, revision, updated, updatedBy };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

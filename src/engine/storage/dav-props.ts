@@ -1,0 +1,117 @@
+// WebDAV dead properties (set with PROPPATCH) in the dav_props table, keyed by storage path.
+// They belong to their item: a storage change listener deletes and moves them with it,
+// whichever door (REST or WebDAV) deleted or moved the item; WebDAV COPY copies them itself
+// because only it knows the Depth of the copy.
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { davProps } from '../db/schema.js';
+import type { Storage } from './storage.js';
+
+/** One dead property. `value` is the property element's own XML, self-contained (it
+ * declares every namespace it uses and keeps xml:lang), so it can be echoed verbatim. */
+export interface DeadProp {
+  ns: string;
+  name: string;
+  value: string;
+}
+
+export type PropOp =
+  | { op: 'set'; ns: string; name: string; value: string }
+  | { op: 'remove'; ns: string; name: string };
+
+/** Rows of `path` itself and everything below it. */
+function tree(path: string): SQL {
+  if (path === '/') return sql`1 = 1`;
+  // length() and substr() count characters in SQLite, not UTF-16 units: measure in SQL.
+  const prefix = `${path}/`;
+  return sql`(${davProps.path} = ${path} or substr(${davProps.path}, 1, length(${prefix})) = ${prefix})`;
+}
+
+export class DavProps {
+  constructor(private readonly db: Db) {}
+
+  list(projectId: string, path: string): DeadProp[] {
+    return this.db
+      .select({ ns: davProps.ns, name: davProps.name, value: davProps.value })
+      .from(davProps)
+      .where(and(eq(davProps.projectId, projectId), eq(davProps.path, path)))
+      .all();
+  }
+
+  /** Applies the operations in document order, all or nothing. */
+  patch(projectId: string, path: string, ops: PropOp[]): void {
+    this.db.$client.transaction(() => {
+      for (const o of ops) {
+        const key = and(
+          eq(davProps.projectId, projectId),
+          eq(davProps.path, path),
+          eq(davProps.ns, o.ns),
+          eq(davProps.name, o.name),
+        );
+        if (o.op === 'remove') {
+          this.db.delete(davProps).where(key).run();
+        } else {
+          this.db
+            .insert(davProps)
+            .values({ projectId, path, ns: o.ns, name: o.name, value: o.value })
+            .onConflictDoUpdate({
+              target: [davProps.projectId, davProps.path, davProps.ns, davProps.name],
+              set: { value: o.value },
+            })
+            .run();
+        }
+      }
+    })();
+  }
+
+  removeTree(projectId: string, path: string): void {
+    this.db
+      .delete(davProps)
+      .where(and(eq(davProps.projectId, projectId), tree(path)))
+      .run();
+  }
+
+  /** Moves the properties of `from` and below to `to`, replacing whatever `to` had. */
+  moveTree(projectId: string, from: string, to: string): void {
+    this.db.$client.transaction(() => {
+      this.removeTree(projectId, to);
+      this.db
+        .update(davProps)
+        .set({ path: sql`${to} || substr(${davProps.path}, length(${from}) + 1)` })
+        .where(and(eq(davProps.projectId, projectId), tree(from)))
+        .run();
+    })();
+  }
+
+  /** Copies the properties of `from` (and, unless `shallow`, of everything below) to `to`. */
+  copyTree(projectId: string, from: string, to: string, opts: { shallow?: boolean } = {}): void {
+    this.db.$client.transaction(() => {
+      this.removeTree(projectId, to);
+      const scope = opts.shallow ? eq(davProps.path, from) : tree(from);
+      this.db.run(sql`insert into ${davProps} (project_id, path, ns, name, value)
+        select project_id, ${to} || substr(path, length(${from}) + 1), ns, name, value
+        from ${davProps} where ${and(eq(davProps.projectId, projectId), scope)}`);
+    })();
+  }
+
+  /** Keeps properties attached to their items when storage deletes or moves them. */
+  follow(storage: Storage): void {
+    storage.onChange((c) => {
+      if (c.kind === 'deleted') this.removeTree(c.projectId, c.path);
+      else if (c.kind === 'moved' && c.from) this.moveTree(c.projectId, c.from, c.path);
+    });
+  }
+}
+
+const attached = new WeakMap<Storage, DavProps>();
+
+/** The one DavProps of an engine's storage, following its changes from the first call on. */
+export function davPropsOf(db: Db, storage: Storage): DavProps {
+  let props = attached.get(storage);
+  if (!props) {
+    props = new DavProps(db);
+    props.follow(storage);
+    attached.set(storage, props);
+  }
+  return props;
+}

@@ -1,0 +1,118 @@
+// Answering with a stored file, the same way from REST downloads and WebDAV GET: type,
+// length, a strong ETag, conditional requests (304), single byte ranges (206/416), HEAD.
+import type { Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import type { Engine } from '../engine/engine.js';
+import type { StorageItem } from '../engine/storage/storage.js';
+import { HttpError } from './errors.js';
+
+/** A strong entity tag from size and modification time: it changes whenever the file does. */
+export function etagOf(item: StorageItem): string {
+  return `"${item.size.toString(16)}-${Date.parse(item.modified).toString(16)}"`;
+}
+
+const TYPES: Record<string, string> = {
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  txt: 'text/plain',
+  json: 'application/json',
+  xml: 'application/xml',
+  html: 'text/html',
+  htm: 'text/html',
+  yaml: 'text/yaml',
+  yml: 'text/yaml',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  zip: 'application/zip',
+  gz: 'application/gzip',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+  parquet: 'application/vnd.apache.parquet',
+};
+
+export function contentTypeOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return (dot > 0 && TYPES[name.slice(dot + 1).toLowerCase()]) || 'application/octet-stream';
+}
+
+/** One byte range of `bytes=a-b`; 'whole' for what is not one range (multiple ranges too). */
+export function rangeOf(
+  header: string,
+  size: number,
+): { start: number; end: number } | 'whole' | null {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return 'whole';
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return null;
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return null;
+  return { start, end };
+}
+
+export async function sendStoredFile(
+  engine: Engine,
+  projectId: string,
+  item: StorageItem,
+  req: Request,
+  res: Response,
+  opts: { attachment?: boolean } = {},
+): Promise<void> {
+  const etag = etagOf(item);
+  const modified = new Date(item.modified);
+  res.setHeader('ETag', etag);
+  res.setHeader('Last-Modified', modified.toUTCString());
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Content-Type', contentTypeOf(item.name));
+  if (opts.attachment)
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename*=UTF-8''${encodeURIComponent(item.name)}`,
+    );
+  const inm = req.headers['if-none-match'];
+  const ims = req.headers['if-modified-since'];
+  const unchanged = inm
+    ? inm.split(',').some((t) => t.trim() === etag || t.trim() === '*')
+    : ims !== undefined && Math.floor(modified.getTime() / 1000) * 1000 <= Date.parse(ims);
+  if (unchanged) {
+    res.status(304).end();
+    return;
+  }
+  let range: { start: number; end: number } | undefined;
+  const rangeHeader = req.headers.range;
+  const ifRange = req.headers['if-range'];
+  // If-Range: a range only applies while the file is still the version the client saw.
+  if (rangeHeader && (!ifRange || ifRange === etag)) {
+    const r = rangeOf(rangeHeader, item.size);
+    if (r === null) {
+      res.setHeader('Content-Range', `bytes */${item.size}`);
+      throw new HttpError(
+        416,
+        `the range "${rangeHeader}" is outside the file (${item.size} bytes)`,
+        { size: item.size },
+      );
+    }
+    if (r !== 'whole') range = r;
+  }
+  if (range) {
+    res.status(206);
+    res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${item.size}`);
+    res.setHeader('Content-Length', range.end - range.start + 1);
+  } else {
+    res.status(200);
+    res.setHeader('Content-Length', item.size);
+  }
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  const { stream } = await engine.storage.readStream(projectId, item.path, range);
+  await pipeline(stream, res);
+}

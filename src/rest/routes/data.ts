@@ -1,0 +1,86 @@
+// Loading data: structure guess, load execution, and the data/model versions.
+import { link, projectPath } from '../links.js';
+import type { RouteDef } from '../router.js';
+import { jobStarted } from './jobs.js';
+import { requireLevel } from '../../engine/access/actor.js';
+import { notFound } from '../../engine/errors.js';
+
+const guessReply = (projectId: string, g: { ident: string; prescription: unknown }) => ({
+  title: 'Structure guess',
+  body: {
+    ident: g.ident,
+    prescription: g.prescription,
+    link: [
+      link('project', projectPath(projectId)),
+      link('load', `${projectPath(projectId)}/kodiak/transform/execute`),
+    ],
+  },
+});
+
+export const dataRoutes: RouteDef[] = [
+  {
+    group: 'Loading data',
+    path: '/projects/:project/data/guessupload/:uploadId',
+    ops: {
+      GET: {
+        access: 'mdadmin',
+        description: 'Guess the structure (prescription) of an uploaded or stored file.',
+        handler: async ({ engine, actor, params }) =>
+          guessReply(actor.projectId, await engine.prescriptions.guess(actor, params.uploadId!)),
+      },
+      PUT: {
+        access: 'mdadmin',
+        description: 'Save an edited prescription for that file (validated against it).',
+        handler: async ({ engine, actor, params, body }) =>
+          guessReply(
+            actor.projectId,
+            await engine.prescriptions.save(actor, params.uploadId!, body),
+          ),
+      },
+    },
+  },
+  {
+    group: 'Loading data',
+    path: '/projects/:project/kodiak/transform/execute',
+    ops: {
+      POST: {
+        access: 'mdadmin',
+        description:
+          'Load files into datasets `{ type: "cluster", clusters: { <name>: { source_type: "webdav", source, mode? } } }` → job link.',
+        handler: async ({ engine, actor, body }) => {
+          const type = (body as { type?: unknown } | undefined)?.type;
+          if (type === 'flow') {
+            requireLevel(actor, 'mdadmin');
+            const id = String((body as { id?: unknown }).id ?? '');
+            // Flows are model objects; none can run until they exist.
+            throw notFound(`flow "${id}" not found in project "${actor.projectId}"`, { id });
+          }
+          return jobStarted(await engine.loads.start(actor, body));
+        },
+      },
+    },
+  },
+  {
+    group: 'Loading data',
+    path: '/projects/:project/kodiak/dataload',
+    ops: {
+      GET: {
+        access: 'member',
+        description: 'Current data and model versions and the loaded datasets.',
+        handler: ({ engine, actor }) => {
+          const versions = engine.model.versions(actor.projectId);
+          const datasets = engine.datasets.list(actor.projectId);
+          return {
+            title: 'Data load status',
+            body: {
+              dataload: { ...versions, datasets },
+              link: [link('loads', `${projectPath(actor.projectId)}/activity/loads?latest=1`)],
+            },
+            tabular: datasets,
+            filename: 'datasets',
+          };
+        },
+      },
+    },
+  },
+];

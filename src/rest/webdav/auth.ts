@@ -1,0 +1,97 @@
+// Who is calling over WebDAV: HTTP Basic with the user id (e-mail) and the project's WebDAV
+// token, or a bearer token like the rest of the API. The project member's rights are then
+// resolved by the engine like for any request, and storage needs MD Admin.
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import type { ProjectActor } from '../../engine/access/actor.js';
+import type { Engine } from '../../engine/engine.js';
+import { verifyPassword } from '../../engine/identity/passwords.js';
+import { requireStorageAccess } from '../../engine/storage/access.js';
+import { identify, challenge, type AuthedRequest } from '../auth.js';
+import { HttpError } from '../errors.js';
+
+// scrypt takes tens of milliseconds by design and clients such as litmus or davfs2 send
+// hundreds of requests, each with the same Basic credentials: a verified credential is
+// remembered briefly. The key covers the token hash, so a changed token is never matched.
+const CACHE_MS = 60_000;
+const CACHE_MAX = 1000;
+const verified = new Map<string, number>();
+
+function cacheKey(project: string, user: string, password: string, tokenHash: string): string {
+  return createHash('sha256')
+    .update([project, user, password, tokenHash].join('\0'))
+    .digest('base64url');
+}
+
+function remember(key: string): void {
+  if (verified.size >= CACHE_MAX) {
+    const now = Date.now();
+    for (const [k, until] of verified) if (until <= now) verified.delete(k);
+    // Still full: drop the oldest entry (Map keeps insertion order).
+    if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value!);
+  }
+  verified.set(key, Date.now() + CACHE_MS);
+}
+
+function basicChallenge(project: string): string {
+  return `Basic realm="Ursa WebDAV ${project.replace(/["\\]/g, '')}", charset="UTF-8"`;
+}
+
+function unauthorized(project: string, message: string): HttpError {
+  return new HttpError(401, message, { project }, {});
+}
+
+/** The WWW-Authenticate values of a WebDAV 401: Basic first (what WebDAV clients use). */
+export function challenges(project: string): string[] {
+  return [basicChallenge(project), challenge()];
+}
+
+async function basicUser(engine: Engine, project: string, header: string): Promise<string> {
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw unauthorized(project, 'the Basic credentials must be "user:token"');
+  const user = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  const tokenHash = engine.projects.webdavTokenHash(project);
+  if (!tokenHash) {
+    throw unauthorized(
+      project,
+      'WebDAV is not enabled for this project (no WebDAV token is set), or the project does not exist',
+    );
+  }
+  const key = cacheKey(project, user, password, tokenHash);
+  const until = verified.get(key);
+  if (until === undefined || until <= Date.now()) {
+    if (!(await verifyPassword(password, tokenHash)))
+      throw unauthorized(project, 'wrong user or WebDAV token');
+    remember(key);
+  }
+  return user;
+}
+
+/** Authenticates the request and resolves the caller's rights; storage needs MD Admin. */
+export async function davActor(
+  engine: Engine,
+  req: Request,
+  project: string,
+): Promise<ProjectActor> {
+  const header = req.headers.authorization;
+  let email: string | null = null;
+  if (header && /^basic /i.test(header)) email = await basicUser(engine, project, header);
+  else if (header && /^bearer /i.test(header))
+    email = (await identify(engine, req as AuthedRequest))?.email ?? null;
+  else if (!header && (req.method === 'GET' || req.method === 'HEAD'))
+    // A signed-in browser may read the HTML listing; changes need Basic or Bearer
+    // credentials, never the cookie alone (cross-site requests carry cookies).
+    email = (await identify(engine, req as AuthedRequest))?.email ?? null;
+  else if (header) throw unauthorized(project, 'use HTTP Basic (user id, WebDAV token) or Bearer');
+  if (!email) {
+    throw unauthorized(
+      project,
+      'authentication required: HTTP Basic with your user id and the project WebDAV token, or a Bearer token',
+    );
+  }
+  const actor = engine.actor({ email }, project);
+  requireStorageAccess(actor);
+  return actor;
+}

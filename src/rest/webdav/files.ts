@@ -1,0 +1,122 @@
+// GET, HEAD, PUT, DELETE and MKCOL: plain resource methods over project storage. PUT streams
+// the request into the storage layer, which writes atomically and enforces the plan limit.
+import { PassThrough } from 'node:stream';
+import { forbidden, notFound } from '../../engine/errors.js';
+import { parentOf } from '../../engine/storage/paths.js';
+import type { StorageItem } from '../../engine/storage/storage.js';
+import { HttpError } from '../errors.js';
+import { href, requireTokens, type Dav } from './context.js';
+import { etagOf, sendStoredFile } from '../file-response.js';
+import { escapeXml, readBody } from './xml.js';
+
+export const FILE_METHODS =
+  'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK';
+export const FOLDER_METHODS =
+  'OPTIONS, GET, HEAD, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK';
+export const UNMAPPED_METHODS = 'OPTIONS, PUT, MKCOL, LOCK, UNLOCK';
+
+export function notAllowed(method: string, item: StorageItem | null): HttpError {
+  const allow = !item ? UNMAPPED_METHODS : item.type === 'folder' ? FOLDER_METHODS : FILE_METHODS;
+  const what = !item ? 'an unmapped URL' : item.type === 'folder' ? 'a collection' : 'a file';
+  return new HttpError(
+    405,
+    `${method} is not allowed on ${what}; allowed: ${allow}`,
+    { allowed: allow.split(', ') },
+    { Allow: allow },
+  );
+}
+
+async function requireItem(dav: Dav): Promise<StorageItem> {
+  const item = await dav.engine.storage.stat(dav.project, dav.path);
+  if (!item) throw notFound(`no file or folder at "${dav.path}"`, { path: dav.path });
+  return item;
+}
+
+function listing(dav: Dav, item: StorageItem, members: StorageItem[]): string {
+  const rows = members
+    .map((m) => {
+      const link = escapeXml(href(dav, m.path, m.type === 'folder'));
+      const label = escapeXml(m.name + (m.type === 'folder' ? '/' : ''));
+      const size = m.type === 'folder' ? '' : String(m.size);
+      return `<tr><td><a href="${link}">${label}</a></td><td>${size}</td><td>${escapeXml(m.modified)}</td></tr>`;
+    })
+    .join('\n');
+  const up =
+    item.path === '/'
+      ? ''
+      : `<p><a href="${escapeXml(href(dav, parentOf(item.path), true))}">Parent folder</a></p>`;
+  const title = escapeXml(`${dav.project}: ${item.path}`);
+  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${up}<table><thead><tr><th>Name</th><th>Size</th><th>Modified</th></tr></thead><tbody>\n${rows}\n</tbody></table></body></html>`;
+}
+
+export async function get(dav: Dav): Promise<void> {
+  const { req, res } = dav;
+  const item = await requireItem(dav);
+  if (item.type === 'folder') {
+    const { children } = await dav.engine.storage.list(dav.project, item.path);
+    const html = listing(dav, item, children);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('Content-Length', Buffer.byteLength(html));
+    res.status(200).end(req.method === 'HEAD' ? undefined : html);
+    return;
+  }
+  await sendStoredFile(dav.engine, dav.project, item, req, res);
+}
+
+export async function put(dav: Dav): Promise<void> {
+  const { req, res, engine, project, path } = dav;
+  const existing = await engine.storage.stat(project, path);
+  if (existing?.type === 'folder') throw notAllowed('PUT', existing); // the root is one too
+  const parent = await engine.storage.stat(project, parentOf(path));
+  if (parent?.type !== 'folder')
+    throw new HttpError(409, `the parent collection "${parentOf(path)}" does not exist`, { path });
+  if (req.headers['content-range'])
+    throw new HttpError(400, 'partial PUT (Content-Range) is not supported; send the whole file');
+  requireTokens(dav, [{ path, membership: !existing }]);
+  const length = req.headers['content-length'];
+  // The request goes through a PassThrough so a refused write (plan limit) ends only our side:
+  // the client still gets its 402 instead of a reset connection.
+  const body = new PassThrough();
+  req.on('close', () => {
+    if (!req.complete) body.destroy(new Error('the client aborted the upload'));
+  });
+  req.pipe(body);
+  try {
+    const { created, item } = await engine.storage.writeFile(project, path, body, {
+      expectedSize: length === undefined ? undefined : Number(length),
+      user: dav.actor.email,
+    });
+    res.setHeader('ETag', etagOf(item));
+    res.status(created ? 201 : 204).end();
+  } finally {
+    req.unpipe(body);
+  }
+}
+
+export async function del(dav: Dav): Promise<void> {
+  const depth = dav.req.headers.depth as string | undefined;
+  if (depth !== undefined && depth.trim().toLowerCase() !== 'infinity')
+    throw new HttpError(400, 'DELETE of a collection is always Depth: infinity');
+  if (dav.path === '/') throw forbidden('the WebDAV root folder cannot be deleted');
+  await requireItem(dav);
+  requireTokens(dav, [{ path: dav.path, tree: true, membership: true }]);
+  await dav.engine.storage.remove(dav.project, dav.path, { user: dav.actor.email });
+  dav.locks.removeTree(dav.path); // dead properties follow through the storage change hook
+  dav.res.status(204).end();
+}
+
+export async function mkcol(dav: Dav): Promise<void> {
+  const { engine, project, path } = dav;
+  // RFC 4918 §9.3: a body we do not understand is a 415, whatever it holds.
+  const declared = Number(dav.req.headers['content-length'] ?? 0);
+  if (declared > 0 || (await readBody(dav.req, 64 * 1024)))
+    throw new HttpError(415, 'MKCOL with a request body is not supported');
+  const existing = await engine.storage.stat(project, path);
+  if (existing) throw notAllowed('MKCOL', existing);
+  const parent = await engine.storage.stat(project, parentOf(path));
+  if (parent?.type !== 'folder')
+    throw new HttpError(409, `the parent collection "${parentOf(path)}" does not exist`, { path });
+  requireTokens(dav, [{ path, membership: true }]);
+  await engine.storage.mkdir(project, path, { user: dav.actor.email });
+  dav.res.status(201).end();
+}
