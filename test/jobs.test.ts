@@ -373,6 +373,23 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
       expect(after).toBe(false);
     });
 
+    it('a handler that finishes its work after the cancel signal ends OK (its work is done)', async () => {
+      const gate = scripts.gate();
+      const job = submit({
+        // Like a load committing as the cancel comes: the signal is not checked any more.
+        run: async () => {
+          await gate.promise;
+          return { committed: true };
+        },
+      });
+      await poll(job.id, hasStatus('RUNNING'));
+      expect((await api('POST', `${jobPath(s.demo, job.id)}/cancel`)).status).toBe(202);
+      gate.resolve();
+      const done = await poll(job.id, isFinal);
+      expect(done.status).toBe('OK');
+      expect((await get(job.id)).result).toEqual({ committed: true });
+    });
+
     it('cancels an EXPANDING job without running it', async () => {
       let ran = false;
       const job = submit({

@@ -5,7 +5,8 @@ import type { Column, DataType, Prescription } from './prescription.js';
 
 const DUCK_TYPES: Record<DataType, string> = {
   string: 'VARCHAR',
-  integer: 'BIGINT',
+  // Read as DOUBLE and checked below: a BIGINT read would round "4.5" to 5 without a word.
+  integer: 'DOUBLE',
   number: 'DOUBLE',
   date: 'DATE',
   // Read with its zone (a value without one is UTC: loads run with TimeZone UTC), stored as
@@ -16,7 +17,13 @@ const DUCK_TYPES: Record<DataType, string> = {
 };
 
 export const duckType = (t: DataType): string =>
-  t === 'boolean' ? 'BOOLEAN' : t === 'datetime' ? 'TIMESTAMP' : DUCK_TYPES[t];
+  t === 'boolean'
+    ? 'BOOLEAN'
+    : t === 'datetime'
+      ? 'TIMESTAMP'
+      : t === 'integer'
+        ? 'BIGINT'
+        : DUCK_TYPES[t];
 
 /** A SQL string literal (for read_csv options, which cannot be bound parameters). */
 export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -91,8 +98,22 @@ function selectExpr(p: Prescription, c: Column): string {
     return `CAST(${parsed} AS ${duckType(c.dataType)}) AS ${col}`;
   }
   if (c.dataType === 'datetime') return `CAST(${col} AS TIMESTAMP) AS ${col}`;
+  if (c.dataType === 'integer') return integerExpr(c);
   if (c.dataType !== 'boolean') return col;
   return `CASE WHEN lower(trim(${col})) IN ${TRUE} THEN true WHEN lower(trim(${col})) IN ${FALSE} THEN false END AS ${col}`;
+}
+
+/** Largest integer a DOUBLE holds exactly: beyond it "whole" cannot be checked. */
+const MAX_EXACT = 9007199254740991;
+
+/**
+ * An integer column's value, or a failed load naming the value: a fraction is a type
+ * violation, not something to round. error() aborts the statement in the same single pass.
+ */
+function integerExpr(c: Column): string {
+  const col = ident(c.id);
+  const why = `' is not a whole number within ±${MAX_EXACT} (column "${c.id}" is integer; use number or string)'`;
+  return `CASE WHEN ${col} IS NULL THEN NULL WHEN ${col} <> trunc(${col}) OR abs(${col}) > ${MAX_EXACT} THEN error(concat('value ', ${col}::VARCHAR, ${why})) ELSE CAST(${col} AS BIGINT) END AS ${col}`;
 }
 
 /** Creates the staging table from the file, with every column in its final type. */

@@ -189,9 +189,7 @@ export class Loads {
       await c.run(stageSql(p, file));
     } catch (err) {
       ctx.signal.throwIfAborted();
-      throw new JobFailure(
-        `cluster "${cl.name}": the file ${cl.source} could not be read: ${firstLine(err)}`,
-      );
+      throw new JobFailure(`cluster "${cl.name}": loading ${cl.source} failed: ${firstLine(err)}`);
     } finally {
       clearInterval(poll);
     }

@@ -172,7 +172,7 @@ export class JobRunner {
 
   /**
    * Cancels a job. A job not started yet ends CANCELLED at once; a running one is signalled
-   * and ends CANCELLED when its handler stops (it may still finish OK if it was committing).
+   * and ends CANCELLED when its handler stops (OK if it had already finished its work).
    */
   cancel(a: ProjectActor, id: string): Job {
     const job = this.get(a, id);
@@ -276,8 +276,9 @@ export class JobRunner {
       ctrl.signal.throwIfAborted();
       this.setStatus(id, 'RUNNING');
       const result = await handler.run(ctx);
-      if (ctrl.signal.aborted) this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
-      else this.finish(id, 'OK', null, result ?? null);
+      // A handler that finished did its work (a load may have committed as the cancel came):
+      // the job is OK. Handlers honour a cancel by throwing.
+      this.finish(id, 'OK', null, result ?? null);
     } catch (err) {
       if (ctrl.signal.aborted) this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
       else if (err instanceof JobFailure || (err as { kind?: string } | null)?.kind)

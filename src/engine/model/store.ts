@@ -57,7 +57,8 @@ export class ModelStore {
       ) {
         continue;
       }
-      const revision = (existing?.revision ?? 0) + 1;
+      // A removed object keeps its history; a re-created one continues its revision numbers.
+      const revision = Math.max(existing?.revision ?? 0, this.lastRevision(projectId, o.ident)) + 1;
       const row = {
         projectId,
         ident: o.ident,
@@ -86,6 +87,16 @@ export class ModelStore {
     }
     if (changed) this.bumpModelVersion(projectId);
     return changed;
+  }
+
+  private lastRevision(projectId: string, ident: string): number {
+    return (
+      this.db
+        .select({ n: sql<number>`coalesce(max(${objectRevisions.revision}), 0)` })
+        .from(objectRevisions)
+        .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
+        .get()?.n ?? 0
+    );
   }
 
   remove(projectId: string, idents: string[]): number {
