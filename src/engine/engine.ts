@@ -24,11 +24,14 @@ import { loadPlans, type Plans } from './limits/plans.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
+import { Aql } from './aql/service.js';
 import { ProjectDatabases } from './data/databases.js';
 import { Datasets } from './data/datasets.js';
 import { Loads } from './data/loads.js';
 import { Packages } from './data/packages/packages.js';
 import { Prescriptions } from './data/prescriptions.js';
+import { ModelObjects } from './model/objects.js';
+import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
 import { Storage } from './storage/storage.js';
 import { Uploads } from './storage/uploads.js';
@@ -50,9 +53,12 @@ export class Engine {
   readonly storage: Storage;
   readonly dbs: ProjectDatabases;
   readonly model: ModelStore;
+  /** The semantic model API (pmd/obj…): levels, ACLs and visibility enforced. */
+  readonly objects: ModelObjects;
   readonly datasets: Datasets;
   readonly prescriptions: Prescriptions;
   readonly loads: Loads;
+  readonly aql: Aql;
   readonly packages: Packages;
   readonly uploads: Uploads;
 
@@ -91,6 +97,13 @@ export class Engine {
     this.projects.onDelete((p) => this.dbs.close(p));
     this.model = new ModelStore(this.db);
     this.datasets = new Datasets(this.db, this.model);
+    this.objects = new ModelObjects(
+      this.db,
+      this.model,
+      this.datasets,
+      this.activity,
+      SecretBox.open(config.dataDir),
+    );
     this.prescriptions = new Prescriptions(this.db, this.storage, this.datasets);
     this.loads = new Loads(
       this.db,
@@ -103,6 +116,13 @@ export class Engine {
       this.activity,
       this.jobs,
     );
+    this.aql = new Aql(this.model, this.datasets, this.dbs, this.jobs, (p) => this.projects.dir(p));
+    // A row-level filter is an AQL condition on the project's model.
+    this.members.setFilterValidator((filter, projectId) =>
+      this.aql.validateCondition(projectId, filter),
+    );
+    // Saved metrics, filters and reports must compile when written; pmd/check/obj re-checks them.
+    this.objects.setCompileCheck((actor, aql, kind) => this.aql.checkCompiles(actor, aql, kind));
     this.packages = new Packages(
       this.db,
       this.storage,

@@ -5,8 +5,10 @@ import { negotiate } from './negotiate.js';
 import { renderApiIndex } from './render/html.js';
 import type { RouteDef } from './router.js';
 import { specPath } from './router.js';
+import { aqlRoutes } from './routes/aql.js';
 import { dataRoutes } from './routes/data.js';
 import { jobRoutes } from './routes/jobs.js';
+import { modelRoutes } from './routes/model.js';
 import { packageRoutes } from './routes/packages.js';
 import { projectRoutes } from './routes/projects.js';
 import { storageRoutes } from './routes/storage.js';
@@ -53,7 +55,9 @@ export function apiRoutes(): RouteDef[] {
     ...storageRoutes,
     ...uploadRoutes,
     ...dataRoutes,
+    ...aqlRoutes,
     ...packageRoutes,
+    ...modelRoutes,
   ];
   const index: RouteDef = {
     group: 'API',

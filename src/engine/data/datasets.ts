@@ -68,6 +68,16 @@ export class Datasets {
       });
   }
 
+  /** Every dataset record of a project (with its prescription). */
+  rows(projectId: string) {
+    return this.db
+      .select()
+      .from(datasets)
+      .where(eq(datasets.projectId, projectId))
+      .orderBy(datasets.name)
+      .all();
+  }
+
   totalRows(projectId: string): number {
     return (
       this.db

@@ -1,6 +1,6 @@
 // Model object storage: every change keeps a revision, and bumps the project's model version
 // (so cached query results made under an older model are never served).
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { objectRevisions, objects, projects } from '../db/schema.js';
 import { nowIso } from '../ids.js';
@@ -14,7 +14,11 @@ export interface ObjectInput {
   description?: string;
   def: Record<string, unknown>;
   tags?: string[];
+  /** Left out: the existing object's ACL stays (loads never touch access). */
+  acl?: Array<{ userrole: string; acl: string }>;
 }
+
+export type RevisionRow = typeof objectRevisions.$inferSelect;
 
 export class ModelStore {
   constructor(private readonly db: Db) {}
@@ -25,6 +29,48 @@ export class ModelStore {
       .from(objects)
       .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)))
       .get();
+  }
+
+  listAll(projectId: string): ObjectRow[] {
+    return this.db
+      .select()
+      .from(objects)
+      .where(eq(objects.projectId, projectId))
+      .orderBy(objects.ident)
+      .all();
+  }
+
+  /** Revisions of an object, newest first. */
+  revisions(projectId: string, ident: string): RevisionRow[] {
+    return this.db
+      .select()
+      .from(objectRevisions)
+      .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
+      .orderBy(desc(objectRevisions.revision))
+      .all();
+  }
+
+  revisionAt(projectId: string, ident: string, revision: number): RevisionRow | undefined {
+    return this.db
+      .select()
+      .from(objectRevisions)
+      .where(
+        and(
+          eq(objectRevisions.projectId, projectId),
+          eq(objectRevisions.ident, ident),
+          eq(objectRevisions.revision, revision),
+        ),
+      )
+      .get();
+  }
+
+  all(projectId: string): ObjectRow[] {
+    return this.db
+      .select()
+      .from(objects)
+      .where(eq(objects.projectId, projectId))
+      .orderBy(objects.ident)
+      .all();
   }
 
   listByType(projectId: string, types: string[]): ObjectRow[] {
@@ -47,13 +93,15 @@ export class ModelStore {
       const existing = this.get(projectId, o.ident);
       const description = o.description ?? existing?.description ?? '';
       const tags = o.tags ?? existing?.tags ?? [];
+      const acl = o.acl ?? existing?.acl ?? [];
       if (
         existing &&
         existing.type === o.type &&
         existing.name === o.name &&
         existing.description === description &&
         sameJson(existing.def, o.def) &&
-        sameJson(existing.tags, tags)
+        sameJson(existing.tags, tags) &&
+        sameJson(existing.acl, acl)
       ) {
         continue;
       }
@@ -66,7 +114,7 @@ export class ModelStore {
         name: o.name,
         description,
         def: o.def,
-        acl: existing?.acl ?? [],
+        acl,
         tags,
         revision,
         createdBy: existing?.createdBy ?? user,

@@ -272,7 +272,7 @@ export class Members {
         );
       }
     }
-    if (input.filter !== undefined && input.filter !== null) this.validateFilter(input.filter);
+    if (input.filter !== undefined && input.filter !== null) this.validateFilter(input.filter, a.projectId);
     return next;
   }
 

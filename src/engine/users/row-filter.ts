@@ -3,7 +3,7 @@
 // unterminated strings, no object reference), so nothing obviously broken is stored.
 import { invalid } from '../errors.js';
 
-export type RowFilterValidator = (filter: string) => void;
+export type RowFilterValidator = (filter: string, projectId: string) => void;
 
 export function structuralFilterCheck(filter: string): void {
   const fail = (why: string, column?: number) =>

@@ -1,0 +1,508 @@
+// The planner: query grain from the SELECT dimensions; one aggregation leaf per metric on its
+// own anchor dataset, joined only many-to-one (so no row is ever counted twice); leaves put
+// together on the dimension values (full outer join); HAVING, ORDER BY and LIMIT last.
+import { datasetTable, ident } from '../data/databases.js';
+import type { Pos, Query } from './ast.js';
+import { columnsIn, hasAgg, leavesIn, type Column, type Leaf, type V } from './ir.js';
+import { describePath, type Edge, type ModelSnapshot } from './model.js';
+import { parse } from './parser.js';
+import { fail, resolveExpr, rootCtx, type ResolveEnv } from './resolve.js';
+import { colSql, kindOf, Params, render } from './sqlgen.js';
+
+interface Dim {
+  /** What groups (an attribute, or the attribute of a label, or a date part of it). */
+  key: V;
+  /** What is shown (the label for a label). */
+  display: V;
+  /** The attribute's column: BY ALL [x] removes the dimensions built on it. */
+  attr: Column;
+  item: number;
+  /** The SELECT item's text, the title of a date-part column. */
+  text: string;
+}
+
+interface Output {
+  title: string;
+  kind: 'dimension' | 'measure';
+  /** SQL in the assembly query. */
+  sql: string;
+  dataType: string;
+}
+
+export interface LeafPlan {
+  leaf: string;
+  anchor: string;
+  grain: string[];
+  joins: string[];
+  filters: number;
+}
+
+export interface Compiled {
+  sql: string;
+  params: (string | number | boolean | null)[];
+  columns: { title: string; kind: 'dimension' | 'measure'; dataType: string }[];
+  /** For explain: the objects used and the plan of every leaf. */
+  objects: { ident: string; type: string; title: string }[];
+  leaves: LeafPlan[];
+  frame: string;
+}
+
+const title = (c: Column) => c.obj.name;
+
+export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null): Compiled {
+  const ctx = rootCtx(env);
+  const snap = env.snap;
+  const used = new Map<string, { ident: string; type: string; title: string }>();
+  const note = (v: V) =>
+    columnsIn(v).forEach((c) =>
+      used.set(c.obj.ident, { ident: c.obj.ident, type: c.obj.type, title: c.obj.name }),
+    );
+
+  // 1. SELECT items: dimensions and measures.
+  const dims: Dim[] = [];
+  const measures: { v: V; item: number }[] = [];
+  const items = q.items.map((it, i) => {
+    const v = resolveExpr(it.expr, ctx);
+    if (hasAgg(v)) {
+      checkMeasure(v, it.pos);
+      measures.push({ v, item: i });
+      return { v, kind: 'measure' as const };
+    }
+    dims.push(toDim(v, it.pos, i));
+    return { v, kind: 'dimension' as const };
+  });
+
+  // 2. Conditions.
+  const where = q.where ? resolveExpr(q.where, ctx) : null;
+  if (where && hasAgg(where))
+    throw fail(
+      'WHERE cannot hold an aggregation; use HAVING for conditions on measures',
+      q.where!.pos,
+    );
+  const having = q.having ? resolveExpr(q.having, ctx) : null;
+  if (having) checkAssembled(having, dims, q.having!.pos, 'HAVING');
+  const security = rowFilter
+    ? resolveExpr(parse(rowFilter, 'condition'), rootCtx(env, true))
+    : null;
+
+  // 3. ORDER BY targets (an expression may add hidden leaves).
+  type OrderRef = { col: number } | { v: V };
+  const order = q.orderBy.map((o): { ref: OrderRef; desc: boolean } => {
+    if (o.target.k === 'position') {
+      if (o.target.n < 1 || o.target.n > q.items.length)
+        throw fail(`ORDER BY ${o.target.n}: there are ${q.items.length} columns`, o.target.pos);
+      return { ref: { col: o.target.n - 1 }, desc: o.desc };
+    }
+    if (o.target.k === 'alias') {
+      const target = o.target;
+      const i = q.items.findIndex(
+        (it) => it.alias === target.name || (!it.alias && it.pos.text === target.name),
+      );
+      if (i < 0)
+        throw fail(
+          `ORDER BY "${target.name}": no column has that alias; aliases: ${
+            q.items
+              .filter((x) => x.alias)
+              .map((x) => `"${x.alias}"`)
+              .join(', ') || 'none'
+          }`,
+          target.pos,
+        );
+      return { ref: { col: i }, desc: o.desc };
+    }
+    const v = resolveExpr(o.target.e, ctx);
+    checkAssembled(v, dims, o.target.e.pos, 'ORDER BY');
+    return { ref: { v }, desc: o.desc };
+  });
+
+  [...items.map((x) => x.v), ...(where ? [where] : []), ...(having ? [having] : [])].forEach(note);
+
+  // 4. Leaves: deduplicated, each planned on its anchor.
+  const allLeaves = [
+    ...measures.flatMap((m) => leavesIn(m.v)),
+    ...(having ? leavesIn(having) : []),
+    ...order.flatMap((o) => ('v' in o.ref ? leavesIn(o.ref.v) : [])),
+  ];
+  const leafIndex = new Map<number, number>();
+  const unique: Leaf[] = [];
+  const byKey = new Map<string, number>();
+  for (const l of allLeaves) {
+    l.where.forEach(note);
+    note(l.arg);
+    const key = leafKey(l);
+    let idx = byKey.get(key);
+    if (idx === undefined) {
+      idx = unique.length;
+      unique.push(l);
+      byKey.set(key, idx);
+    }
+    leafIndex.set(l.id, idx);
+  }
+
+  const params = new Params();
+  const ctes: string[] = [];
+  const plans: LeafPlan[] = [];
+  const grainOf = unique.map((l) => grainFor(l, dims));
+  unique.forEach((l, i) => {
+    const { sql, plan } = leafSql(l, grainOf[i]!, dims, where, security, snap, params);
+    ctes.push(`l${i} AS (${sql})`);
+    plans.push(plan);
+  });
+
+  // 5. The frame: every combination of dimension values the result shows.
+  let frameSql: string;
+  let frameDesc: string;
+  const full = unique.map((_, i) => i).filter((i) => grainOf[i]!.length === dims.length);
+  if (!dims.length) {
+    frameSql = 'SELECT 1 AS one';
+    frameDesc = 'one row (no dimensions)';
+  } else if (full.length) {
+    const cols = dims.map((_, d) => `k${d}, x${d}`).join(', ');
+    frameSql = full.map((i) => `SELECT ${cols} FROM l${i}`).join(' UNION ');
+    frameDesc = `the dimension values of ${full.map((i) => unique[i]!.text).join(', ')}`;
+  } else {
+    const f = dimsOnlyFrame(dims, where, security, snap, params);
+    frameSql = f.sql;
+    frameDesc = f.desc;
+  }
+  ctes.push(`f AS (${frameSql})`);
+
+  // 6. Assembly.
+  const joins = unique
+    .map((_, i) => {
+      const on = grainOf[i]!.map((d) => `l${i}.k${d} IS NOT DISTINCT FROM f.k${d}`);
+      return `LEFT JOIN l${i} ON ${on.length ? on.join(' AND ') : 'true'}`;
+    })
+    .join(' ');
+  const assemble = (v: V, pos: Pos) =>
+    render(v, {
+      params,
+      pos,
+      agg: (a) => `l${leafIndex.get(a.leaf.id)}.v`,
+      col: (c) => {
+        const d = dims.findIndex((x) => sameCol(x.display, c) || sameCol(x.key, c));
+        if (d < 0) throw fail(`[${c.obj.name}] is not a dimension of this query`, pos);
+        return `f.x${d}`;
+      },
+    });
+  const outputs: Output[] = q.items.map((it, i) => {
+    const entry = items[i]!;
+    if (entry.kind === 'dimension') {
+      const d = dims.findIndex((x) => x.item === i);
+      return {
+        title: it.alias ?? dimTitle(dims[d]!),
+        kind: 'dimension',
+        sql: `f.x${d}`,
+        dataType: dataTypeOf(dims[d]!.display),
+      };
+    }
+    const single =
+      it.expr.k === 'ref'
+        ? (env.snap.byIdent.get(it.expr.name) ??
+          env.snap.byTitle.get(it.expr.name.toLowerCase())?.[0])
+        : undefined;
+    return {
+      title: it.alias ?? single?.name ?? it.pos.text,
+      kind: 'measure',
+      sql: assemble(entry.v, it.pos),
+      dataType: 'number',
+    };
+  });
+  const select = outputs.map((o, i) => `${o.sql} AS c${i}`).join(', ');
+  const whereSql = having ? ` WHERE ${assemble(having, q.having!.pos)}` : '';
+  const orderParts = order.map(
+    (o) =>
+      `${'col' in o.ref ? `c${o.ref.col}` : assemble(o.ref.v, q.items[0]!.pos)} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`,
+  );
+  // Dimensions break ties, so results are stable.
+  for (let d = 0; d < dims.length; d++) orderParts.push(`f.x${d} ASC NULLS LAST`);
+  const orderSql = orderParts.length ? ` ORDER BY ${orderParts.join(', ')}` : '';
+  const limitSql =
+    (q.limit !== null ? ` LIMIT ${Math.floor(q.limit)}` : '') +
+    (q.offset !== null ? ` OFFSET ${Math.floor(q.offset)}` : '');
+  const sql = `WITH ${ctes.join(', ')} SELECT ${select} FROM f ${joins}${whereSql}${orderSql}${limitSql}`;
+  return {
+    sql,
+    params: params.values,
+    columns: outputs.map((o) => ({ title: o.title, kind: o.kind, dataType: o.dataType })),
+    objects: [...used.values()],
+    leaves: plans,
+    frame: frameDesc,
+  };
+}
+
+function toDim(v: V, pos: Pos, item: number): Dim {
+  if (v.t === 'col') {
+    if (v.col.kind === 'fact')
+      throw fail(`[${title(v.col)}] is a fact: aggregate it, e.g. SUM([${title(v.col)}])`, pos, {
+        suggestions: [`SUM([${title(v.col)}])`],
+      });
+    const key: Column =
+      v.col.kind === 'label' ? { ...v.col, column: v.col.keyColumn, kind: 'attribute' } : v.col;
+    return { key: { t: 'col', col: key }, display: v, attr: key, item, text: pos.text };
+  }
+  if (v.t === 'part' && v.e.t === 'col')
+    return { key: v, display: v, attr: v.e.col, item, text: pos.text };
+  throw fail(
+    `"${pos.text}" is neither a dimension (an attribute, a label or a date part of a date attribute) nor a measure (an aggregation or a metric)`,
+    pos,
+  );
+}
+
+/** A measure may not use a column outside an aggregation. */
+function checkMeasure(v: V, pos: Pos): void {
+  for (const c of columnsIn(v)) {
+    if (c.kind === 'fact')
+      throw fail(
+        `[${title(c)}] is a fact outside an aggregation: write SUM([${title(c)}]) (or AVG, MIN, MAX, MEDIAN)`,
+        pos,
+        { suggestions: [`SUM([${title(c)}])`] },
+      );
+    throw fail(
+      `[${title(c)}] is an attribute inside a calculation: put it in SELECT as a dimension, or count it with COUNT([${title(c)}])`,
+      pos,
+    );
+  }
+}
+
+/** HAVING and ORDER BY see the assembled rows: measures and the query's dimensions only. */
+function checkAssembled(v: V, dims: Dim[], pos: Pos, clause: string): void {
+  for (const c of columnsIn(v)) {
+    if (!dims.some((d) => sameCol(d.display, c) || sameCol(d.key, c))) {
+      throw fail(
+        `${clause} uses [${title(c)}], which is not a dimension of this query; filter rows with WHERE, or add it to SELECT`,
+        pos,
+      );
+    }
+  }
+}
+
+function sameCol(v: V, c: Column): boolean {
+  return v.t === 'col' && v.col.dataset === c.dataset && v.col.column === c.column;
+}
+
+function dimTitle(d: Dim): string {
+  return d.display.t === 'col' ? d.display.col.obj.name : d.text;
+}
+
+function dataTypeOf(v: V): string {
+  return v.t === 'col' ? v.col.dataType : 'integer';
+}
+
+/** Indexes of the query dimensions a leaf groups by (BY ALL removes some or all). */
+function grainFor(l: Leaf, dims: Dim[]): number[] {
+  if (l.byAll === null) return dims.map((_, i) => i);
+  if (l.byAll.length === 0) return [];
+  return dims
+    .map((_, i) => i)
+    .filter(
+      (i) =>
+        !l.byAll!.some(
+          (c) => c.dataset === dims[i]!.attr.dataset && c.column === dims[i]!.attr.column,
+        ),
+    );
+}
+
+function leafKey(l: Leaf): string {
+  return JSON.stringify([
+    l.fn,
+    l.countIn,
+    strip(l.arg),
+    l.where.map(strip),
+    l.byAll?.map((c) => `${c.dataset}.${c.column}`) ?? null,
+  ]);
+}
+
+function strip(v: V): unknown {
+  return JSON.parse(
+    JSON.stringify(v, (k, x) => (k === 'obj' ? undefined : k === 'leaf' ? leafKey(x as Leaf) : x)),
+  );
+}
+
+/** The dataset an aggregation counts rows of. */
+function anchorOf(l: Leaf, snap: ModelSnapshot, pos: Pos): string {
+  if (l.countIn) return l.countIn;
+  const cols = columnsIn(l.arg);
+  if (l.fn === 'COUNT' && l.arg.t === 'col') return l.arg.col.dataset;
+  const facts = cols.filter((c) => c.kind === 'fact');
+  const pool = [...new Set((facts.length ? facts : cols).map((c) => c.dataset))];
+  if (!pool.length)
+    throw fail(`${l.text} aggregates no fact or attribute; write e.g. SUM([Amount])`, pos);
+  // The anchor reaches every other dataset of the aggregation many-to-one.
+  const anchor = pool.find((d) => pool.every((o) => o === d || snap.reaches(d, o)));
+  if (!anchor)
+    throw fail(
+      `${l.text} combines columns of datasets ${pool.join(' and ')}, which are not linked many-to-one`,
+      pos,
+      { datasets: pool },
+    );
+  return anchor;
+}
+
+interface JoinTree {
+  from: string;
+  aliasOf: Map<string, string>;
+  joins: string[];
+  described: string[];
+}
+
+/** Joins from the anchor to every dataset needed, each by its one reference path. */
+function joinTree(
+  anchor: string,
+  needed: { dataset: string; why: string }[],
+  snap: ModelSnapshot,
+  pos: Pos,
+  subject: string,
+): JoinTree {
+  const aliasOf = new Map<string, string>([[anchor, 't0']]);
+  const joins: string[] = [];
+  const described: string[] = [];
+  for (const n of needed) {
+    if (aliasOf.has(n.dataset)) continue;
+    const paths = snap.paths(anchor, n.dataset);
+    if (!paths.length) {
+      throw fail(
+        `${subject} cannot be ${n.why}: no reference path from dataset ${anchor} to dataset ${n.dataset}`,
+        pos,
+        { from: anchor, to: n.dataset },
+      );
+    }
+    if (paths.length > 1) {
+      throw fail(
+        `${subject} reaches dataset ${n.dataset} by ${paths.length} paths, so ${n.why.replace(/^broken down by |^filtered by /, '')} is ambiguous: ${paths.map(describePath).join('; ')}`,
+        pos,
+        {
+          paths: paths.map(describePath),
+        },
+      );
+    }
+    let parent = 't0';
+    for (const e of paths[0]! as Edge[]) {
+      let alias = aliasOf.get(e.to);
+      if (!alias) {
+        alias = `t${aliasOf.size}`;
+        aliasOf.set(e.to, alias);
+        const pk = snap.datasets.get(e.to)!.primaryKey!;
+        joins.push(
+          `LEFT JOIN ${datasetTable(e.to)} ${alias} ON ${alias}.${ident(pk)} = ${parent}.${ident(e.column)}`,
+        );
+        described.push(`${e.from}.${e.column} → ${e.to}`);
+      }
+      parent = alias;
+    }
+  }
+  return { from: `${datasetTable(anchor)} t0`, aliasOf, joins, described };
+}
+
+function colRenderer(tree: JoinTree) {
+  return (c: Column) => colSql(tree.aliasOf.get(c.dataset)!, c.column);
+}
+
+/** Conditions a dataset can evaluate: the row filter applies wherever it is reachable. */
+function securityFor(anchor: string, security: V | null, snap: ModelSnapshot): V | null {
+  if (!security) return null;
+  const ds = new Set(columnsIn(security).map((c) => c.dataset));
+  return [...ds].every((d) => d === anchor || snap.reaches(anchor, d)) ? security : null;
+}
+
+function leafSql(
+  l: Leaf,
+  grain: number[],
+  dims: Dim[],
+  where: V | null,
+  security: V | null,
+  snap: ModelSnapshot,
+  params: Params,
+): { sql: string; plan: LeafPlan } {
+  const pos = { offset: 0, line: 1, column: 1, text: l.text };
+  const anchor = anchorOf(l, snap, pos);
+  const sec = securityFor(anchor, security, snap);
+  const conditions = [...l.where, ...(where ? [where] : []), ...(sec ? [sec] : [])];
+  const needed = [
+    ...grain.flatMap((d) =>
+      [...columnsIn(dims[d]!.key), ...columnsIn(dims[d]!.display)].map((c) => ({
+        dataset: c.dataset,
+        why: `broken down by [${title(c)}]`,
+      })),
+    ),
+    ...conditions.flatMap((c) =>
+      columnsIn(c).map((x) => ({ dataset: x.dataset, why: `filtered by [${title(x)}]` })),
+    ),
+    ...columnsIn(l.arg).map((c) => ({ dataset: c.dataset, why: `computed from [${title(c)}]` })),
+  ];
+  const tree = joinTree(anchor, needed, snap, pos, `${l.text}`);
+  const r = { params, pos, col: colRenderer(tree), agg: () => 'NULL' };
+  const select: string[] = [];
+  for (const d of grain) {
+    select.push(`${render(dims[d]!.key, r)} AS k${d}`);
+    select.push(`${render(dims[d]!.display, r)} AS x${d}`);
+  }
+  const arg = render(l.arg, r);
+  const agg =
+    l.fn === 'COUNT'
+      ? l.arg.t === 'col' && l.arg.col.kind !== 'fact'
+        ? `count(DISTINCT ${arg})`
+        : `count(${arg})`
+      : `${l.fn.toLowerCase()}(${arg})`;
+  select.push(`${agg} AS v`);
+  const whereSql = conditions.length
+    ? ` WHERE ${conditions.map((c) => render(c, r)).join(' AND ')}`
+    : '';
+  const group = grain.length ? ` GROUP BY ${grain.map((d) => `k${d}, x${d}`).join(', ')}` : '';
+  return {
+    sql: `SELECT ${select.join(', ')} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}${group}`,
+    plan: {
+      leaf: l.text,
+      anchor,
+      grain: grain.map((d) => dimTitle(dims[d]!)),
+      joins: tree.described,
+      filters: conditions.length,
+    },
+  };
+}
+
+/**
+ * Dimensions without a measure at their grain: the distinct combinations in the dataset
+ * closest to them that reaches them all (every other such dataset reaches it).
+ */
+function dimsOnlyFrame(
+  dims: Dim[],
+  where: V | null,
+  security: V | null,
+  snap: ModelSnapshot,
+  params: Params,
+): { sql: string; desc: string } {
+  const wanted = [
+    ...new Set(
+      dims.flatMap((d) => [...columnsIn(d.key), ...columnsIn(d.display)]).map((c) => c.dataset),
+    ),
+  ];
+  const candidates = [...snap.datasets.keys()].filter((d) =>
+    wanted.every((w) => d === w || snap.paths(d, w).length === 1),
+  );
+  const pos = { offset: 0, line: 1, column: 1, text: dims.map((d) => dimTitle(d)).join(', ') };
+  const best = candidates.find((c) => candidates.every((o) => o === c || snap.reaches(o, c)));
+  if (!best)
+    throw fail(`no dataset links the dimensions ${pos.text}: they cannot be shown together`, pos, {
+      datasets: wanted,
+    });
+  const sec = securityFor(best, security, snap);
+  const conditions = [...(where ? [where] : []), ...(sec ? [sec] : [])];
+  const needed = [...wanted, ...conditions.flatMap((c) => columnsIn(c).map((x) => x.dataset))].map(
+    (dataset) => ({ dataset, why: 'shown with the other dimensions' }),
+  );
+  const tree = joinTree(best, needed, snap, pos, `the dimensions ${pos.text}`);
+  const r = { params, pos, col: colRenderer(tree), agg: () => 'NULL' };
+  const select = dims
+    .map((d, i) => `${render(d.key, r)} AS k${i}, ${render(d.display, r)} AS x${i}`)
+    .join(', ');
+  const whereSql = conditions.length
+    ? ` WHERE ${conditions.map((c) => render(c, r)).join(' AND ')}`
+    : '';
+  return {
+    sql: `SELECT DISTINCT ${select} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}`,
+    desc: `distinct values in dataset ${best}`,
+  };
+}
+
+export { kindOf };

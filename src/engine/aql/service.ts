@@ -1,0 +1,226 @@
+// AQL for the front doors: compile (cached per model version), execute as a `report` job
+// with results cached per (query, row filter, data version, model version), explain, and
+// validation of row-level filters and saved definitions.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ProjectActor } from '../access/actor.js';
+import type { ProjectDatabases } from '../data/databases.js';
+import type { Datasets } from '../data/datasets.js';
+import type { Prescription } from '../data/prescription.js';
+import { EngineError, notFound } from '../errors.js';
+import { JobFailure, type Job, type JobRunner } from '../jobs/jobs.js';
+import { effectiveRoles, visibility } from '../model/acl.js';
+import type { ModelStore, ObjectRow } from '../model/store.js';
+import { compileQuery, type Compiled } from './compile.js';
+import { AqlError } from './errors.js';
+import { formatCell } from './format.js';
+import { hasAgg } from './ir.js';
+import { ModelSnapshot } from './model.js';
+import { parse } from './parser.js';
+import { resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
+
+export interface QueryResult {
+  columns: { title: string; kind: string; dataType: string }[];
+  rows: string[][];
+}
+
+interface CacheEntry {
+  key: string;
+  file: string;
+  rowCount: number;
+}
+
+const MAX_COMPILED = 2000;
+const MAX_TEXT = 100_000;
+
+export class Aql {
+  private snapshots = new Map<string, { version: number; snap: ModelSnapshot }>();
+  private compiled = new Map<string, Compiled>();
+
+  constructor(
+    private readonly model: ModelStore,
+    private readonly datasets: Datasets,
+    private readonly dbs: ProjectDatabases,
+    private readonly jobs: JobRunner,
+    private readonly projectDir: (projectId: string) => string,
+  ) {
+    jobs.register('report', { run: (ctx) => this.runJob(ctx.job, ctx.signal) });
+  }
+
+  /** The model of a project, rebuilt only when its model version changes. */
+  snapshot(projectId: string): ModelSnapshot {
+    const { modelVersion } = this.model.versions(projectId);
+    const hit = this.snapshots.get(projectId);
+    if (hit && hit.version === modelVersion) return hit.snap;
+    const objects = this.model.all(projectId);
+    const ds = this.datasets
+      .rows(projectId)
+      .map((d) => ({ name: d.name, prescription: d.prescription as unknown as Prescription }));
+    const snap = new ModelSnapshot(objects, ds);
+    this.snapshots.set(projectId, { version: modelVersion, snap });
+    return snap;
+  }
+
+  private env(a: ProjectActor, snap: ModelSnapshot): ResolveEnv {
+    const userroles = [...snap.byIdent.values()].filter((o) => o.type === 'userrole');
+    const visible = visibility(a, effectiveRoles(a, userroles));
+    return { snap, visible: (o: ObjectRow) => visible(o), counter: { n: 0 } };
+  }
+
+  private visibilityKey(a: ProjectActor): string {
+    return a.admin || a.mdadmin ? '*' : [...a.roles].sort().join(',');
+  }
+
+  /** Compiles a query for this caller: their visibility and row-level filter are part of it. */
+  compile(a: ProjectActor, text: string): Compiled {
+    if (typeof text !== 'string' || !text.trim())
+      throw new AqlError('the query is empty; write e.g. SELECT [Attribute], SUM([Fact])', {
+        line: 1,
+        column: 1,
+        found: '',
+      });
+    if (text.length > MAX_TEXT)
+      throw new AqlError(`the query is longer than ${MAX_TEXT} characters`, {
+        line: 1,
+        column: 1,
+        found: '',
+      });
+    const snap = this.snapshot(a.projectId);
+    const { modelVersion } = this.model.versions(a.projectId);
+    const key = `${a.projectId}\u0000${modelVersion}\u0000${this.visibilityKey(a)}\u0000${a.filter ?? ''}\u0000${text}`;
+    const hit = this.compiled.get(key);
+    if (hit) return hit;
+    const c = compileQuery(parse(text, 'query'), this.env(a, snap), a.filter);
+    if (this.compiled.size >= MAX_COMPILED)
+      this.compiled.delete(this.compiled.keys().next().value!);
+    this.compiled.set(key, c);
+    return c;
+  }
+
+  explain(a: ProjectActor, text: string) {
+    const c = this.compile(a, text);
+    return {
+      columns: c.columns,
+      objects: c.objects,
+      leaves: c.leaves,
+      frame: c.frame,
+      sql: c.sql,
+      params: c.params,
+      rowFilter: a.filter ?? null,
+    };
+  }
+
+  /** Starts (or, from the cache, answers at once) the job computing a query. */
+  execute(a: ProjectActor, text: string): Job {
+    const c = this.compile(a, text);
+    const key = this.resultKey(a.projectId, c);
+    const params = { aql: text, sql: c.sql, params: c.params, columns: c.columns, key };
+    const cached = this.cached(a.projectId, key);
+    if (cached)
+      return this.jobs.recordFinished(a, 'report', params, {
+        columns: c.columns,
+        rowCount: cached.rowCount,
+        key,
+        cached: true,
+      });
+    return this.jobs.submit(a, 'report', params);
+  }
+
+  /** What a finished report job computed. */
+  async result(job: Job): Promise<QueryResult> {
+    const r = job.result as { key?: string } | undefined;
+    if (!r?.key) throw notFound(`job "${job.id}" holds no query result`);
+    const file = this.resultFile(job.projectId, r.key);
+    try {
+      return JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
+    } catch {
+      throw notFound(`the result of job "${job.id}" is no longer stored; run the query again`);
+    }
+  }
+
+  private resultKey(projectId: string, c: Compiled): string {
+    const { dataVersion, modelVersion } = this.model.versions(projectId);
+    return createHash('sha256')
+      .update(JSON.stringify([c.sql, c.params, dataVersion, modelVersion]))
+      .digest('hex')
+      .slice(0, 40);
+  }
+
+  private resultFile(projectId: string, key: string): string {
+    return path.join(this.projectDir(projectId), 'results', `${key}.json`);
+  }
+
+  private memo = new Map<string, CacheEntry>();
+
+  private cached(projectId: string, key: string): CacheEntry | null {
+    return this.memo.get(`${projectId}/${key}`) ?? null;
+  }
+
+  private async runJob(job: Job, signal: AbortSignal): Promise<unknown> {
+    const p = job.params as {
+      sql: string;
+      params: (string | number | boolean | null)[];
+      columns: QueryResult['columns'];
+      key: string;
+    };
+    const rows = await this.dbs.read(job.projectId, async (c) => {
+      const stop = () => c.interrupt();
+      signal.addEventListener('abort', stop);
+      try {
+        const reader = await c.runAndReadAll(p.sql, p.params);
+        return reader.getRowsJson().map((r) => r.map(formatCell));
+      } catch (err) {
+        signal.throwIfAborted();
+        throw new JobFailure(
+          `the query failed while running: ${String((err as Error).message).split('\n')[0]}`,
+        );
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
+    });
+    signal.throwIfAborted();
+    const file = this.resultFile(job.projectId, p.key);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${job.id}.tmp`;
+    await fs.writeFile(tmp, JSON.stringify({ columns: p.columns, rows }));
+    await fs.rename(tmp, file);
+    this.memo.set(`${job.projectId}/${p.key}`, { key: p.key, file, rowCount: rows.length });
+    return { columns: p.columns, rowCount: rows.length, key: p.key, cached: false };
+  }
+
+  /** A row-level filter must be a valid condition on the current model (400 otherwise). */
+  validateCondition(projectId: string, text: string): void {
+    const snap = this.snapshot(projectId);
+    const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
+    const v = resolveExpr(parse(text, 'condition'), rootCtx(env, true));
+    if (hasAgg(v))
+      throw new AqlError('a row-level filter is a condition on attributes; it cannot aggregate', {
+        line: 1,
+        column: 1,
+        found: text,
+      });
+  }
+
+  /** Whether a saved metric, filter or report still compiles: null, or why not. */
+  checkCompiles(
+    a: ProjectActor,
+    text: string,
+    kind: 'metric' | 'filter' | 'report',
+  ): string | null {
+    try {
+      const snap = this.snapshot(a.projectId);
+      const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
+      if (kind === 'report') compileQuery(parse(text, 'query'), env, null);
+      else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
+      else {
+        const body = parse(text, 'metric');
+        resolveMetricBody(body, rootCtx(env, true), body.pos);
+      }
+      return null;
+    } catch (err) {
+      if (err instanceof EngineError) return err.message;
+      throw err;
+    }
+  }
+}
