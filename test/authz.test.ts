@@ -31,6 +31,9 @@ interface Params {
   jobId: string;
   fileId: string;
   uploadId: string;
+  /** A model object's ident. */
+  id: string;
+  revision: string;
 }
 
 interface CheckContext {
@@ -98,6 +101,18 @@ const LOAD_PRESCRIPTION = {
     { id: 'b', originalheader: 'b', objectType: 'F', dataType: 'integer', label: 'B' },
   ],
 };
+
+/** A throwaway folder (no ACL: every member reads it), so destructive cases touch only it. */
+function throwawayObject(f: AuthzFixture, tag: string): string {
+  const admin = f.s.engine.actor({ email: ADMIN }, f.project);
+  const [o] = f.s.engine.objects.create(admin, {
+    ident: `folder.${f.unique(tag)}`,
+    type: 'folder',
+    name: f.unique(tag),
+    def: { content: [] },
+  });
+  return o!.ident;
+}
 
 /** The user a caller's own job belongs to: callers who are not members use another member's. */
 const jobOwner = (caller: Caller): string => (isLevel(caller) ? emailOf(caller)! : OTHER_MEMBER);
@@ -345,6 +360,94 @@ const MATRIX: Record<string, Entry> = {
       if (ok) expect(r.json.link[0]).toMatchObject({ rel: 'scache' });
     },
   },
+  'GET /projects/{project}/pmd/obj': {
+    level: 'member',
+    success: 200,
+    check: (r, { ok }) => {
+      if (ok) expect(r.json).toHaveProperty('objects');
+    },
+  },
+  'POST /projects/{project}/pmd/obj': {
+    level: 'mdadmin',
+    success: 201,
+    body: { type: 'folder', name: 'Authz folder', def: { content: [] } },
+    prepare: (f) => ({
+      body: { type: 'folder', name: f.unique('Authz folder'), def: { content: [] } },
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.objects[0].link[0].rel).toBe('object.folder');
+    },
+  },
+  'GET /projects/{project}/pmd/obj/{id}': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-get-obj') } }),
+    check: (r, { params, ok }) => {
+      if (ok) expect(r.json.object.ident).toBe(params.id);
+    },
+  },
+  'PUT /projects/{project}/pmd/obj/{id}': {
+    level: 'mdadmin',
+    success: 200,
+    body: { name: 'Renamed', def: { content: [] } },
+    prepare: (f) => ({
+      params: { id: throwawayObject(f, 'authz-put-obj') },
+      body: { name: 'Renamed', def: { content: [] } },
+    }),
+  },
+  'DELETE /projects/{project}/pmd/obj/{id}': {
+    level: 'mdadmin',
+    success: 204,
+    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-del-obj') } }),
+    check: async (_r, { f, params, ok }) => {
+      const after = await f.call(
+        { email: ADMIN },
+        'GET',
+        `/projects/${params.project}/pmd/obj/${params.id}`,
+      );
+      expect(after.status, 'the object is gone only after a successful DELETE').toBe(
+        ok ? 404 : 200,
+      );
+    },
+  },
+  'GET /projects/{project}/pmd/obj/{id}/history': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-history') } }),
+  },
+  'GET /projects/{project}/pmd/obj/{id}/history/{revision}': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-revision'), revision: '1' } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.object.revision).toBe(1);
+    },
+  },
+  'GET /projects/{project}/pmd/bulkobj': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({ query: `?idents=${throwawayObject(f, 'authz-bulk')}&keys=name` }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.objects).toHaveLength(1);
+    },
+  },
+  'GET /projects/{project}/app/obj/search': {
+    level: 'member',
+    success: 200,
+    prepare: () => ({ query: '?query=authz' }),
+  },
+  'POST /projects/{project}/pmd/modifyfolder': {
+    level: 'mdadmin',
+    success: 200,
+    body: { ident: 'folder.any', op: 'add', content: [] },
+    prepare: (f) => ({
+      body: { ident: throwawayObject(f, 'authz-modify'), op: 'add', content: [] },
+    }),
+  },
+  'GET /projects/{project}/pmd/graph/ldm': { level: 'member', success: 200 },
+  'GET /projects/{project}/pmd/graph/odm': { level: 'member', success: 200 },
+  'GET /projects/{project}/pmd/check/model': { level: 'mdadmin', success: 200 },
+  'GET /projects/{project}/pmd/check/obj': { level: 'mdadmin', success: 200 },
 };
 
 interface RouteCase {
@@ -533,6 +636,8 @@ describe('maintenance', () => {
         jobId: job,
         fileId: ANY_FILE_ID,
         uploadId: ANY_FILE_ID,
+        id: 'folder.any',
+        revision: '1',
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -593,6 +698,8 @@ describe('revoked member (active: false)', () => {
         jobId: job,
         fileId: ANY_FILE_ID,
         uploadId: ANY_FILE_ID,
+        id: 'folder.any',
+        revision: '1',
       }),
       entry.body,
     );

@@ -195,7 +195,7 @@ export function resolveExpr(e: Expr, ctx: Ctx): V {
       };
     case 'sub':
       if (ctx.inAgg) throw fail('a sub-select cannot be inside an aggregation', where(ctx, e.pos));
-      return resolveMetricBody(e.metric, ctx, e.pos);
+      return resolveMetricBody(e.metric, ctx);
   }
 }
 
@@ -209,7 +209,7 @@ function resolveRef(name: string, pos: Pos, ctx: Ctx): V {
     case 'metric': {
       if (ctx.inAgg)
         throw fail(`[${o.name}] is a metric; it cannot be inside an aggregation`, where(ctx, pos));
-      return expand(ctx, o, pos, (c) => resolveMetricBody(parseSaved(o, 'metric'), c, pos));
+      return expand(ctx, o, pos, (c) => resolveMetricBody(parseSaved(o, 'metric'), c));
     }
     case 'filter':
       return expand(ctx, o, pos, (c) => resolveExpr(parseSaved(o, 'condition'), { ...c }));
@@ -223,7 +223,7 @@ function resolveRef(name: string, pos: Pos, ctx: Ctx): V {
 }
 
 /** `SELECT <measure> [BY ALL …] [WHERE …]`, from a saved metric or a sub-select. */
-export function resolveMetricBody(m: MetricBody, ctx: Ctx, pos: Pos): V {
+export function resolveMetricBody(m: MetricBody, ctx: Ctx): V {
   const cond = m.where ? resolveExpr(m.where, { ...ctx, inAgg: false }) : null;
   if (cond && hasAgg(cond))
     throw fail('a metric WHERE cannot hold an aggregation', where(ctx, m.where!.pos));

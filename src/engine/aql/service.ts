@@ -215,7 +215,7 @@ export class Aql {
       else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
       else {
         const body = parse(text, 'metric');
-        resolveMetricBody(body, rootCtx(env, true), body.pos);
+        resolveMetricBody(body, rootCtx(env, true));
       }
       return null;
     } catch (err) {
