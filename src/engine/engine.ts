@@ -25,6 +25,7 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
 import { Aql } from './aql/service.js';
+import { CatalogService } from './catalog/catalog.js';
 import { ProjectDatabases } from './data/databases.js';
 import { Datasets } from './data/datasets.js';
 import { Loads } from './data/loads.js';
@@ -59,6 +60,7 @@ export class Engine {
   readonly prescriptions: Prescriptions;
   readonly loads: Loads;
   readonly aql: Aql;
+  readonly catalog: CatalogService;
   readonly packages: Packages;
   readonly uploads: Uploads;
 
@@ -117,6 +119,11 @@ export class Engine {
       this.jobs,
     );
     this.aql = new Aql(this.model, this.datasets, this.dbs, this.jobs, (p) => this.projects.dir(p));
+    this.catalog = new CatalogService(
+      this.aql,
+      this.dbs,
+      (p) => this.model.versions(p).dataVersion,
+    );
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
       this.aql.validateCondition(projectId, filter),

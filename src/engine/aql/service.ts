@@ -18,7 +18,7 @@ import { formatCell } from './format.js';
 import { hasAgg } from './ir.js';
 import { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
-import { resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
+import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
 
 export interface QueryResult {
   columns: { title: string; kind: string; dataType: string }[];
@@ -222,5 +222,33 @@ export class Aql {
       if (err instanceof EngineError) return err.message;
       throw err;
     }
+  }
+
+  /** Runs a query now, without a job (engine-internal uses: catalogs, value lists). */
+  async run(a: ProjectActor, text: string): Promise<string[][]> {
+    const c = this.compile(a, text);
+    return this.dbs.read(a.projectId, async (conn) =>
+      (await conn.runAndReadAll(c.sql, c.params)).getRowsJson().map((r) => r.map(formatCell)),
+    );
+  }
+
+  /** The datasets a metric aggregates on (its leaves' anchors). */
+  anchors(a: ProjectActor, metric: string): string[] {
+    try {
+      return [...new Set(this.compile(a, `SELECT [${metric}]`).leaves.map((l) => l.anchor))];
+    } catch {
+      return []; // a metric that does not compile breaks nothing down
+    }
+  }
+
+  /** An object the caller may see, by identifier or title (AQL's rules and errors). */
+  lookup(a: ProjectActor, name: string): ObjectRow {
+    const snap = this.snapshot(a.projectId);
+    return lookup(rootCtx(this.env(a, snap)), name, {
+      offset: 0,
+      line: 1,
+      column: 1,
+      text: `[${name}]`,
+    });
   }
 }

@@ -1,0 +1,282 @@
+// The model as an AI assistant (or a person) needs it to write correct AQL: datasets with
+// their attributes, labels, facts and metrics, each with its title, type, cardinality and a
+// few example values — compact, filterable, paginated, and only what the caller may see.
+import type { ProjectActor } from '../access/actor.js';
+import type { Aql } from '../aql/service.js';
+import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
+import { invalid, notFound } from '../errors.js';
+import { effectiveRoles, visibility } from '../model/acl.js';
+import type { ObjectRow } from '../model/store.js';
+
+export interface CatalogColumn {
+  id: string;
+  title: string;
+  type: 'attribute' | 'label' | 'fact';
+  dataType: string;
+  description?: string;
+  /** Distinct values (attributes and labels). */
+  cardinality?: number;
+  examples?: string[];
+  /** A label's attribute, an attribute's referenced dataset. */
+  labelOf?: string;
+  references?: string;
+  primaryKey?: boolean;
+}
+
+export interface CatalogDataset {
+  name: string;
+  rows: number;
+  primaryKey: string | null;
+  references: { column: string; dataset: string }[];
+  columns: CatalogColumn[];
+}
+
+export interface Catalog {
+  datasets: CatalogDataset[];
+  metrics: { id: string; title: string; description?: string; aql: string }[];
+  filters: { id: string; title: string; description?: string; aql: string }[];
+  total: number;
+  nextCursor: string | null;
+}
+
+const EXAMPLES = 3;
+
+export class CatalogService {
+  // Profiles (cardinality, examples) per project and data version: computing them scans data.
+  private profiles = new Map<
+    string,
+    { version: number; byColumn: Map<string, { cardinality: number; examples: string[] }> }
+  >();
+
+  constructor(
+    private readonly aql: Aql,
+    private readonly dbs: ProjectDatabases,
+    private readonly dataVersion: (projectId: string) => number,
+  ) {}
+
+  private visibleObjects(a: ProjectActor): ObjectRow[] {
+    const snap = this.aql.snapshot(a.projectId);
+    const all = [...snap.byIdent.values()];
+    const see = visibility(
+      a,
+      effectiveRoles(
+        a,
+        all.filter((o) => o.type === 'userrole'),
+      ),
+    );
+    return all.filter(see);
+  }
+
+  /** The catalog; `search` filters by title/id/description, `dataset` by dataset name. */
+  async catalog(
+    a: ProjectActor,
+    opts: { search?: string; dataset?: string; cursor?: string; limit?: number; profile?: boolean },
+  ): Promise<Catalog> {
+    const snap = this.aql.snapshot(a.projectId);
+    const objs = this.visibleObjects(a);
+    const q = opts.search?.trim().toLowerCase();
+    const matches = (o: { ident: string; name: string; description?: string }) =>
+      !q ||
+      o.ident.toLowerCase().includes(q) ||
+      o.name.toLowerCase().includes(q) ||
+      (o.description ?? '').toLowerCase().includes(q);
+    const profile = opts.profile === false ? null : await this.profile(a.projectId);
+    let datasets: CatalogDataset[] = [...snap.datasets.values()]
+      .filter((d) => !opts.dataset || d.name === opts.dataset)
+      .map((d) => {
+        const columns = objs
+          .filter(
+            (o) =>
+              ['attribute', 'label', 'fact'].includes(o.type) &&
+              (o.def as { dataset?: string }).dataset === d.name,
+          )
+          .filter(matches)
+          .map((o) => this.column(o, profile));
+        return {
+          name: d.name,
+          rows: profile?.rows.get(d.name) ?? 0,
+          primaryKey: d.primaryKey,
+          references: [...d.refs].map(([column, dataset]) => ({ column, dataset })),
+          columns,
+        };
+      })
+      .filter((d) => d.columns.length || (!q && !opts.dataset));
+    if (opts.dataset && !snap.datasets.has(opts.dataset)) {
+      throw notFound(
+        `no dataset "${opts.dataset}"; datasets: ${[...snap.datasets.keys()].join(', ') || 'none loaded yet'}`,
+      );
+    }
+    const saved = (type: string) =>
+      objs
+        .filter((o) => o.type === type && matches(o))
+        .map((o) => ({
+          id: o.ident,
+          title: o.name,
+          ...(o.description ? { description: o.description } : {}),
+          aql: String((o.def as { aql?: unknown }).aql ?? ''),
+        }));
+    // Pagination walks datasets; metrics and filters come with the first page.
+    const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);
+    const start = opts.cursor ? decodeCursor(opts.cursor) : 0;
+    const total = datasets.length;
+    datasets = datasets.slice(start, start + limit);
+    const next = start + limit < total ? encodeCursor(start + limit) : null;
+    return {
+      datasets,
+      metrics: start === 0 ? saved('metric') : [],
+      filters: start === 0 ? saved('filter') : [],
+      total,
+      nextCursor: next,
+    };
+  }
+
+  private column(o: ObjectRow, profile: Profile | null): CatalogColumn {
+    const def = o.def as {
+      dataset: string;
+      column: string;
+      dataType: string;
+      attribute?: string;
+      reference?: { dataset?: string };
+      primaryKey?: boolean;
+    };
+    const p = o.type === 'fact' ? undefined : profile?.byColumn.get(`${def.dataset}.${def.column}`);
+    return {
+      id: o.ident,
+      title: o.name,
+      type: o.type as CatalogColumn['type'],
+      dataType: def.dataType,
+      ...(o.description ? { description: o.description } : {}),
+      ...(p ? { cardinality: p.cardinality, examples: p.examples } : {}),
+      ...(def.attribute ? { labelOf: def.attribute } : {}),
+      ...(def.reference?.dataset ? { references: def.reference.dataset } : {}),
+      ...(def.primaryKey ? { primaryKey: true } : {}),
+    };
+  }
+
+  private async profile(projectId: string): Promise<Profile> {
+    const version = this.dataVersion(projectId);
+    const hit = this.profiles.get(projectId);
+    if (hit && hit.version === version) return hit as Profile;
+    const snap = this.aql.snapshot(projectId);
+    const byColumn = new Map<string, { cardinality: number; examples: string[] }>();
+    const rows = new Map<string, number>();
+    await this.dbs.read(projectId, async (c) => {
+      for (const d of snap.datasets.values()) {
+        const t = datasetTable(d.name);
+        rows.set(
+          d.name,
+          Number((await c.runAndReadAll(`SELECT count(*) AS n FROM ${t}`)).getRowsJson()[0]![0]),
+        );
+        for (const col of d.columns.keys()) {
+          const q = `SELECT count(DISTINCT ${ident(col)}) AS n, (SELECT list(v) FROM (SELECT CAST(${ident(col)} AS VARCHAR) AS v, count(*) AS k FROM ${t} WHERE ${ident(col)} IS NOT NULL GROUP BY 1 ORDER BY k DESC, v LIMIT ${EXAMPLES})) AS ex FROM ${t}`;
+          const [n, ex] = (await c.runAndReadAll(q)).getRowsJson()[0]! as [unknown, unknown];
+          byColumn.set(`${d.name}.${col}`, {
+            cardinality: Number(n),
+            examples: (ex as string[] | null) ?? [],
+          });
+        }
+      }
+    });
+    const p: Profile = { version, byColumn, rows };
+    this.profiles.set(projectId, p);
+    return p;
+  }
+
+  /**
+   * Distinct values of an attribute or label with their row counts, under the caller's
+   * row-level filter (through AQL), optionally starting with a prefix.
+   */
+  async attributeValues(
+    a: ProjectActor,
+    ref: string,
+    opts: { prefix?: string; limit?: number },
+  ): Promise<{ values: { value: string; count: number }[]; truncated: boolean }> {
+    const obj = this.find(a, ref);
+    if (obj.type !== 'attribute' && obj.type !== 'label')
+      throw invalid(`[${obj.name}] is a ${obj.type}; values are listed for attributes and labels`);
+    const limit = Math.min(Math.max(opts.limit ?? 50, 1), 1000);
+    const def = obj.def as { dataset: string };
+    const snap = this.aql.snapshot(a.projectId);
+    const pk = snap.datasets.get(def.dataset)?.primaryKey;
+    // Count rows of the attribute's own dataset: its key when it has one, else the value.
+    const counter = pk
+      ? `COUNT([attr.${def.dataset}.${pk}])`
+      : `COUNT([${obj.ident}], [${obj.ident}])`;
+    // LIKE has no escape character here: % and _ in a prefix stay wildcards (documented).
+    const where = opts.prefix ? ` WHERE [${obj.ident}] LIKE ${aqlString(`${opts.prefix}%`)}` : '';
+    const text = `SELECT [${obj.ident}], ${counter}${where} ORDER BY 2 DESC, 1 LIMIT ${limit + 1}`;
+    const rows = await this.aql.run(a, text);
+    return {
+      values: rows.slice(0, limit).map((r) => ({ value: r[0] ?? '', count: Number(r[1] ?? 0) })),
+      truncated: rows.length > limit,
+    };
+  }
+
+  /** Which attributes can break a metric/fact down, or which measures an attribute can break down. */
+  compatible(
+    a: ProjectActor,
+    ref: string,
+  ): {
+    object: { id: string; title: string; type: string };
+    anchors: string[];
+    compatible: { id: string; title: string; type: string }[];
+  } {
+    const obj = this.find(a, ref);
+    const snap = this.aql.snapshot(a.projectId);
+    const objs = this.visibleObjects(a);
+    const datasetOf = (o: ObjectRow) => (o.def as { dataset?: string }).dataset;
+    const anchorsOf = (o: ObjectRow): string[] => {
+      if (o.type === 'fact') return [datasetOf(o)!];
+      if (o.type === 'metric') return this.aql.anchors(a, o.ident);
+      return [];
+    };
+    const view = (o: ObjectRow) => ({ id: o.ident, title: o.name, type: o.type });
+    if (obj.type === 'fact' || obj.type === 'metric') {
+      const anchors = anchorsOf(obj);
+      const dims = objs.filter(
+        (o) =>
+          (o.type === 'attribute' || o.type === 'label') &&
+          anchors.every((an) => an === datasetOf(o) || snap.paths(an, datasetOf(o)!).length === 1),
+      );
+      return { object: view(obj), anchors, compatible: dims.map(view) };
+    }
+    if (obj.type === 'attribute' || obj.type === 'label') {
+      const home = datasetOf(obj)!;
+      const measures = objs.filter((o) => {
+        if (o.type !== 'fact' && o.type !== 'metric') return false;
+        const anchors = anchorsOf(o);
+        return (
+          anchors.length > 0 &&
+          anchors.every((an) => an === home || snap.paths(an, home).length === 1)
+        );
+      });
+      return { object: view(obj), anchors: [home], compatible: measures.map(view) };
+    }
+    throw invalid(
+      `[${obj.name}] is a ${obj.type}; compatibility is about facts, metrics, attributes and labels`,
+    );
+  }
+
+  /** A visible object by identifier or title (the same rules as AQL references). */
+  find(a: ProjectActor, ref: string): ObjectRow {
+    const name = ref.replace(/^\[|\]$/g, '').trim();
+    return this.aql.lookup(a, name);
+  }
+}
+
+interface Profile {
+  version: number;
+  byColumn: Map<string, { cardinality: number; examples: string[] }>;
+  rows: Map<string, number>;
+}
+
+/** An AQL string literal: quotes are doubled. */
+const aqlString = (v: string) => `"${v.replace(/"/g, '""')}"`;
+
+const encodeCursor = (n: number) => Buffer.from(`o:${n}`).toString('base64url');
+function decodeCursor(c: string): number {
+  const m = /^o:(\d+)$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
+  if (!m)
+    throw invalid(`invalid cursor "${c.slice(0, 40)}"; use the nextCursor of the previous page`);
+  return Number(m[1]);
+}
