@@ -40,4 +40,36 @@ describe('references from loads', () => {
     await load('airlines', 'carrier_code,alliance\nAA,oneworld\nDL,SkyTeam\n');
     expect(ref('attr.flights.carrier_code')).toBeUndefined();
   });
+
+  it('keeps a title renamed through the model unless the load renames the column itself', async () => {
+    const o = s.engine.model.get(s.demo, 'label.carriers.carrier_name')!;
+    s.engine.model.upsert(
+      s.demo,
+      [{ ident: o.ident, type: o.type, name: 'Airline', def: o.def }],
+      'admin@example.com',
+    );
+    await load('carriers', 'carrier_code,carrier_name\nAA,American\nDL,Delta\nUA,United\n');
+    expect(s.engine.model.get(s.demo, 'label.carriers.carrier_name')?.name).toBe('Airline');
+    // A new label in the load's prescription is the newer word on the title.
+    const g = await s.api(
+      'GET',
+      `/projects/${s.demo}/data/guessupload/${Buffer.from('carriers.csv|/').toString('base64url')}`,
+    );
+    const prescription = g.json.prescription;
+    prescription.columns[1].label = 'Carrier Full Name';
+    expect(
+      (
+        await s.api(
+          'PUT',
+          `/projects/${s.demo}/data/guessupload/${Buffer.from('carriers.csv|/').toString('base64url')}`,
+          { body: prescription },
+        )
+      ).status,
+    ).toBe(200);
+    await load('carriers', 'carrier_code,carrier_name\nAA,American\nDL,Delta\nUA,United\n');
+    const label = s.engine.model
+      .all(s.demo)
+      .find((x) => x.ident.endsWith('carriers.carrier_name'))!;
+    expect(label.name).toBe('Carrier Full Name');
+  });
 });

@@ -48,6 +48,10 @@ export class Aql {
     jobs.register('report', { run: (ctx) => this.runJob(ctx.job, ctx.signal) });
   }
 
+  private inTransaction(): boolean {
+    return this.model.inTransaction();
+  }
+
   /** The model of a project, rebuilt only when its model version changes. */
   snapshot(projectId: string): ModelSnapshot {
     const { modelVersion } = this.model.versions(projectId);
@@ -58,7 +62,8 @@ export class Aql {
       .rows(projectId)
       .map((d) => ({ name: d.name, prescription: d.prescription as unknown as Prescription }));
     const snap = new ModelSnapshot(objects, ds);
-    this.snapshots.set(projectId, { version: modelVersion, snap });
+    // Inside a transaction the version may yet be rolled back and reused: do not remember.
+    if (!this.inTransaction()) this.snapshots.set(projectId, { version: modelVersion, snap });
     return snap;
   }
 
@@ -94,8 +99,13 @@ export class Aql {
     const c = compileQuery(parse(text, 'query'), this.env(a, snap), a.filter);
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
-    this.compiled.set(key, c);
+    if (!this.inTransaction()) this.compiled.set(key, c);
     return c;
+  }
+
+  /** Forgets every compiled query (benchmarks measure real compilation with it). */
+  clearCompileCache(): void {
+    this.compiled.clear();
   }
 
   explain(a: ProjectActor, text: string) {

@@ -128,7 +128,11 @@ export class Datasets {
    * updates attributes, labels and facts, removes those of dropped columns, and resolves
    * references (explicit `reference`, or a column id equal to another dataset's primary key).
    */
-  syncModel(projectId: string, user: string): void {
+  syncModel(
+    projectId: string,
+    user: string,
+    before: Map<string, Prescription | null> = new Map(),
+  ): void {
     const all = this.db.select().from(datasets).where(eq(datasets.projectId, projectId)).all();
     const byName = new Map(all.map((d) => [d.name, d.prescription as Prescription]));
     // Primary-key column id → its dataset. An id that is the key of two datasets is no
@@ -141,6 +145,22 @@ export class Datasets {
     const wanted: ObjectInput[] = [];
     for (const [cluster, p] of byName) {
       for (const c of p.columns) wanted.push(objectFor(cluster, p, c, byName, pkOwners));
+    }
+    // A title set through the model API survives reloads, unless the load's own label for
+    // that column changed (then the new label is the newer word on it).
+    for (const o of wanted) {
+      const existing = this.model.get(projectId, o.ident);
+      if (!existing || existing.name === o.name) continue;
+      const def = o.def as { dataset: string; column: string };
+      const prev = before.has(def.dataset) ? before.get(def.dataset) : byName.get(def.dataset);
+      const prevLabel = prev?.columns.find((c) => c.id === def.column)?.label;
+      if (
+        prevLabel === undefined ||
+        prevLabel ===
+          (byName.get(def.dataset)?.columns.find((c) => c.id === def.column)?.label ?? null)
+      ) {
+        o.name = existing.name;
+      }
     }
     const wantedIds = new Set(wanted.map((o) => o.ident));
     const stale = this.model

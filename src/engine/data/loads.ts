@@ -305,6 +305,10 @@ export class Loads {
     totals: Record<string, number>,
   ): LoadResult {
     let dataVersion = 0;
+    // Prescriptions before this load: a column whose label did not change keeps its title.
+    const before = new Map(
+      plan.map((cl) => [cl.name, this.datasets.prescriptionOf(projectId, cl.name)]),
+    );
     this.db.$client.transaction(() => {
       dataVersion = this.model.bumpDataVersion(projectId);
       for (const cl of plan) {
@@ -318,7 +322,7 @@ export class Loads {
         );
         this.prescriptions.remember(projectId, cl.source, cl.prescription);
       }
-      this.datasets.syncModel(projectId, user);
+      this.datasets.syncModel(projectId, user, before);
       for (const cl of plan) {
         this.activity.record(projectId, 'data_load', {
           user,

@@ -31,15 +31,6 @@ export class ModelStore {
       .get();
   }
 
-  listAll(projectId: string): ObjectRow[] {
-    return this.db
-      .select()
-      .from(objects)
-      .where(eq(objects.projectId, projectId))
-      .orderBy(objects.ident)
-      .all();
-  }
-
   /** Revisions of an object, newest first. */
   revisions(projectId: string, ident: string): RevisionRow[] {
     return this.db
@@ -62,6 +53,11 @@ export class ModelStore {
         ),
       )
       .get();
+  }
+
+  /** Whether a metadata transaction is open (what is read now may still be rolled back). */
+  inTransaction(): boolean {
+    return this.db.$client.inTransaction;
   }
 
   all(projectId: string): ObjectRow[] {

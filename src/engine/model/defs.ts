@@ -1,0 +1,285 @@
+// The `def` of every model object type (docs/api.md "Semantic model"). Zod checks the shape;
+// whether the objects a def names exist is checked by the service (objects.ts), which sees
+// the whole model including the other objects of the same batch.
+import { z } from 'zod';
+import { DATA_TYPE_NAMES } from '../data/prescription.js';
+
+export const OBJECT_TYPES = [
+  'attribute',
+  'label',
+  'fact',
+  'metric',
+  'filter',
+  'report',
+  'dashboard',
+  'folder',
+  'userrole',
+  'flow',
+  'trigger',
+  'credentials',
+] as const;
+export type ObjectType = (typeof OBJECT_TYPES)[number];
+
+/** Model columns: only data loads create, change the def of, or delete these. */
+export const LOAD_TYPES: readonly ObjectType[] = ['attribute', 'label', 'fact'];
+
+export const isObjectType = (t: string): t is ObjectType =>
+  (OBJECT_TYPES as readonly string[]).includes(t);
+
+/** An object identifier; no brackets or quotes, so `[ident]` always works in AQL. */
+export const IDENT_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,199}$/;
+export const zIdent = z.string().regex(IDENT_RE, {
+  error: 'must start with a letter and hold only letters, digits, "_", "." and "-" (≤ 200)',
+});
+
+const AQL_MAX = 100_000;
+const zAql = z.string().trim().min(1, { error: 'AQL text is empty' }).max(AQL_MAX);
+const zText = (max: number) => z.string().max(max);
+
+// ---- created by loads (datasets.ts writes them; listed here for validation and docs) ----
+
+const loadBase = {
+  dataset: z.string(),
+  column: z.string(),
+  dataType: z.enum(DATA_TYPE_NAMES),
+  source: z.literal('load'),
+};
+
+export const attributeDef = z
+  .object({
+    ...loadBase,
+    primaryKey: z.boolean().optional(),
+    reference: z
+      .object({ dataset: z.string(), attribute: z.string().nullable() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const labelDef = z.object({ ...loadBase, attribute: z.string() }).strict();
+
+export const factDef = z.object(loadBase).strict();
+
+// ---- created through the API ----
+
+/** `SELECT <measure> [BY ALL …] [WHERE …]`; `format` is a display hint such as `#,##0.00`. */
+export const metricDef = z.object({ aql: zAql, format: zText(100).optional() }).strict();
+
+/** An AQL condition (`[Region] = "EU"`). */
+export const filterDef = z.object({ aql: zAql }).strict();
+
+export const VISUALIZATION_TYPES = [
+  'table',
+  'bar',
+  'line',
+  'area',
+  'pie',
+  'scatter',
+  'kpi',
+] as const;
+const zColumnRef = z.union([z.string().max(500), z.number().int().min(1)]);
+
+/** Column choices name result columns by title or 1-based position; other keys are styling. */
+export const visualization = z
+  .object({
+    type: z.enum(VISUALIZATION_TYPES),
+    x: zColumnRef.optional(),
+    y: z.union([zColumnRef, z.array(zColumnRef).max(50)]).optional(),
+    color: zColumnRef.optional(),
+  })
+  .loose();
+
+export const reportDef = z.object({ aql: zAql, visualization }).strict();
+
+const zInt = z.number().int();
+export const dashboardDef = z
+  .object({
+    items: z
+      .array(
+        z
+          .object({ id: z.string().min(1).max(100), report: zIdent, title: zText(255).optional() })
+          .strict(),
+      )
+      .max(500),
+    layout: z
+      .array(
+        z
+          .object({
+            item: z.string().min(1).max(100),
+            x: zInt.min(0),
+            y: zInt.min(0),
+            w: zInt.min(1),
+            h: zInt.min(1),
+          })
+          .strict(),
+      )
+      .max(500)
+      .default([]),
+    filters: z
+      .array(
+        z
+          .object({
+            attribute: zIdent,
+            values: z.array(z.string().max(1000)).max(10_000).optional(),
+            aql: zAql.optional(),
+          })
+          .strict(),
+      )
+      .max(100)
+      .default([]),
+  })
+  .strict();
+
+export const folderDef = z.object({ content: z.array(zIdent).max(10_000) }).strict();
+
+/** A group of users: members listed here, or project users naming the role in `roles`. */
+export const userroleDef = z
+  .object({ members: z.array(z.string().min(3).max(320)).max(10_000).optional() })
+  .strict();
+
+/** Flows come with their own issue; boxes keep their type-specific settings as given. */
+export const flowDef = z
+  .object({
+    boxes: z
+      .array(
+        z
+          .object({
+            id: z.string().min(1).max(100),
+            type: z.string().min(1).max(100),
+            credentials: zIdent.optional(),
+          })
+          .loose(),
+      )
+      .max(1000),
+    edges: z
+      .array(z.object({ from: z.string(), to: z.string() }).strict())
+      .max(5000)
+      .optional(),
+  })
+  .loose();
+
+export const TRIGGER_TYPES = [
+  'flowTimer',
+  'flowSequence',
+  'flowSftpFilechange',
+  'flowWebdavFilechange',
+] as const;
+
+// Five fields (minute hour day-of-month month day-of-week) of digits, names and * , - /.
+const CRON_RE = /^\s*[\w*,/-]+(\s+[\w*,/-]+){4}\s*$/;
+
+export const triggerDef = z
+  .object({
+    type: z.enum(TRIGGER_TYPES),
+    flow: zIdent,
+    cron: z.string().regex(CRON_RE, { error: 'must be a five-field cron expression' }).optional(),
+    after: zIdent.optional(),
+    path: z.string().min(1).max(4096).optional(),
+    credentials: zIdent.optional(),
+    enabled: z.boolean(),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const need = (field: 'cron' | 'after' | 'path' | 'credentials') => {
+      if (t[field] === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `a ${t.type} trigger needs "${field}"`,
+        });
+    };
+    if (t.type === 'flowTimer') need('cron');
+    if (t.type === 'flowSequence') need('after');
+    if (t.type === 'flowSftpFilechange') {
+      need('path');
+      need('credentials');
+    }
+    if (t.type === 'flowWebdavFilechange') need('path');
+  });
+
+export const CREDENTIAL_KINDS = ['postgres', 'sftp', 'http'] as const;
+
+/**
+ * `secret` is write-only: stored encrypted (secrets.ts) and answered as `secretSet: true`.
+ * `secretSet` is accepted (and ignored) so an object read with GET can be PUT back as is;
+ * a PUT without `secret` keeps the stored one.
+ */
+export const credentialsDef = z
+  .object({
+    kind: z.enum(CREDENTIAL_KINDS),
+    host: z.string().min(1).max(255).optional(),
+    port: zInt.min(1).max(65535).optional(),
+    user: z.string().max(255).optional(),
+    database: z.string().max(255).optional(),
+    secret: z.string().min(1).max(10_000).optional(),
+    secretSet: z.boolean().optional(),
+  })
+  .strict();
+
+export const DEF_SCHEMAS: Record<ObjectType, z.ZodType> = {
+  attribute: attributeDef,
+  label: labelDef,
+  fact: factDef,
+  metric: metricDef,
+  filter: filterDef,
+  report: reportDef,
+  dashboard: dashboardDef,
+  folder: folderDef,
+  userrole: userroleDef,
+  flow: flowDef,
+  trigger: triggerDef,
+  credentials: credentialsDef,
+};
+
+/** Types whose def holds AQL, and the kind `checkCompiles` compiles it as. */
+export const AQL_KIND: Partial<Record<ObjectType, 'metric' | 'filter' | 'report'>> = {
+  metric: 'metric',
+  filter: 'filter',
+  report: 'report',
+};
+
+// ---- the object around the def ----
+
+export const ACL_RE = /^[r-][w-][d-][s-][a-]$/;
+export const aclEntry = z
+  .object({
+    userrole: z.string().min(1).max(200),
+    acl: z.string().regex(ACL_RE, {
+      error: 'must be five positions "rwdsa" (read, write, delete, share, administer), "-" denies',
+    }),
+  })
+  .strict();
+export type AclEntry = z.infer<typeof aclEntry>;
+
+const zTags = z.array(z.string().trim().min(1).max(100)).max(100);
+
+/** Fields an object carries on input; `tags` is accepted as another name for `tag`. */
+export const objectInput = z
+  .object({
+    ident: zIdent.optional(),
+    type: z.enum(OBJECT_TYPES),
+    name: z.string().trim().min(1).max(255),
+    description: z.string().max(10_000).optional(),
+    def: z.record(z.string(), z.unknown()),
+    acl: z.array(aclEntry).max(1000).optional(),
+    tag: zTags.optional(),
+    tags: zTags.optional(),
+  })
+  .strict();
+export type ObjectInputBody = z.infer<typeof objectInput>;
+
+/** A PUT replaces an object: same fields, but `type` and `ident` may be left out. */
+export const objectReplace = objectInput.extend({
+  type: z.enum(OBJECT_TYPES).optional(),
+  def: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Fields GET answers that a client may send back unchanged; they are not input. */
+export const READ_ONLY_FIELDS = [
+  'revision',
+  'created',
+  'createdBy',
+  'updated',
+  'updatedBy',
+  'link',
+] as const;

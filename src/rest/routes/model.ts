@@ -1,0 +1,344 @@
+// The semantic model (spec "Semantic model"): objects, their history, bulk reads, search,
+// folders, the LDM and ODM graphs and the model checks. Every rule lives in
+// engine.objects; this file only translates HTTP and adds links.
+import type { ObjectSummary, ObjectView, RevisionInfo } from '../../engine/model/objects.js';
+import { zBool } from '../../engine/validate.js';
+import { addProjectLinks, enc, link, paging, projectPath, type Link } from '../links.js';
+import type { RouteDef } from '../router.js';
+
+const objPath = (projectId: string, ident: string) =>
+  `${projectPath(projectId)}/pmd/obj/${enc(ident)}`;
+
+/** The spec's object link: `rel: object.<type>`, with the object's id and title. */
+const objectLink = (projectId: string, o: ObjectSummary): Link =>
+  link(`object.${o.type}`, objPath(projectId, o.ident), { id: o.ident, title: o.name });
+
+const withLink = (projectId: string, v: ObjectView) => ({
+  ...v,
+  link: [objectLink(projectId, v), link('history', `${objPath(projectId, v.ident)}/history`)],
+});
+
+const summaries = (projectId: string, list: ObjectSummary[]) =>
+  list.map((o) => ({ ...o, link: [objectLink(projectId, o)] }));
+
+/** A row of a CSV/TSV list: nested values as JSON, tags joined. */
+const flat = (v: ObjectView) => ({
+  ident: v.ident,
+  type: v.type,
+  name: v.name,
+  description: v.description,
+  tag: v.tag.join(';'),
+  revision: v.revision,
+  updated: v.updated,
+  updatedBy: v.updatedBy,
+});
+
+const flag = (v: unknown) => v !== undefined && zBool.safeParse(v).data === true;
+
+const historyReply = (projectId: string, ident: string, history: RevisionInfo[]) =>
+  history.map((h) => ({
+    ...h,
+    link: [link('revision', `${objPath(projectId, ident)}/history/${h.revision}`)],
+  }));
+
+addProjectLinks((id) => {
+  const p = projectPath(id);
+  return [
+    link('pmd.obj', `${p}/pmd/obj`),
+    link('search', `${p}/app/obj/search`),
+    link('graph.ldm', `${p}/pmd/graph/ldm`),
+    link('graph.odm', `${p}/pmd/graph/odm`),
+  ];
+});
+
+export const modelRoutes: RouteDef[] = [
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/obj',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Objects you can read: `rel=object.<type>` (repeatable), `query=` (substring of ident, name, description, tags), `limit`/`offset`.',
+        handler: ({ engine, actor, query }) => {
+          const r = engine.objects.list(actor, query);
+          const pages = paging(`${projectPath(actor.projectId)}/pmd/obj`, r, r.total);
+          // The next page keeps this page's filters.
+          const keep = new URLSearchParams();
+          for (const rel of ([] as unknown[]).concat(query.rel ?? []))
+            keep.append('rel', String(rel));
+          if (typeof query.query === 'string') keep.set('query', query.query);
+          if (pages.next && keep.toString()) pages.next += `&${keep.toString()}`;
+          return {
+            title: 'Model objects',
+            body: {
+              objects: r.items.map((v) => withLink(actor.projectId, v)),
+              paging: pages,
+              link: r.items.map((v) => objectLink(actor.projectId, v)),
+            },
+            tabular: r.items.map(flat),
+            filename: 'objects',
+          };
+        },
+      },
+      POST: {
+        access: 'mdadmin',
+        description:
+          'Create an object or an array of at most 1000 (all or nothing) `{ ident?, type, name, description?, def, acl?, tag? }`.',
+        handler: ({ engine, actor, body }) => {
+          const created = engine.objects.create(actor, body);
+          const single = created.length === 1 && !Array.isArray(body);
+          return {
+            status: 201,
+            title: 'Created',
+            body: {
+              objects: created.map((v) => withLink(actor.projectId, v)),
+              link: created.map((v) => objectLink(actor.projectId, v)),
+            },
+            headers: single
+              ? { Location: `/api/v1${objPath(actor.projectId, created[0]!.ident)}` }
+              : undefined,
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/obj/:id',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'One object; `predecessors=1` (objects it uses), `successors=1` (objects using it), `history=1`.',
+        handler: ({ engine, actor, params, query }) => {
+          const d = engine.objects.get(actor, params.id!, {
+            predecessors: flag(query.predecessors),
+            successors: flag(query.successors),
+            history: flag(query.history),
+          });
+          const p = actor.projectId;
+          return {
+            title: `${d.object.type} ${d.object.name}`,
+            body: {
+              object: withLink(p, d.object),
+              ...(d.predecessors ? { predecessors: summaries(p, d.predecessors) } : {}),
+              ...(d.successors ? { successors: summaries(p, d.successors) } : {}),
+              ...(d.history ? { history: historyReply(p, d.object.ident, d.history) } : {}),
+              link: [
+                objectLink(p, d.object),
+                ...[...(d.predecessors ?? []), ...(d.successors ?? [])].map((o) =>
+                  objectLink(p, o),
+                ),
+              ],
+            },
+          };
+        },
+      },
+      PUT: {
+        access: 'mdadmin',
+        description:
+          'Replace the object `{ name, description?, def, acl?, tag? }` (type cannot change; acl left out stays).',
+        handler: ({ engine, actor, params, body }) => {
+          const v = engine.objects.replace(actor, params.id!, body);
+          return {
+            title: `${v.type} ${v.name}`,
+            body: { object: withLink(actor.projectId, v), link: [objectLink(actor.projectId, v)] },
+          };
+        },
+      },
+      DELETE: {
+        access: 'mdadmin',
+        description: 'Delete the object (409 with the dependents while other objects use it).',
+        handler: ({ engine, actor, params }) => {
+          engine.objects.remove(actor, params.id!);
+          return { status: 204 };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/obj/:id/history',
+    ops: {
+      GET: {
+        access: 'member',
+        description: 'Revisions of the object, newest first: `{ revision, time, user }`.',
+        handler: ({ engine, actor, params }) => {
+          const h = engine.objects.history(actor, params.id!);
+          return {
+            title: `History of ${params.id}`,
+            body: {
+              history: historyReply(actor.projectId, params.id!, h),
+              link: [link('object', objPath(actor.projectId, params.id!), { id: params.id })],
+            },
+            tabular: h,
+            filename: 'history',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/obj/:id/history/:revision',
+    ops: {
+      GET: {
+        access: 'member',
+        description: 'The object as it was at that revision.',
+        handler: ({ engine, actor, params }) => {
+          const v = engine.objects.revision(actor, params.id!, params.revision!);
+          return {
+            title: `${v.type} ${v.name}, revision ${v.revision}`,
+            body: { object: v, link: [objectLink(actor.projectId, v)] },
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/bulkobj',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Many objects: `idents` (comma list, ≤ 1000), `keys` (comma list of fields); unreadable or unknown ones are listed in `missing`.',
+        handler: ({ engine, actor, query }) => {
+          const r = engine.objects.bulk(actor, query);
+          const p = actor.projectId;
+          return {
+            title: 'Objects',
+            body: {
+              objects: r.objects.map((o) => ({ ...o.fields, link: [objectLink(p, o.object)] })),
+              missing: r.missing,
+              link: r.objects.map((o) => objectLink(p, o.object)),
+            },
+            tabular: r.objects.map((o) => o.fields),
+            filename: 'objects',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/app/obj/search',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Search objects: `query`, `params` (comma list of name, ident, tags, type, description), `limit`; best hits first.',
+        handler: ({ engine, actor, query }) => {
+          const r = engine.objects.search(actor, query);
+          const p = actor.projectId;
+          return {
+            title: 'Search',
+            body: {
+              hits: r.hits.map((h) => ({ ...h, link: [objectLink(p, h)] })),
+              total: r.total,
+              link: r.hits.map((h) => objectLink(p, h)),
+            },
+            tabular: r.hits,
+            filename: 'search',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/modifyfolder',
+    ops: {
+      POST: {
+        access: 'mdadmin',
+        description: 'Add objects to or remove them from a folder `{ ident, op, content }`.',
+        handler: ({ engine, actor, body }) => {
+          const v = engine.objects.modifyFolder(actor, body);
+          return {
+            title: `Folder ${v.name}`,
+            body: { object: withLink(actor.projectId, v), link: [objectLink(actor.projectId, v)] },
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/graph/ldm',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Logical data model: datasets with columns, primary key and rows; references between them.',
+        handler: ({ engine, actor }) => {
+          const g = engine.objects.ldm(actor);
+          return {
+            title: 'Logical data model',
+            body: {
+              ...g,
+              link: [link('dataload', `${projectPath(actor.projectId)}/kodiak/dataload`)],
+            },
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/graph/odm',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Object dependency graph: nodes are objects, an edge `from` → `to` means from uses to.',
+        handler: ({ engine, actor }) => {
+          const g = engine.objects.odm(actor);
+          return {
+            title: 'Object dependencies',
+            body: { ...g, link: g.nodes.map((n) => objectLink(actor.projectId, n)) },
+            tabular: g.edges,
+            filename: 'dependencies',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/check/model',
+    ops: {
+      GET: {
+        access: 'mdadmin',
+        description:
+          'Model checks: broken references, orphan labels, references to datasets without a key, ambiguous joins, duplicate titles.',
+        handler: ({ engine, actor }) => problemsReply(engine.objects.checkModel(actor)),
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/check/obj',
+    ops: {
+      GET: {
+        access: 'mdadmin',
+        description:
+          'Object checks: missing or ambiguous dependencies, AQL that no longer compiles.',
+        handler: ({ engine, actor }) => problemsReply(engine.objects.checkObjects(actor)),
+      },
+    },
+  },
+];
+
+function problemsReply(problems: Array<{ kind: string; message: string; objects?: string[] }>) {
+  return {
+    title: 'Model check',
+    body: { ok: problems.length === 0, problems },
+    tabular: problems.map((p) => ({
+      kind: p.kind,
+      message: p.message,
+      objects: (p.objects ?? []).join(';'),
+    })),
+    filename: 'problems',
+  };
+}
