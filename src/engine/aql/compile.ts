@@ -7,7 +7,7 @@ import { columnsIn, hasAgg, leavesIn, type Column, type Leaf, type V } from './i
 import { describePath, type Edge, type ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
 import { fail, resolveExpr, rootCtx, type ResolveEnv } from './resolve.js';
-import { colSql, kindOf, Params, render } from './sqlgen.js';
+import { colSql, kindOf, Params, render, renderCondition } from './sqlgen.js';
 
 interface Dim {
   /** What groups (an attribute, or the attribute of a label, or a date part of it). */
@@ -49,6 +49,9 @@ export interface Compiled {
 
 const title = (c: Column) => c.obj.name;
 
+/** Aggregations whose value over a coarser grain is the same aggregation of finer groups. */
+const REAGGREGATE: Partial<Record<Leaf['fn'], string>> = { SUM: 'sum', MIN: 'min', MAX: 'max' };
+
 export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null): Compiled {
   const ctx = rootCtx(env);
   const snap = env.snap;
@@ -89,8 +92,11 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
   type OrderRef = { col: number } | { v: V };
   const order = q.orderBy.map((o): { ref: OrderRef; desc: boolean } => {
     if (o.target.k === 'position') {
-      if (o.target.n < 1 || o.target.n > q.items.length)
-        throw fail(`ORDER BY ${o.target.n}: there are ${q.items.length} columns`, o.target.pos);
+      if (!Number.isInteger(o.target.n) || o.target.n < 1 || o.target.n > q.items.length)
+        throw fail(
+          `ORDER BY ${o.target.pos.text}: a column position is a whole number from 1 to ${q.items.length}`,
+          o.target.pos,
+        );
       return { ref: { col: o.target.n - 1 }, desc: o.desc };
     }
     if (o.target.k === 'alias') {
@@ -141,48 +147,111 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
 
   const params = new Params();
   const ctes: string[] = [];
-  const plans: LeafPlan[] = [];
   const grainOf = unique.map((l) => grainFor(l, dims));
+  // Each leaf is planned on its own (its anchor, join paths and errors); leaves with the same
+  // anchor, metric conditions and grain are then computed by one aggregation query (one scan).
+  // That never changes a value: every join is many-to-one onto a primary key, so another
+  // leaf's joins neither add nor drop a row of the anchor.
+  const planned = unique.map((l, i) => planLeaf(l, grainOf[i]!, dims, where, security, snap));
+  const plans = planned.map((p) => p.plan);
+  // A BY ALL leaf whose twin (same aggregation, argument and metric WHERE) is computed at the
+  // full grain is that twin's groups added up again — a sum of sums, a minimum of minimums, a
+  // maximum of maximums — since every anchor row lies in exactly one full-grain group.
+  const twinKey = (l: Leaf) => leafKey({ ...l, byAll: null });
+  const fullTwin = new Map<string, number>();
   unique.forEach((l, i) => {
-    const { sql, plan } = leafSql(l, grainOf[i]!, dims, where, security, snap, params);
-    ctes.push(`l${i} AS (${sql})`);
-    plans.push(plan);
+    if (dims.length && grainOf[i]!.length === dims.length && REAGGREGATE[l.fn])
+      fullTwin.set(twinKey(l), i);
   });
+  const derivedFrom = new Map<number, number>();
+  unique.forEach((l, i) => {
+    const twin = grainOf[i]!.length < dims.length ? fullTwin.get(twinKey(l)) : undefined;
+    if (twin !== undefined && REAGGREGATE[l.fn]) derivedFrom.set(i, twin);
+  });
+  const groups: { leaves: number[]; grain: number[] }[] = [];
+  const slot = new Map<number, { g: number; j: number }>();
+  const groupOf = new Map<string, number>();
+  unique.forEach((l, i) => {
+    if (derivedFrom.has(i)) return;
+    const key = JSON.stringify([planned[i]!.plan.anchor, l.where.map(strip), grainOf[i]]);
+    let g = groupOf.get(key);
+    if (g === undefined) {
+      g = groups.length;
+      groups.push({ leaves: [], grain: grainOf[i]! });
+      groupOf.set(key, g);
+    }
+    slot.set(i, { g, j: groups[g]!.leaves.length });
+    groups[g]!.leaves.push(i);
+  });
+  groups.forEach((grp, g) => {
+    const sql = groupSql(
+      grp.leaves.map((i) => ({ leaf: unique[i]!, planned: planned[i]! })),
+      grp.grain,
+      dims,
+      snap,
+      params,
+    );
+    ctes.push(`l${g} AS (${sql})`);
+  });
+  for (const [i, twin] of derivedFrom) {
+    const from = slot.get(twin)!;
+    const grain = grainOf[i]!;
+    const g = groups.length;
+    groups.push({ leaves: [i], grain });
+    slot.set(i, { g, j: 0 });
+    const keys = grain.map((d) => `k${d}, x${d}`).join(', ');
+    const agg = `${REAGGREGATE[unique[i]!.fn]}(v${from.j}) AS v0`;
+    ctes.push(
+      `l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM l${from.g}${keys ? ` GROUP BY ${keys}` : ''})`,
+    );
+  }
 
-  // 5. The frame: every combination of dimension values the result shows.
-  let frameSql: string;
+  // 5. The frame: every combination of dimension values the result shows. With a single
+  // aggregation query at the full grain, that query's own rows are the frame.
+  let frameSql: string | null = null;
   let frameDesc: string;
-  const full = unique.map((_, i) => i).filter((i) => grainOf[i]!.length === dims.length);
+  let frame = 'f';
+  const full = groups.map((_, g) => g).filter((g) => groups[g]!.grain.length === dims.length);
+  const fullText = () =>
+    full.flatMap((g) => groups[g]!.leaves.map((i) => unique[i]!.text)).join(', ');
   if (!dims.length) {
     frameSql = 'SELECT 1 AS one';
     frameDesc = 'one row (no dimensions)';
+  } else if (full.length === 1) {
+    frame = `l${full[0]}`;
+    frameDesc = `the dimension values of ${fullText()}`;
   } else if (full.length) {
     const cols = dims.map((_, d) => `k${d}, x${d}`).join(', ');
-    frameSql = full.map((i) => `SELECT ${cols} FROM l${i}`).join(' UNION ');
-    frameDesc = `the dimension values of ${full.map((i) => unique[i]!.text).join(', ')}`;
+    frameSql = full.map((g) => `SELECT ${cols} FROM l${g}`).join(' UNION ');
+    frameDesc = `the dimension values of ${fullText()}`;
   } else {
     const f = dimsOnlyFrame(dims, where, security, snap, params);
     frameSql = f.sql;
     frameDesc = f.desc;
   }
-  ctes.push(`f AS (${frameSql})`);
+  if (frameSql !== null) ctes.push(`f AS (${frameSql})`);
 
   // 6. Assembly.
-  const joins = unique
-    .map((_, i) => {
-      const on = grainOf[i]!.map((d) => `l${i}.k${d} IS NOT DISTINCT FROM f.k${d}`);
-      return `LEFT JOIN l${i} ON ${on.length ? on.join(' AND ') : 'true'}`;
+  const joins = groups
+    .map((grp, g) => {
+      if (`l${g}` === frame) return '';
+      const on = grp.grain.map((d) => `l${g}.k${d} IS NOT DISTINCT FROM ${frame}.k${d}`);
+      return ` LEFT JOIN l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
     })
-    .join(' ');
-  const assemble = (v: V, pos: Pos) =>
-    render(v, {
+    .join('');
+  const assemble = (v: V, pos: Pos, condition = false) =>
+    (condition ? renderCondition : render)(v, {
       params,
       pos,
-      agg: (a) => `l${leafIndex.get(a.leaf.id)}.v`,
+      agg: (a) => {
+        const s = slot.get(leafIndex.get(a.leaf.id)!)!;
+        // A group with nothing to count has a count of 0, not an empty cell.
+        return a.leaf.fn === 'COUNT' ? `coalesce(l${s.g}.v${s.j}, 0)` : `l${s.g}.v${s.j}`;
+      },
       col: (c) => {
         const d = dims.findIndex((x) => sameCol(x.display, c) || sameCol(x.key, c));
         if (d < 0) throw fail(`[${c.obj.name}] is not a dimension of this query`, pos);
-        return `f.x${d}`;
+        return `${frame}.x${d}`;
       },
     });
   const outputs: Output[] = q.items.map((it, i) => {
@@ -192,7 +261,7 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
       return {
         title: it.alias ?? dimTitle(dims[d]!),
         kind: 'dimension',
-        sql: `f.x${d}`,
+        sql: `${frame}.x${d}`,
         dataType: dataTypeOf(dims[d]!.display),
       };
     }
@@ -209,18 +278,32 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
     };
   });
   const select = outputs.map((o, i) => `${o.sql} AS c${i}`).join(', ');
-  const whereSql = having ? ` WHERE ${assemble(having, q.having!.pos)}` : '';
+  const whereSql = having ? ` WHERE ${assemble(having, q.having!.pos, true)}` : '';
   const orderParts = order.map(
     (o) =>
       `${'col' in o.ref ? `c${o.ref.col}` : assemble(o.ref.v, q.items[0]!.pos)} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`,
   );
-  // Dimensions break ties, so results are stable.
-  for (let d = 0; d < dims.length; d++) orderParts.push(`f.x${d} ASC NULLS LAST`);
+  // Dimensions break ties, so results are stable: the shown value, then the key (two
+  // customers of one name are two rows, always in the same order).
+  for (let d = 0; d < dims.length; d++)
+    orderParts.push(`${frame}.x${d} ASC NULLS LAST`, `${frame}.k${d} ASC NULLS LAST`);
   const orderSql = orderParts.length ? ` ORDER BY ${orderParts.join(', ')}` : '';
+  for (const [word, n] of [
+    ['LIMIT', q.limit],
+    ['OFFSET', q.offset],
+  ] as const) {
+    if (n !== null && !(Number.isSafeInteger(n) && n >= 0))
+      throw fail(`${word} takes a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`, {
+        offset: 0,
+        line: 1,
+        column: 1,
+        text: `${word} ${n}`,
+      });
+  }
   const limitSql =
-    (q.limit !== null ? ` LIMIT ${Math.floor(q.limit)}` : '') +
-    (q.offset !== null ? ` OFFSET ${Math.floor(q.offset)}` : '');
-  const sql = `WITH ${ctes.join(', ')} SELECT ${select} FROM f ${joins}${whereSql}${orderSql}${limitSql}`;
+    (q.limit !== null ? ` LIMIT ${q.limit}` : '') +
+    (q.offset !== null ? ` OFFSET ${q.offset}` : '');
+  const sql = `WITH ${ctes.join(', ')} SELECT ${select} FROM ${frame}${joins}${whereSql}${orderSql}${limitSql}`;
   return {
     sql,
     params: params.values,
@@ -298,7 +381,8 @@ function grainFor(l: Leaf, dims: Dim[]): number[] {
     .filter(
       (i) =>
         !l.byAll!.some(
-          (c) => c.dataset === dims[i]!.attr.dataset && c.column === dims[i]!.attr.column,
+          // A label stands for its attribute: BY ALL [Month Name] removes [Month] too.
+          (c) => c.dataset === dims[i]!.attr.dataset && c.keyColumn === dims[i]!.attr.column,
         ),
     );
 }
@@ -405,15 +489,23 @@ function securityFor(anchor: string, security: V | null, snap: ModelSnapshot): V
   return [...ds].every((d) => d === anchor || snap.reaches(anchor, d)) ? security : null;
 }
 
-function leafSql(
+interface PlannedLeaf {
+  anchor: string;
+  /** Metric WHERE, query WHERE and the row filter, ANDed. */
+  conditions: V[];
+  needed: { dataset: string; why: string }[];
+  plan: LeafPlan;
+}
+
+/** A leaf's anchor and the joins it needs (errors name the leaf). */
+function planLeaf(
   l: Leaf,
   grain: number[],
   dims: Dim[],
   where: V | null,
   security: V | null,
   snap: ModelSnapshot,
-  params: Params,
-): { sql: string; plan: LeafPlan } {
+): PlannedLeaf {
   const pos = { offset: 0, line: 1, column: 1, text: l.text };
   const anchor = anchorOf(l, snap, pos);
   const sec = securityFor(anchor, security, snap);
@@ -430,27 +522,11 @@ function leafSql(
     ),
     ...columnsIn(l.arg).map((c) => ({ dataset: c.dataset, why: `computed from [${title(c)}]` })),
   ];
-  const tree = joinTree(anchor, needed, snap, pos, `${l.text}`);
-  const r = { params, pos, col: colRenderer(tree), agg: () => 'NULL' };
-  const select: string[] = [];
-  for (const d of grain) {
-    select.push(`${render(dims[d]!.key, r)} AS k${d}`);
-    select.push(`${render(dims[d]!.display, r)} AS x${d}`);
-  }
-  const arg = render(l.arg, r);
-  const agg =
-    l.fn === 'COUNT'
-      ? l.arg.t === 'col' && l.arg.col.kind !== 'fact'
-        ? `count(DISTINCT ${arg})`
-        : `count(${arg})`
-      : `${l.fn.toLowerCase()}(${arg})`;
-  select.push(`${agg} AS v`);
-  const whereSql = conditions.length
-    ? ` WHERE ${conditions.map((c) => render(c, r)).join(' AND ')}`
-    : '';
-  const group = grain.length ? ` GROUP BY ${grain.map((d) => `k${d}, x${d}`).join(', ')}` : '';
+  const tree = joinTree(anchor, needed, snap, pos, l.origin ?? l.text);
   return {
-    sql: `SELECT ${select.join(', ')} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}${group}`,
+    anchor,
+    conditions,
+    needed,
     plan: {
       leaf: l.text,
       anchor,
@@ -459,6 +535,60 @@ function leafSql(
       filters: conditions.length,
     },
   };
+}
+
+/**
+ * One aggregation query for leaves sharing anchor, conditions and grain: columns k<d>/x<d>
+ * (the key and the shown value of each dimension) and v<j> (the j-th leaf's value).
+ */
+function groupSql(
+  leaves: { leaf: Leaf; planned: PlannedLeaf }[],
+  grain: number[],
+  dims: Dim[],
+  snap: ModelSnapshot,
+  params: Params,
+): string {
+  const first = leaves[0]!;
+  const pos = { offset: 0, line: 1, column: 1, text: first.leaf.text };
+  const { anchor, conditions } = first.planned;
+  const tree = joinTree(
+    anchor,
+    leaves.flatMap((x) => x.planned.needed),
+    snap,
+    pos,
+    first.leaf.text,
+  );
+  const r = { params, pos, col: colRenderer(tree), agg: () => 'NULL' };
+  const select: string[] = [];
+  const groupBy: string[] = [];
+  for (const d of grain) {
+    const key = render(dims[d]!.key, r);
+    const shown = render(dims[d]!.display, r);
+    select.push(`${key} AS k${d}`, `${shown} AS x${d}`);
+    // An attribute is its own shown value: grouping by it once is enough. Grouping by the
+    // expressions (not the aliases) keeps a dataset column named like an alias harmless.
+    groupBy.push(shown === key ? key : `${key}, ${shown}`);
+  }
+  leaves.forEach(({ leaf: l }, j) => {
+    const arg = render(l.arg, r);
+    let agg: string;
+    if (l.fn !== 'COUNT') agg = `${l.fn.toLowerCase()}(${arg})`;
+    else if (l.arg.t !== 'col' || l.arg.col.kind === 'fact') agg = `count(${arg})`;
+    // The anchor's own primary key is unique and never null (loads check it): no DISTINCT.
+    else if (
+      l.arg.col.kind === 'attribute' &&
+      l.arg.col.dataset === anchor &&
+      snap.datasets.get(anchor)?.primaryKey === l.arg.col.column
+    )
+      agg = `count(${arg})`;
+    else agg = `count(DISTINCT ${arg})`;
+    select.push(`${agg} AS v${j}`);
+  });
+  const whereSql = conditions.length
+    ? ` WHERE ${conditions.map((c) => renderCondition(c, r)).join(' AND ')}`
+    : '';
+  const group = groupBy.length ? ` GROUP BY ${groupBy.join(', ')}` : '';
+  return `SELECT ${select.join(', ')} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}${group}`;
 }
 
 /**
@@ -477,15 +607,21 @@ function dimsOnlyFrame(
       dims.flatMap((d) => [...columnsIn(d.key), ...columnsIn(d.display)]).map((c) => c.dataset),
     ),
   ];
+  // The dataset must also reach what the WHERE uses (not the row filter: it applies where
+  // it can). `SELECT [Region] WHERE [Status] = "void"` lists the regions of void orders.
+  const filtered = where ? columnsIn(where).map((c) => c.dataset) : [];
+  const reach = [...new Set([...wanted, ...filtered])];
   const candidates = [...snap.datasets.keys()].filter((d) =>
-    wanted.every((w) => d === w || snap.paths(d, w).length === 1),
+    reach.every((w) => d === w || snap.paths(d, w).length === 1),
   );
   const pos = { offset: 0, line: 1, column: 1, text: dims.map((d) => dimTitle(d)).join(', ') };
   const best = candidates.find((c) => candidates.every((o) => o === c || snap.reaches(o, c)));
   if (!best)
-    throw fail(`no dataset links the dimensions ${pos.text}: they cannot be shown together`, pos, {
-      datasets: wanted,
-    });
+    throw fail(
+      `no dataset links the dimensions ${pos.text}${reach.length > wanted.length ? ' and the attributes of the WHERE' : ''}: they cannot be shown together`,
+      pos,
+      { datasets: reach },
+    );
   const sec = securityFor(best, security, snap);
   const conditions = [...(where ? [where] : []), ...(sec ? [sec] : [])];
   const needed = [...wanted, ...conditions.flatMap((c) => columnsIn(c).map((x) => x.dataset))].map(
@@ -497,7 +633,7 @@ function dimsOnlyFrame(
     .map((d, i) => `${render(d.key, r)} AS k${i}, ${render(d.display, r)} AS x${i}`)
     .join(', ');
   const whereSql = conditions.length
-    ? ` WHERE ${conditions.map((c) => render(c, r)).join(' AND ')}`
+    ? ` WHERE ${conditions.map((c) => renderCondition(c, r)).join(' AND ')}`
     : '';
   return {
     sql: `SELECT DISTINCT ${select} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}`,
