@@ -9,6 +9,8 @@ import { apiRoutes } from '../src/rest/api.js';
 import { specPath, type Method } from '../src/rest/router.js';
 import {
   ADMIN,
+  AUTHZ_QUERY,
+  AUTHZ_QUERY_DATA,
   AuthzFixture,
   CALLERS,
   emailOf,
@@ -448,6 +450,39 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/pmd/graph/odm': { level: 'member', success: 200 },
   'GET /projects/{project}/pmd/check/model': { level: 'mdadmin', success: 200 },
   'GET /projects/{project}/pmd/check/obj': { level: 'mdadmin', success: 200 },
+  'POST /projects/{project}/app/aql/execute': {
+    level: 'member',
+    success: 201,
+    body: { aql: AUTHZ_QUERY },
+    check: (r, { ok }) => {
+      if (ok)
+        expect(r.json.link.map((l: { rel: string }) => l.rel)).toEqual([
+          'scache.created',
+          'data.created',
+        ]);
+    },
+  },
+  'GET /projects/{project}/app/aql/data/{jobId}': {
+    level: 'member',
+    success: 200,
+    // The caller's own finished query (callers who are not members: another member's).
+    prepare: async (f, caller) => ({ params: { jobId: await f.runQuery(jobOwner(caller)) } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.data).toEqual(AUTHZ_QUERY_DATA);
+    },
+  },
+  'POST /projects/{project}/app/aql/explain': {
+    level: 'member',
+    success: 200,
+    body: { aql: AUTHZ_QUERY },
+    check: (r, { ok }) => {
+      if (ok)
+        expect(r.json.explain.objects.map((o: { ident: string }) => o.ident).sort()).toEqual([
+          'attr.authz_sales.region',
+          'fact.authz_sales.amount',
+        ]);
+    },
+  },
 };
 
 interface RouteCase {
@@ -598,6 +633,22 @@ describe('jobs: a member sees only their own; MD Admin and Admin see every job',
       else expect(ids).not.toContain(other);
     },
   );
+});
+
+describe('query results: a member reads only their own; MD Admin and Admin read every one', () => {
+  const SEES_ALL: Record<Level, boolean> = {
+    member: false,
+    useradmin: false,
+    mdadmin: true,
+    admin: true,
+  };
+
+  it.each(LEVELS)("%s: GET the data of another member's query", async (level) => {
+    const job = await f.runQuery(OTHER_MEMBER);
+    const r = await f.call(level, 'GET', `/projects/${f.project}/app/aql/data/${job}`);
+    expect(r.status, r.text).toBe(SEES_ALL[level] ? 200 : 404);
+    if (SEES_ALL[level]) expect(r.json.data).toEqual(AUTHZ_QUERY_DATA);
+  });
 });
 
 describe('maintenance', () => {

@@ -39,6 +39,41 @@ describe('project users', () => {
     s.api('GET', `/projects/${id}/users/${encodeURIComponent(email)}`, { as });
   const memberIds = async (id: string) =>
     ((await users(id)).json.users as Member[]).map((u) => u.id);
+  /**
+   * Row-level filters are AQL conditions on the project's model, so the projects whose
+   * members get one hold a tiny dataset with the attributes they name (Region, Dept).
+   */
+  const loadPeople = async (project: string) => {
+    await s.engine.storage.writeFile(
+      project,
+      '/people.csv',
+      Buffer.from('person_id,region,dept\n1,EU,HR\n2,US,IT\n'),
+    );
+    const col = (id: string, dataType: string, label: string) => ({
+      id,
+      originalheader: id,
+      objectType: 'A',
+      dataType,
+      label,
+    });
+    const prescription = {
+      primarykey: 'person_id',
+      columns: [
+        col('person_id', 'integer', 'Person'),
+        col('region', 'string', 'Region'),
+        col('dept', 'string', 'Dept'),
+      ],
+    };
+    const r = await s.api('POST', `/projects/${project}/kodiak/transform/execute`, {
+      body: {
+        type: 'cluster',
+        clusters: { people: { source_type: 'webdav', source: '/people.csv', prescription } },
+      },
+    });
+    expect(r.status, r.text).toBe(202);
+    const job = await s.engine.jobs.waitFor(r.json.link[0].id);
+    expect(job.status, job.message).toBe('OK');
+  };
   const userActions = async (id: string) =>
     (await s.api('GET', `/projects/${id}/activity?types=user_action`)).json.activity as {
       user: string;
@@ -52,6 +87,7 @@ describe('project users', () => {
 
     beforeAll(async () => {
       id = await createProject(s, 'members', 'Members');
+      await loadPeople(id);
     });
 
     it('invites one user (e-mail normalized) with roles and filter', async () => {
@@ -384,6 +420,7 @@ describe('project users', () => {
 
     beforeAll(async () => {
       id = await createProject(s, 'validation', 'Validation');
+      await loadPeople(id);
     });
 
     it('refuses duplicate ids in one array (400, nothing written)', async () => {
@@ -458,6 +495,34 @@ describe('project users', () => {
       });
       expect(put.status).toBe(400);
       expect(put.json.context).toMatchObject(context);
+      expect((await user(id, 'filtered@example.com')).json.user.filter).toBe('[Region] = "EU"');
+    });
+
+    it('refuses a filter naming an object the model does not have (400), storing nothing', async () => {
+      const filter = '[Regoin] = "EU"';
+      const invited = await s.api('POST', `/projects/${id}/users`, {
+        body: [{ id: 'fine@example.com' }, { id: 'unknown-attr@example.com', filter }],
+      });
+      expect(invited.status, invited.text).toBe(400);
+      expect(invited.json.message).toMatch(
+        /^invalid row-level filter: unknown object \[Regoin\]; did you mean \[Region\]/,
+      );
+      expect(invited.json.context).toMatchObject({
+        field: 'filter',
+        value: filter,
+        line: 1,
+        column: 1,
+        suggestions: expect.arrayContaining(['Region']),
+      });
+      // All or nothing: the valid invitation of the same request is not stored either.
+      expect((await user(id, 'unknown-attr@example.com')).status).toBe(404);
+      expect((await user(id, 'fine@example.com')).status).toBe(404);
+
+      const put = await s.api('PUT', `/projects/${id}/users/filtered@example.com`, {
+        body: { filter },
+      });
+      expect(put.status, put.text).toBe(400);
+      expect(put.json.context).toMatchObject({ field: 'filter', value: filter });
       expect((await user(id, 'filtered@example.com')).json.user.filter).toBe('[Region] = "EU"');
     });
 

@@ -1,6 +1,7 @@
 // Fixture for the authorization matrix: a server on the enterprise plan (so plan limits never
-// get in the way of throwaway projects and users), one user per permission level, and helpers
-// that create throwaway projects, members and long-running jobs.
+// get in the way of throwaway projects and users), one user per permission level, a shared
+// project holding a tiny dataset (so AQL queries have a model to run on), and helpers that
+// create throwaway projects, members, long-running jobs and finished query jobs.
 import { ADMIN, invite, startTestServer, type TestServer } from './server.js';
 
 /** The project permission levels, as the spec names them. */
@@ -36,8 +37,48 @@ export function holds(level: Level, required: Level): boolean {
 /** Another plain member, used as the owner of jobs nobody else created. */
 export const OTHER_MEMBER = 'authz-other-member@example.com';
 
-/** A job that runs for a minute unless cancelled. */
-const SLOW_REPORT = {
+/** The tiny dataset of the shared project and a query on it (by identifiers: titles may repeat). */
+const SALES_CSV = 'sale_id,region,amount\n1,EU,1\n2,EU,2\n3,US,4\n';
+const SALES_PRESCRIPTION = {
+  primarykey: 'sale_id',
+  columns: [
+    {
+      id: 'sale_id',
+      originalheader: 'sale_id',
+      objectType: 'A',
+      dataType: 'integer',
+      label: 'Sale',
+    },
+    {
+      id: 'region',
+      originalheader: 'region',
+      objectType: 'A',
+      dataType: 'string',
+      label: 'Sales Region',
+    },
+    {
+      id: 'amount',
+      originalheader: 'amount',
+      objectType: 'F',
+      dataType: 'integer',
+      label: 'Sales Amount',
+    },
+  ],
+};
+export const AUTHZ_QUERY =
+  'SELECT [attr.authz_sales.region], SUM([fact.authz_sales.amount]) AS "Amount"';
+/** What AUTHZ_QUERY answers: `{ data }` of GET app/aql/data/{jobId}. */
+export const AUTHZ_QUERY_DATA = {
+  values: 'EU\t3\nUS\t4',
+  visual: { column: [{ title: 'Sales Region' }, { title: 'Amount' }] },
+};
+
+/**
+ * A job that runs for a minute unless cancelled. It is registered as the `flow` type (no
+ * other handler runs flows here), so that `report` jobs are real AQL queries.
+ */
+const SLOW_JOB_TYPE = 'flow';
+const SLOW_JOB = {
   run: async ({ signal }: { signal: AbortSignal }) =>
     new Promise((res, rej) => {
       const t = setTimeout(res, 60_000);
@@ -58,12 +99,37 @@ export class AuthzFixture {
   ) {}
 
   static async start(): Promise<AuthzFixture> {
-    const s = await startTestServer({ URSA_DEFAULT_PLAN: 'enterprise' });
-    s.engine.jobs.register('report', SLOW_REPORT);
+    // Slow jobs hold their slot for a minute; enough slots remain for loads and queries.
+    const s = await startTestServer({
+      URSA_DEFAULT_PLAN: 'enterprise',
+      URSA_JOB_CONCURRENCY: '64',
+    });
+    s.engine.jobs.register(SLOW_JOB_TYPE, SLOW_JOB);
     const f = new AuthzFixture(s, await createProject(s, 'Authz'));
+    await f.loadSales();
     await f.inviteLevels(f.project);
     await invite(s, f.project, OTHER_MEMBER);
     return f;
+  }
+
+  /** Loads the tiny `authz_sales` dataset into the shared project. */
+  private async loadSales(): Promise<void> {
+    await this.s.engine.storage.writeFile(this.project, '/authz-sales.csv', Buffer.from(SALES_CSV));
+    const r = await this.s.api('POST', `/projects/${this.project}/kodiak/transform/execute`, {
+      body: {
+        type: 'cluster',
+        clusters: {
+          authz_sales: {
+            source_type: 'webdav',
+            source: '/authz-sales.csv',
+            prescription: SALES_PRESCRIPTION,
+          },
+        },
+      },
+    });
+    if (r.status !== 202) throw new Error(`loading authz_sales failed: ${r.status} ${r.text}`);
+    const job = await this.s.engine.jobs.waitFor(r.json.link[0].id as string);
+    if (job.status !== 'OK') throw new Error(`loading authz_sales failed: ${job.message}`);
   }
 
   /** A name no other case uses. */
@@ -89,10 +155,25 @@ export class AuthzFixture {
     return email;
   }
 
-  /** Submits a slow report job in `project` on behalf of `email` (who must be a member). */
+  /** Submits a slow job in `project` on behalf of `email` (who must be a member). */
   submitJob(email: string, project: string = this.project): string {
     const actor = this.s.engine.actor({ email }, project);
-    return this.s.engine.jobs.submit(actor, 'report', {}).id;
+    return this.s.engine.jobs.submit(actor, SLOW_JOB_TYPE, {}).id;
+  }
+
+  /** Runs AUTHZ_QUERY in the shared project as `email` and answers its finished job's id. */
+  async runQuery(email: string): Promise<string> {
+    const r = await this.call({ email }, 'POST', `/projects/${this.project}/app/aql/execute`, {
+      aql: AUTHZ_QUERY,
+    });
+    if (r.status !== 201) throw new Error(`query as ${email} failed: ${r.status} ${r.text}`);
+    const id = (r.json.link as { rel: string; id: string }[]).find(
+      (l) => l.rel === 'scache.created',
+    )!.id;
+    const job = await this.s.engine.jobs.waitFor(id);
+    if (job.status !== 'OK')
+      throw new Error(`query as ${email} ended ${job.status}: ${job.message}`);
+    return id;
   }
 
   /** Sends a request as `caller` (anonymous: no credentials). */

@@ -26,6 +26,8 @@ export interface Leaf {
   /** BY ALL: null = query grain; [] = no dimensions; else attribute columns removed. */
   byAll: Column[] | null;
   text: string;
+  /** The saved metric it comes from ("metric [Revenue]"), so errors name what the user wrote. */
+  origin?: string | null;
 }
 
 export type V =

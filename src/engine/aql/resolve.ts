@@ -294,6 +294,7 @@ function resolveCall(e: Extract<Expr, { k: 'call' }>, ctx: Ctx): V {
       where: ctx.where,
       byAll: ctx.byAll,
       text: e.pos.text,
+      origin: ctx.origin,
     };
     return { t: 'agg', leaf };
   }

@@ -34,6 +34,34 @@ interface CacheEntry {
 const MAX_COMPILED = 2000;
 const MAX_TEXT = 100_000;
 
+/** Parentheses deeper than this in the generated SQL exceed what DuckDB will plan. */
+const MAX_SQL_DEPTH = 250;
+
+/**
+ * Deep nesting (thousands of parentheses, NOTs or minus signs, long chains of + that nest
+ * in SQL) is a 400 for the caller, never a stack overflow or a DuckDB planning error.
+ */
+function withinDepth(build: () => Compiled): Compiled {
+  const tooDeep = () =>
+    new AqlError(
+      'the query is nested too deeply (or chains too many operators) to compute; simplify it',
+      { line: 1, column: 1, found: '' },
+    );
+  let c: Compiled;
+  try {
+    c = build();
+  } catch (err) {
+    if (err instanceof RangeError) throw tooDeep();
+    throw err;
+  }
+  let depth = 0;
+  for (const ch of c.sql) {
+    if (ch === '(' && ++depth > MAX_SQL_DEPTH) throw tooDeep();
+    else if (ch === ')') depth--;
+  }
+  return c;
+}
+
 export class Aql {
   private snapshots = new Map<string, { version: number; snap: ModelSnapshot }>();
   private compiled = new Map<string, Compiled>();
@@ -53,8 +81,10 @@ export class Aql {
   }
 
   /** The model of a project, rebuilt only when its model version changes. */
-  snapshot(projectId: string): ModelSnapshot {
-    const { modelVersion } = this.model.versions(projectId);
+  snapshot(
+    projectId: string,
+    modelVersion: number = this.model.versions(projectId).modelVersion,
+  ): ModelSnapshot {
     const hit = this.snapshots.get(projectId);
     if (hit && hit.version === modelVersion) return hit.snap;
     const objects = this.model.all(projectId);
@@ -91,12 +121,13 @@ export class Aql {
         column: 1,
         found: '',
       });
-    const snap = this.snapshot(a.projectId);
+    // One read of the versions: a cached query needs no snapshot at all.
     const { modelVersion } = this.model.versions(a.projectId);
     const key = `${a.projectId}\u0000${modelVersion}\u0000${this.visibilityKey(a)}\u0000${a.filter ?? ''}\u0000${text}`;
     const hit = this.compiled.get(key);
     if (hit) return hit;
-    const c = compileQuery(parse(text, 'query'), this.env(a, snap), a.filter);
+    const snap = this.snapshot(a.projectId, modelVersion);
+    const c = withinDepth(() => compileQuery(parse(text, 'query'), this.env(a, snap), a.filter));
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
     if (!this.inTransaction()) this.compiled.set(key, c);
@@ -201,15 +232,27 @@ export class Aql {
 
   /** A row-level filter must be a valid condition on the current model (400 otherwise). */
   validateCondition(projectId: string, text: string): void {
-    const snap = this.snapshot(projectId);
-    const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
-    const v = resolveExpr(parse(text, 'condition'), rootCtx(env, true));
-    if (hasAgg(v))
-      throw new AqlError('a row-level filter is a condition on attributes; it cannot aggregate', {
+    // The error says it is about the member's `filter` field, then what AQL found.
+    const refuse = (why: string, context: Record<string, unknown> = {}) =>
+      new AqlError(`invalid row-level filter: ${why}`, {
         line: 1,
         column: 1,
         found: text,
+        ...context,
+        field: 'filter',
+        value: text,
       });
+    if (!text.trim()) throw refuse('it is empty; use null to remove a filter');
+    const snap = this.snapshot(projectId);
+    const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
+    let v;
+    try {
+      v = resolveExpr(parse(text, 'condition'), rootCtx(env, true));
+    } catch (err) {
+      if (err instanceof AqlError) throw refuse(err.message, err.context);
+      throw err;
+    }
+    if (hasAgg(v)) throw refuse('it is a condition on attributes; it cannot aggregate');
   }
 
   /** Whether a saved metric, filter or report still compiles: null, or why not. */
@@ -221,7 +264,7 @@ export class Aql {
     try {
       const snap = this.snapshot(a.projectId);
       const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
-      if (kind === 'report') compileQuery(parse(text, 'query'), env, null);
+      if (kind === 'report') withinDepth(() => compileQuery(parse(text, 'query'), env, null));
       else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
       else {
         const body = parse(text, 'metric');
@@ -230,6 +273,7 @@ export class Aql {
       return null;
     } catch (err) {
       if (err instanceof EngineError) return err.message;
+      if (err instanceof RangeError) return 'the definition is nested too deeply to compute';
       throw err;
     }
   }

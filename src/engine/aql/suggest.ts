@@ -20,12 +20,13 @@ export function closest(name: string, candidates: string[], n: number): string[]
   const scored = new Map<string, number>();
   for (const c of candidates) {
     const low = c.toLowerCase();
-    // A candidate that contains the name (or the reverse) is a strong hint.
-    const d =
-      low.includes(target) || target.includes(low)
-        ? Math.abs(low.length - target.length) / 4
-        : distance(target, low);
     const limit = Math.max(2, Math.floor(Math.max(target.length, low.length) / 3));
+    const contains = low.includes(target) || target.includes(low);
+    // The edit distance is at least the difference in length: skip hopeless candidates
+    // (a 100,000-character name must not cost seconds).
+    if (!contains && Math.abs(low.length - target.length) > limit) continue;
+    // A candidate that contains the name (or the reverse) is a strong hint.
+    const d = contains ? Math.abs(low.length - target.length) / 4 : distance(target, low);
     if (d <= limit && (!scored.has(c) || scored.get(c)! > d)) scored.set(c, d);
   }
   return [...scored.entries()]
