@@ -102,7 +102,10 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
     if (o.target.k === 'alias') {
       const target = o.target;
       const i = q.items.findIndex(
-        (it) => it.alias === target.name || (!it.alias && it.pos.text === target.name),
+        // Aliases are case-insensitive, like keywords.
+        (it) =>
+          (it.alias ?? '').toLowerCase() === target.name.toLowerCase() ||
+          (!it.alias && it.pos.text === target.name),
       );
       if (i < 0)
         throw fail(

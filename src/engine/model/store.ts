@@ -170,14 +170,20 @@ export class ModelStore {
     return this.versions(projectId).dataVersion;
   }
 
+  // Read on every query compilation: prepared once (drizzle would rebuild the SQL each call).
+  private versionStmt?: ReturnType<ModelStore['prepareVersions']>;
+
+  private prepareVersions() {
+    return this.db
+      .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
+      .from(projects)
+      .where(eq(projects.id, sql.placeholder('id')))
+      .prepare();
+  }
+
   versions(projectId: string): { dataVersion: number; modelVersion: number } {
-    return (
-      this.db
-        .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
-        .from(projects)
-        .where(eq(projects.id, projectId))
-        .get() ?? { dataVersion: 0, modelVersion: 0 }
-    );
+    this.versionStmt ??= this.prepareVersions();
+    return this.versionStmt.get({ id: projectId }) ?? { dataVersion: 0, modelVersion: 0 };
   }
 }
 
