@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_NAMES } from '../src/engine/limits/plans.js';
-import { createProject, metadataBytes, writePlansFile } from './helpers/fixtures.js';
+import { createProject, metadataBytes, writePlansFile, loadPeople } from './helpers/fixtures.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 
 const DAY = 86_400_000;
@@ -268,6 +268,7 @@ describe('projects', () => {
 
     it('shows a member their own access and hides the project from outsiders (401)', async () => {
       const id = await createProject(s, 'access', 'Access');
+      await loadPeople(s, id);
       await invite(s, id, 'viewer@example.com', { roles: ['sales'], filter: '[Region] = "EU"' });
       const r = await s.api('GET', `/projects/${id}`, { as: 'viewer@example.com' });
       expect(r.status).toBe(200);

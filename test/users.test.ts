@@ -9,6 +9,7 @@ import {
   waitFor,
   writePlansFile,
   type SmtpSink,
+  loadPeople as loadPeopleInto,
 } from './helpers/fixtures.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -39,41 +40,7 @@ describe('project users', () => {
     s.api('GET', `/projects/${id}/users/${encodeURIComponent(email)}`, { as });
   const memberIds = async (id: string) =>
     ((await users(id)).json.users as Member[]).map((u) => u.id);
-  /**
-   * Row-level filters are AQL conditions on the project's model, so the projects whose
-   * members get one hold a tiny dataset with the attributes they name (Region, Dept).
-   */
-  const loadPeople = async (project: string) => {
-    await s.engine.storage.writeFile(
-      project,
-      '/people.csv',
-      Buffer.from('person_id,region,dept\n1,EU,HR\n2,US,IT\n'),
-    );
-    const col = (id: string, dataType: string, label: string) => ({
-      id,
-      originalheader: id,
-      objectType: 'A',
-      dataType,
-      label,
-    });
-    const prescription = {
-      primarykey: 'person_id',
-      columns: [
-        col('person_id', 'integer', 'Person'),
-        col('region', 'string', 'Region'),
-        col('dept', 'string', 'Dept'),
-      ],
-    };
-    const r = await s.api('POST', `/projects/${project}/kodiak/transform/execute`, {
-      body: {
-        type: 'cluster',
-        clusters: { people: { source_type: 'webdav', source: '/people.csv', prescription } },
-      },
-    });
-    expect(r.status, r.text).toBe(202);
-    const job = await s.engine.jobs.waitFor(r.json.link[0].id);
-    expect(job.status, job.message).toBe('OK');
-  };
+  const loadPeople = (project: string) => loadPeopleInto(s, project);
   const userActions = async (id: string) =>
     (await s.api('GET', `/projects/${id}/activity?types=user_action`)).json.activity as {
       user: string;

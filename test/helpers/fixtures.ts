@@ -148,3 +148,39 @@ export async function waitFor<T>(check: () => T | undefined, timeoutMs = 5000): 
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Loads a tiny `people` dataset (Person, Region, Dept) into a project: row-level filters are
+ * AQL conditions on the project's model, so a project whose members get one needs these.
+ */
+export async function loadPeople(s: TestServer, project: string): Promise<void> {
+  await s.engine.storage.writeFile(
+    project,
+    '/people.csv',
+    Buffer.from('person_id,region,dept\n1,EU,HR\n2,US,IT\n'),
+  );
+  const col = (id: string, dataType: string, label: string) => ({
+    id,
+    originalheader: id,
+    objectType: 'A',
+    dataType,
+    label,
+  });
+  const prescription = {
+    primarykey: 'person_id',
+    columns: [
+      col('person_id', 'integer', 'Person'),
+      col('region', 'string', 'Region'),
+      col('dept', 'string', 'Dept'),
+    ],
+  };
+  const r = await s.api('POST', `/projects/${project}/kodiak/transform/execute`, {
+    body: {
+      type: 'cluster',
+      clusters: { people: { source_type: 'webdav', source: '/people.csv', prescription } },
+    },
+  });
+  expect(r.status, r.text).toBe(202);
+  const job = await s.engine.jobs.waitFor(r.json.link[0].id);
+  expect(job.status, job.message).toBe('OK');
+}

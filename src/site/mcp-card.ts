@@ -1,0 +1,171 @@
+// The MCP server card at /.well-known/mcp.json (shape of the MCP "Server Card" proposal,
+// SEP-2127, which follows the registry's server.json): where to connect, which protocol
+// versions, and what needs authentication. Everything the MCP server does needs a bearer
+// token; only discovery documents are public.
+import { SITE_VERSION } from './layout.js';
+
+export const SERVER_CARD_SCHEMA =
+  'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+export const MCP_PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25'] as const;
+
+interface ToolInfo {
+  name: string;
+  title: string;
+  description: string;
+  readOnly: boolean;
+}
+
+/** The MCP server's tools. Their argument schemas come from tools/list once signed in. */
+export const MCP_TOOLS: readonly ToolInfo[] = [
+  {
+    name: 'list_projects',
+    title: 'List projects',
+    description: 'Projects the signed-in user was invited to.',
+    readOnly: true,
+  },
+  {
+    name: 'get_model',
+    title: 'Get the model',
+    description:
+      'A project’s semantic model: datasets, attributes, labels, facts, metrics and references.',
+    readOnly: true,
+  },
+  {
+    name: 'search_objects',
+    title: 'Search objects',
+    description: 'Find model objects by name, identifier, tag, type or description.',
+    readOnly: true,
+  },
+  {
+    name: 'get_object',
+    title: 'Get an object',
+    description: 'One model object with its definition, access and dependencies.',
+    readOnly: true,
+  },
+  {
+    name: 'get_attribute_values',
+    title: 'Get attribute values',
+    description: 'Distinct values of an attribute, as the caller’s row-level filter allows.',
+    readOnly: true,
+  },
+  {
+    name: 'compatible_objects',
+    title: 'Compatible objects',
+    description: 'Attributes and metrics that can be combined in one query with the given ones.',
+    readOnly: true,
+  },
+  {
+    name: 'run_aql',
+    title: 'Run AQL',
+    description: 'Run an AQL query with the caller’s permissions and return the result rows.',
+    readOnly: true,
+  },
+  {
+    name: 'explain_aql',
+    title: 'Explain AQL',
+    description: 'Compile an AQL query and show its join paths and aggregation without running it.',
+    readOnly: true,
+  },
+  {
+    name: 'list_reports',
+    title: 'List reports',
+    description: 'Saved reports the caller can read.',
+    readOnly: true,
+  },
+  {
+    name: 'run_report',
+    title: 'Run a report',
+    description: 'Run a saved report and return its result.',
+    readOnly: true,
+  },
+  {
+    name: 'create_metric',
+    title: 'Create a metric',
+    description: 'Save a new metric defined in AQL (MD Admin).',
+    readOnly: false,
+  },
+  {
+    name: 'update_object',
+    title: 'Update an object',
+    description: 'Change a model object’s name, description, tags or definition (write access).',
+    readOnly: false,
+  },
+  {
+    name: 'ask',
+    title: 'Ask',
+    description: 'Ask a question in plain language; Ursa’s AI answers from the data (AI credits).',
+    readOnly: true,
+  },
+];
+
+export const mcpUrl = (siteUrl: string): string => `${siteUrl}/mcp`;
+export const protectedResourceMetadataUrl = (siteUrl: string): string =>
+  `${siteUrl}/.well-known/oauth-protected-resource/mcp`;
+
+/** Reverse-DNS server name from the site's host: https://bi.example.com → com.example.bi/ursa. */
+function serverName(siteUrl: string): string {
+  const host = new URL(siteUrl).hostname;
+  const reversed = /^[\d.]+$|:/.test(host) ? host : host.split('.').reverse().join('.');
+  return `${reversed}/ursa`;
+}
+
+export function mcpServerCard(siteUrl: string, issuer: string): Record<string, unknown> {
+  const prm = protectedResourceMetadataUrl(siteUrl);
+  return {
+    $schema: SERVER_CARD_SCHEMA,
+    name: serverName(siteUrl),
+    version: SITE_VERSION,
+    title: 'Ursa',
+    description:
+      'Ask questions of your data in Ursa: browse projects and the semantic model, run AQL ' +
+      'queries and saved reports, and define metrics, always with your own permissions and ' +
+      'row-level security.',
+    websiteUrl: siteUrl,
+    remotes: [
+      {
+        type: 'streamable-http',
+        url: mcpUrl(siteUrl),
+        supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
+        headers: [
+          {
+            name: 'Authorization',
+            description: 'Bearer access token for the Ursa API (OAuth 2.0)',
+            isRequired: true,
+            isSecret: true,
+          },
+        ],
+        authentication: { required: true, schemes: ['bearer', 'oauth2'] },
+      },
+    ],
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      prompts: { listChanged: false },
+    },
+    tools: MCP_TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: t.readOnly },
+      _meta: { 'ursa/authentication': 'required' },
+    })),
+    _meta: {
+      'ursa/access': {
+        public: {
+          description: 'Discovery documents, readable without credentials.',
+          urls: [`${siteUrl}/.well-known/mcp.json`, `${siteUrl}/llms.txt`, prm],
+        },
+        authenticated: {
+          description:
+            'The MCP endpoint and everything behind it: every tool, resource and prompt runs as ' +
+            'the signed-in user.',
+          capabilities: ['tools', 'resources', 'prompts'],
+          tools: MCP_TOOLS.map((t) => t.name),
+        },
+        oauthProtectedResourceMetadata: prm,
+        authorizationServers: [issuer],
+      },
+    },
+  };
+}

@@ -1,0 +1,158 @@
+// The pricing page, from site/pricing.yaml: read and validated once, at start-up, so a bad
+// file stops the server with the field that is wrong instead of showing a broken page.
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { z } from 'zod';
+import { LIMIT_NAMES, type LimitName } from '../engine/limits/plans.js';
+import { escapeHtml } from '../rest/render/html.js';
+import { renderPage } from './layout.js';
+import { inlineMarkdownToHtml } from './markdown.js';
+import { SITE_DIR } from './paths.js';
+
+const count = z.number().int().nonnegative();
+const tierSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9_-]+$/),
+    name: z.string().min(1),
+    tagline: z.string().min(1),
+    monthly: count,
+    annual: count,
+    aiCreditsPerMonth: count,
+    highlight: z.boolean().default(false),
+    limits: z.object(
+      Object.fromEntries(LIMIT_NAMES.map((n) => [n, count])) as Record<LimitName, typeof count>,
+    ),
+    features: z.array(z.string().min(1)).min(1),
+  })
+  .strict()
+  .refine((t) => t.annual <= t.monthly * 12, {
+    message: 'annual price must not exceed twelve monthly prices',
+    path: ['annual'],
+  });
+
+const pricingSchema = z
+  .object({
+    currency: z.literal('USD'),
+    tiers: z
+      .array(tierSchema)
+      .min(3)
+      .max(4)
+      .refine((ts) => new Set(ts.map((t) => t.id)).size === ts.length, 'tier ids must be unique'),
+    faq: z.array(z.object({ q: z.string().min(1), a: z.string().min(1) }).strict()).default([]),
+  })
+  .strict();
+
+export type Pricing = z.infer<typeof pricingSchema>;
+export type Tier = Pricing['tiers'][number];
+
+export const PRICING_FILE = path.join(SITE_DIR, 'pricing.yaml');
+
+export function loadPricing(file = PRICING_FILE): Pricing {
+  const parsed = pricingSchema.safeParse(yaml.load(fs.readFileSync(file, 'utf8')));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid pricing file ${file}:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export const LIMIT_LABELS: Record<LimitName, string> = {
+  storageBytes: 'File storage per project',
+  aiMessagesPerDay: 'AI chat messages per project per day',
+  datasetRows: 'Dataset rows per project',
+  users: 'Users per project',
+  flows: 'Flows per project',
+  projects: 'Projects',
+};
+
+const integer = new Intl.NumberFormat('en-US');
+
+export const formatPrice = (dollars: number): string => `$${integer.format(dollars)}`;
+
+export function formatLimit(name: LimitName, value: number): string {
+  if (name === 'storageBytes') {
+    const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    let v = value;
+    let u = 0;
+    while (v >= 1024 && u < units.length - 1 && v % 1024 === 0) {
+      v /= 1024;
+      u++;
+    }
+    return `${integer.format(v)} ${units[u]}`;
+  }
+  return integer.format(value);
+}
+
+/** Months free when paying yearly, e.g. 490 vs 12 × 49 → "save 2 months". */
+function annualNote(t: Tier): string {
+  if (t.monthly === 0) return 'free forever';
+  const saved = t.monthly * 12 - t.annual;
+  if (saved <= 0) return 'billed yearly';
+  const months = Math.round((saved / t.monthly) * 10) / 10;
+  return `billed yearly, ${months} month${months === 1 ? '' : 's'} free`;
+}
+
+function tierCard(t: Tier): string {
+  const features = t.features.map((f) => `<li>${inlineMarkdownToHtml(f)}</li>`).join('');
+  const badge = t.highlight ? '<p class="badge">Most popular</p>' : '';
+  return `<li class="card tier${t.highlight ? ' highlight' : ''}" id="tier-${escapeHtml(t.id)}">
+${badge}<h2>${escapeHtml(t.name)}</h2>
+<p class="muted">${escapeHtml(t.tagline)}</p>
+<p class="price" data-monthly="${t.monthly}">${formatPrice(t.monthly)} <span>per month</span></p>
+<p class="annual" data-annual="${t.annual}">or ${formatPrice(t.annual)} per year (${annualNote(t)})</p>
+<p class="credits" data-credits="${t.aiCreditsPerMonth}">${integer.format(t.aiCreditsPerMonth)} AI credits per month</p>
+<ul>${features}</ul>
+<p><a class="button${t.highlight ? ' primary' : ''}" href="/auth/login">Start with ${escapeHtml(t.name)}</a></p>
+</li>`;
+}
+
+function limitsTable(tiers: Tier[]): string {
+  const head = tiers.map((t) => `<th scope="col">${escapeHtml(t.name)}</th>`).join('');
+  const row = (label: string, cells: string[]) =>
+    `<tr><th scope="row">${escapeHtml(label)}</th>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  const rows = [
+    row(
+      'Monthly price',
+      tiers.map((t) => formatPrice(t.monthly)),
+    ),
+    row(
+      'Annual price',
+      tiers.map((t) => formatPrice(t.annual)),
+    ),
+    row(
+      'AI credits per month',
+      tiers.map((t) => integer.format(t.aiCreditsPerMonth)),
+    ),
+    ...LIMIT_NAMES.map((n) =>
+      row(
+        LIMIT_LABELS[n],
+        tiers.map((t) => formatLimit(n, t.limits[n])),
+      ),
+    ),
+  ];
+  return `<div class="scroll" role="region" aria-labelledby="compare" tabindex="0"><table>
+<thead><tr><th scope="col">Limit</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+}
+
+export function pricingPage(p: Pricing): string {
+  const faq = p.faq
+    .map((f) => `<h3>${escapeHtml(f.q)}</h3><p>${inlineMarkdownToHtml(f.a)}</p>`)
+    .join('');
+  const body = `<h1>Pricing</h1>
+<p class="lead">Every tier has the whole product: the REST API, AQL, the MCP server and AI chat.
+Tiers differ in how much you store and load, how many people and flows you have, and how many AI
+credits you get each month. Prices in US dollars, excluding tax.</p>
+<ul class="grid" aria-label="Tiers">${p.tiers.map(tierCard).join('')}</ul>
+<h2 id="compare">Compare the limits</h2>
+<p>Limits are checked before every change; one that would be exceeded is refused with HTTP 402
+and nothing changes.</p>
+${limitsTable(p.tiers)}
+${faq ? `<h2>Questions</h2>${faq}` : ''}`;
+  return renderPage({
+    title: 'Pricing',
+    description: `Ursa pricing: ${p.tiers.map((t) => `${t.name} ${formatPrice(t.monthly)}/month`).join(', ')}.`,
+    section: '/pricing',
+    body,
+  });
+}
