@@ -121,6 +121,12 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
     }
     const v = resolveExpr(o.target.e, ctx);
     checkAssembled(v, dims, o.target.e.pos, 'ORDER BY');
+    // A constant orders nothing (and DuckDB refuses a bare parameter there).
+    if (!columnsIn(v).length && !hasAgg(v))
+      throw fail(
+        `ORDER BY ${o.target.e.pos.text} orders nothing: order by a column's position, its alias in quotes, a dimension or a measure`,
+        o.target.e.pos,
+      );
     return { ref: { v }, desc: o.desc };
   });
 

@@ -103,8 +103,15 @@ export class Aql {
     return { snap, visible: (o: ObjectRow) => visible(o), counter: { n: 0 } };
   }
 
+  /**
+   * What decides which objects the caller reads. A member's roles are their project roles
+   * plus the userroles listing their e-mail (effectiveRoles), so the e-mail is part of it:
+   * two members with the same project roles may not read the same objects.
+   */
   private visibilityKey(a: ProjectActor): string {
-    return a.admin || a.mdadmin ? '*' : [...a.roles].sort().join(',');
+    return a.admin || a.mdadmin
+      ? '*'
+      : `${a.email.toLowerCase()}\u0000${[...a.roles].sort().join(',')}`;
   }
 
   /** Compiles a query for this caller: their visibility and row-level filter are part of it. */
@@ -174,7 +181,11 @@ export class Aql {
     if (!r?.key) throw notFound(`job "${job.id}" holds no query result`);
     const file = this.resultFile(job.projectId, r.key);
     try {
-      return JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
+      const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
+      // Results are shared by every text compiling to the same SQL, but titles (aliases,
+      // the text of an expression) are the job's own.
+      const columns = (job.params as { columns?: QueryResult['columns'] }).columns;
+      return columns?.length === stored.columns.length ? { ...stored, columns } : stored;
     } catch {
       throw notFound(`the result of job "${job.id}" is no longer stored; run the query again`);
     }

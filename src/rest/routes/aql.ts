@@ -8,7 +8,8 @@ import { enc, link, projectPath } from '../links.js';
 import type { RouteDef } from '../router.js';
 import { addJobLinks, jobPath } from './jobs.js';
 
-const bodySchema = z.object({ aql: z.string().min(1, 'write an AQL query') }).strict();
+// An empty query is the engine's to reject: its 400 says where (line 1, column 1) like any other.
+const bodySchema = z.object({ aql: z.string() }).strict();
 
 const dataPath = (projectId: string, jobId: string) =>
   `${projectPath(projectId)}/app/aql/data/${enc(jobId)}`;
@@ -64,6 +65,8 @@ export const aqlRoutes: RouteDef[] = [
             return {
               status: 202,
               title: 'Query running',
+              // A poller that asks for CSV/TSV gets the 202 too (a one-line status table).
+              tabular: { columns: ['status', 'job'], rows: [[job.status, job.id]] },
               body: {
                 status: job.status,
                 link: [link('scache', jobPath(actor.projectId, job.id), { id: job.id })],
