@@ -999,8 +999,18 @@ describe('HAVING, ORDER BY, LIMIT', () => {
       ),
     );
     await check(
-      'SELECT [Region] AS "R", SUM([Amount]) ORDER BY "R" DESC',
+      'SELECT [Region] AS "R", SUM([Amount]) ORDER BY "r" DESC',
       sortRows(assemble(leaf(ORDERS, [region], (os) => sum(amounts(os)))), [[0, true]], 1),
+    );
+    // A date-part dimension may be repeated in ORDER BY and HAVING.
+    const byQuarter = assemble(leaf(ORDERS, [quarter], (os) => sum(amounts(os))));
+    await check(
+      'SELECT QUARTER([Order Date]), SUM([Amount]) ORDER BY QUARTER([Order Date]) DESC',
+      sortRows(byQuarter, [[0, true]], 1),
+    );
+    await check(
+      'SELECT QUARTER([Order Date]), SUM([Amount]) HAVING QUARTER([Order Date]) >= 3',
+      byQuarter.filter((r) => (r[0] as number) >= 3),
     );
   });
 

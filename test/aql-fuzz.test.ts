@@ -24,7 +24,13 @@ import { ADMIN, invite, startTestServer, type TestServer } from './helpers/serve
 
 const RUNS = Number(process.env.AQL_FUZZ_RUNS ?? 10_000);
 const HTTP_RUNS = 300;
-const SEED = process.env.AQL_FUZZ_SEED ? Number(process.env.AQL_FUZZ_SEED) : undefined;
+// CI runs one fixed seed, so main stays reproducibly green; elsewhere every run explores a new
+// part of the space (fast-check prints the seed of a failure).
+const SEED = process.env.AQL_FUZZ_SEED
+  ? Number(process.env.AQL_FUZZ_SEED)
+  : process.env.CI === 'true'
+    ? 20261122
+    : undefined;
 /** A query that has not answered by then hangs. */
 const QUERY_TIMEOUT_MS = 10_000;
 /** Compiling is synchronous: a "hang" there is a compile slower than this. */

@@ -82,7 +82,8 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
       'WHERE cannot hold an aggregation; use HAVING for conditions on measures',
       q.where!.pos,
     );
-  const having = q.having ? resolveExpr(q.having, ctx) : null;
+  const havingRaw = q.having ? resolveExpr(q.having, ctx) : null;
+  const having = havingRaw ? dimsAsColumns(havingRaw, dims) : null;
   if (having) checkAssembled(having, dims, q.having!.pos, 'HAVING');
   const security = rowFilter
     ? resolveExpr(parse(rowFilter, 'condition'), rootCtx(env, true))
@@ -119,7 +120,7 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
         );
       return { ref: { col: i }, desc: o.desc };
     }
-    const v = resolveExpr(o.target.e, ctx);
+    const v = dimsAsColumns(resolveExpr(o.target.e, ctx), dims);
     checkAssembled(v, dims, o.target.e.pos, 'ORDER BY');
     // A constant orders nothing (and DuckDB refuses a bare parameter there).
     if (!columnsIn(v).length && !hasAgg(v))
@@ -258,6 +259,7 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
         return a.leaf.fn === 'COUNT' ? `coalesce(l${s.g}.v${s.j}, 0)` : `l${s.g}.v${s.j}`;
       },
       col: (c) => {
+        if (c.dataset === DIM) return `${frame}.x${c.column}`;
         const d = dims.findIndex((x) => sameCol(x.display, c) || sameCol(x.key, c));
         if (d < 0) throw fail(`[${c.obj.name}] is not a dimension of this query`, pos);
         return `${frame}.x${d}`;
@@ -360,13 +362,64 @@ function checkMeasure(v: V, pos: Pos): void {
 /** HAVING and ORDER BY see the assembled rows: measures and the query's dimensions only. */
 function checkAssembled(v: V, dims: Dim[], pos: Pos, clause: string): void {
   for (const c of columnsIn(v)) {
-    if (!dims.some((d) => sameCol(d.display, c) || sameCol(d.key, c))) {
+    if (c.dataset !== DIM && !dims.some((d) => sameCol(d.display, c) || sameCol(d.key, c))) {
       throw fail(
         `${clause} uses [${title(c)}], which is not a dimension of this query; filter rows with WHERE, or add it to SELECT`,
         pos,
       );
     }
   }
+}
+
+/** Marks a synthetic column standing for a query dimension (see dimsAsColumns). */
+const DIM = '\u0000dim';
+
+/**
+ * HAVING and ORDER BY may repeat a dimension's expression (`ORDER BY QUARTER([Date])`):
+ * every subtree equal to a dimension becomes a column that renders as that dimension.
+ */
+function dimsAsColumns(v: V, dims: Dim[]): V {
+  const keys = dims.map((d) => [JSON.stringify(strip(d.display)), JSON.stringify(strip(d.key))]);
+  const map = (x: V): V => {
+    const k = JSON.stringify(strip(x));
+    const d = keys.findIndex((pair) => pair.includes(k));
+    if (d >= 0 && x.t !== 'const') {
+      const like = dims[d]!.attr;
+      // A date part is a number, whatever the date column it comes from.
+      const dataType = dims[d]!.display.t === 'part' ? 'integer' : like.dataType;
+      return { t: 'col', col: { ...like, dataType, dataset: DIM, column: String(d) } };
+    }
+    switch (x.t) {
+      case 'part':
+      case 'neg':
+      case 'not':
+        return { ...x, e: map(x.e) };
+      case 'isnull':
+        return { ...x, e: map(x.e) };
+      case 'arith':
+      case 'cmp':
+      case 'and':
+      case 'or':
+        return { ...x, l: map(x.l), r: map(x.r) } as V;
+      case 'fn':
+        return { ...x, args: x.args.map(map) };
+      case 'case':
+        return {
+          ...x,
+          whens: x.whens.map((w) => ({ when: map(w.when), then: map(w.then) })),
+          else: x.else ? map(x.else) : null,
+        };
+      case 'in':
+        return { ...x, e: map(x.e), list: x.list.map(map) };
+      case 'between':
+        return { ...x, e: map(x.e), lo: map(x.lo), hi: map(x.hi) };
+      case 'like':
+        return { ...x, e: map(x.e), pattern: map(x.pattern) };
+      default:
+        return x;
+    }
+  };
+  return map(v);
 }
 
 function sameCol(v: V, c: Column): boolean {
