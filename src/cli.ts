@@ -2,11 +2,12 @@
 // directory directly (the server may be running: SQLite in WAL mode allows it).
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { loadConfig, type Config } from './engine/config.js';
+import { loadConfig, mcpAudience, type Config } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { readServerRecord } from './engine/server-record.js';
 import { createLogger } from './engine/logger.js';
 import { startServer } from './server.js';
+import { serveStdio } from './mcp/stdio.js';
 
 const HELP = `Ursa — analytics platform
 
@@ -14,7 +15,12 @@ Usage: npm run ursa -- <command> [options]
 
 Commands:
   start                              start the server (PORT, URSA_DATA_DIR, … see docs/operations.md)
-  token <email> [--ttl <seconds>]    print a bearer access token for that user (last line)
+  token <email> [--ttl <seconds>] [--mcp]
+                                     print a bearer access token for that user (last line);
+                                     --mcp: for the MCP server at /mcp instead of the API
+  mcp --stdio --user <email> [--project <id>]
+                                     serve MCP on stdin/stdout as that user (for desktop
+                                     assistants; logs on stderr); --project: the default project
   org create <id> [--name <name>] [--plan <plan>]
                                      create an organization
   org admin add <org> <email>        make a user an administrator of an organization
@@ -80,6 +86,10 @@ export async function main(argv: string[]): Promise<void> {
       name: { type: 'string' },
       plan: { type: 'string' },
       password: { type: 'string' },
+      stdio: { type: 'boolean' },
+      mcp: { type: 'boolean' },
+      user: { type: 'string' },
+      project: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -100,8 +110,10 @@ export async function main(argv: string[]): Promise<void> {
         throw new UsageError('--ttl takes a whole number of seconds');
       // Without an explicit address, sign for the server that last served this data directory.
       const served = readServerRecord(config.dataDir);
+      let siteUrl = config.siteUrl;
       if (served && !process.env.URSA_SITE_URL && !process.env.PORT && config.auth.builtin) {
         Object.assign(config.auth, { issuer: served.issuer, audience: served.audience });
+        siteUrl = served.siteUrl;
       } else if (config.port === 0 && !process.env.URSA_SITE_URL)
         console.error(
           `warning: PORT=0 names issuer ${config.auth.issuer}, which no running server accepts; set PORT (or URSA_SITE_URL) to the server's`,
@@ -111,10 +123,27 @@ export async function main(argv: string[]): Promise<void> {
           console.error(
             `warning: ${email} is not a known user yet; the token grants no project access until they are invited`,
           );
-        return e.issueToken(email, { ttlSeconds: ttl });
+        // --mcp: for the MCP server at /mcp, whose tokens carry their own audience.
+        const audience = values.mcp
+          ? mcpAudience({ siteUrl, mcpAudience: config.mcpAudience })
+          : undefined;
+        return e.issueToken(email, { ttlSeconds: ttl, audience });
       });
       console.log(token);
       return;
+    }
+    case 'mcp': {
+      const usage = 'usage: mcp --stdio --user <email> [--project <id>]';
+      if (!values.stdio)
+        throw new UsageError(
+          `${usage} (over HTTP, the running server serves ${config.siteUrl}/mcp)`,
+        );
+      if (!values.user) throw new UsageError(`${usage}: --user names who the assistant acts as`);
+      const { user, project } = values;
+      // Not claimed, like `token`: a server may be serving the same directory.
+      await withEngine(config, (e) => serveStdio(e, { user, project }));
+      // Nothing else may keep the process (and the client waiting for it to exit) alive.
+      return process.exit(0);
     }
     case 'org create': {
       const id = rest[1];

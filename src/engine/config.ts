@@ -19,6 +19,7 @@ const envSchema = z.object({
   URSA_AUTH_ISSUER: z.url().optional(),
   URSA_AUTH_AUDIENCE: z.string().min(1).optional(),
   URSA_AUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
+  URSA_MCP_AUDIENCE: z.string().min(1).optional(),
   URSA_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   URSA_SESSION_TTL_SECONDS: z.coerce
     .number()
@@ -59,6 +60,11 @@ export interface Config {
     tokenTtlSeconds: number;
     sessionTtlSeconds: number;
   };
+  /**
+   * The audience (RFC 8707 resource) MCP access tokens must carry; unset means the MCP URL
+   * `${siteUrl}/mcp`, read through mcpAudience() once the site URL is final.
+   */
+  mcpAudience?: string;
   mail: { smtpUrl?: string; from: string };
   plansFile: string;
   defaultPlan: string;
@@ -69,6 +75,12 @@ export interface Config {
 }
 
 export const API_PREFIX = '/api/v1';
+export const MCP_PATH = '/mcp';
+
+/** The audience of MCP access tokens: URSA_MCP_AUDIENCE, else the MCP URL itself. */
+export function mcpAudience(config: Pick<Config, 'siteUrl' | 'mcpAudience'>): string {
+  return config.mcpAudience ?? `${config.siteUrl}${MCP_PATH}`;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // Empty variables count as unset, the way shells usually mean them.
@@ -105,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tokenTtlSeconds: e.URSA_TOKEN_TTL_SECONDS,
       sessionTtlSeconds: e.URSA_SESSION_TTL_SECONDS,
     },
+    mcpAudience: e.URSA_MCP_AUDIENCE,
     mail: { smtpUrl: e.URSA_SMTP_URL, from: e.URSA_MAIL_FROM },
     plansFile: path.resolve(
       e.URSA_PLANS_FILE ?? new URL('../../config/plans.yaml', import.meta.url).pathname,

@@ -14,7 +14,12 @@ import { ActivityLog } from './activity/activity.js';
 import type { Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { jobs } from './db/schema.js';
-import { loadOrCreateSigningKey, type SigningKey } from './identity/keys.js';
+import {
+  loadOrCreateCookieKeys,
+  loadOrCreateSigningKey,
+  type SigningKey,
+} from './identity/keys.js';
+import { OidcModels } from './identity/oidc-adapter.js';
 import { createSession, deleteSession, sessionEmail } from './identity/sessions.js';
 import { issueAccessToken, TokenVerifier } from './identity/tokens.js';
 import { randomId } from './ids.js';
@@ -63,6 +68,8 @@ export class Engine {
   readonly catalog: CatalogService;
   readonly packages: Packages;
   readonly uploads: Uploads;
+  /** Storage of the built-in OAuth authorization server (clients, grants, refresh tokens…). */
+  readonly oidcModels: OidcModels;
 
   private constructor(
     readonly config: Config,
@@ -145,6 +152,7 @@ export class Engine {
       (p) => this.projects.dir(p),
       config.uploadTtlHours,
     );
+    this.oidcModels = new OidcModels(this.db);
     this.registerUsage();
   }
 
@@ -184,6 +192,11 @@ export class Engine {
         'tokens are issued by the external identity provider configured in URSA_AUTH_ISSUER',
       );
     return issueAccessToken(this.signingKey, this.config.auth, email, opts);
+  }
+
+  /** Secrets signing the OAuth server's cookies, kept in the data directory. */
+  oauthCookieKeys(): string[] {
+    return loadOrCreateCookieKeys(this.config.dataDir);
   }
 
   startSession(email: string) {

@@ -1,10 +1,11 @@
 // The HTTP application: request ids and logs, the identity provider, /api/v1, the public
 // site, and one error handler that answers every failure in the spec's error shape.
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { API_PREFIX } from '../engine/config.js';
+import { API_PREFIX, MCP_PATH } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import { uuid } from '../engine/ids.js';
 import { logContext } from '../engine/logger.js';
+import { mcpRouter } from '../mcp/http.js';
 import { siteRoutes } from '../site/routes.js';
 import { apiRoutes } from './api.js';
 import { challenge } from './auth.js';
@@ -12,7 +13,8 @@ import { HttpError, toErrorBody } from './errors.js';
 import { negotiate, type Format } from './negotiate.js';
 import { write } from './respond.js';
 import { mountRoutes } from './router.js';
-import { identityRoutes } from './routes/identity.js';
+import { oauthRouter } from './oauth/index.js';
+import { externalIssuerRoutes, identityRoutes } from './routes/identity.js';
 import { webdavRouter } from './webdav/handler.js';
 
 const REQ_ID = /^[\w.:-]{1,64}$/;
@@ -46,10 +48,15 @@ export function createApp(engine: Engine): express.Express {
   });
 
   app.use('/auth', mountRoutes(engine, identityRoutes));
+  // OAuth: metadata documents, and the built-in authorization server under /auth; with an
+  // external identity provider, our /auth has no discovery or keys to offer.
+  app.use(oauthRouter(engine));
+  if (!engine.config.auth.builtin) app.use('/auth', mountRoutes(engine, externalIssuerRoutes));
   // WebDAV before the route table: its own methods, auth and errors, and PUT bodies streamed.
   app.use(`${API_PREFIX}/projects/:project/webdav`, webdavRouter(engine));
   app.use(API_PREFIX, mountRoutes(engine, apiRoutes()));
   app.use('/', mountRoutes(engine, siteRoutes));
+  app.use(MCP_PATH, mcpRouter(engine));
 
   app.use((req: Request, _res: Response, next: NextFunction) =>
     next(new HttpError(404, `no resource at ${req.method} ${req.path}`, { path: req.path })),

@@ -249,3 +249,34 @@ export const objectRevisions = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.ident, t.revision] })],
 );
+
+// ---- OAuth authorization server ----
+
+/**
+ * The built-in OAuth server's state (oidc-provider models): clients, grants, codes, refresh
+ * tokens, sessions, interactions. One row per model instance, looked up by kind and id, by
+ * grant (revocation), by session uid and by user code.
+ */
+export const oidcModels = sqliteTable(
+  'oidc_models',
+  {
+    /** The oidc-provider model name: Client, Grant, AuthorizationCode, RefreshToken… */
+    kind: text('kind').notNull(),
+    id: text('id').notNull(),
+    payload: text('payload', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    grantId: text('grant_id'),
+    userCode: text('user_code'),
+    uid: text('uid'),
+    /** ISO time after which the row is dead; null: kept until destroyed (registered clients). */
+    expiresAt: text('expires_at'),
+    /** ISO time a one-time artifact (code, rotated refresh token) was used. */
+    consumed: text('consumed'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.id] }),
+    index('oidc_models_grant').on(t.grantId),
+    index('oidc_models_uid').on(t.uid),
+    index('oidc_models_user_code').on(t.userCode),
+    index('oidc_models_expires').on(t.expiresAt),
+  ],
+);

@@ -1,5 +1,6 @@
-// The built-in identity provider at {site_url}/auth: OIDC discovery and JWKS (so tokens can
-// be verified like any provider's), and the browser sign-in that sets the session cookie.
+// The browser sign-in at {site_url}/auth that sets the session cookie, and the answers for
+// discovery and JWKS when the identity provider is external. With the built-in provider those
+// documents are the OAuth server's (src/rest/oauth), which also reuses this page's look.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { parseInput } from '../../engine/validate.js';
@@ -7,6 +8,9 @@ import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { escapeHtml } from '../render/html.js';
 import type { RouteDef } from '../router.js';
+
+/** The OAuth server's own sign-in cookie (src/rest/oauth), ended with the browser session. */
+export const OAUTH_SESSION_COOKIE = 'ursa_oauth_session';
 
 const loginSchema = z.object({
   email: z.string().min(1).max(254),
@@ -18,6 +22,16 @@ const loginSchema = z.object({
 const FAILURE_WINDOW_MS = 60_000;
 const MAX_FAILURES = 5;
 const failures = new Map<string, number[]>();
+
+/** True when `email` has failed to sign in too often lately (shared with the OAuth sign-in). */
+export function signInLocked(email: string): boolean {
+  return recentFailures(email).length >= MAX_FAILURES;
+}
+
+export function noteSignInFailure(email: string, ok: boolean): void {
+  if (ok) failures.delete(email);
+  else failures.set(email, [...recentFailures(email), Date.now()]);
+}
 
 function recentFailures(email: string): number[] {
   const now = Date.now();
@@ -33,16 +47,14 @@ function recentFailures(email: string): number[] {
 }
 
 /** With an external provider these documents are the provider's, not ours. */
-function requireBuiltin(engine: { config: { auth: { builtin: boolean; issuer: string } } }): void {
-  if (!engine.config.auth.builtin) {
-    throw new HttpError(
-      404,
-      `the identity provider is external: see ${engine.config.auth.issuer}/.well-known/openid-configuration`,
-      {
-        issuer: engine.config.auth.issuer,
-      },
-    );
-  }
+function externalIssuer(engine: { config: { auth: { issuer: string } } }): never {
+  throw new HttpError(
+    404,
+    `the identity provider is external: see ${engine.config.auth.issuer}/.well-known/openid-configuration`,
+    {
+      issuer: engine.config.auth.issuer,
+    },
+  );
 }
 
 /** Only same-site paths: an open redirect after sign-in would be a phishing tool. */
@@ -59,61 +71,33 @@ function wantsJson(req: Request): boolean {
   );
 }
 
-function loginPage(res: Response, status: number, next: string, error?: string, email = ''): void {
-  const err = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
-  res.status(status).type('text/html; charset=utf-8')
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in · Ursa</title><style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f3f5f8;color:#1d2330}
+/** A small page in the sign-in look (also the OAuth sign-in, consent and error pages). */
+export function authPageHtml(title: string, inner: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Ursa</title><style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f3f5f8;color:#1d2330}
 main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 2px 12px #0002;width:min(24rem,92vw)}label{display:block;margin:.8rem 0 .2rem}
 input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;background:#1f5fbf;color:#fff;border:0;border-radius:4px}
-.error{color:#b3261e}</style></head><body><main><h1>Sign in to Ursa</h1>${err}
+button.secondary{background:#e4e7ec;color:#1d2330;margin-left:.5rem}.error{color:#b3261e}</style></head><body><main>${inner}</main></body></html>`;
+}
+
+function loginPage(res: Response, status: number, next: string, error?: string, email = ''): void {
+  const err = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
+  res
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .send(
+      authPageHtml(
+        'Sign in',
+        `<h1>Sign in to Ursa</h1>${err}
 <form method="post" action="/auth/login"><input type="hidden" name="next" value="${escapeHtml(next)}">
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form></main></body></html>`);
+<button type="submit">Sign in</button></form>`,
+      ),
+    );
 }
 
 export const identityRoutes: RouteDef[] = [
-  {
-    group: 'Identity',
-    path: '/.well-known/openid-configuration',
-    ops: {
-      GET: {
-        access: 'public',
-        description: 'OIDC discovery document of the built-in identity provider.',
-        handler: ({ engine, res }) => {
-          requireBuiltin(engine);
-          const { issuer } = engine.config.auth;
-          res.setHeader('Cache-Control', 'public, max-age=300');
-          res.json({
-            issuer,
-            jwks_uri: `${issuer}/jwks`,
-            subject_types_supported: ['public'],
-            id_token_signing_alg_values_supported: ['RS256'],
-            token_endpoint_auth_methods_supported: ['none'],
-            claims_supported: ['sub', 'email', 'iss', 'aud', 'exp', 'iat'],
-            response_types_supported: [],
-            ursa_login_endpoint: `${engine.config.siteUrl}/auth/login`,
-          });
-        },
-      },
-    },
-  },
-  {
-    group: 'Identity',
-    path: '/jwks',
-    ops: {
-      GET: {
-        access: 'public',
-        description: 'Public signing keys (JWKS).',
-        handler: ({ engine, res }) => {
-          requireBuiltin(engine);
-          res.setHeader('Cache-Control', 'public, max-age=300');
-          res.json({ keys: engine.signingKey ? [engine.signingKey.publicJwk] : [] });
-        },
-      },
-    },
-  },
   {
     group: 'Identity',
     path: '/login',
@@ -135,7 +119,7 @@ export const identityRoutes: RouteDef[] = [
           const input = parseInput(loginSchema, body ?? {}, 'sign-in');
           const next = safeNext(input.next);
           const key = input.email.trim().toLowerCase();
-          if (recentFailures(key).length >= MAX_FAILURES) {
+          if (signInLocked(key)) {
             throw new HttpError(
               429,
               'too many failed sign-ins for this e-mail; wait a minute',
@@ -144,12 +128,11 @@ export const identityRoutes: RouteDef[] = [
             );
           }
           const email = await engine.accounts.checkPassword(input.email, input.password);
+          noteSignInFailure(key, Boolean(email));
           if (!email) {
-            failures.set(key, [...recentFailures(key), Date.now()]);
             if (wantsJson(req)) throw new HttpError(401, 'wrong e-mail or password', {});
             return loginPage(res, 401, next, 'Wrong e-mail or password.', input.email);
           }
-          failures.delete(key);
           const session = engine.startSession(email);
           const secure = engine.config.siteUrl.startsWith('https:') ? '; Secure' : '';
           res.setHeader(
@@ -173,13 +156,41 @@ export const identityRoutes: RouteDef[] = [
         handler: ({ engine, req, res }) => {
           const sid = readCookie(req, SESSION_COOKIE);
           if (sid) engine.endSession(sid);
-          res.setHeader(
-            'Set-Cookie',
+          res.setHeader('Set-Cookie', [
             `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
-          );
+            // Signing out of Ursa signs out of the OAuth server's sign-in too.
+            `${OAUTH_SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
+            `${OAUTH_SESSION_COOKIE}.sig=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
+          ]);
           if (wantsJson(req)) res.status(204).end();
           else res.redirect(303, '/auth/login');
         },
+      },
+    },
+  },
+];
+
+/** Mounted only with an external identity provider: its documents are not ours to serve. */
+export const externalIssuerRoutes: RouteDef[] = [
+  {
+    group: 'Identity',
+    path: '/.well-known/openid-configuration',
+    ops: {
+      GET: {
+        access: 'public',
+        description: 'Answers 404 naming the external identity provider.',
+        handler: ({ engine }) => externalIssuer(engine),
+      },
+    },
+  },
+  {
+    group: 'Identity',
+    path: '/jwks',
+    ops: {
+      GET: {
+        access: 'public',
+        description: 'Answers 404 naming the external identity provider.',
+        handler: ({ engine }) => externalIssuer(engine),
       },
     },
   },

@@ -1,0 +1,141 @@
+// Storage for the built-in OAuth authorization server: oidc-provider's adapter contract over
+// the `oidc_models` table, so clients, grants and refresh tokens survive restarts. Storage
+// only: what the payloads mean is oidc-provider's business.
+import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { oidcModels } from '../db/schema.js';
+
+/** A model instance as oidc-provider hands it over (and expects it back). */
+export interface OidcPayload {
+  grantId?: string;
+  userCode?: string;
+  uid?: string;
+  /** Set (epoch seconds) once a one-time artifact is used. */
+  consumed?: number;
+  [key: string]: unknown;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+export class OidcModels {
+  private lastSweep = 0;
+
+  constructor(private readonly db: Db) {}
+
+  /** The adapter oidc-provider instantiates once per model name. */
+  adapter(kind: string): OidcAdapter {
+    return new OidcAdapter(this, kind);
+  }
+
+  /** Removes rows that have expired; runs at most once a minute, from writes. */
+  sweep(force = false): number {
+    const now = Date.now();
+    if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
+    this.lastSweep = now;
+    return this.db
+      .delete(oidcModels)
+      .where(lt(oidcModels.expiresAt, new Date(now).toISOString()))
+      .run().changes;
+  }
+
+  upsert(kind: string, id: string, payload: OidcPayload, expiresIn?: number): void {
+    this.sweep();
+    const expiresAt =
+      typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000).toISOString() : null;
+    const row = {
+      payload,
+      grantId: typeof payload.grantId === 'string' ? payload.grantId : null,
+      userCode: typeof payload.userCode === 'string' ? payload.userCode : null,
+      uid: typeof payload.uid === 'string' ? payload.uid : null,
+      expiresAt,
+      consumed:
+        typeof payload.consumed === 'number'
+          ? new Date(payload.consumed * 1000).toISOString()
+          : null,
+    };
+    this.db
+      .insert(oidcModels)
+      .values({ kind, id, ...row })
+      .onConflictDoUpdate({ target: [oidcModels.kind, oidcModels.id], set: row })
+      .run();
+  }
+
+  find(
+    kind: string,
+    by: 'id' | 'uid' | 'userCode',
+    value: string,
+  ): (OidcPayload & { consumed?: number }) | undefined {
+    const column = { id: oidcModels.id, uid: oidcModels.uid, userCode: oidcModels.userCode }[by];
+    const row = this.db
+      .select()
+      .from(oidcModels)
+      .where(
+        and(
+          eq(oidcModels.kind, kind),
+          eq(column, value),
+          sql`(${oidcModels.expiresAt} IS NULL OR ${oidcModels.expiresAt} > ${new Date().toISOString()})`,
+        ),
+      )
+      .get();
+    if (!row) return undefined;
+    const payload = { ...row.payload } as OidcPayload;
+    if (row.consumed) payload.consumed = Math.floor(Date.parse(row.consumed) / 1000);
+    return payload;
+  }
+
+  consume(kind: string, id: string): void {
+    this.db
+      .update(oidcModels)
+      .set({ consumed: new Date().toISOString() })
+      .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)))
+      .run();
+  }
+
+  destroy(kind: string, id: string): void {
+    this.db
+      .delete(oidcModels)
+      .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)))
+      .run();
+  }
+
+  /** Everything issued under one grant (codes, access and refresh tokens), of any kind. */
+  revokeByGrantId(grantId: string): void {
+    this.db.delete(oidcModels).where(eq(oidcModels.grantId, grantId)).run();
+  }
+}
+
+/** oidc-provider's adapter interface (asynchronous; better-sqlite3 itself is synchronous). */
+export class OidcAdapter {
+  constructor(
+    private readonly store: OidcModels,
+    private readonly kind: string,
+  ) {}
+
+  async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    this.store.upsert(this.kind, id, payload, expiresIn);
+  }
+
+  async find(id: string): Promise<OidcPayload | undefined> {
+    return this.store.find(this.kind, 'id', id);
+  }
+
+  async findByUid(uid: string): Promise<OidcPayload | undefined> {
+    return this.store.find(this.kind, 'uid', uid);
+  }
+
+  async findByUserCode(userCode: string): Promise<OidcPayload | undefined> {
+    return this.store.find(this.kind, 'userCode', userCode);
+  }
+
+  async consume(id: string): Promise<void> {
+    this.store.consume(this.kind, id);
+  }
+
+  async destroy(id: string): Promise<void> {
+    this.store.destroy(this.kind, id);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    this.store.revokeByGrantId(grantId);
+  }
+}

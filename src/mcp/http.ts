@@ -1,0 +1,191 @@
+// Streamable HTTP at {site_url}/mcp. Order per request: Origin check (403 for foreign
+// origins), bearer auth for the MCP audience (401 + resource_metadata challenge), then:
+// - POST with MCP-Session-Id: that session's transport (404 when unknown or someone else's);
+// - POST initialize without one: a new session (its id comes back in MCP-Session-Id);
+// - any other POST without one: served statelessly by a transport made for this request;
+// - GET (the server's notification stream) and DELETE (end the session) need a session.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Principal } from '../engine/access/actor.js';
+import type { Engine } from '../engine/engine.js';
+import { HttpError } from '../rest/errors.js';
+import { mcpPrincipal } from './auth.js';
+import { buildMcpServer } from './server.js';
+
+/** A session unused this long is closed. */
+const IDLE_MS = 30 * 60_000;
+/** Sessions one user may hold; a new one closes their least recently used. */
+const MAX_SESSIONS_PER_USER = 32;
+const MAX_BODY = '4mb';
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  email: string;
+  lastSeen: number;
+}
+
+type McpRequest = Request & { mcpPrincipal?: Principal };
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** No Origin (not a browser), the site itself or a subdomain of it, or a local page. */
+export function originAllowed(origin: string | undefined, siteUrl: string): boolean {
+  if (origin === undefined) return true;
+  let o: URL;
+  try {
+    o = new URL(origin);
+  } catch {
+    return false; // "null" (opaque origins) and garbage
+  }
+  if (LOCAL_HOSTS.has(o.hostname)) return true;
+  const site = new URL(siteUrl);
+  if (o.origin === site.origin) return true;
+  return o.protocol === site.protocol && o.hostname.endsWith(`.${site.hostname}`);
+}
+
+function rpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+export function mcpRouter(engine: Engine): Router {
+  const router = express.Router();
+  const sessions = new Map<string, Session>();
+
+  const closeSession = (id: string) => {
+    const s = sessions.get(id);
+    sessions.delete(id);
+    if (s) void s.transport.close();
+  };
+  const sweep = setInterval(() => {
+    const old = Date.now() - IDLE_MS;
+    for (const [id, s] of sessions) if (s.lastSeen < old) closeSession(id);
+  }, 60_000);
+  sweep.unref();
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, engine.config.siteUrl))
+      return next(
+        new HttpError(403, `requests from origin ${origin} are not accepted`, { origin }),
+      );
+    if (origin) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, WWW-Authenticate');
+    }
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE');
+      res.setHeader(
+        'Access-Control-Allow-Headers',
+        'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+      );
+      return res.status(204).end();
+    }
+    next();
+  });
+
+  router.use((req: McpRequest, _res: Response, next: NextFunction) => {
+    mcpPrincipal(engine, req).then((p) => {
+      req.mcpPrincipal = p;
+      next();
+    }, next);
+  });
+
+  /** The caller's session named by MCP-Session-Id, or an answer already sent. */
+  const sessionOf = (req: McpRequest, res: Response): Session | null => {
+    const sid = req.headers['mcp-session-id'];
+    const s = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    if (!s || s.email !== req.mcpPrincipal!.email) {
+      rpcError(res, 404, -32001, 'Session not found; initialize a new session');
+      return null;
+    }
+    s.lastSeen = Date.now();
+    return s;
+  };
+
+  const json = express.json({ limit: MAX_BODY });
+  const parseBody = (req: Request, res: Response, next: NextFunction) =>
+    json(req, res, (err?: unknown) =>
+      err ? rpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`) : next(),
+    );
+
+  router.post('/', parseBody, async (req: McpRequest, res: Response, next: NextFunction) => {
+    try {
+      const principal = req.mcpPrincipal!;
+      if (req.headers['mcp-session-id'] !== undefined) {
+        const s = sessionOf(req, res);
+        if (s) await s.transport.handleRequest(req, res, req.body);
+        return;
+      }
+      const body: unknown = req.body;
+      const init = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+      if (init) {
+        const server = buildMcpServer(engine, principal);
+        const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (id) => {
+            const mine = [...sessions].filter(([, s]) => s.email === principal.email);
+            if (mine.length >= MAX_SESSIONS_PER_USER)
+              closeSession(mine.sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0]![0]);
+            sessions.set(id, { transport, server, email: principal.email, lastSeen: Date.now() });
+          },
+        });
+        transport.onclose = () => {
+          if (transport.sessionId) sessions.delete(transport.sessionId);
+        };
+        await server.connect(transport);
+        await transport.handleRequest(req, res, body);
+        return;
+      }
+      // Without a session (the 2026 revision's stateless requests): one transport per request.
+      const server = buildMcpServer(engine, principal);
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      res.on('close', () => {
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get('/', async (req: McpRequest, res: Response, next: NextFunction) => {
+    try {
+      if (req.headers['mcp-session-id'] === undefined) {
+        res.setHeader('Allow', 'POST');
+        return rpcError(res, 405, -32000, 'the notification stream needs an MCP session');
+      }
+      const s = sessionOf(req, res);
+      if (s) await s.transport.handleRequest(req, res);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.delete('/', async (req: McpRequest, res: Response, next: NextFunction) => {
+    try {
+      if (req.headers['mcp-session-id'] === undefined)
+        return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      const s = sessionOf(req, res);
+      if (s) await s.transport.handleRequest(req, res);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.all('/', (_req: Request, res: Response) => {
+    res.setHeader('Allow', 'GET, POST, DELETE');
+    rpcError(res, 405, -32000, 'Method not allowed.');
+  });
+
+  return router;
+}

@@ -1,0 +1,56 @@
+// One McpServer per signed-in user (per HTTP session, per stateless request, or per stdio
+// process): every tool, resource and prompt calls the engine as that user.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Principal } from '../engine/access/actor.js';
+import type { Engine } from '../engine/engine.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { registerAqlTools } from './tools/aql.js';
+import type { McpContext } from './tools/common.js';
+import { registerModelTools } from './tools/model.js';
+import { registerProjectTools } from './tools/projects.js';
+import { registerWriteTools } from './tools/write.js';
+
+const VERSION = '0.1.0';
+
+const INSTRUCTIONS = `Ursa answers questions about data with AQL, a query language over a semantic model.
+Start with get_model (datasets, attributes, facts, metrics with their titles and example values), use get_attribute_values for real filter values, then run_aql.
+AQL: SELECT [Attribute], SUM([Fact]) AS "Name" WHERE [Attribute] = "value" ORDER BY 2 DESC LIMIT 10 — objects in square brackets by title or id; no GROUP BY (dimensions are the grain).
+Errors say where the query is wrong and suggest names; fix and retry. Results are paged: pass the cursor back to run_aql for more rows.`;
+
+export interface BuildOptions {
+  /** stdio: unexpected errors show their message (the user runs the server). */
+  exposeInternalErrors?: boolean;
+  /** The project of calls that name none (stdio's --project). */
+  defaultProject?: string;
+}
+
+export function buildMcpServer(
+  engine: Engine,
+  principal: Principal,
+  opts: BuildOptions = {},
+): McpServer {
+  const server = new McpServer(
+    { name: 'ursa', title: 'Ursa analytics', version: VERSION },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+    },
+  );
+  const ctx: McpContext = {
+    engine,
+    principal,
+    exposeInternalErrors: opts.exposeInternalErrors ?? false,
+    defaultProject: opts.defaultProject,
+  };
+  registerProjectTools(server, ctx);
+  registerModelTools(server, ctx);
+  registerAqlTools(server, ctx);
+  // Write tools only for users who are MD Admin (or Admin) somewhere; the engine still checks
+  // the level in the project each call names.
+  if (engine.projects.list(principal).some((p) => p.hasAccess && p.isMdAdmin))
+    registerWriteTools(server, ctx);
+  registerResources(server, ctx);
+  registerPrompts(server);
+  return server;
+}

@@ -1,0 +1,305 @@
+// Queries: run AQL (a report job, waited for) and page through its result with an opaque
+// cursor, explain a query, and list and run saved reports.
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
+import type { ProjectActor } from '../../engine/access/actor.js';
+import { invalid } from '../../engine/errors.js';
+import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
+import type { Reply } from '../limits.js';
+import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
+import { findObject } from './model.js';
+
+export const DEFAULT_ROWS = 100;
+export const MAX_ROWS = 1000;
+/** How long a tool call waits for its query before answering with a cursor to come back. */
+const WAIT_MS = 120_000;
+
+export const resultUri = (project: string, jobId: string) =>
+  `ursa://projects/${encodeURIComponent(project)}/results/${encodeURIComponent(jobId)}.csv`;
+
+// ---- cursor: which job's result, from which row, how many per page ----
+
+interface Cursor {
+  p: string;
+  j: string;
+  o: number;
+  l: number;
+}
+
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function decodeCursor(text: string): Cursor {
+  try {
+    const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
+    if (
+      typeof c.p === 'string' &&
+      typeof c.j === 'string' &&
+      Number.isInteger(c.o) &&
+      c.o >= 0 &&
+      Number.isInteger(c.l) &&
+      c.l >= 1 &&
+      c.l <= MAX_ROWS
+    )
+      return c;
+  } catch {
+    // falls through to the error below
+  }
+  throw invalid(
+    'invalid cursor; pass the cursor of a previous run_aql or run_report answer unchanged',
+  );
+}
+
+// ---- results ----
+
+const resultShape = {
+  project: z.string(),
+  jobId: z.string(),
+  columns: z.array(z.object({ title: z.string(), dataType: z.string() })),
+  rows: z.array(z.array(z.string())).describe('Cells as text, in column order; null is ""'),
+  offset: z.number().describe('Index of the first row shown'),
+  totalRows: z.number(),
+  truncated: z.boolean().describe('More rows follow; pass cursor to run_aql for them'),
+  cursor: z.string().nullable(),
+  csv: z.string().describe('Resource URI of the full result as CSV'),
+};
+type ResultOut = z.infer<z.ZodObject<typeof resultShape>>;
+
+async function finished(ctx: McpContext, job: Job, limit: number): Promise<Job> {
+  let done = job;
+  if (!FINAL_STATUSES.includes(job.status)) {
+    try {
+      done = await ctx.engine.jobs.waitFor(job.id, WAIT_MS);
+    } catch {
+      const cursor = encodeCursor({ p: job.projectId, j: job.id, o: 0, l: limit });
+      throw invalid(
+        `the query is still running (job ${job.id}); call run_aql with cursor "${cursor}" to get its rows`,
+      );
+    }
+  }
+  if (done.status === 'ERROR') throw invalid(`the query failed: ${done.message ?? 'no reason'}`);
+  if (done.status === 'CANCELLED') throw invalid('the query was cancelled; run it again');
+  return done;
+}
+
+/** Rows offset… of a finished report job, limited, with the cursor to the rest. */
+async function page(
+  ctx: McpContext,
+  a: ProjectActor,
+  job: Job,
+  offset: number,
+  limit: number,
+): Promise<Reply<ResultOut>> {
+  const done = await finished(ctx, job, limit);
+  const r = await ctx.engine.aql.result(done);
+  const total = r.rows.length;
+  const csv = resultUri(a.projectId, done.id);
+  const shape = (n: number): ResultOut => {
+    const rows = r.rows.slice(offset, offset + n);
+    const next = offset + rows.length;
+    return {
+      project: a.projectId,
+      jobId: done.id,
+      columns: r.columns.map((c) => ({ title: c.title, dataType: c.dataType })),
+      rows,
+      offset,
+      totalRows: total,
+      truncated: next < total,
+      cursor: next < total ? encodeCursor({ p: a.projectId, j: done.id, o: next, l: limit }) : null,
+      csv,
+    };
+  };
+  const link: ResourceLink = {
+    type: 'resource_link',
+    uri: csv,
+    name: `${done.id}.csv`,
+    title: 'Full result (CSV)',
+    mimeType: 'text/csv',
+  };
+  return {
+    data: shape(limit),
+    links: [link],
+    shrink: (d) => (d.rows.length > 1 ? shape(Math.floor(d.rows.length / 2)) : null),
+  };
+}
+
+async function execute(ctx: McpContext, a: ProjectActor, aql: string, limit: number) {
+  return page(ctx, a, ctx.engine.aql.execute(a, aql), 0, limit);
+}
+
+const rowsArg = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_ROWS)
+  .optional()
+  .describe(`Rows per answer (default ${DEFAULT_ROWS}, max ${MAX_ROWS})`);
+
+const RESULT_NARROW =
+  'even one row is too large; select fewer or shorter columns (or read the csv resource)';
+
+export function registerAqlTools(server: McpServer, ctx: McpContext): void {
+  defineTool(server, ctx, {
+    name: 'run_aql',
+    title: 'Run an AQL query',
+    description:
+      'Run an AQL query, e.g. SELECT [Carrier], SUM([Distance]) WHERE [Year] = 2024 ORDER BY 2 DESC. Returns up to limit rows; when truncated, call again with cursor (and no aql) for the next rows. The csv resource holds all rows.',
+    input: {
+      project: projectArg,
+      aql: z.string().optional().describe('The query; not needed with cursor'),
+      cursor: z.string().optional().describe('cursor of a previous answer: its next rows'),
+      limit: rowsArg,
+    },
+    output: resultShape,
+    annotations: READ_ONLY,
+    narrow: RESULT_NARROW,
+    run: async ({ project, aql, cursor, limit }) => {
+      if (cursor) {
+        const c = decodeCursor(cursor);
+        if (project && project !== c.p)
+          throw invalid(`the cursor belongs to project "${c.p}", not "${project}"`);
+        const a = actorFor(ctx, c.p);
+        const job = ctx.engine.jobs.get(a, c.j);
+        if (job.type !== 'report') throw invalid('invalid cursor: it does not point at a query');
+        return page(ctx, a, job, c.o, limit ?? c.l);
+      }
+      if (!aql?.trim()) throw invalid('pass aql (the query to run) or cursor (to continue one)');
+      return execute(ctx, actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS);
+    },
+  });
+
+  defineTool(server, ctx, {
+    name: 'explain_aql',
+    title: 'Explain an AQL query',
+    description:
+      'Check a query without running it: the objects it uses, each aggregation with its dataset and joins, the SQL, and your row filter. Errors say where and how to fix.',
+    input: { project: projectArg, aql: z.string().min(1).describe('The query') },
+    output: {
+      columns: z.array(z.object({ title: z.string(), kind: z.string(), dataType: z.string() })),
+      objects: z.array(z.object({ id: z.string(), type: z.string(), title: z.string() })),
+      leaves: z.array(
+        z.object({
+          leaf: z.string(),
+          anchor: z.string().describe('Dataset aggregated'),
+          grain: z.array(z.string()),
+          joins: z.array(z.string()),
+          filters: z.number(),
+        }),
+      ),
+      frame: z.string(),
+      sql: z.string(),
+      params: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])),
+      rowFilter: z.string().nullable().describe('Your row-level filter, always applied'),
+    },
+    annotations: READ_ONLY,
+    narrow: 'the query is too large to explain here; explain a part of it',
+    run: async ({ project, aql }) => {
+      const e = ctx.engine.aql.explain(actorFor(ctx, project), aql);
+      return {
+        data: {
+          columns: e.columns.map((c) => ({ title: c.title, kind: c.kind, dataType: c.dataType })),
+          objects: e.objects.map((o) => ({ id: o.ident, type: o.type, title: o.title })),
+          leaves: e.leaves.map((l) => ({
+            leaf: l.leaf,
+            anchor: l.anchor,
+            grain: l.grain,
+            joins: l.joins,
+            filters: l.filters,
+          })),
+          frame: e.frame,
+          sql: e.sql,
+          params: e.params,
+          rowFilter: e.rowFilter,
+        },
+      };
+    },
+  });
+
+  defineTool(server, ctx, {
+    name: 'list_reports',
+    title: 'List reports',
+    description:
+      'Saved reports (an AQL query each), optionally filtered by text; run one with run_report.',
+    input: {
+      project: projectArg,
+      search: z
+        .string()
+        .optional()
+        .describe('Only reports whose id, title, description or tags contain this'),
+      limit: z.number().int().min(1).max(200).optional().describe('Default 50'),
+      offset: z.number().int().min(0).optional(),
+    },
+    output: {
+      reports: z.array(
+        z.object({ id: z.string(), title: z.string(), description: z.string(), aql: z.string() }),
+      ),
+      total: z.number(),
+      nextOffset: z.number().nullable(),
+    },
+    annotations: READ_ONLY,
+    narrow: 'use a smaller limit or a search',
+    run: async ({ project, search, limit, offset }) => {
+      const r = ctx.engine.objects.list(actorFor(ctx, project), {
+        rel: 'object.report',
+        query: search,
+        limit: limit ?? 50,
+        offset: offset ?? 0,
+      });
+      const shape = (n: number) => {
+        const items = r.items.slice(0, n);
+        const next = r.offset + items.length;
+        return {
+          reports: items.map((o) => ({
+            id: o.ident,
+            title: o.name,
+            description: o.description,
+            aql: String(o.def.aql ?? ''),
+          })),
+          total: r.total,
+          nextOffset: next < r.total ? next : null,
+        };
+      };
+      return {
+        data: shape(r.items.length),
+        shrink: (d) => (d.reports.length > 1 ? shape(Math.ceil(d.reports.length / 2)) : null),
+      };
+    },
+  });
+
+  defineTool(server, ctx, {
+    name: 'run_report',
+    title: 'Run a report',
+    description:
+      'Run a saved report (by id or title) and return its rows like run_aql; continue with run_aql and the cursor.',
+    input: {
+      project: projectArg,
+      report: z.string().min(1).describe('Report id or title'),
+      limit: rowsArg,
+    },
+    output: {
+      report: z.object({ id: z.string(), title: z.string(), aql: z.string() }),
+      ...resultShape,
+    },
+    annotations: READ_ONLY,
+    narrow: RESULT_NARROW,
+    run: async ({ project, report, limit }) => {
+      const a = actorFor(ctx, project);
+      const obj = findObject(ctx, a, report).object;
+      if (obj.type !== 'report')
+        throw invalid(
+          `[${obj.name}] (${obj.ident}) is a ${obj.type}, not a report; list_reports lists the reports`,
+        );
+      const aql = String(obj.def.aql ?? '');
+      const r = await execute(ctx, a, aql, limit ?? DEFAULT_ROWS);
+      const head = { report: { id: obj.ident, title: obj.name, aql } };
+      return {
+        data: { ...head, ...r.data },
+        links: r.links,
+        shrink: async (d) => {
+          const smaller = await r.shrink!(d);
+          return smaller && { ...head, ...smaller };
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,132 @@
+// What every tool shares: the caller's context, the `project` argument (optional when the
+// user has exactly one project), one registration path (errors → isError results the model
+// can act on, answers → capped()), and the annotation sets.
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal, ProjectActor } from '../../engine/access/actor.js';
+import type { Engine } from '../../engine/engine.js';
+import { EngineError, invalid } from '../../engine/errors.js';
+import { uuid } from '../../engine/ids.js';
+import { capped, errorResult, type Reply } from '../limits.js';
+
+export interface McpContext {
+  engine: Engine;
+  principal: Principal;
+  /** stdio: the user runs the server, so unexpected errors show their message. */
+  exposeInternalErrors: boolean;
+  /** Used when a call names no project (stdio's --project). */
+  defaultProject?: string;
+}
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+export const projectArg = z
+  .string()
+  .optional()
+  .describe('Project id from list_projects; may be omitted when you have exactly one project');
+
+export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  /** How to ask for less when the answer is over the output cap. */
+  narrow: string;
+  run(args: z.infer<z.ZodObject<I>>): Promise<Reply<z.infer<z.ZodObject<O>>>>;
+}
+
+/** Registers a tool whose every answer and error goes through the same path. */
+export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+  server: McpServer,
+  ctx: McpContext,
+  spec: ToolSpec<I, O>,
+): void {
+  server.registerTool(
+    spec.name,
+    {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: spec.input,
+      outputSchema: spec.output,
+      annotations: { title: spec.title, ...spec.annotations },
+    },
+    (async (args: z.infer<z.ZodObject<I>>): Promise<CallToolResult> => {
+      try {
+        return await capped(await spec.run(args), spec.narrow);
+      } catch (err) {
+        return errorResult(describeError(ctx, err));
+      }
+    }) as never,
+  );
+}
+
+/** The actor for the `project` argument, with errors that name the valid projects. */
+export function actorFor(ctx: McpContext, project: string | undefined): ProjectActor {
+  const mine = () => ctx.engine.projects.list(ctx.principal).filter((p) => p.hasAccess);
+  const names = (ps: ReturnType<typeof mine>) => ps.map((p) => `"${p.id}" (${p.label})`).join(', ');
+  project ||= ctx.defaultProject;
+  if (!project) {
+    const ps = mine();
+    if (ps.length === 1) project = ps[0]!.id;
+    else if (!ps.length)
+      throw invalid(
+        `you have no projects yet; ask a project Admin to invite ${ctx.principal.email}`,
+      );
+    else
+      throw invalid(
+        `project is required: you have ${ps.length} projects: ${names(ps)}; pass one as "project"`,
+        { valid: ps.map((p) => p.id) },
+      );
+  }
+  try {
+    return ctx.engine.actor(ctx.principal, project);
+  } catch (err) {
+    if (err instanceof EngineError && err.kind === 'unauthenticated') {
+      const ps = mine();
+      throw new EngineError(
+        'not_found',
+        `unknown project "${project}"; your projects: ${names(ps) || 'none'}`,
+        { project, valid: ps.map((p) => p.id) },
+      );
+    }
+    throw err;
+  }
+}
+
+/** An error as text a model can fix its call from. */
+export function describeError(ctx: McpContext, err: unknown): string {
+  if (err instanceof EngineError) {
+    const c = err.context as {
+      line?: number;
+      column?: number;
+      found?: string;
+      expected?: string[];
+      suggestions?: string[];
+      required?: string;
+      issues?: { path: string; message: string }[];
+    };
+    if (typeof c.line === 'number' && typeof c.column === 'number') {
+      // The message may already say where and what it suggests; each fact is given once.
+      const lines = [`AQL error: ${err.message}`];
+      if (!err.message.includes(`line ${c.line}, column ${c.column}`))
+        lines.push(`at line ${c.line}, column ${c.column}`);
+      if (c.found !== undefined) lines.push(`found: ${c.found || '(end of query)'}`);
+      if (c.expected?.length) lines.push(`expected: ${c.expected.join(', ')}`);
+      if (c.suggestions?.length && !/did you mean/i.test(err.message))
+        lines.push(`did you mean: ${c.suggestions.map((s) => `[${s}]`).join(', ')}`);
+      lines.push('Fix the query and call the tool again (get_model lists the objects).');
+      return lines.join('\n');
+    }
+    if (err.kind === 'forbidden') return `permission denied: ${err.message}`;
+    if (c.issues && c.issues.length > 1)
+      return `${err.message}\n${c.issues.map((i) => `- ${i.path}: ${i.message}`).join('\n')}`;
+    return err.message;
+  }
+  const errorId = uuid();
+  ctx.engine.log.error({ err, errorId }, 'MCP tool failed unexpectedly');
+  if (ctx.exposeInternalErrors) return `internal error: ${(err as Error)?.message ?? String(err)}`;
+  return `internal error (errorId ${errorId}); the server log has the details`;
+}

@@ -1,0 +1,34 @@
+// list_projects: where the user can work, and at which level.
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { defineTool, READ_ONLY, type McpContext } from './common.js';
+
+export function registerProjectTools(server: McpServer, ctx: McpContext): void {
+  defineTool(server, ctx, {
+    name: 'list_projects',
+    title: 'List projects',
+    description:
+      'The projects you can query, with your level in each (mdAdmin may create metrics). Other tools take one of these ids as "project".',
+    input: {},
+    output: {
+      projects: z.array(
+        z.object({
+          id: z.string(),
+          title: z.string(),
+          admin: z.boolean(),
+          mdAdmin: z.boolean(),
+        }),
+      ),
+    },
+    annotations: READ_ONLY,
+    narrow: 'the project list is too long to show',
+    run: async () => ({
+      data: {
+        projects: ctx.engine.projects
+          .list(ctx.principal)
+          .filter((p) => p.hasAccess)
+          .map((p) => ({ id: p.id, title: p.label, admin: p.isAdmin, mdAdmin: p.isMdAdmin })),
+      },
+    }),
+  });
+}

@@ -1,0 +1,40 @@
+// OAuth for the HTTP app: discovery metadata at the site root, and with the built-in identity
+// provider the authorization server itself under /auth (its endpoints, and the sign-in and
+// consent pages). /auth/login and /auth/logout stay the browser sign-in's: only the paths
+// the provider serves are handed to it.
+import express, { type Router } from 'express';
+import type { Engine } from '../../engine/engine.js';
+import { interactionRouter } from './interactions.js';
+import { metadataRouter, pinOrigin } from './metadata.js';
+import { createProvider, INTERACTION_PATH, OAUTH_ROUTES } from './provider.js';
+
+/** The provider's enabled endpoints (below /auth), plus its discovery documents. */
+const SERVED = [
+  OAUTH_ROUTES.authorization,
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.jwks,
+  OAUTH_ROUTES.registration,
+  OAUTH_ROUTES.revocation,
+  OAUTH_ROUTES.userinfo,
+  OAUTH_ROUTES.end_session,
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+];
+
+const servedByProvider = (p: string) => SERVED.some((r) => p === r || p.startsWith(`${r}/`));
+
+export function oauthRouter(engine: Engine): Router {
+  const router = express.Router();
+  const provider = engine.config.auth.builtin ? createProvider(engine) : undefined;
+  router.use(metadataRouter(engine, provider));
+  if (provider) {
+    router.use(`/auth${INTERACTION_PATH}`, interactionRouter(engine, provider));
+    const callback = provider.callback();
+    router.use('/auth', (req, res, next) => {
+      if (!servedByProvider(req.path)) return next();
+      pinOrigin(engine, req);
+      void callback(req, res);
+    });
+  }
+  return router;
+}

@@ -1,0 +1,726 @@
+// The built-in OAuth 2.1 authorization server over real HTTP, end to end: RFC 9728 and
+// RFC 8414 metadata, dynamic client registration, authorization code + PKCE (S256 only)
+// through the sign-in and consent pages, JWT access tokens per resource (RFC 8707) that the
+// existing verifier accepts, refresh token rotation, refusals, persistence across restarts,
+// the external-IdP mode, and the MCP SDK's own OAuth client calling a tool.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, mcpAudience } from '../src/engine/config.js';
+import { createLogger } from '../src/engine/logger.js';
+import { startServer, type RunningServer } from '../src/server.js';
+import { startFakeIssuer, type FakeIssuer } from './helpers/oidc.js';
+import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+
+const REDIRECT = 'http://127.0.0.1:7/callback';
+
+/** A browser: follows nothing by itself, keeps cookies by name. */
+class Browser {
+  readonly cookies = new Map<string, string>();
+
+  async request(url: string, method = 'GET', form?: Record<string, string>): Promise<Response> {
+    const headers: Record<string, string> = { accept: 'text/html' };
+    if (this.cookies.size)
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body: string | undefined;
+    if (form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(form).toString();
+    }
+    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (!value || /expires=Thu, 01 Jan 1970/i.test(line) || /max-age=0\b/i.test(line))
+        this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return res;
+  }
+}
+
+interface Flow {
+  /** Where the browser was finally sent: the client's redirect URI with code or error. */
+  redirect: URL;
+  pages: { kind: 'login' | 'consent'; status: number; html: string }[];
+}
+
+/**
+ * Drives a browser from an authorization URL to the client's redirect URI: submits the
+ * sign-in form (with `login`) and the consent form (with `decision`) when they show up.
+ */
+async function browse(
+  b: Browser,
+  authorizationUrl: string,
+  o: { login?: { email: string; password: string }; decision?: 'allow' | 'deny' } = {},
+): Promise<Flow> {
+  const pages: Flow['pages'] = [];
+  let url = authorizationUrl;
+  let method = 'GET';
+  let form: Record<string, string> | undefined;
+  for (let i = 0; i < 20; i++) {
+    const res = await b.request(url, method, form);
+    if (res.status >= 300 && res.status < 400) {
+      await res.arrayBuffer();
+      const to = new URL(res.headers.get('location')!, url);
+      if (to.href.startsWith(REDIRECT)) return { redirect: to, pages };
+      [url, method, form] = [to.href, 'GET', undefined];
+      continue;
+    }
+    const html = await res.text();
+    const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+    if (!action || !res.headers.get('content-type')?.startsWith('text/html'))
+      throw new Error(`unexpected answer ${res.status} at ${url}: ${html}`);
+    const target = new URL(action, url).href;
+    if (action.endsWith('/login')) {
+      pages.push({ kind: 'login', status: res.status, html });
+      if (!o.login || pages.filter((p) => p.kind === 'login').length > 1)
+        throw new Error(`sign-in page shown (${res.status}): ${html}`);
+      [url, method, form] = [target, 'POST', o.login];
+    } else if (action.endsWith('/consent')) {
+      pages.push({ kind: 'consent', status: res.status, html });
+      [url, method, form] = [target, 'POST', { decision: o.decision ?? 'allow' }];
+    } else throw new Error(`unknown form ${action}`);
+  }
+  throw new Error('too many redirects');
+}
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+interface Metadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint: string;
+  jwks_uri: string;
+  revocation_endpoint: string;
+  [k: string]: unknown;
+}
+
+async function json(res: Response) {
+  const text = await res.text();
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
+    return JSON.parse(text) as any;
+  } catch {
+    throw new Error(`not JSON (${res.status}): ${text.slice(0, 300)}`);
+  }
+}
+
+/** The pieces of one authorization server under test, and its flows. */
+function oauthClient(site: () => string) {
+  let meta: Metadata | undefined;
+  const metadata = async (): Promise<Metadata> =>
+    (meta ??= await json(await fetch(`${site()}/.well-known/oauth-authorization-server/auth`)));
+
+  async function register(extra: Record<string, unknown> = {}) {
+    const res = await fetch((await metadata()).registration_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Test MCP client',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        ...extra,
+      }),
+    });
+    return { status: res.status, body: await json(res) };
+  }
+
+  async function authorizationUrl(
+    clientId: string,
+    params: Record<string, string | undefined> = {},
+  ): Promise<{ url: string; verifier: string }> {
+    const { verifier, challenge } = pkce();
+    const u = new URL((await metadata()).authorization_endpoint);
+    const all: Record<string, string | undefined> = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      scope: 'mcp',
+      state: 'st-123',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: `${site()}/mcp`,
+      ...params,
+    };
+    for (const [k, v] of Object.entries(all)) if (v !== undefined) u.searchParams.set(k, v);
+    return { url: u.href, verifier };
+  }
+
+  async function token(form: Record<string, string>) {
+    const res = await fetch((await metadata()).token_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    return { status: res.status, body: await json(res) };
+  }
+
+  /** Registration → authorization (sign-in, consent) → code exchange. */
+  async function obtainTokens(params: Record<string, string | undefined> = {}) {
+    const reg = await register();
+    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+    const clientId = reg.body.client_id as string;
+    const { url, verifier } = await authorizationUrl(clientId, params);
+    const flow = await browse(new Browser(), url, {
+      login: { email: ADMIN, password: ADMIN_PASSWORD },
+    });
+    const code = flow.redirect.searchParams.get('code');
+    expect(code, flow.redirect.href).toBeTruthy();
+    const t = await token({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: clientId,
+      ...(params.resource !== undefined ? { resource: params.resource } : {}),
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    return { clientId, flow, code: code!, verifier, tokens: t.body };
+  }
+
+  return { metadata, register, authorizationUrl, token, obtainTokens };
+}
+
+describe('built-in OAuth authorization server', () => {
+  let s: TestServer;
+  let site: string;
+  let issuer: string;
+  let mcp: string;
+  const oc = oauthClient(() => site);
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    site = s.engine.config.siteUrl;
+    issuer = s.engine.config.auth.issuer;
+    mcp = mcpAudience(s.engine.config);
+  });
+  afterAll(() => s.close());
+
+  it('publishes protected-resource metadata (RFC 9728) at the root and the /mcp path form', async () => {
+    expect(mcp).toBe(`${site}/mcp`);
+    for (const p of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
+      const res = await fetch(`${site}${p}`);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      const doc = await json(res);
+      expect(doc).toMatchObject({
+        resource: mcp,
+        authorization_servers: [issuer],
+        bearer_methods_supported: ['header'],
+        scopes_supported: ['mcp'],
+      });
+    }
+    // The challenge of /mcp names this document.
+    const challenge = await fetch(`${site}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: '{}',
+    });
+    if (challenge.status === 401)
+      expect(challenge.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${site}/.well-known/oauth-protected-resource/mcp"`,
+      );
+  });
+
+  it('publishes RFC 8414 metadata in the path form, and OIDC discovery for the same issuer', async () => {
+    const res = await fetch(`${site}/.well-known/oauth-authorization-server/auth`);
+    expect(res.status).toBe(200);
+    const m = await json(res);
+    expect(m.issuer).toBe(issuer);
+    expect(issuer).toBe(`${site}/auth`);
+    for (const k of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'registration_endpoint',
+      'jwks_uri',
+      'revocation_endpoint',
+    ])
+      expect(m[k], k).toMatch(new RegExp(`^${issuer}/`));
+    expect(m.response_types_supported).toContain('code');
+    expect(m.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token']),
+    );
+    expect(m.grant_types_supported).not.toContain('implicit');
+    expect(m.code_challenge_methods_supported).toEqual(['S256']);
+    expect(m.token_endpoint_auth_methods_supported).toContain('none');
+    expect(m.scopes_supported).toEqual(expect.arrayContaining(['mcp', 'api']));
+    expect(m.authorization_response_iss_parameter_supported).toBe(true);
+    // /auth/login and /auth/logout are not the provider's.
+    expect(m.authorization_endpoint).not.toMatch(/\/login$/);
+
+    const oidc = await json(await fetch(`${issuer}/.well-known/openid-configuration`));
+    expect(oidc.issuer).toBe(issuer);
+    expect(oidc.registration_endpoint).toBe(m.registration_endpoint);
+    expect(oidc.code_challenge_methods_supported).toEqual(['S256']);
+    const jwks = await json(await fetch(m.jwks_uri));
+    expect(jwks.keys.map((k: { kid: string }) => k.kid)).toEqual([s.engine.signingKey!.kid]);
+  });
+
+  it('registers clients dynamically (RFC 7591) and refuses bad metadata', async () => {
+    const reg = await oc.register();
+    expect(reg.status).toBe(201);
+    expect(reg.body.client_id).toMatch(/^[\w-]{10,}$/);
+    expect(reg.body.redirect_uris).toEqual([REDIRECT]);
+    expect(reg.body.token_endpoint_auth_method).toBe('none');
+    expect(reg.body.registration_access_token).toBeTypeOf('string');
+    // Stored: readable with its registration access token.
+    const read = await fetch(reg.body.registration_client_uri, {
+      headers: { authorization: `Bearer ${reg.body.registration_access_token}` },
+    });
+    expect(read.status).toBe(200);
+    expect((await json(read)).client_name).toBe('Test MCP client');
+
+    const noRedirect = await oc.register({ redirect_uris: [] });
+    expect(noRedirect.status).toBe(400);
+    expect(noRedirect.body.error).toMatch(/^invalid_(redirect_uri|client_metadata)$/);
+    const badScope = await oc.register({ scope: 'mcp admin:everything' });
+    expect(badScope.status).toBe(400);
+    expect(badScope.body.error).toBe('invalid_client_metadata');
+  });
+
+  it('code + PKCE S256 for the MCP resource: sign-in, consent, JWT for the MCP audience only', async () => {
+    const { flow, clientId, code, verifier, tokens } = await oc.obtainTokens();
+    // The pages: the sign-in look, then consent naming the client, the scope and the resource.
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+    const [login, consent] = flow.pages as [Flow['pages'][0], Flow['pages'][0]];
+    expect(login.html).toContain('Sign in to Ursa');
+    expect(login.html).toContain('name="password"');
+    expect(consent.html).toContain('Test MCP client');
+    expect(consent.html).toContain(ADMIN);
+    expect(consent.html).toMatch(/<code>mcp<\/code>/);
+    expect(consent.html).toContain(`<code>${mcp}</code>`);
+    expect(consent.html).toContain('http://127.0.0.1:7');
+    // The redirect carries the state and the issuer (RFC 9207).
+    expect(flow.redirect.searchParams.get('state')).toBe('st-123');
+    expect(flow.redirect.searchParams.get('iss')).toBe(issuer);
+
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokens.expires_in).toBeGreaterThan(0);
+    expect(tokens.refresh_token).toBeTypeOf('string');
+    const at = tokens.access_token as string;
+    expect(decodeProtectedHeader(at)).toMatchObject({
+      alg: 'RS256',
+      typ: 'at+jwt',
+      kid: s.engine.signingKey!.kid,
+    });
+    const claims = decodeJwt(at);
+    expect(claims).toMatchObject({ iss: issuer, aud: mcp, sub: ADMIN, email: ADMIN });
+    expect(claims.client_id).toBe(clientId);
+    expect(claims.scope).toBe('mcp');
+
+    // The existing verifier accepts it for the MCP audience, refuses it for the REST API.
+    await expect(s.engine.verifier.verify(at, mcp)).resolves.toMatchObject({ email: ADMIN });
+    await expect(s.engine.verifier.verify(at)).rejects.toThrow(/aud/);
+    const rest = await s.api('GET', '/projects', { bearer: at });
+    expect(rest.status).toBe(401);
+    expect(rest.headers.get('www-authenticate')).toContain('error="invalid_token"');
+
+    // A code is good once.
+    const again = await oc.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: clientId,
+    });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+  });
+
+  it('refresh tokens work and rotate; a used one is refused', async () => {
+    const { clientId, tokens } = await oc.obtainTokens();
+    const first = await oc.token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.refresh_token).toBeTypeOf('string');
+    expect(first.body.refresh_token).not.toBe(tokens.refresh_token);
+    expect(first.body.access_token).not.toBe(tokens.access_token);
+    expect(decodeJwt(first.body.access_token)).toMatchObject({ aud: mcp, email: ADMIN });
+    await expect(s.engine.verifier.verify(first.body.access_token, mcp)).resolves.toBeTruthy();
+
+    const reused = await oc.token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+    // Replaying a used refresh token revokes the grant: its successor is dead too.
+    const successor = await oc.token({
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(successor.status).toBe(400);
+    expect(successor.body.error).toBe('invalid_grant');
+  });
+
+  it('issues REST API tokens for resource {site}/api/v1, which the REST API accepts', async () => {
+    const resource = s.engine.config.auth.audience;
+    expect(resource).toBe(`${site}/api/v1`);
+    const { tokens } = await oc.obtainTokens({ resource, scope: 'api' });
+    const claims = decodeJwt(tokens.access_token);
+    expect(claims).toMatchObject({ aud: resource, iss: issuer, email: ADMIN });
+    const r = await s.api('GET', '/projects', { bearer: tokens.access_token });
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.json.projects)).toContain(s.demo);
+    await expect(s.engine.verifier.verify(tokens.access_token, mcp)).rejects.toThrow(/aud/);
+  });
+
+  it('without resource or scope, the token is for the MCP server with its scope', async () => {
+    const { flow, tokens } = await oc.obtainTokens({ resource: undefined, scope: undefined });
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+    expect(flow.pages[1]!.html).toContain(`<code>${mcp}</code>`);
+    expect(flow.pages[1]!.html).toMatch(/<code>mcp<\/code>/);
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: mcp, email: ADMIN, scope: 'mcp' });
+    // The REST resource without a scope gets the REST scope.
+    const rest = await oc.obtainTokens({ resource: `${site}/api/v1`, scope: undefined });
+    expect(decodeJwt(rest.tokens.access_token)).toMatchObject({
+      aud: `${site}/api/v1`,
+      scope: 'api',
+    });
+  });
+
+  it('refuses any other resource (invalid_target)', async () => {
+    const { body } = await oc.register();
+    for (const resource of ['https://evil.example/mcp', `${site}/mcp/other`, `${site}/`]) {
+      const { url } = await oc.authorizationUrl(body.client_id, { resource });
+      const flow = await browse(new Browser(), url);
+      expect(flow.redirect.searchParams.get('error'), resource).toBe('invalid_target');
+    }
+  });
+
+  it('refuses plain PKCE and a request without PKCE', async () => {
+    const { body } = await oc.register();
+    const plain = await oc.authorizationUrl(body.client_id, {
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'plain',
+    });
+    let flow = await browse(new Browser(), plain.url);
+    expect(flow.redirect.searchParams.get('error')).toBe('invalid_request');
+    expect(flow.redirect.searchParams.get('error_description')).toMatch(/code_challenge_method/);
+
+    const none = await oc.authorizationUrl(body.client_id, {
+      code_challenge: undefined,
+      code_challenge_method: undefined,
+    });
+    flow = await browse(new Browser(), none.url);
+    expect(flow.redirect.searchParams.get('error')).toBe('invalid_request');
+    expect(flow.redirect.searchParams.get('error_description')).toMatch(/PKCE/);
+  });
+
+  it('refuses a wrong code_verifier at the token endpoint', async () => {
+    const reg = await oc.register();
+    const { url } = await oc.authorizationUrl(reg.body.client_id);
+    const flow = await browse(new Browser(), url, {
+      login: { email: ADMIN, password: ADMIN_PASSWORD },
+    });
+    const t = await oc.token({
+      grant_type: 'authorization_code',
+      code: flow.redirect.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      code_verifier: pkce().verifier,
+      client_id: reg.body.client_id,
+    });
+    expect(t.status).toBe(400);
+    expect(t.body.error).toBe('invalid_grant');
+  });
+
+  it('refuses a client that did not register', async () => {
+    const { url } = await oc.authorizationUrl('never-registered-client');
+    const res = await new Browser().request(url);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    const html = await res.text();
+    expect(html).toContain('invalid_client');
+    expect(html).toContain('Authorization failed');
+    const t = await oc.token({
+      grant_type: 'authorization_code',
+      code: 'whatever',
+      redirect_uri: REDIRECT,
+      code_verifier: pkce().verifier,
+      client_id: 'never-registered-client',
+    });
+    expect(t.status).toBe(401);
+    expect(t.body.error).toBe('invalid_client');
+  });
+
+  it('a redirect URI the client did not register is refused without redirecting', async () => {
+    const { body } = await oc.register();
+    const { url } = await oc.authorizationUrl(body.client_id, {
+      redirect_uri: 'https://evil.example/cb',
+    });
+    const res = await new Browser().request(url);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('consent denied answers access_denied', async () => {
+    const { body } = await oc.register();
+    const { url } = await oc.authorizationUrl(body.client_id);
+    const flow = await browse(new Browser(), url, {
+      login: { email: ADMIN, password: ADMIN_PASSWORD },
+      decision: 'deny',
+    });
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+    expect(flow.redirect.searchParams.get('error')).toBe('access_denied');
+    expect(flow.redirect.searchParams.get('code')).toBeNull();
+    expect(flow.redirect.searchParams.get('state')).toBe('st-123');
+  });
+
+  it('a wrong password shows the sign-in form again (401) and no code is issued', async () => {
+    const { body } = await oc.register();
+    const { url } = await oc.authorizationUrl(body.client_id);
+    const b = new Browser();
+    await expect(
+      browse(b, url, { login: { email: ADMIN, password: 'wrong-password-1' } }),
+    ).rejects.toThrow(/sign-in page shown \(401\)[\s\S]*Wrong e-mail or password/);
+  });
+
+  it('an existing ursa_session cookie signs in without a password', async () => {
+    const b = new Browser();
+    const login = await b.request(`${site}/auth/login`, 'POST', {
+      email: ADMIN,
+      password: ADMIN_PASSWORD,
+    });
+    expect(login.status).toBe(303);
+    expect(b.cookies.get('ursa_session')).toBeTruthy();
+    const { body } = await oc.register();
+    const { url } = await oc.authorizationUrl(body.client_id);
+    const flow = await browse(b, url); // no credentials given: a sign-in page would throw
+    expect(flow.pages.map((p) => p.kind)).toEqual(['consent']);
+    expect(flow.redirect.searchParams.get('code')).toBeTruthy();
+    // /auth/login and /auth/logout are still the browser sign-in's.
+    const form = await b.request(`${site}/auth/login`);
+    expect(await form.text()).toContain('<form method="post" action="/auth/login"');
+  });
+
+  it('remembers the sign-in for the next client, until /auth/logout ends it', async () => {
+    const b = new Browser();
+    const login = { email: ADMIN, password: ADMIN_PASSWORD };
+    const first = await oc.register();
+    let flow = await browse(b, (await oc.authorizationUrl(first.body.client_id)).url, { login });
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+    // Another client, same browser: consent only. The same client again: nothing to ask.
+    const second = await oc.register();
+    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id)).url);
+    expect(flow.pages.map((p) => p.kind)).toEqual(['consent']);
+    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id)).url);
+    expect(flow.pages).toEqual([]);
+    expect(flow.redirect.searchParams.get('code')).toBeTruthy();
+
+    const out = await b.request(`${site}/auth/logout`, 'POST');
+    expect(out.status).toBe(303);
+    // Signed out: the password again, and consent again (grants belong to the sign-in).
+    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id)).url, { login });
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+  });
+
+  it('an unknown or foreign interaction page answers 400, not 500', async () => {
+    const r = await new Browser().request(`${site}/auth/interaction/not-a-real-uid`);
+    expect(r.status).toBe(400);
+    const post = await new Browser().request(`${site}/auth/interaction/nope/consent`, 'POST', {
+      decision: 'allow',
+    });
+    expect(post.status).toBe(400);
+  });
+});
+
+describe('OAuth state survives a restart', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-oauth-'));
+  let server: RunningServer | undefined;
+  const start = async (port: number) => {
+    const config = loadConfig({
+      URSA_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      URSA_LOG_LEVEL: 'silent',
+      URSA_DEMO_DATA: 'false',
+      ...(port ? { URSA_SITE_URL: `http://localhost:${port}` } : {}),
+    });
+    return startServer(config, createLogger('silent'), port !== 0);
+  };
+  afterAll(async () => {
+    await server?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a refresh token issued before a restart on the same data directory still works', async () => {
+    server = await start(0);
+    const port = Number(new URL(server.engine.config.siteUrl).port);
+    const oc = oauthClient(() => server!.engine.config.siteUrl);
+    const { clientId, tokens } = await oc.obtainTokens();
+    await server.close();
+    server = undefined;
+    // Let the client side see its kept-alive sockets closed: the new server has the same
+    // address, and a stale pooled socket would fail the first request.
+    await new Promise((r) => setTimeout(r, 200));
+
+    server = await start(port);
+    const oc2 = oauthClient(() => server!.engine.config.siteUrl);
+    const t = await oc2.token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    expect(t.body.refresh_token).not.toBe(tokens.refresh_token);
+    const mcp = mcpAudience(server.engine.config);
+    await expect(server.engine.verifier.verify(t.body.access_token, mcp)).resolves.toMatchObject({
+      email: ADMIN,
+    });
+    // The rows are in the metadata database.
+    const kinds = server.engine.db.$client
+      .prepare('SELECT DISTINCT kind FROM oidc_models ORDER BY kind')
+      .pluck()
+      .all();
+    expect(kinds).toEqual(expect.arrayContaining(['Client', 'Grant', 'RefreshToken']));
+  });
+});
+
+describe('with an external identity provider', () => {
+  let idp: FakeIssuer;
+  let s: TestServer;
+  beforeAll(async () => {
+    idp = await startFakeIssuer();
+    s = await startTestServer({ URSA_AUTH_ISSUER: idp.url, URSA_AUTH_AUDIENCE: 'ursa-api' });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await idp?.close();
+  });
+
+  it('mounts no authorization server; the resource metadata names the external issuer', async () => {
+    const site = s.engine.config.siteUrl;
+    const doc = await json(await fetch(`${site}/.well-known/oauth-protected-resource/mcp`));
+    expect(doc).toMatchObject({
+      resource: `${site}/mcp`,
+      authorization_servers: [idp.url],
+      bearer_methods_supported: ['header'],
+    });
+    for (const p of [
+      '/.well-known/oauth-authorization-server/auth',
+      '/auth/authorize',
+      '/auth/token',
+      '/auth/register',
+      '/auth/.well-known/oauth-authorization-server',
+    ]) {
+      const r = await s.api(p.startsWith('/auth/t') ? 'POST' : 'GET', p, { as: null });
+      expect(r.status, p).toBe(404);
+    }
+  });
+});
+
+describe('the MCP SDK as an OAuth client', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s.close());
+
+  /** The SDK's provider contract, kept in memory; the "browser" is driven with fetch. */
+  class MemoryOAuthProvider implements OAuthClientProvider {
+    client?: OAuthClientInformationMixed;
+    saved?: OAuthTokens;
+    verifier = '';
+    code?: string;
+    consentPage = '';
+    readonly redirectUrl = REDIRECT;
+    readonly clientMetadata: OAuthClientMetadata = {
+      client_name: 'SDK test client',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+    clientInformation() {
+      return this.client;
+    }
+    saveClientInformation(info: OAuthClientInformationMixed) {
+      this.client = info;
+    }
+    tokens() {
+      return this.saved;
+    }
+    saveTokens(tokens: OAuthTokens) {
+      this.saved = tokens;
+    }
+    saveCodeVerifier(v: string) {
+      this.verifier = v;
+    }
+    codeVerifier() {
+      return this.verifier;
+    }
+    async redirectToAuthorization(url: URL) {
+      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(url.searchParams.get('resource')).toBe(`${s.engine.config.siteUrl}/mcp`);
+      const flow = await browse(new Browser(), url.href, {
+        login: { email: ADMIN, password: ADMIN_PASSWORD },
+      });
+      this.consentPage = flow.pages.find((p) => p.kind === 'consent')?.html ?? '';
+      this.code = flow.redirect.searchParams.get('code') ?? undefined;
+    }
+  }
+
+  it('registers, authorizes with PKCE, exchanges the code, and calls a tool with the token', async (ctx) => {
+    const serverUrl = `${s.engine.config.siteUrl}/mcp`;
+    const provider = new MemoryOAuthProvider();
+    expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
+    expect(provider.client?.client_id).toBeTruthy();
+    expect(provider.consentPage).toContain('SDK test client');
+    expect(provider.code).toBeTruthy();
+    expect(await auth(provider, { serverUrl, authorizationCode: provider.code })).toBe(
+      'AUTHORIZED',
+    );
+    const at = provider.saved!.access_token;
+    expect(decodeJwt(at)).toMatchObject({ aud: serverUrl, email: ADMIN });
+    expect(provider.saved!.refresh_token).toBeTruthy();
+    // A second auth() refreshes with the stored refresh token, without any page.
+    expect(await auth(provider, { serverUrl })).toBe('AUTHORIZED');
+    expect(provider.saved!.access_token).not.toBe(at);
+
+    // The tool call needs the MCP endpoint (src/mcp/http.ts mounted at /mcp).
+    const probe = await fetch(serverUrl, { method: 'POST' });
+    if (probe.status === 404) return ctx.skip();
+    const client = new Client({ name: 'ursa-oauth-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(serverUrl), {
+      authProvider: provider,
+    });
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'list_projects', arguments: {} });
+      expect(result.isError).not.toBe(true);
+      expect(JSON.stringify(result.structuredContent ?? result.content)).toContain(s.demo);
+    } finally {
+      await client.close();
+    }
+  });
+});
