@@ -389,7 +389,6 @@ describe('public web surface', () => {
         'run_report',
         'create_metric',
         'update_object',
-        'ask',
       ];
       expect(access.authenticated.tools).toEqual(tools);
       expect(card.tools.map((t: { name: string }) => t.name)).toEqual(tools);

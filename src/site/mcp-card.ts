@@ -90,12 +90,6 @@ export const MCP_TOOLS: readonly ToolInfo[] = [
     description: 'Change a model object’s name, description, tags or definition (write access).',
     readOnly: false,
   },
-  {
-    name: 'ask',
-    title: 'Ask',
-    description: 'Ask a question in plain language; Ursa’s AI answers from the data (AI credits).',
-    readOnly: true,
-  },
 ];
 
 export const mcpUrl = (siteUrl: string): string => `${siteUrl}/mcp`;

@@ -472,13 +472,11 @@ function syntaxError(text: string, errors: ParseErr[]): AqlError {
       expected,
       ...(errors.length > 1
         ? {
-            more: errors
-              .slice(1, 5)
-              .map((e) => ({
-                line: e.token.startLine,
-                column: e.token.startColumn,
-                found: e.token.image,
-              })),
+            more: errors.slice(1, 5).map((e) => ({
+              line: e.token.startLine,
+              column: e.token.startColumn,
+              found: e.token.image,
+            })),
           }
         : {}),
     },

@@ -272,7 +272,8 @@ export class Members {
         );
       }
     }
-    if (input.filter !== undefined && input.filter !== null) this.validateFilter(input.filter, a.projectId);
+    if (input.filter !== undefined && input.filter !== null)
+      this.validateFilter(input.filter, a.projectId);
     return next;
   }
 
