@@ -680,7 +680,7 @@ function dimsOnlyFrame(
   const best = candidates.find((c) => candidates.every((o) => o === c || snap.reaches(o, c)));
   if (!best)
     throw fail(
-      `no dataset links the dimensions ${pos.text}${reach.length > wanted.length ? ' and the attributes of the WHERE' : ''}: they cannot be shown together`,
+      `no dataset links the dimensions ${pos.text}${reach.length > wanted.length ? ' and the attributes of the WHERE' : ''}: they come from datasets ${reach.join(', ')}, and no one dataset reaches them all by a single reference path each; add a measure to anchor the query, or drop one of them`,
       pos,
       { datasets: reach },
     );
