@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { readOrCreateSecretFile } from './secret-file.js';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 
 export const SIGNING_ALG = 'RS256'; // RSA: universally supported by clients, and cheap to verify.
@@ -26,17 +27,8 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
     jwk.kid = `ursa-${Date.now().toString(36)}`;
     jwk.alg = SIGNING_ALG;
     jwk.use = 'sig';
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(jwk), { mode: 0o600 });
-    // A concurrent first start may have won the race: keep whichever key landed first.
-    try {
-      fs.linkSync(tmp, file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
+    // Key generation is asynchronous: make the key, then let the first file to land win.
+    readOrCreateSecretFile(file, () => JSON.stringify(jwk));
   }
   const jwk = JSON.parse(fs.readFileSync(file, 'utf8')) as JWK;
   const privateKey = (await importJWK(jwk, SIGNING_ALG)) as CryptoKey;
@@ -55,22 +47,9 @@ export async function loadOrCreateSigningKey(dataDir: string): Promise<SigningKe
  */
 export function loadOrCreateCookieKeys(dataDir: string): string[] {
   const file = path.join(dataDir, 'keys', 'oauth-cookie-keys.json');
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify([randomBytes(32).toString('base64url')]), {
-      mode: 0o600,
-    });
-    // Two first starts at once: the first file to land wins for both.
-    try {
-      fs.linkSync(tmp, file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
-  }
-  const keys = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+  const keys = JSON.parse(
+    readOrCreateSecretFile(file, () => JSON.stringify([randomBytes(32).toString('base64url')])),
+  ) as unknown;
   if (!Array.isArray(keys) || !keys.length || !keys.every((k) => typeof k === 'string' && k))
     throw new Error(`${file} must be a JSON array of secret strings`);
   return keys as string[];

@@ -3,7 +3,7 @@
 // database alone reveals no password. The ciphertext is bound to its project and object id:
 // copied into another object, it does not decrypt.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
+import { readOrCreateSecretFile } from '../identity/secret-file.js';
 import path from 'node:path';
 
 const KEY_BYTES = 32;
@@ -43,20 +43,8 @@ export class SecretBox {
 }
 
 function loadOrCreateKey(file: string): Buffer {
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, randomBytes(KEY_BYTES).toString('base64'), { mode: 0o600 });
-    // Two processes starting on a fresh directory: the first key to land wins for both.
-    try {
-      fs.linkSync(tmp, file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
-  }
-  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  const text = readOrCreateSecretFile(file, () => randomBytes(KEY_BYTES).toString('base64'));
+  const key = Buffer.from(text.trim(), 'base64');
   if (key.length !== KEY_BYTES)
     throw new Error(`${file} does not hold a ${KEY_BYTES}-byte key; restore it from a backup`);
   return key;
