@@ -148,7 +148,6 @@ export class Engine {
     this.uploads = new Uploads(
       this.db,
       this.storage,
-      this.limits,
       (p) => this.projects.dir(p),
       config.uploadTtlHours,
     );

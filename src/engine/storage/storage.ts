@@ -238,7 +238,7 @@ export class Storage {
   }
 
   /** The plan's storage limit and what the project's files use now (walked asynchronously). */
-  private async quota(projectId: string): Promise<{ limit: number; used: number }> {
+  async quota(projectId: string): Promise<{ limit: number; used: number }> {
     await this.ensureRoot(projectId);
     const { size } = await this.folderStats(projectId, '/');
     return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size };

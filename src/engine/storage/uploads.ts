@@ -10,7 +10,6 @@ import { projects, uploads } from '../db/schema.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { assertWithin } from '../limits/limits.js';
-import type { Limits } from '../limits/limits.js';
 import { requireStorageAccess } from './access.js';
 import { KeyedLock } from './keyed-lock.js';
 import { pathOfFileId, parentOf } from './paths.js';
@@ -38,7 +37,6 @@ export class Uploads {
   constructor(
     private readonly db: Db,
     private readonly storage: Storage,
-    private readonly limits: Limits,
     projectDir: (projectId: string) => string,
     private readonly ttlHours: number,
   ) {
@@ -181,9 +179,10 @@ export class Uploads {
     if (!found) throw conflict(`target folder "${dir}" does not exist`, { path: spec.targetPath });
     if (found.type !== 'folder')
       throw conflict(`"${dir}" is a file, not a folder`, { path: spec.targetPath });
-    const { limit, value } = this.limits.adherence(projectId).storageBytes;
-    // The file it replaces frees its bytes, as in Storage.writeFile.
-    assertWithin('storageBytes', limit, value - (target?.size ?? 0), spec.totalSize);
+    // Counted without blocking (a walk of the project's files); the file it replaces frees
+    // its bytes, as in Storage.writeFile.
+    const { limit, used } = await this.storage.quota(projectId);
+    assertWithin('storageBytes', limit, used - (target?.size ?? 0), spec.totalSize);
   }
 
   private async assembled(projectId: string, row: Row): Promise<StorageItem> {
