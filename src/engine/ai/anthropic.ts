@@ -1,6 +1,7 @@
 // ChatProvider over the Anthropic messages API (`tools` / `tool_use` / `tool_result`).
 import Anthropic from '@anthropic-ai/sdk';
 import type {
+  ContentBlockParam,
   MessageCreateParamsBase,
   MessageParam,
   Tool,
@@ -23,7 +24,7 @@ function toWireMessages(req: ChatRequest): MessageParam[] {
     if (m.role === 'user') {
       out.push({ role: 'user', content: m.content });
     } else if (m.role === 'assistant') {
-      const blocks: Exclude<MessageParam['content'], string> = [];
+      const blocks: ContentBlockParam[] = [];
       if (m.content !== '') blocks.push({ type: 'text', text: m.content });
       for (const c of m.toolCalls ?? []) {
         blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
@@ -89,7 +90,9 @@ export class AnthropicProvider implements ChatProvider {
       ...(tools.length > 0 ? { tools } : {}),
     };
     try {
-      return req.stream ? await this.streamed(base, req.signal) : await this.plain(base, req.signal);
+      return req.stream
+        ? await this.streamed(base, req.signal)
+        : await this.plain(base, req.signal);
     } catch (err) {
       throw toProviderError(this.name, err, req.signal, this.timeoutMs, Anthropic);
     }
@@ -136,7 +139,11 @@ export class AnthropicProvider implements ChatProvider {
           break;
         case 'content_block_start':
           if (ev.content_block.type === 'tool_use') {
-            blocks.set(ev.index, { id: ev.content_block.id, name: ev.content_block.name, json: '' });
+            blocks.set(ev.index, {
+              id: ev.content_block.id,
+              name: ev.content_block.name,
+              json: '',
+            });
           } else if (ev.content_block.type === 'text') {
             text += ev.content_block.text;
           }
@@ -157,6 +164,8 @@ export class AnthropicProvider implements ChatProvider {
           break;
       }
     }
+    // The SDK's stream iterator ends quietly on abort; a cut-short answer must not pass as complete.
+    signal.throwIfAborted();
     const toolCalls = [...blocks.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, b]) => ({

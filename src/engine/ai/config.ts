@@ -4,7 +4,10 @@ import { AnthropicProvider } from './anthropic.js';
 import { OpenAiProvider } from './openai.js';
 import type { ChatProvider, ProviderName } from './provider.js';
 
-const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional());
+const optionalString = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.string().min(1).optional(),
+);
 
 const aiEnvSchema = z.object({
   URSA_AI_PROVIDER: z.preprocess(
@@ -36,9 +39,7 @@ export class AiConfigError extends Error {
 export function parseAiConfig(env: Record<string, string | undefined>): AiConfig | null {
   const parsed = aiEnvSchema.safeParse(env);
   if (!parsed.success) {
-    const msg = parsed.error.issues
-      .map((i) => `${i.path.join('.')}: ${i.message}`)
-      .join('; ');
+    const msg = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new AiConfigError(`invalid AI configuration: ${msg}`);
   }
   const e = parsed.data;

@@ -81,13 +81,18 @@ export class OpenAiProvider implements ChatProvider {
       ...(tools.length > 0 ? { tools } : {}),
     };
     try {
-      return req.stream ? await this.streamed(base, req.signal) : await this.plain(base, req.signal);
+      return req.stream
+        ? await this.streamed(base, req.signal)
+        : await this.plain(base, req.signal);
     } catch (err) {
       throw toProviderError(this.name, err, req.signal, this.timeoutMs, OpenAI);
     }
   }
 
-  private async plain(base: ChatCompletionCreateParamsBase, signal: AbortSignal): Promise<ChatResult> {
+  private async plain(
+    base: ChatCompletionCreateParamsBase,
+    signal: AbortSignal,
+  ): Promise<ChatResult> {
     const res = await this.client.chat.completions.create({ ...base, stream: false }, { signal });
     const choice = res.choices[0];
     const toolCalls: ToolCall[] = [];
@@ -143,6 +148,8 @@ export class OpenAiProvider implements ChatProvider {
       }
       if (choice.finish_reason) finish = choice.finish_reason;
     }
+    // The SDK's stream iterator ends quietly on abort; a cut-short answer must not pass as complete.
+    signal.throwIfAborted();
     const toolCalls = [...partial.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, p]) => ({

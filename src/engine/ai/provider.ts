@@ -53,7 +53,8 @@ export interface ProviderOptions {
   timeoutMs: number;
 }
 
-export type AiProviderErrorKind = 'timeout' | 'http' | 'cancelled' | 'connection' | 'invalid_response';
+export type AiProviderErrorKind =
+  'timeout' | 'http' | 'cancelled' | 'connection' | 'invalid_response';
 
 export class AiProviderError extends Error {
   override readonly name = 'AiProviderError';
