@@ -17,7 +17,7 @@ import { loadConfig } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { formatCell } from '../src/engine/aql/format.js';
-import { CSV_FORMAT } from '../src/engine/data/packages/package.js';
+import { csvPrescription } from '../src/engine/data/prescription-builder.js';
 import type { Prescription } from '../src/engine/data/prescription.js';
 
 const SALES = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -100,38 +100,20 @@ function generate(): Record<string, string> {
   };
 }
 
-type Col = [string, string, 'A' | 'L' | 'F', Prescription['columns'][number]['dataType'], object?];
-
-function prescription(name: string, primarykey: string, cols: Col[]): Prescription {
-  return {
-    clustername: name,
-    primarykey,
-    format: CSV_FORMAT,
-    columns: cols.map(([id, label, objectType, dataType, extra]) => ({
-      id,
-      originalheader: id,
-      label,
-      objectType,
-      dataType,
-      ...extra,
-    })),
-  };
-}
-
 const PRESCRIPTIONS: Record<string, Prescription> = {
-  stores: prescription('stores', 'store_id', [
+  stores: csvPrescription('stores', 'store_id', [
     ['store_id', 'Store ID', 'A', 'integer'],
     ['name', 'Store Name', 'L', 'string', { labelOf: 'store_id' }],
     ['city', 'City', 'A', 'string'],
     ['region', 'Region', 'A', 'string'],
   ]),
-  products: prescription('products', 'product_id', [
+  products: csvPrescription('products', 'product_id', [
     ['product_id', 'Product ID', 'A', 'string'],
     ['name', 'Product Name', 'L', 'string', { labelOf: 'product_id' }],
     ['category', 'Category', 'A', 'string'],
     ['brand', 'Brand', 'A', 'string'],
   ]),
-  sales: prescription('sales', 'sale_id', [
+  sales: csvPrescription('sales', 'sale_id', [
     ['sale_id', 'Sale', 'A', 'integer'],
     ['sale_date', 'Sale Date', 'A', 'date'],
     ['store', 'Sale Store', 'A', 'integer', { reference: 'stores' }],
@@ -141,7 +123,7 @@ const PRESCRIPTIONS: Record<string, Prescription> = {
     ['amount', 'Amount', 'F', 'number'],
     ['discount', 'Discount', 'F', 'number'],
   ]),
-  returns: prescription('returns', 'return_id', [
+  returns: csvPrescription('returns', 'return_id', [
     ['return_id', 'Return', 'A', 'integer'],
     ['return_date', 'Return Date', 'A', 'date'],
     ['store', 'Return Store', 'A', 'integer', { reference: 'stores' }],

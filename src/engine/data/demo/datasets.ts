@@ -1,8 +1,8 @@
 // The demo datasets' files and prescriptions: carriers and airports (dimensions) and flights
 // (facts). Titles are what AQL and AI assistants use, so every one is unique in the model.
 import { toCsv } from '../csv-write.js';
-import type { Column, DataType, ObjectType, Prescription } from '../prescription.js';
-import { CSV_FORMAT } from '../packages/package.js';
+import type { Prescription } from '../prescription.js';
+import { csvPrescription, type ColumnSpec } from '../prescription-builder.js';
 import { AIRPORTS } from './airports.js';
 import { CARRIERS } from './carriers.js';
 import type { FlightRow } from './flights.js';
@@ -15,36 +15,12 @@ export interface DemoDataset {
   csv: string;
 }
 
-type Col = [
-  id: string,
-  title: string,
-  objectType: ObjectType,
-  dataType: DataType,
-  extra?: Partial<Column>,
-];
-
-function prescription(name: string, primarykey: string, cols: Col[]): Prescription {
-  return {
-    clustername: name,
-    primarykey,
-    format: CSV_FORMAT,
-    columns: cols.map(([id, label, objectType, dataType, extra]) => ({
-      id,
-      originalheader: id,
-      label,
-      objectType,
-      dataType,
-      ...extra,
-    })),
-  };
-}
-
-const CARRIER_COLS: Col[] = [
+const CARRIER_COLS: ColumnSpec[] = [
   ['code', 'Carrier Code', 'A', 'string'],
   ['name', 'Carrier Name', 'L', 'string', { labelOf: 'code' }],
 ];
 
-const AIRPORT_COLS: Col[] = [
+const AIRPORT_COLS: ColumnSpec[] = [
   ['code', 'Airport Code', 'A', 'string'],
   ['name', 'Airport Name', 'L', 'string', { labelOf: 'code' }],
   ['city', 'Origin City', 'A', 'string'],
@@ -52,7 +28,7 @@ const AIRPORT_COLS: Col[] = [
   ['region', 'Origin Region', 'A', 'string'],
 ];
 
-const FLIGHT_COLS: Col[] = [
+const FLIGHT_COLS: ColumnSpec[] = [
   ['flight_id', 'Flight', 'A', 'integer'],
   ['flight_date', 'Flight Date', 'A', 'date', { reference: 'calendar' }],
   ['carrier', 'Carrier', 'A', 'string', { reference: 'carriers' }],
@@ -65,14 +41,14 @@ const FLIGHT_COLS: Col[] = [
   ['passengers', 'Passengers', 'F', 'integer'],
 ];
 
-const ids = (cols: Col[]) => cols.map((c) => c[0]);
+const ids = (cols: ColumnSpec[]) => cols.map((c) => c[0]);
 
 export function demoDatasets(flights: readonly FlightRow[]): DemoDataset[] {
   return [
     {
       name: 'carriers',
       source: '/demo/carriers.csv',
-      prescription: prescription('carriers', 'code', CARRIER_COLS),
+      prescription: csvPrescription('carriers', 'code', CARRIER_COLS),
       csv: toCsv(
         ids(CARRIER_COLS),
         CARRIERS.map((c) => [c.code, c.name]),
@@ -81,7 +57,7 @@ export function demoDatasets(flights: readonly FlightRow[]): DemoDataset[] {
     {
       name: 'airports',
       source: '/demo/airports.csv',
-      prescription: prescription('airports', 'code', AIRPORT_COLS),
+      prescription: csvPrescription('airports', 'code', AIRPORT_COLS),
       csv: toCsv(
         ids(AIRPORT_COLS),
         AIRPORTS.map((a) => [a.code, a.name, a.city, a.state, a.region]),
@@ -90,7 +66,7 @@ export function demoDatasets(flights: readonly FlightRow[]): DemoDataset[] {
     {
       name: 'flights',
       source: '/demo/flights.csv',
-      prescription: prescription('flights', 'flight_id', FLIGHT_COLS),
+      prescription: csvPrescription('flights', 'flight_id', FLIGHT_COLS),
       csv: toCsv(
         ids(FLIGHT_COLS),
         flights.map((f) => ids(FLIGHT_COLS).map((id) => f[id as keyof FlightRow])),
