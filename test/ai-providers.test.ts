@@ -240,6 +240,7 @@ describe('AI config', () => {
       baseUrl: 'http://localhost:11434/v1',
       model: 'llama3',
       timeoutMs: 60000,
+      agent: { maxSteps: 8, maxTokens: 60000, maxOutputTokens: 2048, stream: true, concurrency: 4 },
     });
     const p = createProvider(env);
     expect(p).toBeInstanceOf(OpenAiProvider);
@@ -253,12 +254,21 @@ describe('AI config', () => {
       URSA_AI_MODEL: 'claude-x',
       URSA_AI_API_KEY: 'sk',
       URSA_AI_TIMEOUT_MS: '1234',
+      URSA_AI_MAX_STEPS: '3',
+      URSA_AI_STREAM: 'false',
     };
     expect(parseAiConfig(env)).toEqual({
       provider: 'anthropic',
       apiKey: 'sk',
       model: 'claude-x',
       timeoutMs: 1234,
+      agent: {
+        maxSteps: 3,
+        maxTokens: 60000,
+        maxOutputTokens: 2048,
+        stream: false,
+        concurrency: 4,
+      },
     });
     expect(createProvider(env)).toBeInstanceOf(AnthropicProvider);
   });
@@ -274,6 +284,11 @@ describe('AI config', () => {
       'URSA_AI_BASE_URL',
     ],
     [{ URSA_AI_PROVIDER: 'anthropic' }, 'URSA_AI_MODEL'],
+    [
+      { URSA_AI_PROVIDER: 'openai', URSA_AI_MODEL: 'm', URSA_AI_MAX_STEPS: '0' },
+      'URSA_AI_MAX_STEPS',
+    ],
+    [{ URSA_AI_PROVIDER: 'openai', URSA_AI_MODEL: 'm', URSA_AI_STREAM: 'maybe' }, 'URSA_AI_STREAM'],
   ])('rejects invalid settings naming the variable (%#)', (env, variable) => {
     expect(() => createProvider(env)).toThrow(AiConfigError);
     expect(() => createProvider(env)).toThrow(variable);

@@ -36,6 +36,8 @@ interface Params {
   /** A model object's ident. */
   id: string;
   revision: string;
+  conversationId: string;
+  messageId: string;
 }
 
 interface CheckContext {
@@ -483,6 +485,61 @@ const MATRIX: Record<string, Entry> = {
         ]);
     },
   },
+  'POST /projects/{project}/app/ai/messages': {
+    level: 'member',
+    success: 202,
+    body: { question: 'How many sales are there?' },
+    check: (r, { ok }) => {
+      if (ok) {
+        expect(r.json.link.map((l: { rel: string }) => l.rel)).toEqual(['scache', 'conversation']);
+        expect(r.json.conversation).toBe(r.json.link[1].id);
+      }
+    },
+  },
+  'GET /projects/{project}/app/ai/conversations': {
+    level: 'member',
+    success: 200,
+    check: (r, { ok }) => {
+      if (ok) expect(Array.isArray(r.json.conversations)).toBe(true);
+    },
+  },
+  'GET /projects/{project}/app/ai/conversations/{conversationId}': {
+    level: 'member',
+    success: 200,
+    prepare: (f, caller) => ({
+      params: { conversationId: f.chartConversation(jobOwner(caller)).conversation },
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.conversation.messages[0].answer.answer).toBe('A chart.');
+    },
+  },
+  'DELETE /projects/{project}/app/ai/conversations/{conversationId}': {
+    level: 'member',
+    success: 204,
+    prepare: (f, caller) => ({
+      params: { conversationId: f.chartConversation(jobOwner(caller)).conversation },
+    }),
+    check: async (r, { f, caller, params }) => {
+      // Refused callers leave the conversation in place.
+      const a = f.s.engine.actor({ email: jobOwner(caller) }, f.project);
+      if (r.status === 204) expect(() => f.s.engine.ai.get(a, params.conversationId!)).toThrow();
+      else expect(f.s.engine.ai.get(a, params.conversationId!).id).toBe(params.conversationId);
+    },
+  },
+  'GET /projects/{project}/app/ai/conversations/{conversationId}/messages/{messageId}/chart': {
+    level: 'member',
+    success: 200,
+    prepare: (f, caller) => {
+      const c = f.chartConversation(jobOwner(caller));
+      return { params: { conversationId: c.conversation, messageId: c.message } };
+    },
+    check: (r, { ok }) => {
+      if (ok) {
+        expect(r.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+        expect(r.text).toMatch(/^<svg/);
+      }
+    },
+  },
 };
 
 interface RouteCase {
@@ -689,6 +746,8 @@ describe('maintenance', () => {
         uploadId: ANY_FILE_ID,
         id: 'folder.any',
         revision: '1',
+        conversationId: 'any',
+        messageId: 'any',
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -751,6 +810,8 @@ describe('revoked member (active: false)', () => {
         uploadId: ANY_FILE_ID,
         id: 'folder.any',
         revision: '1',
+        conversationId: 'any',
+        messageId: 'any',
       }),
       entry.body,
     );

@@ -140,6 +140,7 @@ describe('MCP over Streamable HTTP', () => {
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
       expect(Object.keys(byName).sort()).toEqual(
         [
+          'ask',
           'compatible_objects',
           'create_metric',
           'explain_aql',
@@ -161,12 +162,18 @@ describe('MCP over Streamable HTTP', () => {
         expect(t.outputSchema?.type, t.name).toBe('object');
         if (t.name !== 'list_projects')
           expect(Object.keys(t.inputSchema.properties!)).toContain('project');
-        if (!['create_metric', 'update_object'].includes(t.name))
+        if (!['create_metric', 'update_object', 'ask'].includes(t.name))
           expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
       }
       expect(byName.update_object!.annotations).toMatchObject({
         readOnlyHint: false,
         destructiveHint: true,
+      });
+      // ask writes a conversation and calls the configured AI provider.
+      expect(byName.ask!.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+        openWorldHint: true,
       });
       expect(byName.create_metric!.annotations).toMatchObject({
         readOnlyHint: false,
@@ -259,6 +266,15 @@ describe('MCP over Streamable HTTP', () => {
       expect(all.data.metrics).toEqual([
         { id: 'metric.flights', title: 'Flights', aql: 'SELECT COUNT([Flight])' },
       ]);
+      // A member with a row filter gets no example values or distinct counts: they are read
+      // over every row, and would show carriers outside the filter.
+      const filtered = await call(member, 'get_model', { project: s.demo, dataset: 'flights' });
+      const carrier = filtered.data.datasets[0].columns.find(
+        (c: { id: string }) => c.id === 'attr.flights.carrier',
+      );
+      expect(carrier).toBeDefined();
+      expect(carrier.examples).toBeUndefined();
+      expect(carrier.cardinality).toBeUndefined();
       const searched = await call(admin, 'get_model', { search: 'delay' });
       expect(searched.data.datasets.map((d: { name: string }) => d.name)).toEqual(['flights']);
       const p1 = await call(admin, 'get_model', { limit: 1 });

@@ -385,6 +385,7 @@ describe('public web surface', () => {
         'compatible_objects',
         'run_aql',
         'explain_aql',
+        'ask',
         'list_reports',
         'run_report',
         'create_metric',

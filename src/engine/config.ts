@@ -2,6 +2,7 @@
 // validated once at start-up so a typo fails loudly with the variable's name.
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAgentBudget, parseAiConfig, type AgentBudget, type AiConfig } from './ai/config.js';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -72,6 +73,9 @@ export interface Config {
   jobConcurrency: number;
   /** Partial chunked uploads untouched this long are deleted. */
   uploadTtlHours: number;
+  /** The AI chat's provider (URSA_AI_*); null: chat answers 503 saying how to configure one. */
+  ai: AiConfig | null;
+  aiAgent: AgentBudget;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -96,6 +100,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (Boolean(e.URSA_AUTH_ISSUER) !== Boolean(e.URSA_AUTH_AUDIENCE)) {
     throw new Error(
       'invalid configuration: set both URSA_AUTH_ISSUER and URSA_AUTH_AUDIENCE, or neither',
+    );
+  }
+  let ai: AiConfig | null;
+  let aiAgent: AgentBudget;
+  try {
+    ai = parseAiConfig(cleaned);
+    aiAgent = parseAgentBudget(cleaned);
+  } catch (err) {
+    throw new Error(
+      (err as Error).message.replace(/^invalid AI configuration/, 'invalid configuration'),
+      {
+        cause: err,
+      },
     );
   }
   const siteUrl = (e.URSA_SITE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -126,5 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.URSA_LOG_LEVEL,
     jobConcurrency: e.URSA_JOB_CONCURRENCY,
     uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
+    ai,
+    aiAgent,
   };
 }

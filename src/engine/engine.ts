@@ -11,6 +11,8 @@ import {
   type ResolveOptions,
 } from './access/actor.js';
 import { ActivityLog } from './activity/activity.js';
+import { providerFromConfig } from './ai/config.js';
+import { AiService } from './ai/service.js';
 import type { Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { jobs } from './db/schema.js';
@@ -68,6 +70,8 @@ export class Engine {
   readonly catalog: CatalogService;
   readonly packages: Packages;
   readonly uploads: Uploads;
+  /** AI chat: conversations and `ai` jobs answered by the agent. */
+  readonly ai: AiService;
   /** Storage of the built-in OAuth authorization server (clients, grants, refresh tokens…). */
   readonly oidcModels: OidcModels;
 
@@ -152,6 +156,19 @@ export class Engine {
       config.uploadTtlHours,
     );
     this.oidcModels = new OidcModels(this.db);
+    this.ai = new AiService({
+      db: this.db,
+      jobs: this.jobs,
+      limits: this.limits,
+      activity: this.activity,
+      log,
+      aql: this.aql,
+      catalog: this.catalog,
+      objects: this.objects,
+      provider: config.ai ? providerFromConfig(config.ai) : null,
+      budget: config.aiAgent,
+      actorOf: (email, projectId) => this.actor({ email }, projectId),
+    });
     this.registerUsage();
   }
 

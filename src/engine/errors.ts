@@ -8,7 +8,8 @@ export type ErrorKind =
   | 'forbidden' // identity known, permission level too low, or maintenance
   | 'not_found'
   | 'conflict'
-  | 'unsupported'; // a representation or media type the resource does not offer
+  | 'unsupported' // a representation or media type the resource does not offer
+  | 'unavailable'; // a service the request needs is not configured or not reachable now
 
 export class EngineError extends Error {
   constructor(
@@ -33,3 +34,5 @@ export const conflict = (message: string, context?: Record<string, unknown>) =>
   new EngineError('conflict', message, context);
 export const limitExceeded = (message: string, context?: Record<string, unknown>) =>
   new EngineError('limit', message, context);
+export const unavailable = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('unavailable', message, context);

@@ -6,6 +6,7 @@ import type { Engine } from '../engine/engine.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAqlTools } from './tools/aql.js';
+import { registerAskTool } from './tools/ask.js';
 import type { McpContext } from './tools/common.js';
 import { registerModelTools } from './tools/model.js';
 import { registerProjectTools } from './tools/projects.js';
@@ -16,7 +17,8 @@ const VERSION = '0.1.0';
 const INSTRUCTIONS = `Ursa answers questions about data with AQL, a query language over a semantic model.
 Start with get_model (datasets, attributes, facts, metrics with their titles and example values), use get_attribute_values for real filter values, then run_aql.
 AQL: SELECT [Attribute], SUM([Fact]) AS "Name" WHERE [Attribute] = "value" ORDER BY 2 DESC LIMIT 10 — objects in square brackets by title or id; no GROUP BY (dimensions are the grain).
-Errors say where the query is wrong and suggest names; fix and retry. Results are paged: pass the cursor back to run_aql for more rows.`;
+Errors say where the query is wrong and suggest names; fix and retry. Results are paged: pass the cursor back to run_aql for more rows.
+Without a reasoning loop of your own, ask answers a plain-language question with Ursa's agent.`;
 
 export interface BuildOptions {
   /** stdio: unexpected errors show their message (the user runs the server). */
@@ -46,6 +48,7 @@ export function buildMcpServer(
   registerProjectTools(server, ctx);
   registerModelTools(server, ctx);
   registerAqlTools(server, ctx);
+  registerAskTool(server, ctx);
   // Write tools only for users who are MD Admin (or Admin) somewhere; the engine still checks
   // the level in the project each call names.
   if (engine.projects.list(principal).some((p) => p.hasAccess && p.isMdAdmin))

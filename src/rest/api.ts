@@ -5,6 +5,7 @@ import { negotiate } from './negotiate.js';
 import { renderApiIndex } from './render/html.js';
 import type { RouteDef } from './router.js';
 import { specPath } from './router.js';
+import { aiRoutes } from './routes/ai.js';
 import { aqlRoutes } from './routes/aql.js';
 import { dataRoutes } from './routes/data.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -56,6 +57,7 @@ export function apiRoutes(): RouteDef[] {
     ...uploadRoutes,
     ...dataRoutes,
     ...aqlRoutes,
+    ...aiRoutes,
     ...packageRoutes,
     ...modelRoutes,
   ];

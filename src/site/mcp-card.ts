@@ -67,6 +67,13 @@ export const MCP_TOOLS: readonly ToolInfo[] = [
     readOnly: true,
   },
   {
+    name: 'ask',
+    title: 'Ask a question',
+    description:
+      'Answer a plain-language question with Ursa’s own AI agent: Markdown, the AQL it ran and the results.',
+    readOnly: false,
+  },
+  {
     name: 'list_reports',
     title: 'List reports',
     description: 'Saved reports the caller can read.',

@@ -2,6 +2,7 @@
 // get in the way of throwaway projects and users), one user per permission level, a shared
 // project holding a tiny dataset (so AQL queries have a model to run on), and helpers that
 // create throwaway projects, members, long-running jobs and finished query jobs.
+import { startFakeLlm, type FakeLlm } from './fake-llm.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './server.js';
 
 /** The project permission levels, as the spec names them. */
@@ -94,18 +95,24 @@ export class AuthzFixture {
 
   private constructor(
     readonly s: TestServer,
+    /** AI chat's provider: unscripted, so answers end in ERROR; the routes are what is tested. */
+    readonly llm: FakeLlm,
     /** The shared project: every level user is invited, nothing destroys it. */
     readonly project: string,
   ) {}
 
   static async start(): Promise<AuthzFixture> {
+    const llm = await startFakeLlm();
     // Slow jobs hold their slot for a minute; enough slots remain for loads and queries.
     const s = await startTestServer({
       URSA_DEFAULT_PLAN: 'enterprise',
       URSA_JOB_CONCURRENCY: '64',
+      URSA_AI_PROVIDER: 'openai',
+      URSA_AI_BASE_URL: `${llm.url}/v1`,
+      URSA_AI_MODEL: 'fake',
     });
     s.engine.jobs.register(SLOW_JOB_TYPE, SLOW_JOB);
-    const f = new AuthzFixture(s, await createProject(s, 'Authz'));
+    const f = new AuthzFixture(s, llm, await createProject(s, 'Authz'));
     await f.loadSales();
     await f.inviteLevels(f.project);
     await invite(s, f.project, OTHER_MEMBER);
@@ -182,8 +189,34 @@ export class AuthzFixture {
     return this.s.api(method, path, { as, body });
   }
 
-  close(): Promise<void> {
-    return this.s.close();
+  /**
+   * A conversation of `email` whose one answer has a chart, written straight to the store
+   * (the routes under test only read it).
+   */
+  chartConversation(email: string): { conversation: string; message: string } {
+    const a = this.s.engine.actor({ email }, this.project);
+    const r = this.s.engine.ai.conversations.add(a, 'chart please', undefined, (ids) =>
+      this.s.engine.jobs.recordFinished(a, 'ai', ids, {
+        ...ids,
+        question: 'chart please',
+        answer: 'A chart.',
+        queries: [],
+        chart: { queryId: 'q1', spec: {}, svg: '<svg xmlns="http://www.w3.org/2000/svg"></svg>' },
+        usage: { inputTokens: 0, outputTokens: 0 },
+        steps: 1,
+        provider: 'openai',
+        model: 'fake',
+        complete: true,
+        unverifiedNumbers: [],
+      }),
+    );
+    this.s.engine.ai.conversations.settle(this.s.engine.jobs.get(a, r.job.id));
+    return { conversation: r.conversation, message: r.message };
+  }
+
+  async close(): Promise<void> {
+    await this.s.close();
+    await this.llm.close();
   }
 }
 

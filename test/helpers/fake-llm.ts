@@ -1,5 +1,6 @@
 // A scripted fake LLM on loopback that speaks both the OpenAI chat-completions and the
 // Anthropic messages wire formats (JSON and SSE), recording every request body it receives.
+// Replies come from the script, then from an optional responder (`options.respond`).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -33,6 +34,20 @@ export interface RecordedRequest {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
+}
+
+/**
+ * Decides the reply to a request when the script is empty (e.g. an "oracle" agent that
+ * answers from the conversation it is sent); undefined means no reply (script exhausted).
+ */
+export type FakeResponder = (
+  body: Record<string, unknown>,
+  request: RecordedRequest,
+) => FakeTurn | undefined | Promise<FakeTurn | undefined>;
+
+export interface FakeLlmOptions {
+  /** Consulted for every request that finds the script empty. */
+  respond?: FakeResponder;
 }
 
 export interface FakeLlm {
@@ -216,7 +231,10 @@ async function anthropicStream(turn: FakeReplyTurn, model: string, emit: Emit) {
   await emit('message_stop', { type: 'message_stop' });
 }
 
-export async function startFakeLlm(initial: FakeTurn[] = []): Promise<FakeLlm> {
+export async function startFakeLlm(
+  initial: FakeTurn[] = [],
+  options: FakeLlmOptions = {},
+): Promise<FakeLlm> {
   const turns: FakeTurn[] = [...initial];
   const requests: RecordedRequest[] = [];
 
@@ -235,8 +253,9 @@ export async function startFakeLlm(initial: FakeTurn[] = []): Promise<FakeLlm> {
       string,
       unknown
     >;
-    requests.push({ path, headers: req.headers, body });
-    const turn = turns.shift();
+    const recorded: RecordedRequest = { path, headers: req.headers, body };
+    requests.push(recorded);
+    const turn = turns.shift() ?? (await options.respond?.(body, recorded));
     if (!turn) {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'fake-llm: script exhausted' } }));

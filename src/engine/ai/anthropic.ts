@@ -88,6 +88,9 @@ export class AnthropicProvider implements ChatProvider {
       messages: toWireMessages(req),
       ...(req.system !== '' ? { system: req.system } : {}),
       ...(tools.length > 0 ? { tools } : {}),
+      ...(tools.length > 0 && req.toolChoice === 'none'
+        ? { tool_choice: { type: 'none' as const } }
+        : {}),
     };
     try {
       return req.stream

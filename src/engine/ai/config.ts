@@ -21,6 +21,29 @@ const aiEnvSchema = z.object({
     (v) => (v === '' ? undefined : v),
     z.coerce.number().int().min(1).default(60000),
   ),
+  URSA_AI_MAX_STEPS: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(1).max(50).default(8),
+  ),
+  URSA_AI_MAX_TOKENS: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(1000).default(60000),
+  ),
+  URSA_AI_MAX_OUTPUT_TOKENS: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(64).default(2048),
+  ),
+  URSA_AI_STREAM: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+      .default('true')
+      .transform((v) => ['1', 'true', 'yes', 'on'].includes(v)),
+  ),
+  URSA_AI_CONCURRENCY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().min(1).max(64).default(4),
+  ),
 });
 
 export interface AiConfig {
@@ -29,20 +52,50 @@ export interface AiConfig {
   apiKey?: string;
   model: string;
   timeoutMs: number;
+  agent: AgentBudget;
+}
+
+/** How far one chat message may go, and how it talks to the provider. */
+export interface AgentBudget {
+  /** Model calls per message. */
+  maxSteps: number;
+  /** Input + output tokens per message, over all its model calls. */
+  maxTokens: number;
+  /** Output tokens of one model call. */
+  maxOutputTokens: number;
+  stream: boolean;
+  /** AI messages answered at once (their own pool, beside loads and queries). */
+  concurrency: number;
 }
 
 export class AiConfigError extends Error {
   override readonly name = 'AiConfigError';
 }
 
-/** Parse the AI settings; null when URSA_AI_PROVIDER is unset (no provider configured). */
-export function parseAiConfig(env: Record<string, string | undefined>): AiConfig | null {
+function parseEnv(env: Record<string, string | undefined>) {
   const parsed = aiEnvSchema.safeParse(env);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new AiConfigError(`invalid AI configuration: ${msg}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** The agent's budget (read even without a provider: the job pool is sized from it). */
+export function parseAgentBudget(env: Record<string, string | undefined>): AgentBudget {
+  const e = parseEnv(env);
+  return {
+    maxSteps: e.URSA_AI_MAX_STEPS,
+    maxTokens: e.URSA_AI_MAX_TOKENS,
+    maxOutputTokens: e.URSA_AI_MAX_OUTPUT_TOKENS,
+    stream: e.URSA_AI_STREAM,
+    concurrency: e.URSA_AI_CONCURRENCY,
+  };
+}
+
+/** Parse the AI settings; null when URSA_AI_PROVIDER is unset (no provider configured). */
+export function parseAiConfig(env: Record<string, string | undefined>): AiConfig | null {
+  const e = parseEnv(env);
   if (!e.URSA_AI_PROVIDER) return null;
   if (!e.URSA_AI_MODEL) {
     throw new AiConfigError(
@@ -55,6 +108,7 @@ export function parseAiConfig(env: Record<string, string | undefined>): AiConfig
     ...(e.URSA_AI_API_KEY ? { apiKey: e.URSA_AI_API_KEY } : {}),
     model: e.URSA_AI_MODEL,
     timeoutMs: e.URSA_AI_TIMEOUT_MS,
+    agent: parseAgentBudget(env),
   };
 }
 

@@ -79,6 +79,7 @@ export class OpenAiProvider implements ChatProvider {
       messages: toWireMessages(req),
       max_tokens: req.maxTokens,
       ...(tools.length > 0 ? { tools } : {}),
+      ...(tools.length > 0 && req.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
     };
     try {
       return req.stream

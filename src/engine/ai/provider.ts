@@ -26,6 +26,8 @@ export interface ChatRequest {
   system: string;
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** 'none': the model must answer in text (the tools stay declared for the history). */
+  toolChoice?: 'auto' | 'none';
   maxTokens: number;
   signal: AbortSignal;
   stream?: boolean;

@@ -1,7 +1,7 @@
 // AQL for the front doors: compile (cached per model version), execute as a `report` job
 // with results cached per (query, row filter, data version, model version), explain, and
 // validation of row-level filters and saved definitions.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectActor } from '../access/actor.js';
@@ -216,10 +216,22 @@ export class Aql {
       columns: QueryResult['columns'];
       key: string;
     };
-    const rows = await this.dbs.read(job.projectId, async (c) => {
+    const rows = await this.compute(job.projectId, p, signal, job.id);
+    return { columns: p.columns, rowCount: rows.length, key: p.key, cached: false };
+  }
+
+  /** Runs compiled SQL (interrupted on abort) and stores the rows in the result cache. */
+  private async compute(
+    projectId: string,
+    p: { sql: string; params: Compiled['params']; columns: QueryResult['columns']; key: string },
+    signal: AbortSignal,
+    tag: string,
+  ): Promise<string[][]> {
+    const rows = await this.dbs.read(projectId, async (c) => {
       const stop = () => c.interrupt();
       signal.addEventListener('abort', stop);
       try {
+        signal.throwIfAborted();
         const reader = await c.runAndReadAll(p.sql, p.params);
         return reader.getRowsJson().map((r) => r.map(formatCell));
       } catch (err) {
@@ -232,13 +244,40 @@ export class Aql {
       }
     });
     signal.throwIfAborted();
-    const file = this.resultFile(job.projectId, p.key);
+    const file = this.resultFile(projectId, p.key);
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${job.id}.tmp`;
+    const tmp = `${file}.${tag}.tmp`;
     await fs.writeFile(tmp, JSON.stringify({ columns: p.columns, rows }));
     await fs.rename(tmp, file);
-    this.memo.set(`${job.projectId}/${p.key}`, { key: p.key, file, rowCount: rows.length });
-    return { columns: p.columns, rowCount: rows.length, key: p.key, cached: false };
+    this.memo.set(`${projectId}/${p.key}`, { key: p.key, file, rowCount: rows.length });
+    return rows;
+  }
+
+  /**
+   * Runs a query for this caller now, without a job, sharing the result cache (the AI agent's
+   * queries: they run inside its own job and stop with it).
+   */
+  async query(a: ProjectActor, text: string, signal: AbortSignal): Promise<QueryResult> {
+    const c = this.compile(a, text);
+    const key = this.resultKey(a.projectId, c);
+    const columns = c.columns;
+    if (this.cached(a.projectId, key)) {
+      try {
+        const stored = JSON.parse(
+          await fs.readFile(this.resultFile(a.projectId, key), 'utf8'),
+        ) as QueryResult;
+        return { columns, rows: stored.rows };
+      } catch {
+        // the file went away: compute it again
+      }
+    }
+    const rows = await this.compute(
+      a.projectId,
+      { sql: c.sql, params: c.params, columns, key },
+      signal,
+      randomUUID(),
+    );
+    return { columns, rows };
   }
 
   /** A row-level filter must be a valid condition on the current model (400 otherwise). */

@@ -81,6 +81,9 @@ export class CatalogService {
       o.name.toLowerCase().includes(q) ||
       (o.description ?? '').toLowerCase().includes(q);
     const profile = opts.profile === false ? null : await this.profile(a.projectId);
+    // Examples and distinct counts are read over all rows: a member with a row-level filter
+    // would learn values outside it, so they get neither.
+    const values = a.filter ? null : profile;
     let datasets: CatalogDataset[] = [...snap.datasets.values()]
       .filter((d) => !opts.dataset || d.name === opts.dataset)
       .map((d) => {
@@ -91,7 +94,7 @@ export class CatalogService {
               (o.def as { dataset?: string }).dataset === d.name,
           )
           .filter(matches)
-          .map((o) => this.column(o, profile));
+          .map((o) => this.column(o, values));
         return {
           name: d.name,
           rows: profile?.rows.get(d.name) ?? 0,

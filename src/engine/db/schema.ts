@@ -280,3 +280,39 @@ export const oidcModels = sqliteTable(
     index('oidc_models_expires').on(t.expiresAt),
   ],
 );
+
+/** AI chat conversations, private to the member who started them. */
+export const aiConversations = sqliteTable(
+  'ai_conversations',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    owner: text('owner').notNull(),
+    title: text('title').notNull(),
+    created: text('created').notNull(),
+    updated: text('updated').notNull(),
+  },
+  (t) => [index('ai_conversations_owner').on(t.projectId, t.owner, t.updated)],
+);
+
+/** One question of a conversation and, once its `ai` job ends, the answer (an AiAnswer). */
+export const aiMessages = sqliteTable(
+  'ai_messages',
+  {
+    id: text('id').primaryKey(),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => aiConversations.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    jobId: text('job_id').notNull(),
+    question: text('question').notNull(),
+    status: text('status').notNull(),
+    answer: text('answer', { mode: 'json' }).$type<unknown>(),
+    error: text('error'),
+    created: text('created').notNull(),
+    finished: text('finished'),
+  },
+  (t) => [index('ai_messages_conversation').on(t.conversationId, t.seq)],
+);

@@ -59,8 +59,11 @@ type Row = typeof jobs.$inferSelect;
 
 export class JobRunner {
   private handlers = new Map<JobType, JobHandler>();
-  private queue: string[] = [];
+  private queue: { id: string; type: JobType }[] = [];
   private running = new Map<string, AbortController>();
+  /** Types with a pool of their own (AI answers wait on a provider, not on this machine). */
+  private pools = new Map<JobType, number>();
+  private runningOf = new Map<string, JobType>();
   private waiters = new Map<string, Array<(j: Job) => void>>();
   private stopped = false;
 
@@ -70,8 +73,18 @@ export class JobRunner {
     private readonly concurrency: number,
   ) {}
 
-  register(type: JobType, handler: JobHandler): void {
+  private finishListeners: Array<(job: Job) => void> = [];
+
+  /** Called with every job that reaches a final status (after the status is stored). */
+  onFinish(listener: (job: Job) => void): void {
+    this.finishListeners.push(listener);
+  }
+
+  /** `concurrency` gives the type its own pool; otherwise it shares the common one. */
+  register(type: JobType, handler: JobHandler, opts: { concurrency?: number } = {}): void {
     this.handlers.set(type, handler);
+    if (opts.concurrency) this.pools.set(type, opts.concurrency);
+    else this.pools.delete(type);
   }
 
   /** A job left unfinished by a previous process cannot be resumed safely: end it. */
@@ -99,7 +112,7 @@ export class JobRunner {
         created: nowIso(),
       })
       .run();
-    this.queue.push(id);
+    this.queue.push({ id, type });
     queueMicrotask(() => this.pump());
     return this.load(id)!;
   }
@@ -187,7 +200,7 @@ export class JobRunner {
     const ctrl = this.running.get(id);
     if (ctrl) ctrl.abort(new Error('cancelled'));
     else {
-      this.queue = this.queue.filter((q) => q !== id);
+      this.queue = this.queue.filter((q) => q.id !== id);
       this.finish(id, 'CANCELLED', 'cancelled before it started');
     }
     return this.load(id)!;
@@ -215,7 +228,7 @@ export class JobRunner {
   /** Stops taking work; queued jobs and running ones (once they stop) end CANCELLED. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const id of this.queue.splice(0))
+    for (const { id } of this.queue.splice(0))
       this.finish(id, 'CANCELLED', 'server stopping before the job started');
     const ids = [...this.running.keys()];
     for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
@@ -232,8 +245,24 @@ export class JobRunner {
   }
 
   private pump(): void {
-    while (!this.stopped && this.running.size < this.concurrency && this.queue.length) {
-      const id = this.queue.shift()!;
+    if (this.stopped) return;
+    const busy = new Map<JobType | 'common', number>();
+    for (const t of this.runningOf.values()) {
+      const pool = this.pools.has(t) ? t : 'common';
+      busy.set(pool, (busy.get(pool) ?? 0) + 1);
+    }
+    // First come, first served within each pool; a full pool does not hold up the others.
+    for (let i = 0; i < this.queue.length;) {
+      const { id, type } = this.queue[i]!;
+      const pool = this.pools.has(type) ? type : 'common';
+      const size = this.pools.get(type) ?? this.concurrency;
+      if ((busy.get(pool) ?? 0) >= size) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      busy.set(pool, (busy.get(pool) ?? 0) + 1);
+      this.runningOf.set(id, type);
       void this.execute(id);
     }
   }
@@ -253,13 +282,23 @@ export class JobRunner {
       ...(result !== undefined ? { result } : {}),
     });
     const job = this.load(id)!;
+    for (const l of this.finishListeners) {
+      try {
+        l(job);
+      } catch (err) {
+        this.log.error({ err, jobId: id }, 'job finish listener failed');
+      }
+    }
     for (const w of this.waiters.get(id) ?? []) w(job);
     this.waiters.delete(id);
   }
 
   private async execute(id: string): Promise<void> {
     const job = this.load(id);
-    if (!job || job.status !== 'PREPARED') return;
+    if (!job || job.status !== 'PREPARED') {
+      this.runningOf.delete(id);
+      return;
+    }
     const handler = this.handlers.get(job.type)!;
     const ctrl = new AbortController();
     this.running.set(id, ctrl);
@@ -289,6 +328,7 @@ export class JobRunner {
       }
     } finally {
       this.running.delete(id);
+      this.runningOf.delete(id);
       this.pump();
     }
   }

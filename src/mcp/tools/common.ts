@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
+import { describeEngineError } from '../../engine/describe-error.js';
 import { EngineError, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
 import { capped, errorResult, type Reply } from '../limits.js';
@@ -98,33 +99,7 @@ export function actorFor(ctx: McpContext, project: string | undefined): ProjectA
 
 /** An error as text a model can fix its call from. */
 export function describeError(ctx: McpContext, err: unknown): string {
-  if (err instanceof EngineError) {
-    const c = err.context as {
-      line?: number;
-      column?: number;
-      found?: string;
-      expected?: string[];
-      suggestions?: string[];
-      required?: string;
-      issues?: { path: string; message: string }[];
-    };
-    if (typeof c.line === 'number' && typeof c.column === 'number') {
-      // The message may already say where and what it suggests; each fact is given once.
-      const lines = [`AQL error: ${err.message}`];
-      if (!err.message.includes(`line ${c.line}, column ${c.column}`))
-        lines.push(`at line ${c.line}, column ${c.column}`);
-      if (c.found !== undefined) lines.push(`found: ${c.found || '(end of query)'}`);
-      if (c.expected?.length) lines.push(`expected: ${c.expected.join(', ')}`);
-      if (c.suggestions?.length && !/did you mean/i.test(err.message))
-        lines.push(`did you mean: ${c.suggestions.map((s) => `[${s}]`).join(', ')}`);
-      lines.push('Fix the query and call the tool again (get_model lists the objects).');
-      return lines.join('\n');
-    }
-    if (err.kind === 'forbidden') return `permission denied: ${err.message}`;
-    if (c.issues && c.issues.length > 1)
-      return `${err.message}\n${c.issues.map((i) => `- ${i.path}: ${i.message}`).join('\n')}`;
-    return err.message;
-  }
+  if (err instanceof EngineError) return describeEngineError(err);
   const errorId = uuid();
   ctx.engine.log.error({ err, errorId }, 'MCP tool failed unexpectedly');
   if (ctx.exposeInternalErrors) return `internal error: ${(err as Error)?.message ?? String(err)}`;

@@ -1,0 +1,179 @@
+// Charts for the AI chat. The model only names a mark and columns; we build the Vega-Lite spec
+// ourselves (so it can never point Vega at a URL) and render it to SVG on the server with a
+// loader that refuses every fetch.
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { invalid } from '../errors.js';
+
+export const CHART_MARKS = ['bar', 'line', 'area', 'point', 'arc'] as const;
+export type ChartMark = (typeof CHART_MARKS)[number];
+
+export interface ChartRequest {
+  mark: ChartMark;
+  x: string;
+  y: string;
+  color?: string;
+  title?: string;
+}
+
+export interface ChartTable {
+  columns: { title: string; dataType: string }[];
+  rows: string[][];
+}
+
+export const MAX_CHART_ROWS = 1000;
+const MAX_TITLE = 200;
+const WIDTH = 640;
+const HEIGHT = 360;
+
+type FieldType = 'quantitative' | 'temporal' | 'nominal';
+interface Field {
+  key: string; // c0, c1…: titles may hold dots/brackets that Vega-Lite reads as field paths
+  index: number;
+  title: string;
+  type: FieldType;
+}
+
+const clip = (s: string) => (s.length > MAX_TITLE ? `${s.slice(0, MAX_TITLE - 1)}…` : s);
+
+function fieldType(dataType: string): FieldType {
+  if (dataType === 'integer' || dataType === 'number') return 'quantitative';
+  if (dataType === 'date' || dataType === 'datetime') return 'temporal';
+  return 'nominal';
+}
+
+function cellValue(cell: string | undefined, type: FieldType): string | number | null {
+  if (cell === undefined) return null;
+  if (type === 'quantitative') {
+    const n = cell.trim() === '' ? NaN : Number(cell);
+    return Number.isFinite(n) ? n : null;
+  }
+  if (type === 'temporal') {
+    if (cell === '') return null;
+    // A zone-less datetime would parse as server-local time; read it as UTC (the utc scale
+    // below labels in UTC too) so the SVG does not depend on the server's time zone.
+    const iso = cell.replace(' ', 'T');
+    return /T/.test(iso) && !/(Z|[+-]\d\d(:?\d\d)?)$/i.test(iso) ? `${iso}Z` : iso;
+  }
+  return cell;
+}
+
+/** Builds a Vega-Lite v5 spec with the table inline as data.values. */
+export function buildChartSpec(req: ChartRequest, table: ChartTable): Record<string, unknown> {
+  if (!(CHART_MARKS as readonly string[]).includes(req.mark))
+    throw invalid(`Unknown chart mark "${req.mark}"; use one of: ${CHART_MARKS.join(', ')}.`);
+  if (table.rows.length === 0)
+    throw invalid('The query returned no rows, so there is nothing to chart.');
+  if (table.rows.length > MAX_CHART_ROWS)
+    throw invalid(
+      `The query returned ${table.rows.length} rows; a chart takes at most ${MAX_CHART_ROWS}. ` +
+        'Aggregate or filter the query so it returns fewer rows, then chart that.',
+    );
+
+  const titles = table.columns.map((c) => c.title);
+  const field = (name: string, role: string): Field => {
+    let index = titles.indexOf(name);
+    if (index < 0) {
+      const folded = titles.flatMap((t, i) => (t.toLowerCase() === name.toLowerCase() ? [i] : []));
+      if (folded.length === 1) index = folded[0]!;
+    }
+    const col = table.columns[index];
+    if (!col)
+      throw invalid(
+        `Unknown column "${name}" for ${role}; the result's columns are: ${titles.map((t) => JSON.stringify(t)).join(', ')}.`,
+        { column: name, columns: titles },
+      );
+    return { key: `c${index}`, index, title: clip(col.title), type: fieldType(col.dataType) };
+  };
+
+  const x = field(req.x, 'x');
+  const y = field(req.y, 'y');
+  const color = req.color === undefined ? undefined : field(req.color, 'color');
+  if (req.mark === 'arc') {
+    if (y.type !== 'quantitative')
+      throw invalid(`An arc (pie) chart needs a numeric y column; "${y.title}" is not numeric.`);
+    if (color) throw invalid('An arc (pie) chart colours its slices by x; leave color out.');
+  }
+
+  const used = [x, y, ...(color ? [color] : [])];
+  const values = table.rows.map((row) =>
+    Object.fromEntries(used.map((f) => [f.key, cellValue(row[f.index], f.type)])),
+  );
+
+  const enc = (f: Field, extra: Record<string, unknown> = {}) => ({
+    field: f.key,
+    type: f.type,
+    title: f.title,
+    ...(f.type === 'temporal' ? { scale: { type: 'utc' } } : {}),
+    ...extra,
+  });
+  const encoding =
+    req.mark === 'arc'
+      ? { theta: enc(y), color: enc(x, { legend: { title: x.title } }) }
+      : {
+          x: enc(x, req.mark === 'bar' && x.type === 'nominal' ? { sort: '-y' } : {}),
+          y: enc(y),
+          ...(color
+            ? { color: enc(color, { type: 'nominal', legend: { title: color.title } }) }
+            : {}),
+        };
+
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    ...(req.title ? { title: clip(String(req.title)) } : {}),
+    width: WIDTH,
+    height: HEIGHT,
+    data: { values },
+    mark: req.mark,
+    encoding,
+  };
+}
+
+// Every fetch (data, images, hrefs) goes through the loader; refusing here means nothing leaves.
+function refusingLoader(refused: string[]): vega.Loader {
+  const refuse = async (uri: string): Promise<never> => {
+    refused.push(uri);
+    throw new Error('Charts cannot load external resources');
+  };
+  return { load: refuse, sanitize: refuse, http: refuse, file: refuse };
+}
+
+/** Renders a spec built by buildChartSpec to an SVG string; never loads anything external. */
+export async function renderChartSvg(
+  spec: Record<string, unknown>,
+  timeoutMs = 10_000,
+): Promise<string> {
+  const errors: unknown[] = [];
+  const refused: string[] = [];
+  // Collect errors instead of printing them: the caller turns them into a tool result.
+  const logger = vega.logger(vega.Error, undefined, (_method, _level, input) => {
+    errors.push(input[0]);
+  });
+  const vgSpec = vl.compile(spec as unknown as TopLevelSpec, { logger }).spec;
+  const view = new vega.View(vega.parse(vgSpec), {
+    renderer: 'none',
+    loader: refusingLoader(refused),
+    logger,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(invalid(`Rendering the chart took longer than ${timeoutMs} ms.`)),
+        timeoutMs,
+      );
+    });
+    const svg = await Promise.race([view.toSVG(), timeout]);
+    if (refused.length > 0) throw invalid('Charts cannot load external data or images.');
+    if (errors.length > 0)
+      throw invalid(
+        `Rendering the chart failed: ${String(errors[0] instanceof Error ? errors[0].message : errors[0])}`,
+      );
+    if (!svg.startsWith('<svg')) throw invalid('Chart rendering produced no SVG.');
+    return svg;
+  } finally {
+    clearTimeout(timer);
+    view.finalize();
+  }
+}

@@ -1,0 +1,254 @@
+// AI chat conversations and their messages in the metadata DB. A conversation belongs to the
+// member who started it: others (Admins included) never see it.
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { ProjectActor } from '../access/actor.js';
+import type { Db } from '../db/index.js';
+import { aiConversations, aiMessages, jobs } from '../db/schema.js';
+import { notFound } from '../errors.js';
+import { nowIso, uuid } from '../ids.js';
+import { FINAL_STATUSES, type Job, type JobStatus } from '../jobs/jobs.js';
+import type { AiAnswer } from './types.js';
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  created: string;
+  updated: string;
+  messages: number;
+}
+
+export interface MessageView {
+  id: string;
+  question: string;
+  /** The status of its `ai` job. */
+  status: JobStatus;
+  jobId: string;
+  created: string;
+  finished?: string;
+  /** Present once the job is OK. */
+  answer?: Omit<AiAnswer, 'conversation' | 'message' | 'question'>;
+  /** Why the job ended in ERROR or CANCELLED. */
+  error?: string;
+}
+
+export interface ConversationView extends Omit<ConversationSummary, 'messages'> {
+  messages: MessageView[];
+}
+
+type MessageRow = typeof aiMessages.$inferSelect;
+
+const TITLE_CHARS = 80;
+
+function titleOf(question: string): string {
+  const oneLine = question.replace(/\s+/g, ' ').trim();
+  return oneLine.length > TITLE_CHARS ? `${oneLine.slice(0, TITLE_CHARS - 1)}…` : oneLine;
+}
+
+function toMessage(r: MessageRow): MessageView {
+  let answer: MessageView['answer'];
+  if (r.answer) {
+    const { conversation: _c, message: _m, question: _q, ...rest } = r.answer as AiAnswer;
+    answer = rest;
+  }
+  return {
+    id: r.id,
+    question: r.question,
+    status: r.status as JobStatus,
+    jobId: r.jobId,
+    created: r.created,
+    ...(r.finished ? { finished: r.finished } : {}),
+    ...(answer ? { answer } : {}),
+    ...(r.error ? { error: r.error } : {}),
+  };
+}
+
+export class Conversations {
+  constructor(private readonly db: Db) {}
+
+  private own(a: ProjectActor, id: string) {
+    const row = this.db
+      .select()
+      .from(aiConversations)
+      .where(
+        and(
+          eq(aiConversations.id, id),
+          eq(aiConversations.projectId, a.projectId),
+          eq(aiConversations.owner, a.email),
+        ),
+      )
+      .get();
+    if (!row)
+      throw notFound(`conversation "${id}" not found in project "${a.projectId}"`, {
+        conversation: id,
+      });
+    return row;
+  }
+
+  /** The conversation's messages, oldest first. */
+  messages(conversationId: string): MessageRow[] {
+    return this.db
+      .select()
+      .from(aiMessages)
+      .where(eq(aiMessages.conversationId, conversationId))
+      .orderBy(asc(aiMessages.seq))
+      .all();
+  }
+
+  /** A message still being answered, if any (a conversation answers one question at a time). */
+  pending(a: ProjectActor, conversationId: string): MessageRow | undefined {
+    this.own(a, conversationId);
+    return this.messages(conversationId).find(
+      (m) => !FINAL_STATUSES.includes(m.status as JobStatus),
+    );
+  }
+
+  /**
+   * Adds a question (to a new conversation unless one is given) and its job, in one
+   * transaction: `submit` creates the job from the ids.
+   */
+  add(
+    a: ProjectActor,
+    question: string,
+    conversationId: string | undefined,
+    submit: (ids: { conversation: string; message: string }) => Job,
+  ): { job: Job; conversation: string; message: string } {
+    return this.db.$client.transaction(() => {
+      const now = nowIso();
+      let conversation = conversationId;
+      if (conversation) {
+        this.own(a, conversation);
+        this.db
+          .update(aiConversations)
+          .set({ updated: now })
+          .where(eq(aiConversations.id, conversation))
+          .run();
+      } else {
+        conversation = uuid();
+        this.db
+          .insert(aiConversations)
+          .values({
+            id: conversation,
+            projectId: a.projectId,
+            owner: a.email,
+            title: titleOf(question),
+            created: now,
+            updated: now,
+          })
+          .run();
+      }
+      const seq =
+        (this.db
+          .select({ n: sql<number>`max(${aiMessages.seq})` })
+          .from(aiMessages)
+          .where(eq(aiMessages.conversationId, conversation))
+          .get()?.n ?? 0) + 1;
+      const message = uuid();
+      const job = submit({ conversation, message });
+      this.db
+        .insert(aiMessages)
+        .values({
+          id: message,
+          conversationId: conversation,
+          seq,
+          jobId: job.id,
+          question,
+          status: job.status,
+          created: now,
+        })
+        .run();
+      return { job, conversation, message };
+    })();
+  }
+
+  /** Stores how a message's job ended. False when the message no longer exists. */
+  settle(job: Job): boolean {
+    const p = job.params as { message?: string; conversation?: string };
+    if (!p.message) return false;
+    const r = this.db
+      .update(aiMessages)
+      .set({
+        status: job.status,
+        answer: job.status === 'OK' ? (job.result ?? null) : null,
+        error: job.status === 'OK' ? null : (job.message ?? null),
+        finished: job.finished ?? nowIso(),
+      })
+      .where(eq(aiMessages.id, p.message))
+      .run();
+    if (r.changes && p.conversation)
+      this.db
+        .update(aiConversations)
+        .set({ updated: nowIso() })
+        .where(eq(aiConversations.id, p.conversation))
+        .run();
+    return r.changes > 0;
+  }
+
+  question(messageId: string): MessageRow | undefined {
+    return this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).get();
+  }
+
+  list(
+    a: ProjectActor,
+    page: { limit: number; offset: number },
+  ): { items: ConversationSummary[]; total: number } {
+    const where = and(
+      eq(aiConversations.projectId, a.projectId),
+      eq(aiConversations.owner, a.email),
+    );
+    const rows = this.db
+      .select({
+        id: aiConversations.id,
+        title: aiConversations.title,
+        created: aiConversations.created,
+        updated: aiConversations.updated,
+        messages: sql<number>`(select count(*) from ai_messages m where m.conversation_id = ai_conversations.id)`,
+      })
+      .from(aiConversations)
+      .where(where)
+      .orderBy(desc(aiConversations.updated), desc(aiConversations.id))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all();
+    const total =
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(aiConversations)
+        .where(where)
+        .get()?.n ?? 0;
+    return { items: rows, total };
+  }
+
+  get(a: ProjectActor, id: string): ConversationView {
+    const c = this.own(a, id);
+    return {
+      id: c.id,
+      title: c.title,
+      created: c.created,
+      updated: c.updated,
+      messages: this.messages(id).map(toMessage),
+    };
+  }
+
+  /**
+   * Deletes a conversation and its messages, and clears the answers its jobs hold (the jobs
+   * stay: they are the record of AI usage). Returns the jobs of messages still unanswered.
+   */
+  delete(a: ProjectActor, id: string): string[] {
+    this.own(a, id);
+    return this.db.$client.transaction(() => {
+      const msgs = this.messages(id);
+      const jobIds = msgs.map((m) => m.jobId);
+      if (jobIds.length)
+        this.db.update(jobs).set({ result: null }).where(inArray(jobs.id, jobIds)).run();
+      this.db.delete(aiConversations).where(eq(aiConversations.id, id)).run();
+      return msgs
+        .filter((m) => !FINAL_STATUSES.includes(m.status as JobStatus))
+        .map((m) => m.jobId);
+    })();
+  }
+
+  /** Clears the answer a job holds (its message was deleted while it ran). */
+  scrubJob(jobId: string): void {
+    this.db.update(jobs).set({ result: null }).where(eq(jobs.id, jobId)).run();
+  }
+}

@@ -1,0 +1,86 @@
+// The AI chat's texts, from prompts/chat/: the system prompt, the AQL primer, the tools'
+// descriptions and the agent's nudges. Read once; a missing file or key fails at start-up.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yaml from 'js-yaml';
+import { z } from 'zod';
+
+export const CHAT_PROMPTS_DIR = fileURLToPath(new URL('../../../prompts/chat/', import.meta.url));
+
+const toolsSchema = z.record(
+  z.string(),
+  z.object({
+    description: z.string().min(1),
+    params: z.record(z.string(), z.string()).default({}),
+  }),
+);
+
+const NUDGES = [
+  'ungrounded',
+  'last_step',
+  'out_of_budget',
+  'no_answer',
+  'unverified_note',
+  'row_filter_none',
+  'row_filter_set',
+] as const;
+export type NudgeName = (typeof NUDGES)[number];
+
+const nudgesSchema = z.object(
+  Object.fromEntries(NUDGES.map((n) => [n, z.string().min(1)])) as Record<NudgeName, z.ZodString>,
+);
+
+export interface ChatPrompts {
+  system: string;
+  aqlGuide: string;
+  tools: z.infer<typeof toolsSchema>;
+  nudges: Record<NudgeName, string>;
+}
+
+function read(dir: string, file: string): string {
+  try {
+    return fs.readFileSync(path.join(dir, file), 'utf8');
+  } catch (err) {
+    throw new Error(
+      `AI chat prompt ${path.join(dir, file)} cannot be read: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+function parse<T>(schema: z.ZodType<T>, text: string, file: string): T {
+  const r = schema.safeParse(yaml.load(text));
+  if (!r.success)
+    throw new Error(
+      `AI chat prompt ${file}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
+  return r.data;
+}
+
+const cache = new Map<string, ChatPrompts>();
+
+export function loadChatPrompts(dir = CHAT_PROMPTS_DIR): ChatPrompts {
+  let hit = cache.get(dir);
+  if (!hit) {
+    hit = {
+      system: read(dir, 'system.md'),
+      aqlGuide: read(dir, 'aql-guide.md').trim(),
+      tools: parse(toolsSchema, read(dir, 'tools.yaml'), 'tools.yaml'),
+      nudges: parse(nudgesSchema, read(dir, 'nudges.yaml'), 'nudges.yaml'),
+    };
+    cache.set(dir, hit);
+  }
+  return hit;
+}
+
+/** Fills {{name}} placeholders; every placeholder of the text must be given. */
+export function fill(text: string, values: Record<string, string>): string {
+  return text.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_all, name: string) => {
+    const v = values[name];
+    if (v === undefined) throw new Error(`AI chat prompt placeholder {{${name}}} has no value`);
+    return v;
+  });
+}

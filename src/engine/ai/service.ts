@@ -1,0 +1,268 @@
+// AI chat: a question becomes a message of a conversation and an `ai` job; the job runs the
+// agent as the member who asked (their roles and row filter apply to every tool), and its
+// result is the answer with the queries behind it and an optional chart.
+import { eq } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { ProjectActor } from '../access/actor.js';
+import type { ActivityLog } from '../activity/activity.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Db } from '../db/index.js';
+import { projects } from '../db/schema.js';
+import { conflict, unavailable } from '../errors.js';
+import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
+import type { Limits } from '../limits/limits.js';
+import { parseInput } from '../validate.js';
+import { runAgent, type AgentOutcome } from './agent.js';
+import type { AgentBudget } from './config.js';
+import { Conversations, type ConversationSummary, type ConversationView } from './conversations.js';
+import { fill, loadChatPrompts, type ChatPrompts } from './prompts.js';
+import { AiProviderError, type ChatMessage, type ChatProvider } from './provider.js';
+import { agentTools, type AgentDeps, type AgentTool, type ToolContext } from './tools.js';
+import type { AiAnswer, AiUsage } from './types.js';
+
+export const MAX_QUESTION_CHARS = 4000;
+/** Earlier questions and answers given to the model with a new question. */
+const HISTORY_TURNS = 10;
+/** The model overview in the system prompt stays under this; get_model has the rest. */
+const OVERVIEW_CHARS = 6000;
+
+const askSchema = z
+  .object({
+    question: z
+      .string()
+      .trim()
+      .min(1, 'the question is empty')
+      .max(MAX_QUESTION_CHARS, `a question has at most ${MAX_QUESTION_CHARS} characters`),
+    conversation: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const NOT_CONFIGURED =
+  'AI chat is not configured on this server: set URSA_AI_PROVIDER (openai or anthropic), URSA_AI_MODEL and URSA_AI_API_KEY (and URSA_AI_BASE_URL for an OpenAI-compatible server such as Ollama or vLLM), then restart; see docs/ai.md';
+
+export interface AiServiceDeps extends AgentDeps {
+  db: Db;
+  jobs: JobRunner;
+  limits: Limits;
+  activity: ActivityLog;
+  log: Logger;
+  provider: ChatProvider | null;
+  budget: AgentBudget;
+  /** The member who asked, resolved again when the job runs (rights may have changed). */
+  actorOf(email: string, projectId: string): ProjectActor;
+}
+
+export class AiService {
+  readonly conversations: Conversations;
+  private readonly prompts: ChatPrompts;
+  private readonly tools: AgentTool[];
+
+  constructor(private readonly d: AiServiceDeps) {
+    this.conversations = new Conversations(d.db);
+    this.prompts = loadChatPrompts();
+    this.tools = agentTools(d, this.prompts);
+    d.jobs.register(
+      'ai',
+      { run: (ctx) => this.answer(ctx) },
+      { concurrency: d.budget.concurrency },
+    );
+    d.jobs.onFinish((job) => {
+      if (job.type !== 'ai') return;
+      // A message deleted while its job ran leaves no answer behind on the job either.
+      if (!this.conversations.settle(job) && job.result) this.conversations.scrubJob(job.id);
+    });
+  }
+
+  get configured(): boolean {
+    return this.d.provider !== null;
+  }
+
+  /** Starts answering a question: 400 bad input, 503 no provider, 404/409 conversation, 402 plan. */
+  ask(a: ProjectActor, body: unknown): { job: Job; conversation: string; message: string } {
+    const input = parseInput(askSchema, body, 'question');
+    if (!this.d.provider) throw unavailable(NOT_CONFIGURED, { configure: 'URSA_AI_PROVIDER' });
+    if (input.conversation) {
+      const busy = this.conversations.pending(a, input.conversation);
+      if (busy)
+        throw conflict(
+          `conversation "${input.conversation}" is still answering a question (job ${busy.jobId}); wait for it or cancel that job`,
+          { conversation: input.conversation, job: busy.jobId },
+        );
+    }
+    this.d.limits.check(a.projectId, 'aiMessagesPerDay', 1);
+    return this.conversations.add(a, input.question, input.conversation, (ids) =>
+      this.d.jobs.submit(a, 'ai', ids),
+    );
+  }
+
+  list(a: ProjectActor, page: { limit: number; offset: number }) {
+    return this.conversations.list(a, page) satisfies {
+      items: ConversationSummary[];
+      total: number;
+    };
+  }
+
+  get(a: ProjectActor, id: string): ConversationView {
+    return this.conversations.get(a, id);
+  }
+
+  /** Deletes a conversation; a question it is still answering is cancelled first. */
+  delete(a: ProjectActor, id: string): void {
+    const running = this.conversations.delete(a, id);
+    for (const jobId of running) {
+      try {
+        this.d.jobs.cancel(a, jobId);
+      } catch {
+        // it finished meanwhile: settle() finds no message and clears its answer
+      }
+    }
+  }
+
+  // ---- the job ----
+
+  private async answer(job: JobContext): Promise<AiAnswer> {
+    const { conversation, message } = job.job.params as { conversation: string; message: string };
+    const provider = this.d.provider;
+    if (!provider) throw new JobFailure(NOT_CONFIGURED);
+    const a = this.d.actorOf(job.job.createdBy, job.job.projectId);
+    const msg = this.conversations.question(message);
+    if (!msg) throw new JobFailure('the conversation was deleted before the question was answered');
+    const ctx: ToolContext = { actor: a, signal: job.signal, queries: [], chart: null };
+    let usage: AiUsage = { inputTokens: 0, outputTokens: 0 };
+    let steps = 0;
+    let outcome: AgentOutcome | undefined;
+    let failure: unknown;
+    try {
+      outcome = await runAgent({
+        provider,
+        budget: this.d.budget,
+        prompts: this.prompts,
+        tools: this.tools,
+        system: await this.systemPrompt(a),
+        history: this.history(conversation, msg.seq),
+        question: msg.question,
+        ctx,
+        log: job.log,
+        onProgress: (p) => {
+          usage = p.usage;
+          steps = p.steps;
+          job.progress({
+            steps: p.steps,
+            ...p.usage,
+            queries: ctx.queries.length,
+            tool: p.tool ?? null,
+          });
+        },
+      });
+      return {
+        conversation,
+        message,
+        question: msg.question,
+        answer: outcome.answer,
+        queries: ctx.queries,
+        chart: ctx.chart,
+        usage: outcome.usage,
+        steps: outcome.steps,
+        provider: provider.name,
+        model: provider.model,
+        complete: outcome.complete,
+        unverifiedNumbers: outcome.unverifiedNumbers,
+      };
+    } catch (err) {
+      failure = err;
+      if (err instanceof AiProviderError && !job.signal.aborted)
+        throw new JobFailure(`the AI provider failed: ${err.message}`);
+      throw err;
+    } finally {
+      const status = outcome ? 'OK' : job.signal.aborted ? 'CANCELLED' : 'ERROR';
+      this.d.activity.record(a.projectId, 'user_action', {
+        user: a.email,
+        object: conversation,
+        message: `AI message ${status}: ${usage.inputTokens + usage.outputTokens} tokens, ${ctx.queries.length} queries`,
+        detail: {
+          action: 'ai_message',
+          conversation,
+          message,
+          job: job.job.id,
+          status,
+          provider: provider.name,
+          model: provider.model,
+          steps,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          queries: ctx.queries.length,
+          ...(failure && status === 'ERROR'
+            ? { error: String((failure as Error).message ?? failure) }
+            : {}),
+        },
+      });
+    }
+  }
+
+  /** Earlier answered questions of the conversation, newest last. */
+  private history(conversation: string, beforeSeq: number): ChatMessage[] {
+    const turns = this.conversations
+      .messages(conversation)
+      .filter((m) => m.seq < beforeSeq && m.status === 'OK' && m.answer)
+      .slice(-HISTORY_TURNS);
+    return turns.flatMap((m): ChatMessage[] => [
+      { role: 'user', content: m.question },
+      { role: 'assistant', content: (m.answer as AiAnswer).answer },
+    ]);
+  }
+
+  private async systemPrompt(a: ProjectActor): Promise<string> {
+    const label =
+      this.d.db
+        .select({ label: projects.label })
+        .from(projects)
+        .where(eq(projects.id, a.projectId))
+        .get()?.label ?? a.projectId;
+    const catalog = await this.d.catalog.catalog(a, { limit: 50 });
+    return fill(this.prompts.system, {
+      project: label,
+      user: a.email,
+      today: new Date().toISOString().slice(0, 10),
+      row_filter: a.filter
+        ? fill(this.prompts.nudges.row_filter_set, { filter: a.filter })
+        : this.prompts.nudges.row_filter_none,
+      aql_guide: this.prompts.aqlGuide,
+      model: overview(catalog),
+    });
+  }
+}
+
+/** The model in a few lines per dataset: what the model needs to pick objects by title. */
+export function overview(c: Catalog): string {
+  const lines: string[] = [];
+  for (const d of c.datasets) {
+    const cols = (type: string) =>
+      d.columns
+        .filter((col) => col.type === type)
+        .map((col) => {
+          const ex =
+            col.examples?.length && (col.cardinality ?? 0) <= 50
+              ? ` (${col.cardinality} values, e.g. ${col.examples.slice(0, 3).join(', ')})`
+              : '';
+          return `[${col.title}]${col.dataType === 'string' ? '' : ` ${col.dataType}`}${ex}`;
+        });
+    lines.push(`- dataset ${d.name} (${d.rows} rows)`);
+    for (const [type, title] of [
+      ['attribute', 'attributes'],
+      ['label', 'labels'],
+      ['fact', 'facts'],
+    ] as const) {
+      const list = cols(type);
+      if (list.length) lines.push(`  ${title}: ${list.join('; ')}`);
+    }
+  }
+  if (c.metrics.length) lines.push(`- metrics: ${c.metrics.map((m) => `[${m.title}]`).join(', ')}`);
+  if (c.filters.length)
+    lines.push(`- saved filters: ${c.filters.map((f) => `[${f.title}]`).join(', ')}`);
+  if (!c.datasets.length) lines.push('- (no data loaded yet: the project has no datasets)');
+  let text = lines.join('\n');
+  if (text.length > OVERVIEW_CHARS || c.nextCursor)
+    text = `${text.slice(0, OVERVIEW_CHARS)}\n- … more: use get_model with search or dataset`;
+  return text;
+}

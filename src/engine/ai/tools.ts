@@ -1,0 +1,260 @@
+// The AI agent's tools: the engine functions the MCP tools use (catalog, search, attribute
+// values, compatible objects, run and explain AQL) plus make_chart, all as the calling user.
+// Arguments are checked here; a tool's answer is compact JSON text, capped in size.
+import { z } from 'zod';
+import type { ProjectActor } from '../access/actor.js';
+import type { Aql } from '../aql/service.js';
+import type { CatalogService } from '../catalog/catalog.js';
+import { EngineError, invalid } from '../errors.js';
+import { JobFailure } from '../jobs/jobs.js';
+import type { ModelObjects } from '../model/objects.js';
+import { buildChartSpec, CHART_MARKS, renderChartSvg } from './chart.js';
+import type { ChatPrompts } from './prompts.js';
+import type { ToolSpec } from './provider.js';
+import type { AiChart, AiQuery } from './types.js';
+
+/** What a tool answer may hold: a model reads it all, so it stays small. */
+export const MAX_TOOL_CHARS = 12_000;
+/** Rows of each query kept with the answer (the user's table). */
+export const STORED_ROWS = 200;
+
+export interface AgentDeps {
+  aql: Aql;
+  catalog: CatalogService;
+  objects: ModelObjects;
+}
+
+export interface ToolContext {
+  actor: ProjectActor;
+  signal: AbortSignal;
+  /** Every query run so far, in order; run_aql adds to it. */
+  queries: AiQuery[];
+  chart: AiChart | null;
+}
+
+export interface AgentTool {
+  spec: ToolSpec;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<string>;
+}
+
+/** A tool call the model should correct: its text goes back as an error result. */
+export class ToolError extends Error {}
+
+const json = (v: unknown) => JSON.stringify(v);
+
+/** The largest answer under the cap, halving a list until it fits. */
+function fit<T>(items: T[], shape: (items: T[], cut: boolean) => unknown): string {
+  let n = items.length;
+  let text = json(shape(items, false));
+  while (text.length > MAX_TOOL_CHARS && n > 1) {
+    n = Math.ceil(n / 2);
+    text = json(shape(items.slice(0, n), true));
+  }
+  if (text.length > MAX_TOOL_CHARS) text = `${text.slice(0, MAX_TOOL_CHARS)}… (cut)`;
+  return text;
+}
+
+interface Def<S extends z.ZodRawShape> {
+  name: string;
+  input: S;
+  run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<string>;
+}
+
+function define<S extends z.ZodRawShape>(prompts: ChatPrompts, def: Def<S>): AgentTool {
+  const guide = prompts.tools[def.name];
+  if (!guide) throw new Error(`prompts/chat/tools.yaml has no entry for tool ${def.name}`);
+  const shape = Object.fromEntries(
+    Object.entries(def.input).map(([k, s]) => {
+      const text = guide.params[k];
+      return [k, text ? (s as z.ZodType).describe(text) : s];
+    }),
+  ) as S;
+  const schema = z.object(shape).strict();
+  const { $schema: _drop, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
+  return {
+    spec: { name: def.name, description: guide.description, parameters },
+    run: async (args, ctx) => {
+      const parsed = schema.safeParse(args);
+      if (!parsed.success)
+        throw new ToolError(
+          `invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`,
+        );
+      return def.run(parsed.data, ctx);
+    },
+  };
+}
+
+export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
+  const { aql, catalog, objects } = deps;
+  return [
+    define(prompts, {
+      name: 'get_model',
+      input: {
+        search: z.string().optional(),
+        dataset: z.string().optional(),
+        cursor: z.string().optional(),
+      },
+      run: async ({ search, dataset, cursor }, ctx) => {
+        const c = await catalog.catalog(ctx.actor, { search, dataset, cursor, limit: 10 });
+        return fit(c.datasets, (datasets, cut) => ({
+          datasets: datasets.map((d) => ({
+            name: d.name,
+            rows: d.rows,
+            columns: d.columns.map((col) => ({
+              title: col.title,
+              id: col.id,
+              type: col.type,
+              dataType: col.dataType,
+              ...(col.cardinality !== undefined ? { distinct: col.cardinality } : {}),
+              ...(col.examples?.length ? { examples: col.examples } : {}),
+              ...(col.references ? { references: col.references } : {}),
+              ...(col.labelOf ? { labelOf: col.labelOf } : {}),
+            })),
+          })),
+          metrics: c.metrics.map((m) => ({ title: m.title, id: m.id, aql: m.aql })),
+          filters: c.filters.map((f) => ({ title: f.title, id: f.id, aql: f.aql })),
+          nextCursor: c.nextCursor,
+          ...(cut ? { note: 'cut to fit: pass search or dataset' } : {}),
+        }));
+      },
+    }),
+    define(prompts, {
+      name: 'search_objects',
+      input: { query: z.string().min(1), limit: z.number().int().min(1).max(50).optional() },
+      run: async ({ query, limit }, ctx) => {
+        const r = objects.search(ctx.actor, { query, limit: limit ?? 20 });
+        return fit(r.hits, (hits) => ({
+          total: r.total,
+          hits: hits.map((h) => ({ id: h.ident, type: h.type, title: h.name, match: h.match })),
+        }));
+      },
+    }),
+    define(prompts, {
+      name: 'get_attribute_values',
+      input: {
+        attribute: z.string().min(1),
+        prefix: z.string().optional(),
+        limit: z.number().int().min(1).max(200).optional(),
+      },
+      run: async ({ attribute, prefix, limit }, ctx) => {
+        const obj = catalog.find(ctx.actor, attribute);
+        const r = await catalog.attributeValues(ctx.actor, obj.ident, {
+          prefix,
+          limit: limit ?? 30,
+        });
+        return fit(r.values, (values, cut) => ({
+          attribute: { id: obj.ident, title: obj.name },
+          values,
+          truncated: r.truncated || cut,
+        }));
+      },
+    }),
+    define(prompts, {
+      name: 'compatible_objects',
+      input: { object: z.string().min(1) },
+      run: async ({ object }, ctx) => {
+        const r = catalog.compatible(ctx.actor, object);
+        return fit(r.compatible, (compatible, cut) => ({
+          object: r.object,
+          compatible: compatible.map((o) => ({ title: o.title, type: o.type })),
+          ...(cut ? { truncated: true } : {}),
+        }));
+      },
+    }),
+    define(prompts, {
+      name: 'run_aql',
+      input: { aql: z.string().min(1), limit: z.number().int().min(1).max(200).optional() },
+      run: async ({ aql: text, limit }, ctx) => {
+        const id = `q${ctx.queries.length + 1}`;
+        let r;
+        try {
+          r = await aql.query(ctx.actor, text, ctx.signal);
+        } catch (err) {
+          ctx.signal.throwIfAborted();
+          const message = err instanceof Error ? err.message : String(err);
+          ctx.queries.push({
+            id,
+            aql: text,
+            columns: [],
+            rows: [],
+            totalRows: 0,
+            truncated: false,
+            error: message,
+          });
+          throw err;
+        }
+        const columns = r.columns.map((c) => ({ title: c.title, dataType: c.dataType }));
+        ctx.queries.push({
+          id,
+          aql: text,
+          columns,
+          rows: r.rows.slice(0, STORED_ROWS),
+          totalRows: r.rows.length,
+          truncated: r.rows.length > STORED_ROWS,
+        });
+        return fit(r.rows.slice(0, limit ?? 50), (rows, cut) => ({
+          query: id,
+          columns: columns.map((c) => c.title),
+          rows,
+          totalRows: r.rows.length,
+          ...(rows.length < r.rows.length
+            ? { note: `first ${rows.length} of ${r.rows.length} rows${cut ? ' (cut to fit)' : ''}` }
+            : {}),
+        }));
+      },
+    }),
+    define(prompts, {
+      name: 'explain_aql',
+      input: { aql: z.string().min(1) },
+      run: async ({ aql: text }, ctx) => {
+        const e = aql.explain(ctx.actor, text);
+        return json({
+          columns: e.columns.map((c) => ({ title: c.title, kind: c.kind, dataType: c.dataType })),
+          aggregations: e.leaves.map((l) => ({
+            measure: l.leaf,
+            dataset: l.anchor,
+            grain: l.grain,
+            joins: l.joins,
+          })),
+          rowFilter: e.rowFilter,
+        });
+      },
+    }),
+    define(prompts, {
+      name: 'make_chart',
+      input: {
+        query: z.string().min(1),
+        mark: z.enum(CHART_MARKS),
+        x: z.string().min(1),
+        y: z.string().min(1),
+        color: z.string().optional(),
+        title: z.string().max(200).optional(),
+      },
+      run: async ({ query, mark, x, y, color, title }, ctx) => {
+        const q = ctx.queries.find((c) => c.id === query.trim());
+        const ok = ctx.queries.filter((c) => !c.error).map((c) => c.id);
+        if (!q)
+          throw invalid(
+            `no query "${query}"; ${ok.length ? `queries with results: ${ok.join(', ')}` : 'run a query with run_aql first'}`,
+          );
+        if (q.error) throw invalid(`query ${q.id} failed; chart a query that returned rows`);
+        if (q.truncated)
+          throw invalid(
+            `query ${q.id} has ${q.totalRows} rows, more than a chart shows; aggregate or filter it and chart that`,
+          );
+        const spec = buildChartSpec(
+          { mark, x, y, ...(color ? { color } : {}), ...(title ? { title } : {}) },
+          q,
+        );
+        const svg = await renderChartSvg(spec);
+        ctx.chart = { queryId: q.id, spec, svg };
+        return json({ chart: 'ready', query: q.id, mark });
+      },
+    }),
+  ];
+}
+
+/** A failed tool call as the text the model reads (it fixes its call from it). */
+export function isToolMistake(err: unknown): err is EngineError | ToolError | JobFailure {
+  return err instanceof EngineError || err instanceof ToolError || err instanceof JobFailure;
+}

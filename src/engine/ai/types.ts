@@ -1,0 +1,47 @@
+// What an AI chat message produces: the result of a finished `ai` job, also kept on the
+// conversation. Every number in `answer` should come from `queries`.
+
+export interface AiUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** One AQL query the agent ran, with its result table (capped) or its error. */
+export interface AiQuery {
+  /** "q1", "q2"… in the order run; charts name the query they draw. */
+  id: string;
+  aql: string;
+  columns: { title: string; dataType: string }[];
+  rows: string[][];
+  totalRows: number;
+  /** More rows exist than `rows` holds. */
+  truncated: boolean;
+  /** Set when the query failed (the agent was told and could retry). */
+  error?: string;
+}
+
+/** A chart of one query's result: the Vega-Lite spec (data inline) and its SVG rendering. */
+export interface AiChart {
+  queryId: string;
+  spec: Record<string, unknown>;
+  svg: string;
+}
+
+export interface AiAnswer {
+  conversation: string;
+  message: string;
+  question: string;
+  /** Markdown. */
+  answer: string;
+  queries: AiQuery[];
+  chart: AiChart | null;
+  usage: AiUsage;
+  /** Model calls made. */
+  steps: number;
+  provider: string;
+  model: string;
+  /** False when the step or token budget ended the work before a final answer. */
+  complete: boolean;
+  /** Numbers in the answer found in no query result, the question or the conversation. */
+  unverifiedNumbers: string[];
+}

@@ -1,0 +1,124 @@
+// ask: the AI chat's agent behind one tool, for assistants without a reasoning loop of their
+// own. It is the same `ai` job as the REST chat (plan limit, activity, conversations).
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ProjectActor } from '../../engine/access/actor.js';
+import type { AiAnswer } from '../../engine/ai/types.js';
+import { invalid } from '../../engine/errors.js';
+import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
+import type { Reply } from '../limits.js';
+import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
+
+/** How long a call waits for the answer before returning the job to ask about again. */
+const WAIT_MS = 120_000;
+/** Rows of each query shown (the full tables are on the conversation over REST). */
+const ROWS_SHOWN = 20;
+
+const output = {
+  status: z.enum(['OK', 'RUNNING']).describe('RUNNING: call ask again with job for the answer'),
+  job: z.string(),
+  conversation: z.string().describe('Pass it with the next question to continue'),
+  answer: z.string().describe('Markdown; empty while RUNNING'),
+  queries: z.array(
+    z.object({
+      id: z.string(),
+      aql: z.string(),
+      columns: z.array(z.string()),
+      rows: z.array(z.array(z.string())),
+      totalRows: z.number(),
+      error: z.string().optional(),
+    }),
+  ),
+  chart: z.record(z.string(), z.unknown()).nullable().describe('Vega-Lite spec, data inline'),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), steps: z.number() }),
+  complete: z.boolean().describe('False when the step or token budget cut the work short'),
+};
+type Out = z.infer<z.ZodObject<typeof output>>;
+
+function reply(job: Job, conversation: string, rows: number): Out {
+  const r = job.result as AiAnswer | undefined;
+  if (job.status !== 'OK' || !r)
+    return {
+      status: 'RUNNING',
+      job: job.id,
+      conversation,
+      answer: '',
+      queries: [],
+      chart: null,
+      usage: { inputTokens: 0, outputTokens: 0, steps: 0 },
+      complete: false,
+    };
+  return {
+    status: 'OK',
+    job: job.id,
+    conversation: r.conversation,
+    answer: r.answer,
+    queries: r.queries.map((q) => ({
+      id: q.id,
+      aql: q.aql,
+      columns: q.columns.map((c) => c.title),
+      rows: q.rows.slice(0, rows),
+      totalRows: q.totalRows,
+      ...(q.error ? { error: q.error } : {}),
+    })),
+    chart: r.chart?.spec ?? null,
+    usage: { ...r.usage, steps: r.steps },
+    complete: r.complete,
+  };
+}
+
+async function settle(ctx: McpContext, a: ProjectActor, job: Job): Promise<Reply<Out>> {
+  const conversation = String((job.params as { conversation?: string }).conversation ?? '');
+  let done = job;
+  if (!FINAL_STATUSES.includes(job.status)) {
+    try {
+      done = await ctx.engine.jobs.waitFor(job.id, WAIT_MS);
+    } catch {
+      return { data: reply(ctx.engine.jobs.get(a, job.id), conversation, ROWS_SHOWN) };
+    }
+  }
+  if (done.status === 'ERROR') throw invalid(`the question could not be answered: ${done.message}`);
+  if (done.status === 'CANCELLED') throw invalid('answering was cancelled; ask again');
+  if (!done.result) throw invalid('this answer was deleted with its conversation');
+  return {
+    data: reply(done, conversation, ROWS_SHOWN),
+    // Fewer rows per query, then none: the answer text always fits.
+    shrink: (d) => {
+      const most = Math.max(0, ...d.queries.map((q) => q.rows.length));
+      if (most === 0) return d.chart ? { ...d, chart: null } : null;
+      return reply(done, conversation, Math.floor(most / 2));
+    },
+  };
+}
+
+export function registerAskTool(server: McpServer, ctx: McpContext): void {
+  defineTool(server, ctx, {
+    name: 'ask',
+    title: 'Ask a question',
+    description:
+      "Ask a question about the project's data in plain language; Ursa's own agent finds the objects, runs AQL as you and answers in Markdown with the queries it ran. Continue with conversation. Counts against the plan's AI messages per day.",
+    input: {
+      project: projectArg,
+      question: z.string().optional().describe('The question; not needed with job'),
+      conversation: z.string().optional().describe('Conversation id of an earlier answer'),
+      job: z.string().optional().describe('job of a RUNNING answer: waits for it'),
+    },
+    output,
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    narrow: 'ask a narrower question',
+    run: async ({ project, question, conversation, job }) => {
+      const a = actorFor(ctx, project);
+      if (job) {
+        const j = ctx.engine.jobs.get(a, job);
+        if (j.type !== 'ai') throw invalid(`job "${job}" is not an answer of ask`);
+        return settle(ctx, a, j);
+      }
+      if (!question?.trim()) throw invalid('pass question (to ask) or job (to collect an answer)');
+      const r = ctx.engine.ai.ask(a, {
+        question,
+        ...(conversation ? { conversation } : {}),
+      });
+      return settle(ctx, a, r.job);
+    },
+  });
+}

@@ -1,0 +1,541 @@
+// AI chat over real HTTP: the real OpenAI and Anthropic SDK clients talk to a scripted fake
+// LLM on loopback (JSON and SSE), the agent runs real AQL on a loaded dataset.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpAudience } from '../src/engine/config.js';
+import { startFakeLlm, type FakeLlm, type FakeToolCall } from './helpers/fake-llm.js';
+import { createProject, writePlansFile } from './helpers/fixtures.js';
+import { isFinal, jobPath, pollJob, type JobJson } from './helpers/jobs.js';
+import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+
+const SALES_CSV = 'order_id,region,amount\n1,EU,100\n2,EU,250\n3,US,400\n4,US,50\n5,APAC,75\n';
+const MEMBER = 'ai-member@example.com';
+const EU_ONLY = 'ai-eu@example.com';
+
+async function loadSales(s: TestServer, project: string): Promise<void> {
+  await s.engine.storage.writeFile(project, '/sales.csv', Buffer.from(SALES_CSV));
+  const col = (id: string, objectType: string, dataType: string, label: string) => ({
+    id,
+    originalheader: id,
+    objectType,
+    dataType,
+    label,
+  });
+  const prescription = {
+    primarykey: 'order_id',
+    columns: [
+      col('order_id', 'A', 'integer', 'Order'),
+      col('region', 'A', 'string', 'Region'),
+      col('amount', 'F', 'integer', 'Amount'),
+    ],
+  };
+  const r = await s.api('POST', `/projects/${project}/kodiak/transform/execute`, {
+    body: {
+      type: 'cluster',
+      clusters: { sales: { source_type: 'webdav', source: '/sales.csv', prescription } },
+    },
+  });
+  expect(r.status, r.text).toBe(202);
+  const job = await s.engine.jobs.waitFor(r.json.link[0].id);
+  expect(job.status, job.message).toBe('OK');
+}
+
+interface Setup {
+  s: TestServer;
+  llm: FakeLlm;
+  project: string;
+}
+
+async function setup(provider: 'openai' | 'anthropic', env: Record<string, string> = {}) {
+  const llm = await startFakeLlm();
+  const s = await startTestServer({
+    URSA_AI_PROVIDER: provider,
+    URSA_AI_BASE_URL: provider === 'openai' ? `${llm.url}/v1` : llm.url,
+    URSA_AI_API_KEY: 'k-test',
+    URSA_AI_MODEL: provider === 'openai' ? 'gpt-test' : 'claude-test',
+    URSA_AI_TIMEOUT_MS: '3000',
+    URSA_DEFAULT_PLAN: 'enterprise',
+    ...env,
+  });
+  const project = await createProject(s, 'aichat');
+  await loadSales(s, project);
+  await invite(s, project, MEMBER);
+  await invite(s, project, EU_ONLY, { filter: '[Region] = "EU"' });
+  return { s, llm, project };
+}
+
+const call = (name: string, args: Record<string, unknown>, id = `call-${name}`): FakeToolCall => ({
+  id,
+  name,
+  arguments: args,
+});
+
+async function ask(
+  t: Setup,
+  question: string,
+  opts: { as?: string; conversation?: string } = {},
+): Promise<{ job: JobJson; conversation: string; message: string }> {
+  const r = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+    as: opts.as,
+    body: { question, ...(opts.conversation ? { conversation: opts.conversation } : {}) },
+  });
+  expect(r.status, r.text).toBe(202);
+  const job = await pollJob(t.s.api, t.project, r.json.link[0].id, isFinal, {
+    as: opts.as,
+    timeoutMs: 20_000,
+  });
+  return { job, conversation: r.json.conversation, message: r.json.message };
+}
+
+/** The chat messages the provider received in request `i`, whatever its wire format. */
+function wire(t: Setup, i: number): string {
+  return JSON.stringify(t.llm.requests[i]!.body);
+}
+
+describe.each([
+  ['openai', true],
+  ['openai', false],
+  ['anthropic', true],
+  ['anthropic', false],
+] as const)('%s (stream=%s)', (provider, stream) => {
+  let t: Setup;
+  beforeAll(async () => {
+    t = await setup(provider, { URSA_AI_STREAM: String(stream) });
+  });
+  afterAll(async () => {
+    await t.s.close();
+    await t.llm.close();
+  });
+  beforeEach(() => {
+    t.llm.requests.length = 0;
+  });
+
+  it('tool call → wrong field → corrected call → grounded answer', async () => {
+    t.llm.script(
+      {
+        toolCalls: [call('run_aql', { aql: 'SELECT [Regoin], SUM([Amount])' }, 'c1')],
+        usage: { input: 100, output: 10 },
+      },
+      {
+        toolCalls: [
+          call(
+            'run_aql',
+            { aql: 'SELECT [Region], SUM([Amount]) AS "Sales" ORDER BY 2 DESC' },
+            'c2',
+          ),
+        ],
+        usage: { input: 150, output: 12 },
+      },
+      {
+        text: 'The **US** leads with 450 in sales, then EU with 350 and APAC with 75.',
+        usage: { input: 200, output: 20 },
+      },
+    );
+    const { job, conversation } = await ask(t, 'Which region sells the most?');
+    expect(job.status, job.message).toBe('OK');
+    const result = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(result).toMatchObject({
+      conversation,
+      question: 'Which region sells the most?',
+      answer: 'The **US** leads with 450 in sales, then EU with 350 and APAC with 75.',
+      steps: 3,
+      complete: true,
+      unverifiedNumbers: [],
+      usage: { inputTokens: 450, outputTokens: 42 },
+      provider,
+      chart: null,
+    });
+    const queries = result.queries as { id: string; rows: string[][]; error?: string }[];
+    expect(queries).toHaveLength(2);
+    expect(queries[0]!.error).toMatch(/Regoin/);
+    expect(queries[1]).toMatchObject({
+      id: 'q2',
+      rows: [
+        ['US', '450'],
+        ['EU', '350'],
+        ['APAC', '75'],
+      ],
+      totalRows: 3,
+      truncated: false,
+    });
+
+    expect(t.llm.requests).toHaveLength(3);
+    const first = t.llm.requests[0]!.body;
+    expect(first['stream'] === true).toBe(stream);
+    const tools = first['tools'] as { name?: string; function?: { name: string } }[];
+    expect(tools.map((x) => x.name ?? x.function?.name).sort()).toEqual([
+      'compatible_objects',
+      'explain_aql',
+      'get_attribute_values',
+      'get_model',
+      'make_chart',
+      'run_aql',
+      'search_objects',
+    ]);
+    // The system prompt (from prompts/chat/system.md) carries the model overview.
+    expect(wire(t, 0)).toContain('Ground every number');
+    expect(wire(t, 0)).toContain('[Region]');
+    // The failed query's error went back to the model, with the suggestion to fix it.
+    const second = wire(t, 1);
+    expect(second).toMatch(/AQL error/);
+    expect(second).toMatch(/Region/);
+    if (provider === 'anthropic') expect(second).toContain('"is_error":true');
+    // The corrected query's rows reached the model.
+    expect(wire(t, 2)).toContain('[\\"US\\",\\"450\\"]');
+  });
+});
+
+describe('AI chat behaviour (OpenAI, streaming)', () => {
+  let t: Setup;
+  beforeAll(async () => {
+    t = await setup('openai');
+  });
+  afterAll(async () => {
+    await t.s.close();
+    await t.llm.close();
+  });
+  beforeEach(() => {
+    t.llm.requests.length = 0;
+  });
+
+  it('answers as the asking member: their row filter applies to every tool', async () => {
+    t.llm.script(
+      { toolCalls: [call('get_attribute_values', { attribute: 'Region' })] },
+      { toolCalls: [call('run_aql', { aql: 'SELECT [Region], SUM([Amount])' })] },
+      { text: 'EU sold 350.' },
+    );
+    const { job } = await ask(t, 'Sales by region?', { as: EU_ONLY });
+    expect(job.status, job.message).toBe('OK');
+    const r = (job as JobJson & { result: { queries: { rows: string[][] }[] } }).result;
+    expect(r.queries[0]!.rows).toEqual([['EU', '350']]);
+    // The values and the rows the model saw hold no other region.
+    for (const i of [1, 2]) {
+      expect(wire(t, i)).toContain('EU');
+      expect(wire(t, i)).not.toMatch(/\\"US\\"|APAC/);
+    }
+    // The system prompt tells the model the filter exists.
+    expect(wire(t, 0)).toContain('[Region] = \\"EU\\"');
+  });
+
+  it('sends an answer with numbers found in no result back once, then flags them', async () => {
+    t.llm.script({ text: 'Total sales were 9,999.' }, { text: 'Total sales were 9,999 for sure.' });
+    const { job } = await ask(t, 'What were total sales?');
+    expect(job.status, job.message).toBe('OK');
+    const r = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(wire(t, 1)).toContain('appear in no query result: 9,999');
+    expect(r.unverifiedNumbers).toEqual(['9,999']);
+    expect(r.answer).toMatch(/not found in the query results: 9,999/);
+    expect(r.steps).toBe(2);
+  });
+
+  it('accepts figures that round a result: no nudge', async () => {
+    t.llm.script(
+      { toolCalls: [call('run_aql', { aql: 'SELECT AVG([Amount])' })] },
+      { text: 'The average order is 175.0, about 0.2K.' },
+    );
+    const { job } = await ask(t, 'Average order?');
+    const r = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r.unverifiedNumbers).toEqual([]);
+    expect(t.llm.requests).toHaveLength(2);
+  });
+
+  it('draws a chart of a query as SVG, served with the answer', async () => {
+    t.llm.script(
+      {
+        toolCalls: [
+          call('run_aql', { aql: 'SELECT [Region], SUM([Amount]) AS "Sales" ORDER BY 1' }),
+        ],
+      },
+      { toolCalls: [call('make_chart', { query: 'q9', mark: 'bar', x: 'Region', y: 'Sales' })] },
+      {
+        toolCalls: [
+          call('make_chart', { query: 'q1', mark: 'bar', x: 'Region', y: 'Sales', title: 'Sales' }),
+        ],
+      },
+      { text: 'Sales by region: APAC 75, EU 350, US 450.' },
+    );
+    const { job, conversation, message } = await ask(t, 'Chart sales by region');
+    expect(job.status, job.message).toBe('OK');
+    // The wrong query id was explained to the model.
+    expect(wire(t, 2)).toContain('no query \\"q9\\"; queries with results: q1');
+    const r = (job as JobJson & { result: { chart: { queryId: string; svg: string } } }).result;
+    expect(r.chart.queryId).toBe('q1');
+    expect(r.chart.svg).toMatch(/^<svg/);
+    const view = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${conversation}`,
+    );
+    const chartLink = view.json.conversation.messages[0].link.find(
+      (l: { rel: string }) => l.rel === 'chart',
+    );
+    expect(chartLink.href).toContain(`/messages/${message}/chart`);
+    const svg = await t.s.api('GET', chartLink.href.replace('/api/v1', ''), { accept: '*/*' });
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(svg.text).toContain('EU');
+    expect(svg.text).toContain('APAC');
+  });
+
+  it('continues a conversation with its history; one question at a time; private', async () => {
+    t.llm.script({ text: 'There are 5 orders.' });
+    const first = await ask(t, 'How many orders?');
+    expect(first.job.status).toBe('OK');
+    // The next answer waits, so the conversation is busy meanwhile.
+    t.llm.script({ text: 'None were refunded.', delayMs: 800 });
+    const r2 = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+      body: { question: 'And refunds?', conversation: first.conversation },
+    });
+    expect(r2.status, r2.text).toBe(202);
+    const busy = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+      body: { question: 'Hello?', conversation: first.conversation },
+    });
+    expect(busy.status, busy.text).toBe(409);
+    expect(busy.json.message).toMatch(/still answering/);
+    const done = await pollJob(t.s.api, t.project, r2.json.link[0].id, isFinal);
+    expect(done.status, done.message).toBe('OK');
+    // The history went to the model: the first question and its answer.
+    const hist = wire(t, 1);
+    expect(hist).toContain('How many orders?');
+    expect(hist).toContain('There are 5 orders.');
+
+    const view = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${first.conversation}`,
+    );
+    expect(view.status, view.text).toBe(200);
+    expect(view.json.conversation).toMatchObject({
+      id: first.conversation,
+      title: 'How many orders?',
+    });
+    expect(
+      view.json.conversation.messages.map((m: { question: string; status: string }) => [
+        m.question,
+        m.status,
+      ]),
+    ).toEqual([
+      ['How many orders?', 'OK'],
+      ['And refunds?', 'OK'],
+    ]);
+    expect(view.json.conversation.messages[1].answer.answer).toBe('None were refunded.');
+
+    const list = await t.s.api('GET', `/projects/${t.project}/app/ai/conversations`);
+    expect(list.json.conversations[0]).toMatchObject({ id: first.conversation, messages: 2 });
+    // Another member — even with more rights — sees nothing of it.
+    const other = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${first.conversation}`,
+      { as: MEMBER },
+    );
+    expect(other.status).toBe(404);
+    const theirs = await t.s.api('GET', `/projects/${t.project}/app/ai/conversations`, {
+      as: MEMBER,
+    });
+    expect(theirs.json.conversations).toEqual([]);
+    const foreign = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+      as: MEMBER,
+      body: { question: 'x', conversation: first.conversation },
+    });
+    expect(foreign.status).toBe(404);
+
+    // Deleting removes the conversation and the answers its jobs held.
+    const del = await t.s.api(
+      'DELETE',
+      `/projects/${t.project}/app/ai/conversations/${first.conversation}`,
+    );
+    expect(del.status, del.text).toBe(204);
+    const gone = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${first.conversation}`,
+    );
+    expect(gone.status).toBe(404);
+    const j = await t.s.api('GET', jobPath(t.project, first.job.id));
+    expect(j.json.result).toBeUndefined();
+  });
+
+  it('records each message with its token counts in the activity log', async () => {
+    t.llm.script({ text: 'Hello.', usage: { input: 321, output: 12 } });
+    const { job, conversation } = await ask(t, 'Say hello');
+    const r = await t.s.api('GET', `/projects/${t.project}/activity?types=user_action`);
+    const ev = r.json.activity.find((e: { detail: { job?: string } }) => e.detail.job === job.id);
+    expect(ev).toMatchObject({
+      type: 'user_action',
+      user: ADMIN,
+      object: conversation,
+      detail: {
+        action: 'ai_message',
+        status: 'OK',
+        inputTokens: 321,
+        outputTokens: 12,
+        provider: 'openai',
+        model: 'gpt-test',
+      },
+    });
+  });
+
+  it('a provider error ends the job in ERROR with the reason', async () => {
+    t.llm.script({ status: 500, message: 'model overloaded' });
+    const { job } = await ask(t, 'Anything?');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toMatch(/AI provider failed: openai: provider returned HTTP 500/);
+    expect(job.message).toMatch(/model overloaded/);
+  });
+
+  it('a provider timeout ends the job in ERROR saying so', async () => {
+    t.llm.script({ text: 'late', delayMs: 5000 });
+    const { job } = await ask(t, 'Slow?');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toMatch(/timed out after 3000 ms/);
+  });
+
+  it('cancelling the job stops the model call', async () => {
+    t.llm.script({ text: 'never', delayMs: 20_000 });
+    const r = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+      body: { question: 'Take your time' },
+    });
+    const id = r.json.link[0].id as string;
+    const started = Date.now();
+    while (t.llm.requests.length === 0) await new Promise((res) => setTimeout(res, 20));
+    const c = await t.s.api('POST', `${jobPath(t.project, id)}/cancel`);
+    expect(c.status, c.text).toBe(202);
+    const job = await pollJob(t.s.api, t.project, id, isFinal);
+    expect(job.status).toBe('CANCELLED');
+    expect(Date.now() - started).toBeLessThan(5000);
+    const view = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${r.json.conversation}`,
+    );
+    expect(view.json.conversation.messages[0].status).toBe('CANCELLED');
+  });
+
+  it('refuses bad input with 400 and unknown conversations with 404', async () => {
+    const post = (body: unknown) =>
+      t.s.api('POST', `/projects/${t.project}/app/ai/messages`, { body });
+    expect((await post({ question: '   ' })).status).toBe(400);
+    expect((await post({ question: 'x'.repeat(4001) })).status).toBe(400);
+    expect((await post({ question: 'ok', extra: 1 })).status).toBe(400);
+    expect((await post({})).status).toBe(400);
+    const r = await post({ question: 'ok', conversation: 'nope' });
+    expect(r.status).toBe(404);
+    expect(r.json.message).toMatch(/conversation "nope" not found/);
+    expect(t.llm.requests).toHaveLength(0);
+  });
+
+  it('the MCP ask tool runs the same agent and returns the answer with its queries', async () => {
+    t.llm.script(
+      { toolCalls: [call('run_aql', { aql: 'SELECT COUNT([Order])' })] },
+      { text: 'There are 5 orders.' },
+    );
+    const token = await t.s.engine.issueToken(ADMIN, {
+      audience: mcpAudience(t.s.engine.config),
+    });
+    const client = new Client({ name: 'ai-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.s.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const res = (await client.callTool({
+        name: 'ask',
+        arguments: { project: t.project, question: 'How many orders?' },
+      })) as CallToolResult;
+      expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+      expect(res.structuredContent).toMatchObject({
+        status: 'OK',
+        answer: 'There are 5 orders.',
+        queries: [{ id: 'q1', aql: 'SELECT COUNT([Order])', rows: [['5']], totalRows: 1 }],
+        complete: true,
+      });
+      const conversation = (res.structuredContent as { conversation: string }).conversation;
+      const list = await t.s.api('GET', `/projects/${t.project}/app/ai/conversations`);
+      expect(list.json.conversations.map((c: { id: string }) => c.id)).toContain(conversation);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('AI chat budgets and plan limits', () => {
+  let t: Setup;
+  let plans: { file: string; remove: () => void };
+  beforeAll(async () => {
+    plans = writePlansFile({ aiMessagesPerDay: 3 });
+    t = await setup('anthropic', {
+      URSA_PLANS_FILE: plans.file,
+      URSA_DEFAULT_PLAN: 'free',
+      URSA_AI_MAX_STEPS: '3',
+      URSA_AI_MAX_TOKENS: '1000',
+      URSA_AI_STREAM: 'false',
+    });
+  });
+  afterAll(async () => {
+    await t.s.close();
+    await t.llm.close();
+    plans.remove();
+  });
+
+  it('stops after the step budget: the last call may not use tools', async () => {
+    const loop = () => ({
+      toolCalls: [call('get_model', {})],
+      usage: { input: 10, output: 5 },
+    });
+    t.llm.script(loop(), loop(), loop());
+    const { job } = await ask(t, 'Loop forever');
+    expect(job.status, job.message).toBe('OK');
+    const r = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r).toMatchObject({ complete: false, steps: 3 });
+    expect(r.answer).toMatch(/limit of 3 steps/);
+    expect(t.llm.requests).toHaveLength(3);
+    expect(t.llm.requests[2]!.body['tool_choice']).toEqual({ type: 'none' });
+    expect(wire(t, 2)).toContain('used every tool call');
+  });
+
+  it('stops when the token budget is spent', async () => {
+    t.llm.script({ toolCalls: [call('get_model', {})], usage: { input: 900, output: 200 } });
+    const { job } = await ask(t, 'Expensive');
+    const r = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r).toMatchObject({ complete: false, steps: 1 });
+    expect(r.answer).toMatch(/limit of 1000 tokens/);
+  });
+
+  it('counts messages per day: usage in limitadherence, 402 over the plan', async () => {
+    t.llm.script({ text: 'ok' });
+    await ask(t, 'Third');
+    const usage = await t.s.api('GET', `/projects/${t.project}/limitadherence`);
+    expect(usage.json.aiMessagesPerDay).toEqual({
+      limit: 3,
+      value: 3,
+    });
+    const r = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+      body: { question: 'Fourth' },
+    });
+    expect(r.status, r.text).toBe(402);
+    expect(r.json.message).toMatch(/aiMessagesPerDay/);
+  });
+});
+
+describe('AI chat without a provider', () => {
+  let s: TestServer;
+  let project: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    project = await createProject(s, 'noai');
+  });
+  afterAll(() => s.close());
+
+  it('answers 503 saying how to configure one; the rest keeps working', async () => {
+    const r = await s.api('POST', `/projects/${project}/app/ai/messages`, {
+      body: { question: 'Hello?' },
+    });
+    expect(r.status, r.text).toBe(503);
+    expect(r.json.message).toMatch(/URSA_AI_PROVIDER/);
+    expect(r.json.message).toMatch(/docs\/ai\.md/);
+    const list = await s.api('GET', `/projects/${project}/app/ai/conversations`);
+    expect(list.status).toBe(200);
+    expect(list.json.conversations).toEqual([]);
+    const q = await s.api('GET', `/projects/${project}`);
+    expect(q.status).toBe(200);
+  });
+});
