@@ -4,9 +4,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { eq } from 'drizzle-orm';
 import { mcpAudience } from '../src/engine/config.js';
+import { jobs } from '../src/engine/db/schema.js';
 import { startFakeLlm, type FakeLlm, type FakeToolCall } from './helpers/fake-llm.js';
-import { createProject, writePlansFile } from './helpers/fixtures.js';
+import { createProject, loadDataset, writePlansFile } from './helpers/fixtures.js';
 import { isFinal, jobPath, pollJob, type JobJson } from './helpers/jobs.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -14,33 +16,12 @@ const SALES_CSV = 'order_id,region,amount\n1,EU,100\n2,EU,250\n3,US,400\n4,US,50
 const MEMBER = 'ai-member@example.com';
 const EU_ONLY = 'ai-eu@example.com';
 
-async function loadSales(s: TestServer, project: string): Promise<void> {
-  await s.engine.storage.writeFile(project, '/sales.csv', Buffer.from(SALES_CSV));
-  const col = (id: string, objectType: string, dataType: string, label: string) => ({
-    id,
-    originalheader: id,
-    objectType,
-    dataType,
-    label,
-  });
-  const prescription = {
-    primarykey: 'order_id',
-    columns: [
-      col('order_id', 'A', 'integer', 'Order'),
-      col('region', 'A', 'string', 'Region'),
-      col('amount', 'F', 'integer', 'Amount'),
-    ],
-  };
-  const r = await s.api('POST', `/projects/${project}/kodiak/transform/execute`, {
-    body: {
-      type: 'cluster',
-      clusters: { sales: { source_type: 'webdav', source: '/sales.csv', prescription } },
-    },
-  });
-  expect(r.status, r.text).toBe(202);
-  const job = await s.engine.jobs.waitFor(r.json.link[0].id);
-  expect(job.status, job.message).toBe('OK');
-}
+const loadSales = (s: TestServer, project: string) =>
+  loadDataset(s, project, 'sales', SALES_CSV, 'order_id', [
+    ['order_id', 'A', 'integer', 'Order'],
+    ['region', 'A', 'string', 'Region'],
+    ['amount', 'F', 'integer', 'Amount'],
+  ]);
 
 interface Setup {
   s: TestServer;
@@ -352,6 +333,32 @@ describe('AI chat behaviour (OpenAI, streaming)', () => {
     expect(gone.status).toBe(404);
     const j = await t.s.api('GET', jobPath(t.project, first.job.id));
     expect(j.json.result).toBeUndefined();
+  });
+
+  it('a question whose job a restart ended shows that, and frees the conversation', async () => {
+    // What a crash leaves: the message still says RUNNING, recoverInterrupted() ended its job.
+    const e = t.s.engine;
+    const a = e.actor({ email: ADMIN }, t.project);
+    const r = e.ai.conversations.add(a, 'Before the crash', undefined, (ids) => ({
+      ...e.jobs.recordFinished(a, 'ai', ids, null),
+      status: 'RUNNING' as const,
+    }));
+    e.db
+      .update(jobs)
+      .set({ status: 'ERROR', message: 'interrupted by restart' })
+      .where(eq(jobs.id, r.job.id))
+      .run();
+    const view = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${r.conversation}`,
+    );
+    expect(view.json.conversation.messages[0]).toMatchObject({
+      status: 'ERROR',
+      error: 'interrupted by restart',
+    });
+    t.llm.script({ text: 'Back.' });
+    const next = await ask(t, 'Are you there?', { conversation: r.conversation });
+    expect(next.job.status, next.job.message).toBe('OK');
   });
 
   it('records each message with its token counts in the activity log', async () => {

@@ -435,6 +435,13 @@ describe('MCP over Streamable HTTP', () => {
       expect(r.data.sql).toContain('ds_flights');
     });
 
+    it('ask says how to configure an AI provider when none is', async () => {
+      const r = await call(admin, 'ask', { project: s.demo, question: 'How many flights?' });
+      expect(r.isError).toBe(true);
+      expect(r.text).toMatch(/AI chat is not configured/);
+      expect(r.text).toMatch(/URSA_AI_PROVIDER/);
+    });
+
     it('applies the member row filter through run_aql', async () => {
       const aql = 'SELECT [Carrier], COUNT([Flight])';
       const all = await call(admin, 'run_aql', { aql });

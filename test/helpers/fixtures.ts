@@ -153,34 +153,48 @@ export async function waitFor<T>(check: () => T | undefined, timeoutMs = 5000): 
  * Loads a tiny `people` dataset (Person, Region, Dept) into a project: row-level filters are
  * AQL conditions on the project's model, so a project whose members get one needs these.
  */
-export async function loadPeople(s: TestServer, project: string): Promise<void> {
-  await s.engine.storage.writeFile(
-    project,
-    '/people.csv',
-    Buffer.from('person_id,region,dept\n1,EU,HR\n2,US,IT\n'),
-  );
-  const col = (id: string, dataType: string, label: string) => ({
-    id,
-    originalheader: id,
-    objectType: 'A',
-    dataType,
-    label,
-  });
+/** Loads `csv` as dataset `name` (columns: [id, objectType A|F, dataType, label]) and waits. */
+export async function loadDataset(
+  s: TestServer,
+  project: string,
+  name: string,
+  csv: string,
+  primarykey: string,
+  columns: [id: string, objectType: 'A' | 'F', dataType: string, label: string][],
+): Promise<void> {
+  await s.engine.storage.writeFile(project, `/${name}.csv`, Buffer.from(csv));
   const prescription = {
-    primarykey: 'person_id',
-    columns: [
-      col('person_id', 'integer', 'Person'),
-      col('region', 'string', 'Region'),
-      col('dept', 'string', 'Dept'),
-    ],
+    primarykey,
+    columns: columns.map(([id, objectType, dataType, label]) => ({
+      id,
+      originalheader: id,
+      objectType,
+      dataType,
+      label,
+    })),
   };
   const r = await s.api('POST', `/projects/${project}/kodiak/transform/execute`, {
     body: {
       type: 'cluster',
-      clusters: { people: { source_type: 'webdav', source: '/people.csv', prescription } },
+      clusters: { [name]: { source_type: 'webdav', source: `/${name}.csv`, prescription } },
     },
   });
   expect(r.status, r.text).toBe(202);
   const job = await s.engine.jobs.waitFor(r.json.link[0].id);
   expect(job.status, job.message).toBe('OK');
+}
+
+export async function loadPeople(s: TestServer, project: string): Promise<void> {
+  await loadDataset(
+    s,
+    project,
+    'people',
+    'person_id,region,dept\n1,EU,HR\n2,US,IT\n',
+    'person_id',
+    [
+      ['person_id', 'A', 'integer', 'Person'],
+      ['region', 'A', 'string', 'Region'],
+      ['dept', 'A', 'string', 'Dept'],
+    ],
+  );
 }

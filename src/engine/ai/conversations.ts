@@ -35,7 +35,8 @@ export interface ConversationView extends Omit<ConversationSummary, 'messages'> 
   messages: MessageView[];
 }
 
-type MessageRow = typeof aiMessages.$inferSelect;
+/** A message with its job's live status (a job ended by a restart never ran its listener). */
+type MessageRow = typeof aiMessages.$inferSelect & { jobMessage: string | null };
 
 const TITLE_CHARS = 80;
 
@@ -58,7 +59,9 @@ function toMessage(r: MessageRow): MessageView {
     created: r.created,
     ...(r.finished ? { finished: r.finished } : {}),
     ...(answer ? { answer } : {}),
-    ...(r.error ? { error: r.error } : {}),
+    ...(r.status !== 'OK' && (r.error ?? r.jobMessage)
+      ? { error: (r.error ?? r.jobMessage)! }
+      : {}),
   };
 }
 
@@ -87,11 +90,13 @@ export class Conversations {
   /** The conversation's messages, oldest first. */
   messages(conversationId: string): MessageRow[] {
     return this.db
-      .select()
+      .select({ m: aiMessages, status: jobs.status, jobMessage: jobs.message })
       .from(aiMessages)
+      .leftJoin(jobs, eq(jobs.id, aiMessages.jobId))
       .where(eq(aiMessages.conversationId, conversationId))
       .orderBy(asc(aiMessages.seq))
-      .all();
+      .all()
+      .map((r) => ({ ...r.m, status: r.status ?? r.m.status, jobMessage: r.jobMessage }));
   }
 
   /** A message still being answered, if any (a conversation answers one question at a time). */
@@ -183,7 +188,7 @@ export class Conversations {
     return r.changes > 0;
   }
 
-  question(messageId: string): MessageRow | undefined {
+  question(messageId: string): typeof aiMessages.$inferSelect | undefined {
     return this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).get();
   }
 

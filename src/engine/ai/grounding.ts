@@ -81,12 +81,13 @@ export function unverifiedNumbers(answer: string, sources: number[]): string[] {
   const out: string[] = [];
   for (const f of figures(prose(answer))) {
     if (f.scale === 1 && !f.percent && Number.isInteger(f.value) && f.value <= SMALL) continue;
-    // A shown figure may be rounded or cut to its last digit: allow one unit either side.
-    const slack = 2 * f.tolerance * (1 + 1e-9);
+    // A shown figure may be rounded (half a unit either way) or cut (up to a unit below).
+    const lo = f.value - f.tolerance * (1 + 1e-9);
+    const hi = f.value + 2 * f.tolerance * (1 - 1e-9);
     const found =
-      anyBetween(sources, (f.value - slack) * f.scale, (f.value + slack) * f.scale) ||
+      anyBetween(sources, lo * f.scale, hi * f.scale) ||
       // 12.5% may be the ratio 0.125 of a result.
-      (f.percent && anyBetween(sources, (f.value - slack) / 100, (f.value + slack) / 100));
+      (f.percent && anyBetween(sources, lo / 100, hi / 100));
     if (!found && !out.includes(f.text.trim())) out.push(f.text.trim());
   }
   return out;
