@@ -168,10 +168,11 @@ describe.each([
   });
 });
 
-describe('AI chat behaviour (OpenAI, streaming)', () => {
+describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streaming)', (provider) => {
   let t: Setup;
   beforeAll(async () => {
-    t = await setup('openai');
+    // One common job slot: AI answers have their own pool and must not take it.
+    t = await setup(provider, { URSA_JOB_CONCURRENCY: '1' });
   });
   afterAll(async () => {
     await t.s.close();
@@ -375,8 +376,8 @@ describe('AI chat behaviour (OpenAI, streaming)', () => {
         status: 'OK',
         inputTokens: 321,
         outputTokens: 12,
-        provider: 'openai',
-        model: 'gpt-test',
+        provider,
+        model: provider === 'openai' ? 'gpt-test' : 'claude-test',
       },
     });
   });
@@ -385,7 +386,7 @@ describe('AI chat behaviour (OpenAI, streaming)', () => {
     t.llm.script({ status: 500, message: 'model overloaded' });
     const { job } = await ask(t, 'Anything?');
     expect(job.status).toBe('ERROR');
-    expect(job.message).toMatch(/AI provider failed: openai: provider returned HTTP 500/);
+    expect(job.message).toContain(`AI provider failed: ${provider}: provider returned HTTP 500`);
     expect(job.message).toMatch(/model overloaded/);
   });
 
@@ -414,6 +415,33 @@ describe('AI chat behaviour (OpenAI, streaming)', () => {
       `/projects/${t.project}/app/ai/conversations/${r.json.conversation}`,
     );
     expect(view.json.conversation.messages[0].status).toBe('CANCELLED');
+  });
+
+  it('answers in a pool of their own: queries and loads do not wait behind them', async () => {
+    t.llm.script(
+      { text: 'one', delayMs: 1500 },
+      { text: 'two', delayMs: 1500 },
+      { text: 'three', delayMs: 1500 },
+    );
+    const asked = await Promise.all(
+      ['one?', 'two?', 'three?'].map((question) =>
+        t.s.api('POST', `/projects/${t.project}/app/ai/messages`, { body: { question } }),
+      ),
+    );
+    while (t.llm.requests.length < 3) await new Promise((res) => setTimeout(res, 20));
+    const q = await t.s.api('POST', `/projects/${t.project}/app/aql/execute`, {
+      body: { aql: 'SELECT COUNT([Order]) AS "n" WHERE [Amount] > 60' },
+    });
+    expect(q.status, q.text).toBe(201);
+    const query = await pollJob(t.s.api, t.project, q.json.link[0].id, isFinal);
+    expect(query.status).toBe('OK');
+    // The query finished while every answer was still being written.
+    for (const r of asked) {
+      const j = await t.s.api('GET', jobPath(t.project, r.json.link[0].id));
+      expect(j.json.status).toBe('RUNNING');
+    }
+    for (const r of asked)
+      expect((await pollJob(t.s.api, t.project, r.json.link[0].id, isFinal)).status).toBe('OK');
   });
 
   it('refuses bad input with 400 and unknown conversations with 404', async () => {
