@@ -444,6 +444,31 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       expect((await pollJob(t.s.api, t.project, r.json.link[0].id, isFinal)).status).toBe('OK');
   });
 
+  it('says plainly when the model gave no answer', async () => {
+    t.llm.script({ text: '' });
+    const { job } = await ask(t, 'Weather in Paris?');
+    expect(job.status).toBe('OK');
+    const r = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r.answer).toMatch(/^The model returned no answer/);
+    expect(r.complete).toBe(false);
+  });
+
+  it('deleting a conversation while it answers cancels the answer', async () => {
+    t.llm.script({ text: 'too late', delayMs: 20_000 });
+    const r = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
+      body: { question: 'Long one' },
+    });
+    while (t.llm.requests.length === 0) await new Promise((res) => setTimeout(res, 20));
+    const del = await t.s.api(
+      'DELETE',
+      `/projects/${t.project}/app/ai/conversations/${r.json.conversation}`,
+    );
+    expect(del.status, del.text).toBe(204);
+    const job = await pollJob(t.s.api, t.project, r.json.link[0].id, isFinal);
+    expect(job.status).toBe('CANCELLED');
+    expect((job as JobJson & { result?: unknown }).result).toBeUndefined();
+  });
+
   it('refuses bad input with 400 and unknown conversations with 404', async () => {
     const post = (body: unknown) =>
       t.s.api('POST', `/projects/${t.project}/app/ai/messages`, { body });
