@@ -46,6 +46,13 @@ const WANTED: readonly Omit<DocFile, 'sections' | 'markdown'>[] = [
     topic: 'api',
   },
   {
+    name: 'ai.md',
+    title: 'AI chat',
+    about:
+      'plain-language questions answered by an agent running AQL as the member: providers, conversations, grounding, charts, limits',
+    topic: 'api',
+  },
+  {
     name: 'mcp.md',
     title: 'MCP server guide',
     about: 'connecting AI assistants: endpoint, authentication, tools, resources and prompts',
