@@ -197,19 +197,42 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       expect(wire(t, i)).toContain('EU');
       expect(wire(t, i)).not.toMatch(/\\"US\\"|APAC/);
     }
+    // The answer is the member's own: an Admin sees the job, not what it answered.
+    const asAdmin = await t.s.api('GET', jobPath(t.project, job.id));
+    expect(asAdmin.status).toBe(200);
+    expect(asAdmin.json.result).toBeUndefined();
+    const asOwner = await t.s.api('GET', jobPath(t.project, job.id), { as: EU_ONLY });
+    expect(asOwner.json.result.answer).toBe('EU sold 350.');
+    // Nor does the model overview: no examples, no row count over every row.
+    expect(wire(t, 0)).toContain('- dataset sales\\n');
     // The system prompt tells the model the filter exists.
     expect(wire(t, 0)).toContain('[Region] = \\"EU\\"');
   });
 
   it('sends an answer with numbers found in no result back once, then flags them', async () => {
     t.llm.script({ text: 'Total sales were 9,999.' }, { text: 'Total sales were 9,999 for sure.' });
-    const { job } = await ask(t, 'What were total sales?');
+    const { job, conversation } = await ask(t, 'What were total sales?');
     expect(job.status, job.message).toBe('OK');
     const r = (job as JobJson & { result: Record<string, unknown> }).result;
     expect(wire(t, 1)).toContain('appear in no query result: 9,999');
     expect(r.unverifiedNumbers).toEqual(['9,999']);
     expect(r.answer).toMatch(/not found in the query results: 9,999/);
     expect(r.steps).toBe(2);
+    // Repeating it later does not make it true: an unverified answer is no source.
+    t.llm.script({ text: 'Again: 9999.' }, { text: 'Again: 9999.' });
+    const next = await ask(t, 'Sure?', { conversation });
+    const r2 = (next.job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r2.unverifiedNumbers).toEqual(['9999']);
+    // Figures of earlier results, and of the question, stay sources (with separators too).
+    t.llm.script(
+      { toolCalls: [call('run_aql', { aql: 'SELECT SUM([Amount])' })] },
+      { text: 'Sales were 875.' },
+    );
+    const third = await ask(t, 'Real total, over 1,500 orders?', { conversation });
+    t.llm.script({ text: 'Yes: 875 in all, not 1,500.' });
+    const fourth = await ask(t, 'Sure?', { conversation: third.conversation });
+    const r4 = (fourth.job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r4.unverifiedNumbers).toEqual([]);
   });
 
   it('accepts figures that round a result: no nudge', async () => {
@@ -415,6 +438,10 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       `/projects/${t.project}/app/ai/conversations/${r.json.conversation}`,
     );
     expect(view.json.conversation.messages[0].status).toBe('CANCELLED');
+    // Recorded like every message, with what it cost until then.
+    const act = await t.s.api('GET', `/projects/${t.project}/activity?types=user_action`);
+    const ev = act.json.activity.find((e: { detail: { job?: string } }) => e.detail.job === id);
+    expect(ev.detail).toMatchObject({ action: 'ai_message', status: 'CANCELLED', steps: 0 });
   });
 
   it('answers in a pool of their own: queries and loads do not wait behind them', async () => {

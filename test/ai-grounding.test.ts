@@ -40,6 +40,12 @@ describe('unverifiedNumbers', () => {
     expect(check('In 2025 there were more.')).toEqual(['2025']);
   });
 
+  it('reads sources with thousands separators too', () => {
+    expect(sourceNumbers(['There were 9,999 flights and 1,234,567.5 miles.'])).toEqual(
+      expect.arrayContaining([9999, 1234567.5]),
+    );
+  });
+
   it('does not read digits inside words or identifiers as figures', () => {
     expect(check('Carrier B6 and route A320x are listed.')).toEqual([]);
   });

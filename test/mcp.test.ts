@@ -275,6 +275,7 @@ describe('MCP over Streamable HTTP', () => {
       expect(carrier).toBeDefined();
       expect(carrier.examples).toBeUndefined();
       expect(carrier.cardinality).toBeUndefined();
+      expect(filtered.data.datasets[0].rows).toBeNull();
       const searched = await call(admin, 'get_model', { search: 'delay' });
       expect(searched.data.datasets.map((d: { name: string }) => d.name)).toEqual(['flights']);
       const p1 = await call(admin, 'get_model', { limit: 1 });

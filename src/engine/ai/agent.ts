@@ -21,6 +21,8 @@ export interface AgentRun {
   system: string;
   /** Earlier turns of the conversation (questions and answers). */
   history: ChatMessage[];
+  /** What earlier turns established: their questions, query results and verified answers. */
+  historySources: string[];
   question: string;
   ctx: ToolContext;
   log: Logger;
@@ -39,9 +41,9 @@ export interface AgentOutcome {
 export async function runAgent(r: AgentRun): Promise<AgentOutcome> {
   const { provider, budget, prompts, ctx } = r;
   const messages: ChatMessage[] = [...r.history, { role: 'user', content: r.question }];
-  // What an answer may quote: the question, the conversation, the prompt's model overview
-  // and every tool answer.
-  const sources = [r.question, r.system, ...r.history.map((m) => m.content)];
+  // What an answer may quote: the question, what earlier turns established, the prompt's
+  // model overview and every tool answer.
+  const sources = [r.question, r.system, ...r.historySources];
   const usage: AiUsage = { inputTokens: 0, outputTokens: 0 };
   const specs = r.tools.map((t) => t.spec);
   let steps = 0;

@@ -69,8 +69,10 @@ export class AnthropicProvider implements ChatProvider {
     this.model = opts.model;
     this.timeoutMs = opts.timeoutMs;
     this.client = new Anthropic({
+      // Settings come from URSA_AI_* only, never from the SDK's own ANTHROPIC_* variables.
       apiKey: opts.apiKey ?? null,
-      ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+      authToken: null,
+      baseURL: opts.baseUrl ?? null,
       timeout: opts.timeoutMs,
       maxRetries: 0,
     });

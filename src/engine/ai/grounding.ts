@@ -52,10 +52,14 @@ function figures(text: string): Figure[] {
 export function sourceNumbers(texts: string[]): number[] {
   const set = new Set<number>();
   for (const t of texts) {
+    // Plain numbers (query cells), then figures with thousands separators (a question's or an
+    // earlier answer's "9,999"); a list such as "1,234" in JSON adds a harmless extra reading.
     for (const m of t.matchAll(/\d+(?:\.\d+)?(?:e[+-]?\d+)?/gi)) {
       const n = Number(m[0]);
       if (Number.isFinite(n)) set.add(n);
     }
+    for (const m of t.matchAll(/\d{1,3}(?:,\d{3})+(?:\.\d+)?/g))
+      set.add(Number(m[0].replace(/,/g, '')));
   }
   return [...set].sort((a, b) => a - b);
 }

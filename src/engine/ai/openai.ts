@@ -64,6 +64,9 @@ export class OpenAiProvider implements ChatProvider {
       // Local OpenAI-compatible servers need no key, but the SDK insists on one.
       apiKey: opts.apiKey ?? 'unused',
       baseURL: opts.baseUrl ?? null,
+      // Settings come from URSA_AI_* only, never from the SDK's own OPENAI_* variables.
+      organization: null,
+      project: null,
       timeout: opts.timeoutMs,
       maxRetries: 0,
     });

@@ -60,6 +60,27 @@ function parse<T>(schema: z.ZodType<T>, text: string, file: string): T {
   return r.data;
 }
 
+/** The placeholders each text is filled with; any other in the file is a typo. */
+const PLACEHOLDERS: Record<'system' | NudgeName, readonly string[]> = {
+  system: ['project', 'user', 'today', 'row_filter', 'aql_guide', 'model'],
+  ungrounded: ['numbers'],
+  last_step: [],
+  out_of_budget: ['limit'],
+  no_answer: [],
+  unverified_note: ['numbers'],
+  row_filter_none: [],
+  row_filter_set: ['filter'],
+};
+
+function checkPlaceholders(name: 'system' | NudgeName, text: string, file: string): void {
+  for (const m of text.matchAll(/\{\{\s*([^}\s]*)\s*\}\}/g)) {
+    if (!PLACEHOLDERS[name].includes(m[1]!))
+      throw new Error(
+        `AI chat prompt ${file}${name === 'system' ? '' : ` (${name})`}: unknown placeholder {{${m[1]}}}; it takes ${PLACEHOLDERS[name].map((p) => `{{${p}}}`).join(', ') || 'none'}`,
+      );
+  }
+}
+
 const cache = new Map<string, ChatPrompts>();
 
 export function loadChatPrompts(dir = CHAT_PROMPTS_DIR): ChatPrompts {
@@ -71,6 +92,8 @@ export function loadChatPrompts(dir = CHAT_PROMPTS_DIR): ChatPrompts {
       tools: parse(toolsSchema, read(dir, 'tools.yaml'), 'tools.yaml'),
       nudges: parse(nudgesSchema, read(dir, 'nudges.yaml'), 'nudges.yaml'),
     };
+    checkPlaceholders('system', hit.system, 'system.md');
+    for (const n of NUDGES) checkPlaceholders(n, hit.nudges[n], 'nudges.yaml');
     cache.set(dir, hit);
   }
   return hit;

@@ -13,7 +13,7 @@ import { conflict, unavailable } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
 import { parseInput } from '../validate.js';
-import { runAgent, type AgentOutcome } from './agent.js';
+import { runAgent } from './agent.js';
 import type { AgentBudget } from './config.js';
 import { Conversations, type ConversationSummary, type ConversationView } from './conversations.js';
 import { fill, loadChatPrompts, type ChatPrompts } from './prompts.js';
@@ -53,8 +53,16 @@ export interface AiServiceDeps extends AgentDeps {
   actorOf(email: string, projectId: string): ProjectActor;
 }
 
+/** What a message has cost so far (read when its job ends, however it ends). */
+interface Spent {
+  usage: AiUsage;
+  steps: number;
+  queries: number;
+}
+
 export class AiService {
   readonly conversations: Conversations;
+  private readonly spent = new Map<string, Spent>();
   private readonly prompts: ChatPrompts;
   private readonly tools: AgentTool[];
 
@@ -65,12 +73,13 @@ export class AiService {
     d.jobs.register(
       'ai',
       { run: (ctx) => this.answer(ctx) },
-      { concurrency: d.budget.concurrency },
+      { concurrency: d.budget.concurrency, privateResult: true },
     );
     d.jobs.onFinish((job) => {
       if (job.type !== 'ai') return;
       // A message deleted while its job ran leaves no answer behind on the job either.
       if (!this.conversations.settle(job) && job.result) this.conversations.scrubJob(job.id);
+      this.recordActivity(job);
     });
   }
 
@@ -129,24 +138,21 @@ export class AiService {
     const msg = this.conversations.question(message);
     if (!msg) throw new JobFailure('the conversation was deleted before the question was answered');
     const ctx: ToolContext = { actor: a, signal: job.signal, queries: [], chart: null };
-    let usage: AiUsage = { inputTokens: 0, outputTokens: 0 };
-    let steps = 0;
-    let outcome: AgentOutcome | undefined;
-    let failure: unknown;
+    const spent: Spent = { usage: { inputTokens: 0, outputTokens: 0 }, steps: 0, queries: 0 };
+    this.spent.set(job.job.id, spent);
     try {
-      outcome = await runAgent({
+      const outcome = await runAgent({
         provider,
         budget: this.d.budget,
         prompts: this.prompts,
         tools: this.tools,
         system: await this.systemPrompt(a),
-        history: this.history(conversation, msg.seq),
+        ...this.history(conversation, msg.seq),
         question: msg.question,
         ctx,
         log: job.log,
         onProgress: (p) => {
-          usage = p.usage;
-          steps = p.steps;
+          Object.assign(spent, { usage: p.usage, steps: p.steps, queries: ctx.queries.length });
           job.progress({
             steps: p.steps,
             ...p.usage,
@@ -170,46 +176,64 @@ export class AiService {
         unverifiedNumbers: outcome.unverifiedNumbers,
       };
     } catch (err) {
-      failure = err;
       if (err instanceof AiProviderError && !job.signal.aborted)
         throw new JobFailure(`the AI provider failed: ${err.message}`);
       throw err;
-    } finally {
-      const status = outcome ? 'OK' : job.signal.aborted ? 'CANCELLED' : 'ERROR';
-      this.d.activity.record(a.projectId, 'user_action', {
-        user: a.email,
-        object: conversation,
-        message: `AI message ${status}: ${usage.inputTokens + usage.outputTokens} tokens, ${ctx.queries.length} queries`,
-        detail: {
-          action: 'ai_message',
-          conversation,
-          message,
-          job: job.job.id,
-          status,
-          provider: provider.name,
-          model: provider.model,
-          steps,
-          inputTokens: usage.inputTokens,
-          outputTokens: usage.outputTokens,
-          queries: ctx.queries.length,
-          ...(failure && status === 'ERROR'
-            ? { error: String((failure as Error).message ?? failure) }
-            : {}),
-        },
-      });
     }
   }
 
-  /** Earlier answered questions of the conversation, newest last. */
-  private history(conversation: string, beforeSeq: number): ChatMessage[] {
+  /** Every message, however it ended (even cancelled before it started), with its tokens. */
+  private recordActivity(job: Job): void {
+    const spent = this.spent.get(job.id) ?? {
+      usage: { inputTokens: 0, outputTokens: 0 },
+      steps: 0,
+      queries: 0,
+    };
+    this.spent.delete(job.id);
+    const { conversation, message } = job.params as { conversation: string; message: string };
+    const tokens = spent.usage.inputTokens + spent.usage.outputTokens;
+    this.d.activity.record(job.projectId, 'user_action', {
+      user: job.createdBy,
+      object: conversation,
+      message: `AI message ${job.status}: ${tokens} tokens, ${spent.queries} queries`,
+      detail: {
+        action: 'ai_message',
+        conversation,
+        message,
+        job: job.id,
+        status: job.status,
+        provider: this.d.provider?.name ?? null,
+        model: this.d.provider?.model ?? null,
+        steps: spent.steps,
+        inputTokens: spent.usage.inputTokens,
+        outputTokens: spent.usage.outputTokens,
+        queries: spent.queries,
+        ...(job.status !== 'OK' && job.message ? { error: job.message } : {}),
+      },
+    });
+  }
+
+  /**
+   * Earlier answered questions of the conversation, newest last, and what they established
+   * for grounding: questions, query results, and answers that had nothing unverified.
+   */
+  private history(
+    conversation: string,
+    beforeSeq: number,
+  ): { history: ChatMessage[]; historySources: string[] } {
     const turns = this.conversations
       .messages(conversation)
       .filter((m) => m.seq < beforeSeq && m.status === 'OK' && m.answer)
       .slice(-HISTORY_TURNS);
-    return turns.flatMap((m): ChatMessage[] => [
-      { role: 'user', content: m.question },
-      { role: 'assistant', content: (m.answer as AiAnswer).answer },
-    ]);
+    const history: ChatMessage[] = [];
+    const historySources: string[] = [];
+    for (const m of turns) {
+      const a = m.answer as AiAnswer;
+      history.push({ role: 'user', content: m.question }, { role: 'assistant', content: a.answer });
+      historySources.push(m.question, ...a.queries.map((q) => JSON.stringify(q.rows)));
+      if (!a.unverifiedNumbers.length) historySources.push(a.answer);
+    }
+    return { history, historySources };
   }
 
   private async systemPrompt(a: ProjectActor): Promise<string> {
@@ -247,7 +271,7 @@ export function overview(c: Catalog): string {
               : '';
           return `[${col.title}]${col.dataType === 'string' ? '' : ` ${col.dataType}`}${ex}`;
         });
-    lines.push(`- dataset ${d.name} (${d.rows} rows)`);
+    lines.push(`- dataset ${d.name}${d.rows === null ? '' : ` (${d.rows} rows)`}`);
     for (const [type, title] of [
       ['attribute', 'attributes'],
       ['label', 'labels'],

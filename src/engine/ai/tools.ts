@@ -79,7 +79,9 @@ function define<S extends z.ZodRawShape>(prompts: ChatPrompts, def: Def<S>): Age
         throw new ToolError(
           `invalid arguments for ${def.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`).join('; ')}`,
         );
-      return def.run(parsed.data, ctx);
+      const text = await def.run(parsed.data, ctx);
+      // Lists shrink themselves to fit; anything else still never exceeds the cap.
+      return text.length > MAX_TOOL_CHARS ? `${text.slice(0, MAX_TOOL_CHARS)}… (cut)` : text;
     },
   };
 }

@@ -25,7 +25,8 @@ export interface CatalogColumn {
 
 export interface CatalogDataset {
   name: string;
-  rows: number;
+  /** Rows over the whole dataset; null for a member with a row-level filter. */
+  rows: number | null;
   primaryKey: string | null;
   references: { column: string; dataset: string }[];
   columns: CatalogColumn[];
@@ -81,8 +82,8 @@ export class CatalogService {
       o.name.toLowerCase().includes(q) ||
       (o.description ?? '').toLowerCase().includes(q);
     const profile = opts.profile === false ? null : await this.profile(a.projectId);
-    // Examples and distinct counts are read over all rows: a member with a row-level filter
-    // would learn values outside it, so they get neither.
+    // Examples, distinct counts and row counts are read over all rows: a member with a
+    // row-level filter would learn about rows outside it, so they get none of them.
     const values = a.filter ? null : profile;
     let datasets: CatalogDataset[] = [...snap.datasets.values()]
       .filter((d) => !opts.dataset || d.name === opts.dataset)
@@ -97,7 +98,7 @@ export class CatalogService {
           .map((o) => this.column(o, values));
         return {
           name: d.name,
-          rows: profile?.rows.get(d.name) ?? 0,
+          rows: values ? (values.rows.get(d.name) ?? 0) : null,
           primaryKey: d.primaryKey,
           references: [...d.refs].map(([column, dataset]) => ({ column, dataset })),
           columns,

@@ -80,11 +80,23 @@ export class JobRunner {
     this.finishListeners.push(listener);
   }
 
-  /** `concurrency` gives the type its own pool; otherwise it shares the common one. */
-  register(type: JobType, handler: JobHandler, opts: { concurrency?: number } = {}): void {
+  /** Types whose result only the member who started the job may read (AI answers). */
+  private privateResults = new Set<JobType>();
+
+  /**
+   * `concurrency` gives the type its own pool; otherwise it shares the common one.
+   * `privateResult`: Admins and MD Admins still see the job, but not its result.
+   */
+  register(
+    type: JobType,
+    handler: JobHandler,
+    opts: { concurrency?: number; privateResult?: boolean } = {},
+  ): void {
     this.handlers.set(type, handler);
     if (opts.concurrency) this.pools.set(type, opts.concurrency);
     else this.pools.delete(type);
+    if (opts.privateResult) this.privateResults.add(type);
+    else this.privateResults.delete(type);
   }
 
   /** A job left unfinished by a previous process cannot be resumed safely: end it. */
@@ -150,6 +162,8 @@ export class JobRunner {
     if (!job || job.projectId !== a.projectId || !this.visible(a, job)) {
       throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
     }
+    if (this.privateResults.has(job.type) && job.createdBy !== a.email)
+      return { ...job, result: undefined };
     return job;
   }
 

@@ -110,7 +110,8 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
       const a = actorFor(ctx, project);
       if (job) {
         const j = ctx.engine.jobs.get(a, job);
-        if (j.type !== 'ai') throw invalid(`job "${job}" is not an answer of ask`);
+        if (j.type !== 'ai' || j.createdBy !== a.email)
+          throw invalid(`job "${job}" is not an answer of yours to collect with ask`);
         return settle(ctx, a, j);
       }
       if (!question?.trim()) throw invalid('pass question (to ask) or job (to collect an answer)');

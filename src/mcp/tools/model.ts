@@ -104,7 +104,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
       datasets: z.array(
         z.object({
           name: z.string(),
-          rows: z.number(),
+          rows: z.number().nullable().describe('null under a row-level filter'),
           primaryKey: z.string().nullable(),
           references: z.array(z.object({ column: z.string(), dataset: z.string() })),
           columns: z.array(column),
