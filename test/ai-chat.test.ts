@@ -172,7 +172,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
   let t: Setup;
   beforeAll(async () => {
     // One common job slot: AI answers have their own pool and must not take it.
-    t = await setup(provider, { URSA_JOB_CONCURRENCY: '1' });
+    t = await setup(provider, { URSA_JOB_CONCURRENCY: '1', URSA_MCP_ASK_WAIT_MS: '2000' });
   });
   afterAll(async () => {
     await t.s.close();
@@ -538,6 +538,19 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       const conversation = (res.structuredContent as { conversation: string }).conversation;
       const list = await t.s.api('GET', `/projects/${t.project}/app/ai/conversations`);
       expect(list.json.conversations.map((c: { id: string }) => c.id)).toContain(conversation);
+      // An answer slower than the wait comes back RUNNING with its job, to collect later.
+      t.llm.script({ text: 'Slowly: 5.', delayMs: 2500 });
+      const slow = (await client.callTool({
+        name: 'ask',
+        arguments: { project: t.project, question: 'Slowly?', conversation },
+      })) as CallToolResult;
+      expect(slow.structuredContent).toMatchObject({ status: 'RUNNING', answer: '', conversation });
+      const job = (slow.structuredContent as { job: string }).job;
+      const later = (await client.callTool({
+        name: 'ask',
+        arguments: { project: t.project, job },
+      })) as CallToolResult;
+      expect(later.structuredContent).toMatchObject({ status: 'OK', answer: 'Slowly: 5.', job });
     } finally {
       await client.close();
     }

@@ -39,6 +39,7 @@ const envSchema = z.object({
     .default('info'),
   URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
+  URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(45_000),
 });
 
 export interface Config {
@@ -76,6 +77,11 @@ export interface Config {
   /** The AI chat's provider (URSA_AI_*); null: chat answers 503 saying how to configure one. */
   ai: AiConfig | null;
   aiAgent: AgentBudget;
+  /**
+   * How long the MCP ask tool waits for an answer before returning the job to collect later:
+   * under the 60 s request timeout MCP clients use by default.
+   */
+  mcpAskWaitMs: number;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -145,5 +151,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
     ai,
     aiAgent,
+    mcpAskWaitMs: e.URSA_MCP_ASK_WAIT_MS,
   };
 }

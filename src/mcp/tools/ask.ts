@@ -9,8 +9,6 @@ import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
 
-/** How long a call waits for the answer before returning the job to ask about again. */
-const WAIT_MS = 120_000;
 /** Rows of each query shown (the full tables are on the conversation over REST). */
 const ROWS_SHOWN = 20;
 
@@ -72,7 +70,7 @@ async function settle(ctx: McpContext, a: ProjectActor, job: Job): Promise<Reply
   let done = job;
   if (!FINAL_STATUSES.includes(job.status)) {
     try {
-      done = await ctx.engine.jobs.waitFor(job.id, WAIT_MS);
+      done = await ctx.engine.jobs.waitFor(job.id, ctx.engine.config.mcpAskWaitMs);
     } catch {
       return { data: reply(ctx.engine.jobs.get(a, job.id), conversation, ROWS_SHOWN) };
     }
