@@ -561,7 +561,7 @@ describe('AI chat budgets and plan limits', () => {
   let t: Setup;
   let plans: { file: string; remove: () => void };
   beforeAll(async () => {
-    plans = writePlansFile({ aiMessagesPerDay: 3 });
+    plans = writePlansFile({ aiMessagesPerDay: 4 });
     t = await setup('anthropic', {
       URSA_PLANS_FILE: plans.file,
       URSA_DEFAULT_PLAN: 'free',
@@ -600,16 +600,25 @@ describe('AI chat budgets and plan limits', () => {
     expect(r.answer).toMatch(/limit of 1000 tokens/);
   });
 
+  it('estimates the tokens of a provider that reports none, and still stops', async () => {
+    t.llm.script({ toolCalls: [call('get_model', {})], usage: { input: 0, output: 0 } });
+    const { job } = await ask(t, 'No usage reported');
+    const r = (job as JobJson & { result: Record<string, unknown> }).result;
+    expect(r).toMatchObject({ complete: false, steps: 1, usage: { estimated: true } });
+    expect((r.usage as { inputTokens: number }).inputTokens).toBeGreaterThan(1000);
+    expect(r.answer).toMatch(/limit of 1000 tokens/);
+  });
+
   it('counts messages per day: usage in limitadherence, 402 over the plan', async () => {
     t.llm.script({ text: 'ok' });
-    await ask(t, 'Third');
+    await ask(t, 'Fourth');
     const usage = await t.s.api('GET', `/projects/${t.project}/limitadherence`);
     expect(usage.json.aiMessagesPerDay).toEqual({
-      limit: 3,
-      value: 3,
+      limit: 4,
+      value: 4,
     });
     const r = await t.s.api('POST', `/projects/${t.project}/app/ai/messages`, {
-      body: { question: 'Fourth' },
+      body: { question: 'Fifth' },
     });
     expect(r.status, r.text).toBe(402);
     expect(r.json.message).toMatch(/aiMessagesPerDay/);

@@ -72,8 +72,20 @@ export async function runAgent(r: AgentRun): Promise<AgentOutcome> {
       signal: ctx.signal,
       stream: budget.stream,
     });
-    usage.inputTokens += res.usage.inputTokens;
-    usage.outputTokens += res.usage.outputTokens;
+    if (res.usage.inputTokens + res.usage.outputTokens > 0) {
+      usage.inputTokens += res.usage.inputTokens;
+      usage.outputTokens += res.usage.outputTokens;
+    } else {
+      // Some OpenAI-compatible servers report no usage: estimate it, so the token budget
+      // still bounds the message.
+      usage.estimated = true;
+      usage.inputTokens += estimateTokens(
+        r.system,
+        JSON.stringify(messages),
+        JSON.stringify(specs),
+      );
+      usage.outputTokens += estimateTokens(res.text, JSON.stringify(res.toolCalls));
+    }
     r.onProgress?.({ steps, usage });
 
     if (res.toolCalls.length > 0) {
@@ -107,6 +119,11 @@ export async function runAgent(r: AgentRun): Promise<AgentOutcome> {
       : text;
     return done(answer, !last && res.stopReason !== 'max_tokens', unverified);
   }
+}
+
+/** About four characters a token: close enough for a budget, never for billing. */
+function estimateTokens(...texts: string[]): number {
+  return Math.ceil(texts.reduce((n, t) => n + t.length, 0) / 4);
 }
 
 async function callTool(

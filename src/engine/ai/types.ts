@@ -4,6 +4,8 @@
 export interface AiUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Set when the provider reported no usage for some call and it was estimated (~4 chars a token). */
+  estimated?: true;
 }
 
 /** One AQL query the agent ran, with its result table (capped) or its error. */

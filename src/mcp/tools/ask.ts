@@ -28,7 +28,12 @@ const output = {
     }),
   ),
   chart: z.record(z.string(), z.unknown()).nullable().describe('Vega-Lite spec, data inline'),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), steps: z.number() }),
+  usage: z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    estimated: z.boolean().optional().describe('The provider reported no usage: estimated'),
+    steps: z.number(),
+  }),
   complete: z.boolean().describe('False when the step or token budget cut the work short'),
 };
 type Out = z.infer<z.ZodObject<typeof output>>;
