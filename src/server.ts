@@ -51,7 +51,7 @@ export async function startServer(
   if (interrupted)
     log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
   const boot = await bootstrap(engine);
-  const sweeper = startUploadSweeper(engine, log);
+  const sweeper = startSweeper(engine, log);
   server.on('request', createApp(engine));
   const url = `http://localhost:${port}`;
   return {
@@ -69,23 +69,31 @@ export async function startServer(
   };
 }
 
-const UPLOAD_SWEEP_MS = 10 * 60_000;
+const SWEEP_MS = 10 * 60_000;
 
-/** Expires abandoned chunked uploads now and every 10 minutes, without keeping the process up. */
-function startUploadSweeper(engine: Engine, log: Logger) {
+/**
+ * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
+ * and every 10 minutes, without keeping the process up.
+ */
+function startSweeper(engine: Engine, log: Logger) {
   let running: Promise<void> = Promise.resolve();
-  const sweep = () => {
-    running = running.then(() =>
-      engine.uploads.sweep().then(
-        (removed) => {
-          if (removed) log.info({ removed }, 'expired partial uploads removed');
-        },
-        (err: unknown) => log.error({ err }, 'sweeping expired uploads failed'),
-      ),
+  const task = (what: string, work: () => Promise<number>) =>
+    work().then(
+      (removed) => {
+        if (removed) log.info({ removed }, `${what} removed`);
+      },
+      (err: unknown) => log.error({ err }, `removing ${what} failed`),
     );
+  const sweep = () => {
+    running = running.then(async () => {
+      await task('expired partial uploads', () => engine.uploads.sweep());
+      await task('query results unread past their retention', () =>
+        engine.aql.sweepResults(engine.projects.allIds(), engine.config.resultTtlHours * 3_600_000),
+      );
+    });
   };
   sweep();
-  const timer = setInterval(sweep, UPLOAD_SWEEP_MS);
+  const timer = setInterval(sweep, SWEEP_MS);
   timer.unref();
   return {
     /** Stops the timer and waits for a sweep in progress, so the database outlives it. */

@@ -226,6 +226,26 @@ describe('AQL over REST', () => {
     }
   });
 
+  it('results unread past their retention are swept; asking again recomputes', async () => {
+    const text = 'SELECT [Origin Region], MAX([Distance]) AS "Longest"';
+    const first = await runQuery(s, ADMIN, text);
+    const ttl = s.engine.config.resultTtlHours * 3_600_000;
+    // A repeat reads it, which restarts its retention: a sweep right after keeps it.
+    const repeat = await execute(text);
+    expect(repeat.json.status).toBe('OK');
+    expect(await s.engine.aql.sweepResults([s.demo], ttl)).toBe(0);
+    // Later than the retention, it goes; the old job's data says so.
+    expect(
+      await s.engine.aql.sweepResults([s.demo], ttl, Date.now() + ttl + 60_000),
+    ).toBeGreaterThan(0);
+    const gone = await s.api('GET', linkOf(repeat.json.link, 'data.created').href);
+    expect(gone.status).toBe(404);
+    expect(gone.json.message).toMatch(/no longer stored; run the query again/);
+    const again = await runQuery(s, ADMIN, text);
+    expect((again.job!.result as { cached: boolean }).cached).toBe(false);
+    expect(again.data!.json.data.values).toBe(first.data!.json.data.values);
+  });
+
   it('a cached answer keeps the titles of the text asked (aliases are not part of the SQL)', async () => {
     const a = await runQuery(s, ADMIN, 'SELECT [Origin Region] AS "Area", MIN([Distance]) AS "A"');
     const b = await runQuery(s, ADMIN, 'SELECT [Origin Region] AS "Zone", MIN([Distance]) AS "B"');

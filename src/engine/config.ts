@@ -39,6 +39,7 @@ const envSchema = z.object({
     .default('info'),
   URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
+  URSA_RESULT_TTL_HOURS: z.coerce.number().positive().default(168),
   URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(45_000),
 });
 
@@ -74,6 +75,8 @@ export interface Config {
   jobConcurrency: number;
   /** Partial chunked uploads untouched this long are deleted. */
   uploadTtlHours: number;
+  /** Stored query results unread this long are deleted (a query asked again recomputes). */
+  resultTtlHours: number;
   /** The AI chat's provider (URSA_AI_*); null: chat answers 503 saying how to configure one. */
   ai: AiConfig | null;
   aiAgent: AgentBudget;
@@ -149,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.URSA_LOG_LEVEL,
     jobConcurrency: e.URSA_JOB_CONCURRENCY,
     uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
+    resultTtlHours: e.URSA_RESULT_TTL_HOURS,
     ai,
     aiAgent,
     mcpAskWaitMs: e.URSA_MCP_ASK_WAIT_MS,

@@ -2,6 +2,7 @@
 // with results cached per (query, row filter, data version, model version), explain, and
 // validation of row-level filters and saved definitions.
 import { createHash, randomUUID } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectActor } from '../access/actor.js';
@@ -165,7 +166,7 @@ export class Aql {
     const key = this.resultKey(a.projectId, c);
     const params = { aql: text, sql: c.sql, params: c.params, columns: c.columns, key };
     const cached = this.cached(a.projectId, key);
-    if (cached)
+    if (cached && this.touch(a.projectId, cached))
       return this.jobs.recordFinished(a, 'report', params, {
         columns: c.columns,
         rowCount: cached.rowCount,
@@ -207,6 +208,50 @@ export class Aql {
 
   private cached(projectId: string, key: string): CacheEntry | null {
     return this.memo.get(`${projectId}/${key}`) ?? null;
+  }
+
+  /** Marks a cached result as read now (retention counts from the last read); false if gone. */
+  private touch(projectId: string, entry: CacheEntry): boolean {
+    const now = new Date();
+    try {
+      fsSync.utimesSync(entry.file, now, now);
+      return true;
+    } catch {
+      this.memo.delete(`${projectId}/${entry.key}`);
+      return false;
+    }
+  }
+
+  /**
+   * Deletes stored results of these projects not read for `ttlMs` (and temporary files a
+   * crash left behind); returns how many files went. Jobs pointing at them answer "run the
+   * query again".
+   */
+  async sweepResults(projectIds: string[], ttlMs: number, now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const projectId of projectIds) {
+      const dir = path.join(this.projectDir(projectId), 'results');
+      let names: string[];
+      try {
+        names = await fs.readdir(dir);
+      } catch {
+        continue; // no results yet
+      }
+      for (const name of names) {
+        const file = path.join(dir, name);
+        try {
+          const st = await fs.stat(file);
+          if (now - st.mtimeMs <= ttlMs) continue;
+          await fs.rm(file, { force: true });
+          removed++;
+          if (name.endsWith('.json'))
+            this.memo.delete(`${projectId}/${name.slice(0, -'.json'.length)}`);
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }
+    return removed;
   }
 
   private async runJob(job: Job, signal: AbortSignal): Promise<unknown> {
@@ -261,7 +306,8 @@ export class Aql {
     const c = this.compile(a, text);
     const key = this.resultKey(a.projectId, c);
     const columns = c.columns;
-    if (this.cached(a.projectId, key)) {
+    const hit = this.cached(a.projectId, key);
+    if (hit && this.touch(a.projectId, hit)) {
       try {
         const stored = JSON.parse(
           await fs.readFile(this.resultFile(a.projectId, key), 'utf8'),

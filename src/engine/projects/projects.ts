@@ -111,6 +111,15 @@ export class Projects {
     this.deleteHooks.push(hook);
   }
 
+  /** Every project's id (maintenance sweeps). */
+  allIds(): string[] {
+    return this.db
+      .select({ id: projects.id })
+      .from(projects)
+      .all()
+      .map((r) => r.id);
+  }
+
   dir(projectId: string): string {
     return path.join(this.dataDir, 'projects', projectId);
   }
