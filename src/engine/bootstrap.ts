@@ -36,7 +36,7 @@ export async function bootstrap(engine: Engine): Promise<BootstrapResult> {
   let demoProjectId: string | undefined;
   let demoLoading: Promise<string[] | undefined> | undefined;
   if (config.demo) {
-    const demo = engine.projects.create(
+    const demo = await engine.projects.create(
       { email: config.adminEmail },
       {
         id: 'demo',

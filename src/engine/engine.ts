@@ -1,6 +1,5 @@
 // The engine: every capability of the product, with no HTTP in it. Front doors (REST, MCP,
 // site, CLI) hold one Engine and call it with a Principal or a ProjectActor.
-import fs from 'node:fs';
 import path from 'node:path';
 import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
@@ -181,7 +180,7 @@ export class Engine {
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
     this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
     this.limits.registerUsage('datasetRows', (p) => this.datasets.totalRows(p));
-    this.limits.registerUsage('storageBytes', (p) => directorySize(this.storage.root(p)));
+    this.limits.registerUsage('storageBytes', async (p) => (await this.storage.quota(p)).used);
     this.limits.registerUsage('aiMessagesPerDay', (p) => {
       const since = new Date(Date.now() - 86_400_000).toISOString();
       return (
@@ -237,20 +236,4 @@ export class Engine {
     this.mailer.close();
     this.db.$client.close();
   }
-}
-
-function directorySize(dir: string): number {
-  let total = 0;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) total += directorySize(p);
-    else if (e.isFile()) total += fs.statSync(p).size;
-  }
-  return total;
 }

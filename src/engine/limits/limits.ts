@@ -4,7 +4,11 @@
 import { limitExceeded } from '../errors.js';
 import { LIMIT_NAMES, type LimitName, type Plan } from './plans.js';
 
-export type UsageCounter = (projectId: string) => number;
+/**
+ * Counts one kind of usage. A counter that must read many things (storage walks the files)
+ * is asynchronous: it never blocks the event loop, and `check` cannot use it.
+ */
+export type UsageCounter = (projectId: string) => number | Promise<number>;
 
 export class Limits {
   private counters = new Map<LimitName, UsageCounter>();
@@ -15,19 +19,27 @@ export class Limits {
     this.counters.set(name, counter);
   }
 
+  /** Current usage; for a synchronous counter (a guard inside a transaction). */
   usage(projectId: string, name: LimitName): number {
-    return this.counters.get(name)?.(projectId) ?? 0;
+    const v = this.counters.get(name)?.(projectId) ?? 0;
+    if (typeof v !== 'number')
+      throw new Error(`the usage of "${name}" is counted asynchronously; read it with adherence()`);
+    return v;
   }
 
   limitOf(projectId: string, name: LimitName): number {
     return this.planOf(projectId).limits[name];
   }
 
-  adherence(projectId: string): Record<LimitName, { limit: number; value: number }> {
+  async adherence(projectId: string): Promise<Record<LimitName, { limit: number; value: number }>> {
     const plan = this.planOf(projectId);
+    const values = await Promise.all(
+      LIMIT_NAMES.map((name) => this.counters.get(name)?.(projectId) ?? 0),
+    );
     const out = {} as Record<LimitName, { limit: number; value: number }>;
-    for (const name of LIMIT_NAMES)
-      out[name] = { limit: plan.limits[name], value: this.usage(projectId, name) };
+    LIMIT_NAMES.forEach((name, i) => {
+      out[name] = { limit: plan.limits[name], value: values[i]! };
+    });
     return out;
   }
 

@@ -83,7 +83,7 @@ export interface ProjectDetails {
     roles: string[];
     filter: string | null;
   };
-  limits: ReturnType<Limits['adherence']>;
+  limits: Awaited<ReturnType<Limits['adherence']>>;
   announcement: AnnouncementView | null;
 }
 
@@ -170,7 +170,7 @@ export class Projects {
     return this.listStmt.all({ email: p.email });
   }
 
-  create(p: Principal, body: unknown): ProjectDetails {
+  async create(p: Principal, body: unknown): Promise<ProjectDetails> {
     const input = parseInput(createSchema, body, 'project');
     const org = this.orgs.get(input.entity);
     if (!org || !this.orgs.isAdmin(org.id, p.email)) {
@@ -235,7 +235,7 @@ export class Projects {
     };
   }
 
-  details(a: ProjectActor): ProjectDetails {
+  async details(a: ProjectActor): Promise<ProjectDetails> {
     const row = this.db.select().from(projects).where(eq(projects.id, a.projectId)).get();
     if (!row) throw notFound(`project "${a.projectId}" does not exist`);
     const org = this.orgs.get(row.orgId);
@@ -257,7 +257,7 @@ export class Projects {
         roles: a.roles,
         filter: a.filter,
       },
-      limits: this.limits.adherence(row.id),
+      limits: await this.limits.adherence(row.id),
       announcement: row.announcement ? viewAnnouncement(row.announcement) : null,
     };
   }

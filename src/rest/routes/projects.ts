@@ -55,8 +55,8 @@ export const projectRoutes: RouteDef[] = [
         access: 'authenticated',
         description:
           'Create a project (organization admins); the final id is the requested id plus a suffix.',
-        handler: ({ engine, principal, body }) =>
-          detailsReply(engine.projects.create(principal, body), 201),
+        handler: async ({ engine, principal, body }) =>
+          detailsReply(await engine.projects.create(principal, body), 201),
       },
     },
   },
@@ -68,7 +68,7 @@ export const projectRoutes: RouteDef[] = [
         access: 'member',
         description: 'Project details, your access, plan limits and links to its resources.',
         duringMaintenance: true,
-        handler: ({ engine, actor }) => detailsReply(engine.projects.details(actor)),
+        handler: async ({ engine, actor }) => detailsReply(await engine.projects.details(actor)),
       },
       PUT: {
         access: 'admin',
@@ -95,8 +95,8 @@ export const projectRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'Each plan limit with its current usage: { name: { limit, value } }.',
-        handler: ({ engine, actor }) => {
-          const limits = engine.limits.adherence(actor.projectId);
+        handler: async ({ engine, actor }) => {
+          const limits = await engine.limits.adherence(actor.projectId);
           return {
             title: 'Limit adherence',
             body: limits,
