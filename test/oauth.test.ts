@@ -724,3 +724,29 @@ describe('the MCP SDK as an OAuth client', () => {
     }
   });
 });
+
+describe('dynamic client registration is rate-limited per address', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ URSA_OAUTH_REGISTRATIONS_PER_HOUR: '2' });
+  });
+  afterAll(() => s.close());
+
+  it('answers 429 with Retry-After past the hourly allowance, storing no client', async () => {
+    const oc = oauthClient(() => s.url);
+    const clients = () =>
+      (
+        s.engine.db.$client
+          .prepare("SELECT count(*) AS n FROM oidc_models WHERE kind = 'Client'")
+          .get() as { n: number }
+      ).n;
+    expect((await oc.register()).status).toBe(201);
+    expect((await oc.register()).status).toBe(201);
+    const before = clients();
+    const third = await oc.register();
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({ error: 'too_many_requests' });
+    expect(third.body.error_description).toMatch(/at most 2 client registrations an hour/);
+    expect(clients()).toBe(before);
+  });
+});

@@ -40,6 +40,7 @@ const envSchema = z.object({
   URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
   URSA_RESULT_TTL_HOURS: z.coerce.number().positive().default(168),
+  URSA_OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(60),
   URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(45_000),
 });
 
@@ -85,6 +86,8 @@ export interface Config {
    * under the 60 s request timeout MCP clients use by default.
    */
   mcpAskWaitMs: number;
+  /** OAuth dynamic client registrations allowed per client address and hour. */
+  oauthRegistrationsPerHour: number;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -156,5 +159,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ai,
     aiAgent,
     mcpAskWaitMs: e.URSA_MCP_ASK_WAIT_MS,
+    oauthRegistrationsPerHour: e.URSA_OAUTH_REGISTRATIONS_PER_HOUR,
   };
 }

@@ -7,6 +7,7 @@ import type { Engine } from '../../engine/engine.js';
 import { interactionRouter } from './interactions.js';
 import { metadataRouter, pinOrigin } from './metadata.js';
 import { createProvider, INTERACTION_PATH, OAUTH_ROUTES } from './provider.js';
+import { registrationLimit } from './registration-limit.js';
 
 /** The provider's enabled endpoints (below /auth), plus its discovery documents. */
 const SERVED = [
@@ -30,6 +31,10 @@ export function oauthRouter(engine: Engine): Router {
   if (provider) {
     router.use(`/auth${INTERACTION_PATH}`, interactionRouter(engine, provider));
     const callback = provider.callback();
+    router.post(
+      `/auth${OAUTH_ROUTES.registration}`,
+      registrationLimit(engine.config.oauthRegistrationsPerHour),
+    );
     router.use('/auth', (req, res, next) => {
       if (!servedByProvider(req.path)) return next();
       pinOrigin(engine, req);
