@@ -194,6 +194,11 @@ describe('AQL over REST', () => {
     expect(type.json.context).toMatchObject({ line: 1, column: expect.any(Number) });
     expect(type.json.message).toMatch(/date/);
 
+    const limit = await execute('SELECT [Origin]\nLIMIT 10 OFFSET 2.5');
+    expect(limit.status).toBe(400);
+    expect(limit.json.message).toMatch(/^OFFSET takes a whole number/);
+    expect(limit.json.context).toMatchObject({ line: 2, column: 17, found: '2.5' });
+
     const empty = await execute('   ');
     expect(empty.status).toBe(400);
     expect(empty.json.context).toMatchObject({ line: 1, column: 1 });

@@ -54,4 +54,7 @@ export interface Query {
   orderBy: { target: OrderTarget; desc: boolean }[];
   limit: number | null;
   offset: number | null;
+  /** Where the LIMIT and OFFSET numbers are, for errors about them. */
+  limitPos?: Pos;
+  offsetPos?: Pos;
 }

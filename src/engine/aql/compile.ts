@@ -299,17 +299,15 @@ export function compileQuery(q: Query, env: ResolveEnv, rowFilter: string | null
   for (let d = 0; d < dims.length; d++)
     orderParts.push(`${frame}.x${d} ASC NULLS LAST`, `${frame}.k${d} ASC NULLS LAST`);
   const orderSql = orderParts.length ? ` ORDER BY ${orderParts.join(', ')}` : '';
-  for (const [word, n] of [
-    ['LIMIT', q.limit],
-    ['OFFSET', q.offset],
+  for (const [word, n, pos] of [
+    ['LIMIT', q.limit, q.limitPos],
+    ['OFFSET', q.offset, q.offsetPos],
   ] as const) {
     if (n !== null && !(Number.isSafeInteger(n) && n >= 0))
-      throw fail(`${word} takes a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`, {
-        offset: 0,
-        line: 1,
-        column: 1,
-        text: `${word} ${n}`,
-      });
+      throw fail(
+        `${word} takes a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+        pos ?? { offset: 0, line: 1, column: 1, text: `${word} ${n}` },
+      );
   }
   const limitSql =
     (q.limit !== null ? ` LIMIT ${q.limit}` : '') +

@@ -46,6 +46,8 @@ class AqlParser extends EmbeddedActionsParser {
     const orderBy: Query['orderBy'] = [];
     let limit: number | null = null;
     let offset: number | null = null;
+    let limitPos: Pos | undefined;
+    let offsetPos: Pos | undefined;
     this.OPTION(() => {
       this.CONSUME(T.Where);
       where = this.SUBRULE(this.orExpr);
@@ -66,13 +68,15 @@ class AqlParser extends EmbeddedActionsParser {
       this.CONSUME(T.Limit);
       const l = this.CONSUME(T.Num);
       limit = this.ACTION(() => Number(l.image));
+      limitPos = this.ACTION(() => this.span(l, l));
       this.OPTION5(() => {
         this.CONSUME(T.Offset);
         const o = this.CONSUME2(T.Num);
         offset = this.ACTION(() => Number(o.image));
+        offsetPos = this.ACTION(() => this.span(o, o));
       });
     });
-    return { items, where, having, orderBy, limit, offset };
+    return { items, where, having, orderBy, limit, offset, limitPos, offsetPos };
   });
 
   metric = this.RULE('metric', (): MetricBody => {
