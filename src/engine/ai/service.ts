@@ -83,10 +83,6 @@ export class AiService {
     });
   }
 
-  get configured(): boolean {
-    return this.d.provider !== null;
-  }
-
   /** Starts answering a question: 400 bad input, 503 no provider, 404/409 conversation, 402 plan. */
   ask(a: ProjectActor, body: unknown): { job: Job; conversation: string; message: string } {
     const input = parseInput(askSchema, body, 'question');
