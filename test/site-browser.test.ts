@@ -84,7 +84,8 @@ describe.skipIf(!haveChromium && !inCi)('public site in headless Chromium', () =
   it('renders every page without console errors, and every link resolves', async () => {
     for (const { path: p, shot } of PAGES) {
       problems.length = 0;
-      const r = await page.goto(`${s.url}${p}`, { waitUntil: 'load' });
+      // networkidle: the icon request finishes here, not aborted by the next page's navigation.
+      const r = await page.goto(`${s.url}${p}`, { waitUntil: 'networkidle' });
       expect(r?.status(), p).toBe(200);
       // The stylesheet applied: the header has its background, not the browser default.
       const bg = await page.evaluate(
