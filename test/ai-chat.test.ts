@@ -172,6 +172,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
   let t: Setup;
   beforeAll(async () => {
     // One common job slot: AI answers have their own pool and must not take it.
+    // URSA_MCP_ASK_WAIT_MS: the earlier name of URSA_MCP_WAIT_MS, still read.
     t = await setup(provider, { URSA_JOB_CONCURRENCY: '1', URSA_MCP_ASK_WAIT_MS: '2000' });
   });
   afterAll(async () => {
