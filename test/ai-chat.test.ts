@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { eq } from 'drizzle-orm';
 import { mcpAudience } from '../src/engine/config.js';
 import { jobs } from '../src/engine/db/schema.js';
@@ -172,6 +172,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
   let t: Setup;
   beforeAll(async () => {
     // One common job slot: AI answers have their own pool and must not take it.
+    // URSA_MCP_ASK_WAIT_MS: the earlier name of URSA_MCP_WAIT_MS, still read.
     t = await setup(provider, { URSA_JOB_CONCURRENCY: '1', URSA_MCP_ASK_WAIT_MS: '2000' });
   });
   afterAll(async () => {
@@ -539,13 +540,25 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       const list = await t.s.api('GET', `/projects/${t.project}/app/ai/conversations`);
       expect(list.json.conversations.map((c: { id: string }) => c.id)).toContain(conversation);
       // An answer slower than the wait comes back RUNNING with its job, to collect later.
+      // Meanwhile a client that sent a progressToken hears from it.
       t.llm.script({ text: 'Slowly: 5.', delayMs: 2500 });
-      const slow = (await client.callTool({
-        name: 'ask',
-        arguments: { project: t.project, question: 'Slowly?', conversation },
-      })) as CallToolResult;
+      const progress: Progress[] = [];
+      const slow = (await client.callTool(
+        { name: 'ask', arguments: { project: t.project, question: 'Slowly?', conversation } },
+        undefined,
+        { onprogress: (p) => progress.push(p) },
+      )) as CallToolResult;
       expect(slow.structuredContent).toMatchObject({ status: 'RUNNING', answer: '', conversation });
       const job = (slow.structuredContent as { job: string }).job;
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(progress[0]!.message).toContain(job);
+      // The job collects its own question's answer only.
+      const other = (await client.callTool({
+        name: 'ask',
+        arguments: { project: t.project, job, question: 'Something else?' },
+      })) as CallToolResult;
+      expect(other.isError).toBe(true);
+      expect(JSON.stringify(other.content)).toMatch(/answers a different question/);
       const later = (await client.callTool({
         name: 'ask',
         arguments: { project: t.project, job },

@@ -1198,7 +1198,7 @@ describe('conditions', () => {
     );
   });
 
-  it('IN, NOT IN, BETWEEN, LIKE, IS NULL, <>, !=, OR, quotes and comments', async () => {
+  it('IN, NOT IN, BETWEEN, LIKE, ILIKE, IS NULL, <>, !=, OR, quotes and comments', async () => {
     await by('SELECT [Region], COUNT([Order ID]) WHERE [Region] IN ("EU", "US")', (o) =>
       ['EU', 'US'].includes(region(o) as string),
     );
@@ -1222,6 +1222,14 @@ describe('conditions', () => {
     await by(
       'SELECT [Region], COUNT([Order ID]) WHERE [Customer Name] NOT LIKE "_o%"',
       (o) => name(o) !== null && !like(name(o), '_o%'),
+    );
+    // ILIKE: the same patterns, ignoring case.
+    await by('SELECT [Region], COUNT([Order ID]) WHERE [Customer Name] ILIKE "%A%"', (o) =>
+      like(name(o)?.toLowerCase() ?? null, '%a%'),
+    );
+    await by(
+      'SELECT [Region], COUNT([Order ID]) WHERE [Customer Name] NOT ILIKE "_O%"',
+      (o) => name(o) !== null && !like(name(o)!.toLowerCase(), '_o%'),
     );
     await by('SELECT [Region], COUNT([Order ID]) WHERE [Amount] IS NULL', (o) => o.amount === null);
     await by(

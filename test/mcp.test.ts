@@ -45,6 +45,24 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
 const json = (r: Response): Promise<any> => r.json();
 
+/** The JSON-RPC answer of a POST: requests are answered as SSE streams, the last event. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
+async function rpcAnswer(r: Response): Promise<any> {
+  expect(r.headers.get('content-type')).toContain('text/event-stream');
+  const events = (await r.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => JSON.parse(l.slice('data:'.length)));
+  return events.at(-1);
+}
+
+/** The JSON-RPC error code of a rejected client call. */
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (err: { code?: number; message: string }) => ({ code: err.code, message: err.message }),
+  );
+
 describe('MCP over Streamable HTTP', () => {
   let s: TestServer;
   let mcpUrl: string;
@@ -135,6 +153,16 @@ describe('MCP over Streamable HTTP', () => {
       expect(MCP_TOOLS.map((t) => t.name).sort()).toEqual(tools.map((t) => t.name).sort());
     });
 
+    it('the server card declares the capabilities initialize answers (listChanged too)', async () => {
+      const card = await json(await fetch(`${s.url}/.well-known/mcp.json`));
+      const caps = admin.getServerCapabilities()!;
+      for (const kind of ['tools', 'resources', 'prompts'] as const) {
+        expect(caps[kind], kind).toBeDefined();
+        expect(card.capabilities[kind], kind).toEqual(caps[kind]);
+      }
+      expect(card.capabilities).toEqual(caps);
+    });
+
     it('lists every tool with input and output schemas and annotations', async () => {
       const { tools } = await admin.listTools();
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -201,8 +229,10 @@ describe('MCP over Streamable HTTP', () => {
       const { resourceTemplates } = await admin.listResourceTemplates();
       expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
         'ursa://projects/{project}/model',
+        'ursa://projects/{project}/model{?cursor}',
         'ursa://projects/{project}/objects/{id}',
         'ursa://projects/{project}/results/{id}.csv',
+        'ursa://projects/{project}/results/{id}.csv{?offset}',
       ]);
       const { resources } = await admin.listResources();
       const uris = resources.map((r) => r.uri);
@@ -283,6 +313,16 @@ describe('MCP over Streamable HTTP', () => {
       expect(p1.data.total).toBe(4);
       const p2 = await call(admin, 'get_model', { limit: 1, cursor: p1.data.nextCursor });
       expect(p2.data.datasets[0].name).not.toBe(p1.data.datasets[0].name);
+      // The cursor belongs to its listing: with another search it is refused.
+      const moved = await call(admin, 'get_model', {
+        limit: 1,
+        search: 'delay',
+        cursor: p1.data.nextCursor,
+      });
+      expect(moved.isError).toBe(true);
+      expect(moved.text).toMatch(/cursor belongs to a listing with another search or dataset/);
+      const anyCase = await call(admin, 'get_model', { dataset: 'Flights' });
+      expect(anyCase.data.datasets.map((d: { name: string }) => d.name)).toEqual(['flights']);
       const one = await call(admin, 'get_model', { dataset: 'nope' });
       expect(one.isError).toBe(true);
       expect(one.text).toContain('flights');
@@ -323,6 +363,13 @@ describe('MCP over Streamable HTTP', () => {
         'CO',
       ]);
       expect(values.data.truncated).toBe(false);
+      // Prefixes match in any case: "atl" finds Atlanta.
+      const atl = await call(admin, 'get_attribute_values', {
+        attribute: 'Origin City',
+        prefix: 'atl',
+      });
+      expect(atl.isError, atl.text).toBe(false);
+      expect(atl.data.values.map((v: { value: string }) => v.value)).toEqual(['Atlanta']);
       const few = await call(admin, 'get_attribute_values', { attribute: 'Carrier', limit: 3 });
       expect(few.data.values).toHaveLength(3);
       expect(few.data.truncated).toBe(true);
@@ -383,6 +430,18 @@ describe('MCP over Streamable HTTP', () => {
       // A member cannot read the admin's result through a cursor.
       const stolen = await call(member, 'run_aql', { cursor: p1.data.cursor });
       expect(stolen.isError).toBe(true);
+      // A cursor continues its own query only: with another aql it is refused, not answered
+      // with the old query's rows; with the same aql it continues.
+      const other = await call(admin, 'run_aql', {
+        aql: 'SELECT [Carrier], COUNT([Flight])',
+        cursor: p1.data.cursor,
+      });
+      expect(other.isError).toBe(true);
+      expect(other.text).toMatch(/cursor belongs to a different query/);
+      expect(other.text).toContain(aql);
+      const same = await call(admin, 'run_aql', { aql, cursor: p1.data.cursor });
+      expect(same.isError, same.text).toBe(false);
+      expect(same.data.rows).toEqual(p2.data.rows);
     });
 
     it('keeps every answer under 100 KB: fewer rows, truncated, with a cursor', async () => {
@@ -455,6 +514,15 @@ describe('MCP over Streamable HTTP', () => {
       expect(total.data.rows).toEqual([[aa[1]]]);
       const values = await call(member, 'get_attribute_values', { attribute: 'Carrier' });
       expect(values.data.values.map((v: { value: string }) => v.value)).toEqual(['AA']);
+      // A prefix in any case still only finds values inside the row filter.
+      const codes = async (c: Client, prefix: string) =>
+        (await call(c, 'get_attribute_values', { attribute: 'Carrier', prefix })).data.values
+          .map((v: { value: string }) => v.value)
+          .sort();
+      expect(await codes(admin, 'as')).toEqual(['AS']);
+      expect(await codes(member, 'as')).toEqual([]);
+      expect(await codes(admin, 'a')).toEqual(['AA', 'AS']);
+      expect(await codes(member, 'a')).toEqual(['AA']);
     });
 
     it('list_reports and run_report', async () => {
@@ -533,6 +601,64 @@ describe('MCP over Streamable HTTP', () => {
       expect(unknown.text).toMatch(/unknown project "nope"/);
       expect(unknown.text).toContain(s.demo);
       expect(unknown.text).toContain(second);
+    });
+
+    it('pages the CSV resource of a large result under the cap of one read', async () => {
+      const aql = 'SELECT [Flight], [Carrier Name], SUM([Distance]) AS "Miles"';
+      const r = await call(admin, 'run_aql', { aql, limit: 10 });
+      expect(r.data.totalRows).toBe(60_000);
+      const rows: string[] = [];
+      let uri: string | null = r.data.csv;
+      let reads = 0;
+      while (uri) {
+        const page = await admin.readResource({ uri });
+        expect(JSON.stringify(page).length).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
+        const [csv, note] = page.contents as { text: string; mimeType: string }[];
+        const lines = csv!.text.split('\r\n').filter(Boolean);
+        expect(lines[0]).toBe('Flight,Carrier Name,Miles');
+        rows.push(...lines.slice(1));
+        const meta = (csv as { _meta?: Record<string, { next: string | null }> })._meta!;
+        uri = meta['ursa/page']!.next;
+        if (uri) {
+          expect(note!.mimeType).toBe('text/plain');
+          expect(note!.text).toContain(uri);
+          expect(note!.text).toMatch(/of 60000: one read is capped at 100 KB/);
+        } else expect(note).toBeUndefined();
+        if (++reads === 3) break; // three pages show the chain; the last page is tested below
+      }
+      expect(reads).toBe(3);
+      expect(rows.length).toBeGreaterThan(100);
+      // The pages continue each other: no row lost or repeated.
+      expect(rows.map((l) => Number(l.split(',')[0]))).toEqual(
+        Array.from({ length: rows.length }, (_, i) => i + 1),
+      );
+      const last = await admin.readResource({ uri: `${r.data.csv}?offset=59990` });
+      const tail = (last.contents[0] as { text: string }).text.split('\r\n').filter(Boolean);
+      expect(tail).toHaveLength(11);
+      expect(last.contents).toHaveLength(1);
+      expect(await codeOf(admin.readResource({ uri: `${r.data.csv}?offset=60001` }))).toMatchObject(
+        {
+          code: -32602,
+          message: expect.stringContaining('past the last row'),
+        },
+      );
+    });
+
+    it('answers resources that do not exist for the caller with -32002', async () => {
+      const r = await call(admin, 'run_aql', { aql: 'SELECT [Carrier]' });
+      // Someone else's result, an unknown job, another project, an unknown kind of resource.
+      for (const uri of [
+        r.data.csv,
+        `ursa://projects/${s.demo}/results/nope.csv`,
+        `ursa://projects/${second}/model`,
+        `ursa://projects/${s.demo}/objects/metric.nope`,
+        `ursa://projects/${s.demo}/nothing`,
+        'https://example.com/x',
+      ]) {
+        const err = await codeOf(member.readResource({ uri }));
+        expect(err, uri).toMatchObject({ code: -32002 });
+        expect(err!.message, uri).toMatch(/not found/);
+      }
     });
 
     it('reads the model and object resources as the user', async () => {
@@ -639,12 +765,12 @@ describe('MCP over Streamable HTTP', () => {
       );
       expect(r.status).toBe(200);
       expect(r.headers.get('mcp-session-id')).toBeNull();
-      const body = await json(r);
+      const body = await rpcAnswer(r);
       expect(body.id).toBe(7);
       expect(body.result.structuredContent.rows).toEqual([['60000']]);
       const list = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
       expect(list.status).toBe(200);
-      expect((await json(list)).result.tools.length).toBeGreaterThan(5);
+      expect((await rpcAnswer(list)).result.tools.length).toBeGreaterThan(5);
     });
 
     it('rejects foreign Origins with 403 and accepts local and same-site ones', async () => {

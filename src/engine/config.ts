@@ -41,7 +41,9 @@ const envSchema = z.object({
   URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
   URSA_RESULT_TTL_HOURS: z.coerce.number().positive().default(168),
   URSA_OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(60),
-  URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(45_000),
+  URSA_MCP_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  /** The earlier name of URSA_MCP_WAIT_MS (it covered only `ask`), still read. */
+  URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
 });
 
 export interface Config {
@@ -82,10 +84,10 @@ export interface Config {
   ai: AiConfig | null;
   aiAgent: AgentBudget;
   /**
-   * How long the MCP ask tool waits for an answer before returning the job to collect later:
-   * under the 60 s request timeout MCP clients use by default.
+   * How long an MCP tool call (run_aql, run_report, ask) waits for its job before answering
+   * RUNNING with a handle to collect it: under the 60 s request timeout MCP clients use.
    */
-  mcpAskWaitMs: number;
+  mcpWaitMs: number;
   /** OAuth dynamic client registrations allowed per client address and hour. */
   oauthRegistrationsPerHour: number;
 }
@@ -158,7 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     resultTtlHours: e.URSA_RESULT_TTL_HOURS,
     ai,
     aiAgent,
-    mcpAskWaitMs: e.URSA_MCP_ASK_WAIT_MS,
+    mcpWaitMs: e.URSA_MCP_WAIT_MS ?? e.URSA_MCP_ASK_WAIT_MS ?? 45_000,
     oauthRegistrationsPerHour: e.URSA_OAUTH_REGISTRATIONS_PER_HOUR,
   };
 }

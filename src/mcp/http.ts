@@ -4,6 +4,8 @@
 // - POST initialize without one: a new session (its id comes back in MCP-Session-Id);
 // - any other POST without one: served statelessly by a transport made for this request;
 // - GET (the server's notification stream) and DELETE (end the session) need a session.
+// Answers to requests are SSE streams (the SDK's default), so progress notifications of a
+// long tool call reach the client before its result.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -127,7 +129,6 @@ export function mcpRouter(engine: Engine): Router {
         const server = buildMcpServer(engine, principal);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          enableJsonResponse: true,
           onsessioninitialized: (id) => {
             const mine = [...sessions].filter(([, s]) => s.email === principal.email);
             if (mine.length >= MAX_SESSIONS_PER_USER)
@@ -144,10 +145,7 @@ export function mcpRouter(engine: Engine): Router {
       }
       // Without a session (the 2026 revision's stateless requests): one transport per request.
       const server = buildMcpServer(engine, principal);
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void server.close();
       });

@@ -3,6 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
+import { MCP_CAPABILITIES } from './capabilities.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAqlTools } from './tools/aql.js';
@@ -36,7 +37,7 @@ export function buildMcpServer(
     { name: 'ursa', title: 'Ursa analytics', version: VERSION },
     {
       instructions: INSTRUCTIONS,
-      capabilities: { tools: {}, resources: {}, prompts: {} },
+      capabilities: structuredClone(MCP_CAPABILITIES),
     },
   );
   const ctx: McpContext = {
@@ -55,5 +56,7 @@ export function buildMcpServer(
     registerWriteTools(server, ctx);
   registerResources(server, ctx);
   registerPrompts(server);
+  // Registering marks every list as changing (listChanged: true); ours do not change.
+  server.server.registerCapabilities(structuredClone(MCP_CAPABILITIES));
   return server;
 }

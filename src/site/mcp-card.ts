@@ -2,6 +2,7 @@
 // SEP-2127, which follows the registry's server.json): where to connect, which protocol
 // versions, and what needs authentication. Everything the MCP server does needs a bearer
 // token; only discovery documents are public.
+import { MCP_CAPABILITIES } from '../mcp/capabilities.js';
 import { SITE_VERSION } from './layout.js';
 
 export const SERVER_CARD_SCHEMA =
@@ -138,11 +139,8 @@ export function mcpServerCard(siteUrl: string, issuer: string): Record<string, u
         authentication: { required: true, schemes: ['bearer', 'oauth2'] },
       },
     ],
-    capabilities: {
-      tools: { listChanged: false },
-      resources: { listChanged: false },
-      prompts: { listChanged: false },
-    },
+    // Exactly what `initialize` answers.
+    capabilities: structuredClone(MCP_CAPABILITIES),
     tools: MCP_TOOLS.map((t) => ({
       name: t.name,
       title: t.title,

@@ -20,7 +20,8 @@ export type Expr =
   | { k: 'cmp'; op: '=' | '<>' | '<' | '<=' | '>' | '>='; l: Expr; r: Expr; pos: Pos }
   | { k: 'in'; e: Expr; list: Expr[]; not: boolean; pos: Pos }
   | { k: 'between'; e: Expr; lo: Expr; hi: Expr; not: boolean; pos: Pos }
-  | { k: 'like'; e: Expr; pattern: Expr; not: boolean; pos: Pos }
+  /** ci: ILIKE, ignoring case. */
+  | { k: 'like'; e: Expr; pattern: Expr; not: boolean; ci: boolean; pos: Pos }
   | { k: 'isnull'; e: Expr; not: boolean; pos: Pos }
   | { k: 'not'; e: Expr; pos: Pos }
   | { k: 'and' | 'or'; l: Expr; r: Expr; pos: Pos }

@@ -43,7 +43,7 @@ export type V =
   | { t: 'cmp'; op: '=' | '<>' | '<' | '<=' | '>' | '>='; l: V; r: V }
   | { t: 'in'; e: V; list: V[]; not: boolean }
   | { t: 'between'; e: V; lo: V; hi: V; not: boolean }
-  | { t: 'like'; e: V; pattern: V; not: boolean }
+  | { t: 'like'; e: V; pattern: V; not: boolean; ci: boolean }
   | { t: 'isnull'; e: V; not: boolean }
   | { t: 'not'; e: V }
   | { t: 'and' | 'or'; l: V; r: V };

@@ -26,6 +26,7 @@ export const Not = kw('NOT');
 export const In = kw('IN');
 export const Between = kw('BETWEEN');
 export const Like = kw('LIKE');
+export const Ilike = kw('ILIKE');
 export const Is = kw('IS');
 export const Null = kw('NULL');
 export const Case = kw('CASE');
@@ -82,6 +83,7 @@ const KEYWORDS = [
   In,
   Between,
   Like,
+  Ilike,
   Is,
   Null,
   Case,

@@ -239,9 +239,13 @@ class AqlParser extends EmbeddedActionsParser {
               },
               {
                 ALT: () => {
-                  this.CONSUME(T.Like);
+                  const op = this.OR4([
+                    { ALT: () => this.CONSUME(T.Like) },
+                    { ALT: () => this.CONSUME(T.Ilike) },
+                  ]);
                   const pattern = this.SUBRULE6(this.additive);
-                  return { k: 'like' as const, e, pattern, not, pos: this.within(start) };
+                  const ci = op.tokenType === T.Ilike;
+                  return { k: 'like' as const, e, pattern, not, ci, pos: this.within(start) };
                 },
               },
             ]);

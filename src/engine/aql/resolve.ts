@@ -176,6 +176,7 @@ export function resolveExpr(e: Expr, ctx: Ctx): V {
         e: resolveExpr(e.e, ctx),
         pattern: resolveExpr(e.pattern, ctx),
         not: e.not,
+        ci: e.ci,
       };
     case 'isnull':
       return { t: 'isnull', e: resolveExpr(e.e, ctx), not: e.not };

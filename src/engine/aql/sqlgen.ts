@@ -266,7 +266,8 @@ export function render(v: V, r: RenderCtx, peer: Kind = 'unknown'): string {
     case 'like': {
       const pattern =
         v.pattern.t === 'const' ? go(v.pattern, 'string') : `CAST(${go(v.pattern)} AS VARCHAR)`;
-      return `(CAST(${go(v.e)} AS VARCHAR) ${v.not ? 'NOT LIKE' : 'LIKE'} ${pattern})`;
+      const op = `${v.not ? 'NOT ' : ''}${v.ci ? 'ILIKE' : 'LIKE'}`;
+      return `(CAST(${go(v.e)} AS VARCHAR) ${op} ${pattern})`;
     }
     case 'isnull':
       return `(${go(v.e)} IS ${v.not ? 'NOT ' : ''}NULL)`;

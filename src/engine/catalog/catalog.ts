@@ -1,6 +1,7 @@
 // The model as an AI assistant (or a person) needs it to write correct AQL: datasets with
 // their attributes, labels, facts and metrics, each with its title, type, cardinality and a
 // few example values — compact, filterable, paginated, and only what the caller may see.
+import { createHash } from 'node:crypto';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
 import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
@@ -68,7 +69,10 @@ export class CatalogService {
     return all.filter(see);
   }
 
-  /** The catalog; `search` filters by title/id/description, `dataset` by dataset name. */
+  /**
+   * The catalog; `search` filters by title/id/description, `dataset` by dataset name (both
+   * ignoring case). A cursor continues only the listing it came from (same search, dataset).
+   */
   async catalog(
     a: ProjectActor,
     opts: { search?: string; dataset?: string; cursor?: string; limit?: number; profile?: boolean },
@@ -85,8 +89,9 @@ export class CatalogService {
     // Examples, distinct counts and row counts are read over all rows: a member with a
     // row-level filter would learn about rows outside it, so they get none of them.
     const values = a.filter ? null : profile;
+    const only = opts.dataset?.trim().toLowerCase();
     let datasets: CatalogDataset[] = [...snap.datasets.values()]
-      .filter((d) => !opts.dataset || d.name === opts.dataset)
+      .filter((d) => !only || d.name === only)
       .map((d) => {
         const columns = objs
           .filter(
@@ -104,8 +109,8 @@ export class CatalogService {
           columns,
         };
       })
-      .filter((d) => d.columns.length || (!q && !opts.dataset));
-    if (opts.dataset && !snap.datasets.has(opts.dataset)) {
+      .filter((d) => d.columns.length || (!q && !only));
+    if (only && !snap.datasets.has(only)) {
       throw notFound(
         `no dataset "${opts.dataset}"; datasets: ${[...snap.datasets.keys()].join(', ') || 'none loaded yet'}`,
       );
@@ -121,10 +126,11 @@ export class CatalogService {
         }));
     // Pagination walks datasets; metrics and filters come with the first page.
     const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);
-    const start = opts.cursor ? decodeCursor(opts.cursor) : 0;
+    const listing = listingKey(q, only);
+    const start = opts.cursor ? decodeCursor(opts.cursor, listing) : 0;
     const total = datasets.length;
     datasets = datasets.slice(start, start + limit);
-    const next = start + limit < total ? encodeCursor(start + limit) : null;
+    const next = start + limit < total ? encodeCursor(start + limit, listing) : null;
     return {
       datasets,
       metrics: start === 0 ? saved('metric') : [],
@@ -206,8 +212,9 @@ export class CatalogService {
     const counter = pk
       ? `COUNT([attr.${def.dataset}.${pk}])`
       : `COUNT([${obj.ident}], [${obj.ident}])`;
-    // LIKE has no escape character here: % and _ in a prefix stay wildcards (documented).
-    const where = opts.prefix ? ` WHERE [${obj.ident}] LIKE ${aqlString(`${opts.prefix}%`)}` : '';
+    // Any case: people type "atl" for Atlanta. No escape character: % and _ in a prefix stay
+    // wildcards (documented).
+    const where = opts.prefix ? ` WHERE [${obj.ident}] ILIKE ${aqlString(`${opts.prefix}%`)}` : '';
     const text = `SELECT [${obj.ident}], ${counter}${where} ORDER BY 2 DESC, 1 LIMIT ${limit + 1}`;
     const rows = await this.aql.run(a, text);
     return {
@@ -277,10 +284,23 @@ interface Profile {
 /** An AQL string literal: quotes are doubled. */
 const aqlString = (v: string) => `"${v.replace(/"/g, '""')}"`;
 
-const encodeCursor = (n: number) => Buffer.from(`o:${n}`).toString('base64url');
-function decodeCursor(c: string): number {
-  const m = /^o:(\d+)$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
+/** What a cursor is bound to: the listing's search and dataset. */
+const listingKey = (search: string | undefined, dataset: string | undefined) =>
+  createHash('sha256')
+    .update(JSON.stringify([search ?? '', dataset ?? '']))
+    .digest('base64url')
+    .slice(0, 12);
+
+const encodeCursor = (n: number, listing: string) =>
+  Buffer.from(`o:${n}:${listing}`).toString('base64url');
+
+function decodeCursor(c: string, listing: string): number {
+  const m = /^o:(\d+):([\w-]+)$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
   if (!m)
     throw invalid(`invalid cursor "${c.slice(0, 40)}"; use the nextCursor of the previous page`);
+  if (m[2] !== listing)
+    throw invalid(
+      'the cursor belongs to a listing with another search or dataset; pass the same search and dataset as the call that returned it, or no cursor',
+    );
   return Number(m[1]);
 }

@@ -1,5 +1,6 @@
-// Queries: run AQL (a report job, waited for) and page through its result with an opaque
-// cursor, explain a query, and list and run saved reports.
+// Queries: run AQL (a report job, waited for up to URSA_MCP_WAIT_MS, then RUNNING) and page
+// through its result with an opaque cursor bound to the query, explain a query, and list and
+// run saved reports.
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
@@ -7,13 +8,12 @@ import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
+import { waitForJob, type ToolExtra } from '../wait.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 import { findObject } from './model.js';
 
 export const DEFAULT_ROWS = 100;
 export const MAX_ROWS = 1000;
-/** How long a tool call waits for its query before answering with a cursor to come back. */
-const WAIT_MS = 120_000;
 
 export const resultUri = (project: string, jobId: string) =>
   `ursa://projects/${encodeURIComponent(project)}/results/${encodeURIComponent(jobId)}.csv`;
@@ -50,47 +50,59 @@ function decodeCursor(text: string): Cursor {
   );
 }
 
+/** A query quoted in an error, cut to a readable length. */
+const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
 // ---- results ----
 
 const resultShape = {
+  status: z
+    .enum(['OK', 'RUNNING'])
+    .describe('RUNNING: the query is still running; call run_aql with cursor for its rows'),
   project: z.string(),
   jobId: z.string(),
   columns: z.array(z.object({ title: z.string(), dataType: z.string() })),
   rows: z.array(z.array(z.string())).describe('Cells as text, in column order; null is ""'),
   offset: z.number().describe('Index of the first row shown'),
-  totalRows: z.number(),
-  truncated: z.boolean().describe('More rows follow; pass cursor to run_aql for them'),
+  totalRows: z.number().nullable().describe('null while RUNNING'),
+  truncated: z.boolean().describe('More rows follow (or are coming); pass cursor to run_aql'),
   cursor: z.string().nullable(),
-  csv: z.string().describe('Resource URI of the full result as CSV'),
+  csv: z.string().describe('Resource URI of the result as CSV (paged, 100 KB per read)'),
 };
 type ResultOut = z.infer<z.ZodObject<typeof resultShape>>;
 
-async function finished(ctx: McpContext, job: Job, limit: number): Promise<Job> {
-  let done = job;
-  if (!FINAL_STATUSES.includes(job.status)) {
-    try {
-      done = await ctx.engine.jobs.waitFor(job.id, WAIT_MS);
-    } catch {
-      const cursor = encodeCursor({ p: job.projectId, j: job.id, o: 0, l: limit });
-      throw invalid(
-        `the query is still running (job ${job.id}); call run_aql with cursor "${cursor}" to get its rows`,
-      );
-    }
-  }
-  if (done.status === 'ERROR') throw invalid(`the query failed: ${done.message ?? 'no reason'}`);
-  if (done.status === 'CANCELLED') throw invalid('the query was cancelled; run it again');
-  return done;
+/** A query not finished within the wait: no rows yet, the cursor collects them. */
+function running(a: ProjectActor, job: Job, offset: number, limit: number): Reply<ResultOut> {
+  const columns = (job.params as { columns?: { title: string; dataType: string }[] }).columns;
+  return {
+    data: {
+      status: 'RUNNING',
+      project: a.projectId,
+      jobId: job.id,
+      columns: (columns ?? []).map((c) => ({ title: c.title, dataType: c.dataType })),
+      rows: [],
+      offset,
+      totalRows: null,
+      truncated: true,
+      cursor: encodeCursor({ p: a.projectId, j: job.id, o: offset, l: limit }),
+      csv: resultUri(a.projectId, job.id),
+    },
+  };
 }
 
-/** Rows offset… of a finished report job, limited, with the cursor to the rest. */
+/** Rows offset… of a report job once finished, limited, with the cursor to the rest. */
 async function page(
   ctx: McpContext,
   a: ProjectActor,
   job: Job,
   offset: number,
   limit: number,
+  extra: ToolExtra,
 ): Promise<Reply<ResultOut>> {
-  const done = await finished(ctx, job, limit);
+  const done = await waitForJob(ctx, a, job, extra, 'the query');
+  if (!FINAL_STATUSES.includes(done.status)) return running(a, done, offset, limit);
+  if (done.status === 'ERROR') throw invalid(`the query failed: ${done.message ?? 'no reason'}`);
+  if (done.status === 'CANCELLED') throw invalid('the query was cancelled; run it again');
   const r = await ctx.engine.aql.result(done);
   const total = r.rows.length;
   const csv = resultUri(a.projectId, done.id);
@@ -98,6 +110,7 @@ async function page(
     const rows = r.rows.slice(offset, offset + n);
     const next = offset + rows.length;
     return {
+      status: 'OK',
       project: a.projectId,
       jobId: done.id,
       columns: r.columns.map((c) => ({ title: c.title, dataType: c.dataType })),
@@ -123,8 +136,14 @@ async function page(
   };
 }
 
-async function execute(ctx: McpContext, a: ProjectActor, aql: string, limit: number) {
-  return page(ctx, a, ctx.engine.aql.execute(a, aql), 0, limit);
+async function execute(
+  ctx: McpContext,
+  a: ProjectActor,
+  aql: string,
+  limit: number,
+  extra: ToolExtra,
+) {
+  return page(ctx, a, ctx.engine.aql.execute(a, aql), 0, limit, extra);
 }
 
 const rowsArg = z
@@ -143,17 +162,20 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     name: 'run_aql',
     title: 'Run an AQL query',
     description:
-      'Run an AQL query, e.g. SELECT [Carrier], SUM([Distance]) WHERE [Year] = 2024 ORDER BY 2 DESC. Returns up to limit rows; when truncated, call again with cursor (and no aql) for the next rows. The csv resource holds all rows.',
+      'Run an AQL query, e.g. SELECT [Carrier], SUM([Distance]) WHERE [Year] = 2024 ORDER BY 2 DESC. Returns up to limit rows; when truncated (or status RUNNING), call again with cursor (and no aql) for the next rows. The csv resource holds all rows.',
     input: {
       project: projectArg,
       aql: z.string().optional().describe('The query; not needed with cursor'),
-      cursor: z.string().optional().describe('cursor of a previous answer: its next rows'),
+      cursor: z
+        .string()
+        .optional()
+        .describe('cursor of a previous answer: its next rows (or its rows once RUNNING ends)'),
       limit: rowsArg,
     },
     output: resultShape,
     annotations: READ_ONLY,
     narrow: RESULT_NARROW,
-    run: async ({ project, aql, cursor, limit }) => {
+    run: async ({ project, aql, cursor, limit }, extra) => {
       if (cursor) {
         const c = decodeCursor(cursor);
         if (project && project !== c.p)
@@ -161,10 +183,17 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
         const a = actorFor(ctx, c.p);
         const job = ctx.engine.jobs.get(a, c.j);
         if (job.type !== 'report') throw invalid('invalid cursor: it does not point at a query');
-        return page(ctx, a, job, c.o, limit ?? c.l);
+        // A cursor continues its own query only: rows of another query must never pass for
+        // this one's.
+        const own = String((job.params as { aql?: unknown }).aql ?? '');
+        if (aql !== undefined && aql.trim() !== own.trim())
+          throw invalid(
+            `the cursor belongs to a different query than this aql (the cursor's query: ${clip(own)}); pass the cursor alone to continue that query, or aql alone to run this one`,
+          );
+        return page(ctx, a, job, c.o, limit ?? c.l, extra);
       }
       if (!aql?.trim()) throw invalid('pass aql (the query to run) or cursor (to continue one)');
-      return execute(ctx, actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS);
+      return execute(ctx, actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS, extra);
     },
   });
 
@@ -282,7 +311,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     },
     annotations: READ_ONLY,
     narrow: RESULT_NARROW,
-    run: async ({ project, report, limit }) => {
+    run: async ({ project, report, limit }, extra) => {
       const a = actorFor(ctx, project);
       const obj = findObject(ctx, a, report).object;
       if (obj.type !== 'report')
@@ -290,13 +319,13 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
           `[${obj.name}] (${obj.ident}) is a ${obj.type}, not a report; list_reports lists the reports`,
         );
       const aql = String(obj.def.aql ?? '');
-      const r = await execute(ctx, a, aql, limit ?? DEFAULT_ROWS);
+      const r = await execute(ctx, a, aql, limit ?? DEFAULT_ROWS, extra);
       const head = { report: { id: obj.ident, title: obj.name, aql } };
       return {
         data: { ...head, ...r.data },
         links: r.links,
         shrink: async (d) => {
-          const smaller = await r.shrink!(d);
+          const smaller = r.shrink ? await r.shrink(d) : null;
           return smaller && { ...head, ...smaller };
         },
       };

@@ -7,6 +7,7 @@ import type { AiAnswer } from '../../engine/ai/types.js';
 import { invalid } from '../../engine/errors.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
+import { waitForJob, type ToolExtra } from '../wait.js';
 import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
 
 /** Rows of each query shown (the full tables are on the conversation over REST). */
@@ -70,16 +71,15 @@ function reply(job: Job, conversation: string, rows: number): Out {
   };
 }
 
-async function settle(ctx: McpContext, a: ProjectActor, job: Job): Promise<Reply<Out>> {
+async function settle(
+  ctx: McpContext,
+  a: ProjectActor,
+  job: Job,
+  extra: ToolExtra,
+): Promise<Reply<Out>> {
   const conversation = String((job.params as { conversation?: string }).conversation ?? '');
-  let done = job;
-  if (!FINAL_STATUSES.includes(job.status)) {
-    try {
-      done = await ctx.engine.jobs.waitFor(job.id, ctx.engine.config.mcpAskWaitMs);
-    } catch {
-      return { data: reply(ctx.engine.jobs.get(a, job.id), conversation, ROWS_SHOWN) };
-    }
-  }
+  const done = await waitForJob(ctx, a, job, extra, 'the answer');
+  if (!FINAL_STATUSES.includes(done.status)) return { data: reply(done, conversation, ROWS_SHOWN) };
   if (done.status === 'ERROR') throw invalid(`the question could not be answered: ${done.message}`);
   if (done.status === 'CANCELLED') throw invalid('answering was cancelled; ask again');
   if (!done.result) throw invalid('this answer was deleted with its conversation');
@@ -109,20 +109,31 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
     output,
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     narrow: 'ask a narrower question',
-    run: async ({ project, question, conversation, job }) => {
+    run: async ({ project, question, conversation, job }, extra) => {
       const a = actorFor(ctx, project);
       if (job) {
         const j = ctx.engine.jobs.get(a, job);
         if (j.type !== 'ai' || j.createdBy !== a.email)
           throw invalid(`job "${job}" is not an answer of yours to collect with ask`);
-        return settle(ctx, a, j);
+        // The job answers its own question only: never another question's answer.
+        const p = j.params as { conversation?: string; message?: string };
+        if (conversation !== undefined && conversation !== p.conversation)
+          throw invalid(
+            `job "${job}" belongs to conversation "${p.conversation}", not "${conversation}"; pass job alone to collect its answer`,
+          );
+        const asked = p.message ? ctx.engine.ai.conversations.question(p.message)?.question : null;
+        if (question !== undefined && question.trim() !== (asked ?? '').trim())
+          throw invalid(
+            `job "${job}" answers a different question (${JSON.stringify(asked ?? '')}); pass job alone to collect its answer, or question alone to ask a new one`,
+          );
+        return settle(ctx, a, j, extra);
       }
       if (!question?.trim()) throw invalid('pass question (to ask) or job (to collect an answer)');
       const r = ctx.engine.ai.ask(a, {
         question,
         ...(conversation ? { conversation } : {}),
       });
-      return settle(ctx, a, r.job);
+      return settle(ctx, a, r.job, extra);
     },
   });
 }

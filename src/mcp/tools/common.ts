@@ -10,6 +10,7 @@ import { describeEngineError } from '../../engine/describe-error.js';
 import { EngineError, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
 import { capped, errorResult, type Reply } from '../limits.js';
+import type { ToolExtra } from '../wait.js';
 
 export interface McpContext {
   engine: Engine;
@@ -36,7 +37,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   annotations: ToolAnnotations;
   /** How to ask for less when the answer is over the output cap. */
   narrow: string;
-  run(args: z.infer<z.ZodObject<I>>): Promise<Reply<z.infer<z.ZodObject<O>>>>;
+  /** `extra`: the request's progress token, cancellation signal and notification channel. */
+  run(args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<Reply<z.infer<z.ZodObject<O>>>>;
 }
 
 /** Registers a tool whose every answer and error goes through the same path. */
@@ -54,9 +56,9 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
       outputSchema: spec.output,
       annotations: { title: spec.title, ...spec.annotations },
     },
-    (async (args: z.infer<z.ZodObject<I>>): Promise<CallToolResult> => {
+    (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
-        return await capped(await spec.run(args), spec.narrow);
+        return await capped(await spec.run(args, extra), spec.narrow);
       } catch (err) {
         return errorResult(describeError(ctx, err));
       }

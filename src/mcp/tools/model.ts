@@ -202,7 +202,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     input: {
       project: projectArg,
       attribute: z.string().min(1).describe('Attribute or label id or title'),
-      prefix: z.string().optional().describe('Only values starting with this'),
+      prefix: z.string().optional().describe('Only values starting with this, in any case'),
       limit: z.number().int().min(1).max(1000).optional().describe('Default 50'),
     },
     output: {
