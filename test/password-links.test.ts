@@ -414,6 +414,7 @@ describe('forgot password per client address, kept in the metadata DB', () => {
       URSA_LOG_LEVEL: 'silent',
       URSA_DEMO: 'false',
       URSA_PASSWORD_RESETS_PER_HOUR: '2',
+      URSA_PASSWORD_LINK_TTL_HOURS: '0.5',
     });
     return startServer(config, createLogger('silent'), false);
   };
@@ -431,7 +432,9 @@ describe('forgot password per client address, kept in the metadata DB', () => {
 
   it('answers 429 with Retry-After past the limit, also after a restart', async () => {
     running = await start();
-    expect((await forgot('a@example.com')).status).toBe(202);
+    const first = await forgot('a@example.com');
+    expect(first.status).toBe(202);
+    expect(((await first.json()) as { message: string }).message).toMatch(/expires in 30 minutes/);
     expect((await forgot('b@example.com')).status).toBe(202);
     const third = await forgot('c@example.com');
     expect(third.status).toBe(429);
@@ -442,6 +445,19 @@ describe('forgot password per client address, kept in the metadata DB', () => {
     const after = await forgot('d@example.com');
     expect(after.status).toBe(429);
     expect(Number(after.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('password link settings', () => {
+  it('refuses a link lifetime that is not a positive number of hours up to 30 days', () => {
+    for (const bad of ['0', '-1', 'week', '721'])
+      expect(() => loadConfig({ URSA_PASSWORD_LINK_TTL_HOURS: bad })).toThrow(
+        /URSA_PASSWORD_LINK_TTL_HOURS/,
+      );
+    expect(() => loadConfig({ URSA_PASSWORD_RESETS_PER_HOUR: '0' })).toThrow(
+      /URSA_PASSWORD_RESETS_PER_HOUR/,
+    );
+    expect(loadConfig({}).passwordLinks).toEqual({ ttlHours: 168, resetsPerHourPerAddress: 20 });
   });
 });
 

@@ -4,6 +4,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { EngineError } from '../../engine/errors.js';
+import { validFor } from '../../engine/mail/password-link.js';
 import { MIN_PASSWORD_LENGTH } from '../../engine/users/accounts.js';
 import { parseInput } from '../../engine/validate.js';
 import { HttpError, STATUS_OF } from '../errors.js';
@@ -61,7 +62,7 @@ function linkProblem(res: Response, err: unknown): void {
 }
 
 function sentMessage(ttlHours: number): string {
-  const lifetime = ttlHours % 24 === 0 ? `${ttlHours / 24} days` : `${ttlHours} hours`;
+  const lifetime = validFor(new Date(Date.now() + ttlHours * 3_600_000));
   return `If that address belongs to an Ursa account, a link to choose its password is on its way. It works once and expires in ${lifetime}.`;
 }
 
