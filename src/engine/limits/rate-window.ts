@@ -21,13 +21,13 @@ export type RateDecision = { ok: true } | { ok: false; scope: string; retryAfter
 export function takeRate(db: Db, rules: RateRule[]): RateDecision {
   const run = db.$client.transaction((): RateDecision => {
     const now = Date.now();
-    const longest = Math.max(...rules.map((r) => r.windowMs));
-    // Old events can never count again: drop them as new ones arrive.
-    db.delete(rateEvents)
-      .where(lt(rateEvents.at, new Date(now - longest).toISOString()))
-      .run();
     for (const r of rules) {
       const since = new Date(now - r.windowMs).toISOString();
+      // Events out of the window can never count again: drop them as new ones arrive (per
+      // scope, since another scope may have a longer window).
+      db.delete(rateEvents)
+        .where(and(eq(rateEvents.scope, r.scope), lt(rateEvents.at, since)))
+        .run();
       const where = and(
         eq(rateEvents.scope, r.scope),
         eq(rateEvents.key, r.key),
