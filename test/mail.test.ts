@@ -4,12 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitationMessage } from '../src/engine/mail/invitation.js';
+import { invitationMessage, type InvitationParams } from '../src/engine/mail/invitation.js';
 import { createMailer } from '../src/engine/mail/mailer.js';
 
 const FROM = 'Ursa <noreply@ursa.test>';
 const TO = 'alice@example.com';
 const PROJECT_URL = 'https://ursa.test/projects/p42';
+const SET_URL = 'https://ursa.test/auth/password/set?token=abc&x=<y>';
+const IN_7_DAYS = new Date(Date.now() + 7 * 86_400_000);
 
 const invitation = invitationMessage({
   to: TO,
@@ -18,6 +20,7 @@ const invitation = invitationMessage({
   projectLabel: 'Sales <b>&"',
   projectUrl: PROJECT_URL,
   loginUrl: 'https://ursa.test/login',
+  signIn: { kind: 'set-password', url: SET_URL, expires: IN_7_DAYS },
   levels: ['Admin', 'MD Admin'],
 });
 
@@ -89,9 +92,38 @@ describe('invitationMessage', () => {
     const msg = invitationMessage({ ...baseParams(), levels: [] });
     expect(msg.text).toContain('Your access: member.');
   });
+
+  it('carries the one-time link to set a password, its lifetime, escaped in HTML', () => {
+    expect(invitation.text).toContain(SET_URL);
+    expect(invitation.text).toContain('expires in 7 days');
+    expect(invitation.html).toContain(
+      'href="https://ursa.test/auth/password/set?token=abc&amp;x=&lt;y&gt;"',
+    );
+    expect(invitation.html).toContain('expires in 7 days');
+  });
+
+  it('sends someone who has a password to sign in, with the forgot-password link', () => {
+    const msg = invitationMessage({
+      ...baseParams(),
+      signIn: { kind: 'password', forgotUrl: 'https://ursa.test/auth/password/forgot' },
+    });
+    expect(msg.text).toContain('Sign in to Ursa with your password: https://ursa.test/login');
+    expect(msg.text).toContain('https://ursa.test/auth/password/forgot');
+    expect(msg.text).not.toContain('/auth/password/set');
+  });
+
+  it('sends people to the external identity provider, with no password link', () => {
+    const msg = invitationMessage({
+      ...baseParams(),
+      signIn: { kind: 'external', issuer: 'https://idp.example/realms/x' },
+    });
+    expect(msg.text).toContain("organization's account at https://idp.example/realms/x");
+    expect(msg.text).not.toContain('/auth/password');
+    expect(msg.html).not.toContain('/auth/password');
+  });
 });
 
-function baseParams() {
+function baseParams(): InvitationParams {
   return {
     to: TO,
     inviter: 'Bob',
@@ -99,6 +131,7 @@ function baseParams() {
     projectLabel: 'P',
     projectUrl: PROJECT_URL,
     loginUrl: 'https://ursa.test/login',
+    signIn: { kind: 'set-password', url: SET_URL, expires: IN_7_DAYS },
     levels: ['Admin'],
   };
 }

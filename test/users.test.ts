@@ -647,6 +647,10 @@ describe('project users', () => {
         expect(mail.headers.get('subject')).toBe(`${ADMIN} invited you to the Ursa project "Demo"`);
         expect(mail.body).toContain(`${t.url}/api/v1/projects/${t.demo}`);
         expect(mail.body).toContain('Your access: MD Admin.');
+        // A new account has no password: the invitation carries the link to choose one.
+        expect(mail.body).toMatch(
+          new RegExp(`${t.url}/auth/password/set\\?token=[A-Za-z0-9_-]{43}`),
+        );
         expect(smtp.messages).toHaveLength(1);
         expect(fs.existsSync(path.join(t.dataDir, 'outbox'))).toBe(false);
       });

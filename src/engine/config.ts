@@ -32,6 +32,12 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
     .optional(),
   URSA_MAIL_FROM: z.string().min(3).default('Ursa <no-reply@localhost>'),
+  URSA_PASSWORD_LINK_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(30 * 24)
+    .default(7 * 24),
+  URSA_PASSWORD_RESETS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   URSA_PLANS_FILE: z.string().min(1).optional(),
   URSA_DEFAULT_PLAN: z.string().min(1).default('free'),
   URSA_LOG_LEVEL: z
@@ -72,6 +78,12 @@ export interface Config {
    */
   mcpAudience?: string;
   mail: { smtpUrl?: string; from: string };
+  /** One-time links to set a password (invitations, "forgot password"; built-in provider). */
+  passwordLinks: {
+    ttlHours: number;
+    /** "Forgot password" requests allowed per client address and hour. */
+    resetsPerHourPerAddress: number;
+  };
   plansFile: string;
   defaultPlan: string;
   logLevel: string;
@@ -150,6 +162,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     mcpAudience: e.URSA_MCP_AUDIENCE,
     mail: { smtpUrl: e.URSA_SMTP_URL, from: e.URSA_MAIL_FROM },
+    passwordLinks: {
+      ttlHours: e.URSA_PASSWORD_LINK_TTL_HOURS,
+      resetsPerHourPerAddress: e.URSA_PASSWORD_RESETS_PER_HOUR,
+    },
     plansFile: path.resolve(
       e.URSA_PLANS_FILE ?? new URL('../../config/plans.yaml', import.meta.url).pathname,
     ),

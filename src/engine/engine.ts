@@ -44,6 +44,7 @@ import { Storage } from './storage/storage.js';
 import { Uploads } from './storage/uploads.js';
 import { Accounts } from './users/accounts.js';
 import { Members } from './users/members.js';
+import { PasswordLinks } from './users/password-links.js';
 
 export class Engine {
   readonly db: Db;
@@ -54,6 +55,8 @@ export class Engine {
   readonly accounts: Accounts;
   readonly projects: Projects;
   readonly members: Members;
+  /** One-time links to set a password: invitations and "forgot password". */
+  readonly passwordLinks: PasswordLinks;
   readonly jobs: JobRunner;
   readonly mailer: Mailer;
   readonly verifier: TokenVerifier;
@@ -101,7 +104,15 @@ export class Engine {
       from: config.mail.from,
       outboxDir: path.join(config.dataDir, 'outbox'),
     });
-    this.members = new Members(this.db, this.limits, this.activity, this.mailer, config.siteUrl);
+    this.passwordLinks = new PasswordLinks(this.db, this.accounts, this.mailer, log, config);
+    this.members = new Members(
+      this.db,
+      this.limits,
+      this.activity,
+      this.mailer,
+      config.siteUrl,
+      (email) => this.passwordLinks.invitationSignIn(email),
+    );
     this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
     this.verifier = new TokenVerifier(config.auth, signingKey);
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
@@ -233,6 +244,7 @@ export class Engine {
   async close(): Promise<void> {
     await this.jobs.stop();
     await this.dbs.closeAll();
+    await this.passwordLinks.idle();
     this.mailer.close();
     this.db.$client.close();
   }

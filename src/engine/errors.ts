@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'forbidden' // identity known, permission level too low, or maintenance
   | 'not_found'
   | 'conflict'
+  | 'gone' // existed once and is used up or expired for good (a one-time link)
   | 'unsupported' // a representation or media type the resource does not offer
   | 'unavailable'; // a service the request needs is not configured or not reachable now
 
@@ -32,6 +33,8 @@ export const notFound = (message: string, context?: Record<string, unknown>) =>
   new EngineError('not_found', message, context);
 export const conflict = (message: string, context?: Record<string, unknown>) =>
   new EngineError('conflict', message, context);
+export const gone = (message: string, context?: Record<string, unknown>) =>
+  new EngineError('gone', message, context);
 export const limitExceeded = (message: string, context?: Record<string, unknown>) =>
   new EngineError('limit', message, context);
 export const unavailable = (message: string, context?: Record<string, unknown>) =>

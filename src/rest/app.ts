@@ -15,6 +15,7 @@ import { write } from './respond.js';
 import { mountRoutes } from './router.js';
 import { oauthRouter } from './oauth/index.js';
 import { externalIssuerRoutes, identityRoutes } from './routes/identity.js';
+import { passwordRoutes } from './routes/password.js';
 import { webdavRouter } from './webdav/handler.js';
 
 const REQ_ID = /^[\w.:-]{1,64}$/;
@@ -48,6 +49,7 @@ export function createApp(engine: Engine): express.Express {
   });
 
   app.use('/auth', mountRoutes(engine, identityRoutes));
+  app.use('/auth', mountRoutes(engine, passwordRoutes));
   // OAuth: metadata documents, and the built-in authorization server under /auth; with an
   // external identity provider, our /auth has no discovery or keys to offer.
   app.use(oauthRouter(engine));

@@ -12,6 +12,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   not_found: 404,
   unsupported: 406,
   conflict: 409,
+  gone: 410,
   unavailable: 503,
 };
 

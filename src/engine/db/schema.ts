@@ -316,3 +316,45 @@ export const aiMessages = sqliteTable(
   },
   (t) => [index('ai_messages_conversation').on(t.conversationId, t.seq)],
 );
+
+// ---- Passwords ----
+
+/**
+ * One-time links to set a password (invitations and "forgot password"), stored as the sha256
+ * of the token: a leaked database does not hand out live links. Rows stay after they end so a
+ * second click can be told "already used" rather than "unknown".
+ */
+export const passwordLinks = sqliteTable(
+  'password_links',
+  {
+    idHash: text('id_hash').primaryKey(),
+    email: text('email')
+      .notNull()
+      .references(() => users.email, { onDelete: 'cascade' }),
+    /** 'invite' | 'reset': only changes the wording of the page. */
+    purpose: text('purpose').notNull(),
+    created: text('created').notNull(),
+    expires: text('expires').notNull(),
+    /** null while usable; then 'used', 'replaced' (a newer link was sent) or 'password_set'. */
+    ended: text('ended'),
+    endedAt: text('ended_at'),
+  },
+  (t) => [index('password_links_email').on(t.email)],
+);
+
+/**
+ * Requests counted against a rate limit (sliding window): kept here, not in memory, so every
+ * server process and a restart see the same counts.
+ */
+export const rateEvents = sqliteTable(
+  'rate_events',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** What is limited, e.g. 'password_reset_address'. */
+    scope: text('scope').notNull(),
+    /** Who is limited within the scope: an address, an e-mail. */
+    key: text('key').notNull(),
+    at: text('at').notNull(),
+  },
+  (t) => [index('rate_events_key').on(t.scope, t.key, t.at), index('rate_events_at').on(t.at)],
+);

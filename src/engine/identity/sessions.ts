@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { sessions } from '../db/schema.js';
+import { oidcModels, sessions } from '../db/schema.js';
 
 const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
 
@@ -45,5 +45,21 @@ export function sessionEmail(db: Db, id: string): string | null {
 export function deleteSession(db: Db, id: string): void {
   db.delete(sessions)
     .where(eq(sessions.idHash, hash(id)))
+    .run();
+}
+
+/**
+ * Ends every sign-in of `email`: browser sessions and the OAuth server's sign-in sessions
+ * (rows of kind `Session` whose payload names the account). Used when the password changes.
+ */
+export function endSessionsOf(db: Db, email: string): void {
+  db.delete(sessions).where(eq(sessions.email, email)).run();
+  db.delete(oidcModels)
+    .where(
+      and(
+        eq(oidcModels.kind, 'Session'),
+        sql`json_extract(${oidcModels.payload}, '$.accountId') = ${email}`,
+      ),
+    )
     .run();
 }

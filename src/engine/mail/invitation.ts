@@ -1,3 +1,15 @@
+import { safeHtml, type SafeHtml } from './html.js';
+import { validFor } from './password-link.js';
+
+/** How the invited person gets in; decided by the identity provider and their account. */
+export type InvitationSignIn =
+  /** No password yet: a one-time link to set one. */
+  | { kind: 'set-password'; url: string; expires: Date }
+  /** A password already: sign in, or ask for a new one. */
+  | { kind: 'password'; forgotUrl: string }
+  /** An external identity provider signs people in; Ursa holds no passwords. */
+  | { kind: 'external'; issuer: string };
+
 export interface InvitationParams {
   to: string;
   inviter: string;
@@ -5,6 +17,7 @@ export interface InvitationParams {
   projectLabel: string;
   projectUrl: string;
   loginUrl: string;
+  signIn: InvitationSignIn;
   /** Display names of the granted levels, e.g. `Admin`, `MD Admin`; empty means plain member. */
   levels: string[];
 }
@@ -33,7 +46,7 @@ function textBody(p: InvitationParams, inviter: string, label: string, access: s
     `${inviter} invited you to the Ursa project "${label}" (ID ${p.projectId}).`,
     `Your access: ${access}.`,
     '',
-    `Sign in to Ursa: ${p.loginUrl}`,
+    ...signInText(p),
     `Open the project: ${p.projectUrl}`,
     '',
     `This invitation was sent to ${p.to}. If you weren't expecting it, you can ignore this e-mail.`,
@@ -48,11 +61,40 @@ function htmlBody(p: InvitationParams, inviter: string, label: string, access: s
 <p>Hello,</p>
 <p><strong>${inviter}</strong> invited you to the Ursa project <strong>"${label}"</strong> (ID <code>${p.projectId}</code>).</p>
 <p>Your access: ${access}.</p>
-<p><a href="${p.loginUrl}">Sign in to Ursa</a>, then <a href="${p.projectUrl}">open the project</a>.</p>
+${signInHtml(p)}
 <p style="color: #666; font-size: small">This invitation was sent to ${p.to}. If you weren't expecting it, you can ignore this e-mail.</p>
 </body>
 </html>
-`;
+`.html;
+}
+
+function signInText(p: InvitationParams): string[] {
+  const s = p.signIn;
+  if (s.kind === 'set-password')
+    return [
+      `You have no Ursa password yet. Choose one with this link (it works once and expires in ${validFor(s.expires)}):`,
+      s.url,
+      '',
+      `Then sign in to Ursa: ${p.loginUrl}`,
+    ];
+  if (s.kind === 'password')
+    return [
+      `Sign in to Ursa with your password: ${p.loginUrl}`,
+      `Forgot it? Ask for a new one: ${s.forgotUrl}`,
+    ];
+  return [
+    `Sign in with your organization's account at ${s.issuer} (Ursa knows you by this e-mail address).`,
+  ];
+}
+
+function signInHtml(p: InvitationParams): SafeHtml {
+  const s = p.signIn;
+  const open = safeHtml`<p>Then <a href="${p.projectUrl}">open the project</a>.</p>`;
+  if (s.kind === 'set-password')
+    return safeHtml`<p>You have no Ursa password yet. <a href="${s.url}">Choose your password</a> (the link works once and expires in ${validFor(s.expires)}), then <a href="${p.loginUrl}">sign in to Ursa</a>.</p>${open}`;
+  if (s.kind === 'password')
+    return safeHtml`<p><a href="${p.loginUrl}">Sign in to Ursa</a> with your password (<a href="${s.forgotUrl}">forgot it?</a>).</p>${open}`;
+  return safeHtml`<p>Sign in with your organization's account at <a href="${s.issuer}">${s.issuer}</a> (Ursa knows you by this e-mail address).</p>${open}`;
 }
 
 /** "Admin, MD Admin and User Admin", or "member" when no extra level is granted. */
@@ -65,18 +107,4 @@ function describeLevels(levels: string[]): string {
 // User-supplied names end up in the Subject header and in single text lines.
 function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
-}
-
-/** Template tag that HTML-escapes every interpolated value, so none can be forgotten. */
-function safeHtml(strings: TemplateStringsArray, ...values: string[]): string {
-  return strings.reduce((out, s, i) => out + escapeHtml(values[i - 1] ?? '') + s);
-}
-
-function escapeHtml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }

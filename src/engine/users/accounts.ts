@@ -1,13 +1,29 @@
 // User accounts (identities known to this server, keyed by e-mail) and their passwords.
 import { eq } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
+import { tx, type Db } from '../db/index.js';
 import { users } from '../db/schema.js';
 import { invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
+import { endLinks } from '../identity/password-link-store.js';
 import { hashPassword, verifyPassword } from '../identity/passwords.js';
+import { endSessionsOf } from '../identity/sessions.js';
 import { normalizeEmail } from '../orgs/orgs.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
+/** Longer would only make hashing slow; sign-in accepts no more either. */
+export const MAX_PASSWORD_LENGTH = 1000;
+
+/** The password policy, the same for every way a password is set (CLI, link, bootstrap). */
+export function checkPasswordPolicy(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw invalid(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`, {
+      minLength: MIN_PASSWORD_LENGTH,
+    });
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw invalid(`a password has at most ${MAX_PASSWORD_LENGTH} characters`, {
+      maxLength: MAX_PASSWORD_LENGTH,
+    });
+}
 
 export class Accounts {
   constructor(private readonly db: Db) {}
@@ -26,15 +42,32 @@ export class Accounts {
 
   async setPassword(rawEmail: string, password: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
-    if (password.length < MIN_PASSWORD_LENGTH) {
-      throw invalid(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-    }
+    checkPasswordPolicy(password);
     if (!this.exists(email))
       throw notFound(
         `no user "${email}"; invite them to a project or make them an organization admin first`,
       );
     const hash = await hashPassword(password);
+    tx(this.db, () => this.storeHash(email, hash));
+  }
+
+  hasPassword(email: string): boolean {
+    const row = this.db
+      .select({ hash: users.passwordHash })
+      .from(users)
+      .where(eq(users.email, email))
+      .get();
+    return Boolean(row?.hash);
+  }
+
+  /**
+   * Stores a new password hash and closes every way in the old password opened: the
+   * account's sessions and its outstanding password links. Call inside a transaction.
+   */
+  storeHash(email: string, hash: string): void {
     this.db.update(users).set({ passwordHash: hash }).where(eq(users.email, email)).run();
+    endSessionsOf(this.db, email);
+    endLinks(this.db, email, 'password_set');
   }
 
   /** The e-mail when the password matches, otherwise null (same timing either way). */

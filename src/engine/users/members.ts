@@ -10,7 +10,7 @@ import { projects, projectUsers, users } from '../db/schema.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
-import { invitationMessage } from '../mail/invitation.js';
+import { invitationMessage, type InvitationSignIn } from '../mail/invitation.js';
 import type { Mailer } from '../mail/mailer.js';
 import { normalizeEmail } from '../orgs/orgs.js';
 import { parseInput, zBool } from '../validate.js';
@@ -66,6 +66,8 @@ export class Members {
     private readonly activity: ActivityLog,
     private readonly mailer: Mailer,
     private readonly siteUrl: string,
+    /** How the invitation says to sign in (and the one-time link to set a password). */
+    private readonly signInFor: (email: string) => InvitationSignIn,
   ) {}
 
   /** The AQL compiler replaces the structural check with a full one. */
@@ -307,16 +309,17 @@ export class Members {
       .from(projects)
       .where(eq(projects.id, a.projectId))
       .get();
-    const msg = invitationMessage({
-      to: email,
-      inviter: a.email,
-      projectId: a.projectId,
-      projectLabel: project?.label ?? a.projectId,
-      projectUrl: `${this.siteUrl}/api/v1/projects/${encodeURIComponent(a.projectId)}`,
-      loginUrl: `${this.siteUrl}/auth/login`,
-      levels: LEVEL_FLAGS.filter((f) => rights[f]).map((f) => FLAG_TITLES[f]),
-    });
     try {
+      const msg = invitationMessage({
+        to: email,
+        inviter: a.email,
+        projectId: a.projectId,
+        projectLabel: project?.label ?? a.projectId,
+        projectUrl: `${this.siteUrl}/api/v1/projects/${encodeURIComponent(a.projectId)}`,
+        loginUrl: `${this.siteUrl}/auth/login`,
+        signIn: this.signInFor(email),
+        levels: LEVEL_FLAGS.filter((f) => rights[f]).map((f) => FLAG_TITLES[f]),
+      });
       await this.mailer.send({ to: email, ...msg });
       return { emailSent: true };
     } catch (err) {

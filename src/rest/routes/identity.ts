@@ -92,7 +92,8 @@ function loginPage(res: Response, status: number, next: string, error?: string, 
 <form method="post" action="/auth/login"><input type="hidden" name="next" value="${escapeHtml(next)}">
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`,
+<button type="submit">Sign in</button></form>
+<p><a href="/auth/password/forgot">Forgot your password?</a></p>`,
       ),
     );
 }

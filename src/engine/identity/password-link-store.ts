@@ -1,0 +1,78 @@
+// One-time password links: a random token mailed to the user, stored only as its hash. A link
+// works once, until it expires, and only while it is the newest one of its account.
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, isNull, lt } from 'drizzle-orm';
+import type { Db } from '../db/index.js';
+import { passwordLinks } from '../db/schema.js';
+
+export type LinkPurpose = 'invite' | 'reset';
+export type LinkEnd = 'used' | 'replaced' | 'password_set';
+
+export type LinkState =
+  | { ok: true; email: string; purpose: LinkPurpose; expires: string }
+  | { ok: false; reason: 'unknown' | 'expired' | LinkEnd };
+
+/** Ended or expired links are kept this long (to explain a late click), then deleted. */
+const KEEP_MS = 30 * 86_400_000;
+
+const hash = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+/** A new link for `email`; every link still open for it ends as 'replaced'. */
+export function createLink(
+  db: Db,
+  email: string,
+  purpose: LinkPurpose,
+  ttlMs: number,
+): { token: string; expires: Date } {
+  const token = randomBytes(32).toString('base64url');
+  const now = new Date();
+  const expires = new Date(now.getTime() + ttlMs);
+  db.$client.transaction(() => {
+    db.delete(passwordLinks)
+      .where(lt(passwordLinks.expires, new Date(now.getTime() - KEEP_MS).toISOString()))
+      .run();
+    endLinks(db, email, 'replaced');
+    db.insert(passwordLinks)
+      .values({
+        idHash: hash(token),
+        email,
+        purpose,
+        created: now.toISOString(),
+        expires: expires.toISOString(),
+      })
+      .run();
+  })();
+  return { token, expires };
+}
+
+export function readLink(db: Db, token: string): LinkState {
+  const row = db
+    .select()
+    .from(passwordLinks)
+    .where(eq(passwordLinks.idHash, hash(token)))
+    .get();
+  if (!row) return { ok: false, reason: 'unknown' };
+  if (row.ended) return { ok: false, reason: row.ended as LinkEnd };
+  if (row.expires <= new Date().toISOString()) return { ok: false, reason: 'expired' };
+  return { ok: true, email: row.email, purpose: row.purpose as LinkPurpose, expires: row.expires };
+}
+
+/** Marks the link used when it is still good; call inside the transaction that acts on it. */
+export function useLink(db: Db, token: string): LinkState {
+  const state = readLink(db, token);
+  if (state.ok) {
+    db.update(passwordLinks)
+      .set({ ended: 'used', endedAt: new Date().toISOString() })
+      .where(eq(passwordLinks.idHash, hash(token)))
+      .run();
+  }
+  return state;
+}
+
+/** Ends every open link of `email` (a newer link was sent, or the password was set). */
+export function endLinks(db: Db, email: string, reason: LinkEnd): void {
+  db.update(passwordLinks)
+    .set({ ended: reason, endedAt: new Date().toISOString() })
+    .where(and(eq(passwordLinks.email, email), isNull(passwordLinks.ended)))
+    .run();
+}
