@@ -4,11 +4,12 @@
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { conflict, invalid, limitExceeded, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
+import { borrow } from './borrowed-stream.js';
 import { fileIdOf, isWithin, joinPath, nameOf, normalizeStoragePath, parentOf } from './paths.js';
 
 export interface StorageItem {
@@ -20,6 +21,15 @@ export interface StorageItem {
   modified: string;
   /** withStats: number of files and folders below a folder. */
   items?: number;
+}
+
+export interface WriteOptions {
+  /** Known size (Content-Length): an upload too big for the plan is refused before it starts. */
+  expectedSize?: number;
+  user?: string | null;
+  createParents?: boolean;
+  /** Awaited when the data is on disk, before it is visible; a rejection discards it. */
+  confirm?: () => Promise<void>;
 }
 
 export type ChangeKind = 'created' | 'updated' | 'deleted' | 'moved' | 'copied';
@@ -172,13 +182,31 @@ export class Storage {
 
   /**
    * Writes a file atomically from a stream. `expectedSize` (e.g. Content-Length) lets the
-   * plan limit refuse before a byte is written; the running count refuses the rest.
+   * plan limit refuse before a byte is written; the running count refuses the rest. The
+   * source is borrowed, never destroyed: a request can still be answered after a refusal.
+   * `confirm` runs once the data is on disk, before it becomes visible: a rejection
+   * discards the write (a request whose body turned out wrong after the file part).
    */
   async writeFile(
     projectId: string,
     rawPath: string,
     source: Readable | Buffer,
-    opts: { expectedSize?: number; user?: string | null; createParents?: boolean } = {},
+    opts: WriteOptions = {},
+  ): Promise<{ item: StorageItem; created: boolean }> {
+    // Borrowed before the first await, so a source that fails meanwhile is listened to.
+    const input = borrow(source);
+    try {
+      return await this.writeFrom(projectId, rawPath, input, opts);
+    } finally {
+      input.destroy(); // refused before reading: lets go of the source
+    }
+  }
+
+  private async writeFrom(
+    projectId: string,
+    rawPath: string,
+    input: Readable,
+    opts: WriteOptions,
   ): Promise<{ item: StorageItem; created: boolean }> {
     const p = normalizeStoragePath(rawPath);
     if (p === '/') throw invalid('cannot write a file at the root path "/"');
@@ -204,13 +232,11 @@ export class Storage {
       },
     });
     try {
-      // A request stream is not handed to pipeline(): on a refusal pipeline would destroy it,
-      // resetting the connection before the 402 can be answered.
-      const input = Buffer.isBuffer(source) ? bufferStream(source) : source.pipe(new PassThrough());
       await pipeline(input, counter, createWriteStream(tmp, { flags: 'wx' }));
       const fh = await fs.open(tmp, 'r');
       await fh.sync(); // the data is on disk before the rename makes it visible
       await fh.close();
+      await opts.confirm?.();
       await fs.rename(tmp, this.abs(projectId, p));
     } catch (err) {
       await fs.rm(tmp, { force: true });
@@ -237,11 +263,38 @@ export class Storage {
     }
   }
 
-  /** The plan's storage limit and what the project's files use now (walked asynchronously). */
+  /**
+   * The plan's storage limit and what the project uses now (walked asynchronously): its
+   * files, and the temporary files of writes in progress or left by a crash.
+   */
   async quota(projectId: string): Promise<{ limit: number; used: number }> {
     await this.ensureRoot(projectId);
     const { size } = await this.folderStats(projectId, '/');
-    return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size };
+    const temporary = await bytesBelow(this.tmpDir(projectId));
+    return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size + temporary };
+  }
+
+  /**
+   * Removes what writes left in the project's tmp folder before `before` (ms): at start-up,
+   * everything there is from a process that died mid-write. Returns how many it removed.
+   */
+  async sweepTemporary(projectId: string, before: number): Promise<number> {
+    let removed = 0;
+    let names: string[];
+    try {
+      names = await fs.readdir(this.tmpDir(projectId));
+    } catch (err) {
+      if (isMissing(err)) return 0;
+      throw err;
+    }
+    for (const name of names) {
+      const full = path.join(this.tmpDir(projectId), name);
+      const st = await fs.lstat(full).catch(() => null);
+      if (!st || st.mtimeMs >= before) continue; // a write of this process
+      await fs.rm(full, { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async readStream(
@@ -431,6 +484,26 @@ function isMissing(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-function bufferStream(buf: Buffer): Readable {
-  return Readable.from([buf]);
+/** Bytes of the regular files below a folder (0 when it does not exist); links not followed. */
+async function bytesBelow(dir: string): Promise<number> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return 0;
+    throw err;
+  }
+  let size = 0;
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) size += await bytesBelow(full);
+    else if (e.isFile())
+      size += (
+        await fs.lstat(full).catch((err: unknown) => {
+          if (isMissing(err)) return { size: 0 }; // finished or removed meanwhile
+          throw err;
+        })
+      ).size;
+  }
+  return size;
 }

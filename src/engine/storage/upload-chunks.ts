@@ -118,6 +118,23 @@ export class ChunkFiles {
     await fs.rm(this.dir(projectId, ident), { recursive: true, force: true });
   }
 
+  /** Removes chunks still being received before `before` (ms): at start-up, a dead
+   * process's. Returns how many it removed. */
+  async sweepReceiving(projectId: string, before: number): Promise<number> {
+    let removed = 0;
+    for (const { ident } of await this.folders(projectId)) {
+      const dir = this.dir(projectId, ident);
+      for (const name of await fs.readdir(dir).catch(() => [])) {
+        if (!name.endsWith('.part')) continue;
+        const st = await fs.lstat(path.join(dir, name)).catch(() => null);
+        if (!st || st.mtimeMs >= before) continue;
+        await fs.rm(path.join(dir, name), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   /** Folders under uploads/ with their last change, for the sweep of leftovers. */
   async folders(projectId: string): Promise<{ ident: string; mtimeMs: number }[]> {
     let names: string[];

@@ -1,6 +1,5 @@
 // GET, HEAD, PUT, DELETE and MKCOL: plain resource methods over project storage. PUT streams
 // the request into the storage layer, which writes atomically and enforces the plan limit.
-import { PassThrough } from 'node:stream';
 import { forbidden, notFound } from '../../engine/errors.js';
 import { parentOf } from '../../engine/storage/paths.js';
 import type { StorageItem } from '../../engine/storage/storage.js';
@@ -74,23 +73,15 @@ export async function put(dav: Dav): Promise<void> {
     throw new HttpError(400, 'partial PUT (Content-Range) is not supported; send the whole file');
   requireTokens(dav, [{ path, membership: !existing }]);
   const length = req.headers['content-length'];
-  // The request goes through a PassThrough so a refused write (plan limit) ends only our side:
-  // the client still gets its 402 instead of a reset connection.
-  const body = new PassThrough();
-  req.on('close', () => {
-    if (!req.complete) body.destroy(new Error('the client aborted the upload'));
+  // Storage borrows the request: a refused write (plan limit) stops only its copy, so the
+  // client still gets its 402 instead of a reset connection; a client that hangs up ends
+  // the write with nothing left behind.
+  const { created, item } = await engine.storage.writeFile(project, path, req, {
+    expectedSize: length === undefined ? undefined : Number(length),
+    user: dav.actor.email,
   });
-  req.pipe(body);
-  try {
-    const { created, item } = await engine.storage.writeFile(project, path, body, {
-      expectedSize: length === undefined ? undefined : Number(length),
-      user: dav.actor.email,
-    });
-    res.setHeader('ETag', etagOf(item));
-    res.status(created ? 201 : 204).end();
-  } finally {
-    req.unpipe(body);
-  }
+  res.setHeader('ETag', etagOf(item));
+  res.status(created ? 201 : 204).end();
 }
 
 export async function del(dav: Dav): Promise<void> {
