@@ -1,12 +1,12 @@
 // Project file storage: one folder per project under the data directory. Every write is
 // atomic (a temporary file in the project's tmp folder, then rename), counts toward the
 // plan's storageBytes limit, and is announced to change listeners (flows' WebDAV triggers).
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { constants as fsConstants, createWriteStream, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { conflict, invalid, limitExceeded, notFound } from '../errors.js';
+import { conflict, forbidden, invalid, limitExceeded, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
 import { borrow } from './borrowed-stream.js';
@@ -94,13 +94,42 @@ export class Storage {
   async stat(projectId: string, rawPath: string): Promise<StorageItem | null> {
     const p = normalizeStoragePath(rawPath);
     await this.ensureRoot(projectId);
-    try {
-      const st = await fs.stat(this.abs(projectId, p));
-      return toItem(p, st);
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
+    const st = await this.lstatPlain(projectId, p);
+    return st ? toItem(p, st) : null;
+  }
+
+  /**
+   * lstat of a storage path, part by part below the root: null when missing. A symbolic
+   * link (or a device, FIFO, socket) anywhere on the way is refused, never followed: it
+   * could lead outside the project's folder. The root itself is the operator's to place.
+   */
+  private async lstatPlain(projectId: string, p: string): Promise<Stats | null> {
+    let full = this.root(projectId);
+    let st = await fs.stat(full);
+    let sofar = '';
+    for (const seg of p.split('/').filter(Boolean)) {
+      full = path.join(full, seg);
+      sofar = `${sofar}/${seg}`;
+      try {
+        st = await fs.lstat(full);
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+      if (!isPlain(st)) throw refusedEntry(sofar, p, st);
     }
+    return st;
+  }
+
+  /**
+   * The file-system path of a stored file for a reader outside storage (a data load): a
+   * regular file reached through folders only (no links).
+   */
+  async localFile(projectId: string, rawPath: string): Promise<string> {
+    const item = await this.require(projectId, rawPath);
+    if (item.type !== 'file')
+      throw invalid(`"${item.path}" is a folder, not a file`, { path: item.path });
+    return this.abs(projectId, item.path);
   }
 
   async require(projectId: string, rawPath: string): Promise<StorageItem> {
@@ -122,9 +151,11 @@ export class Storage {
     const entries = await fs.readdir(this.abs(projectId, item.path), { withFileTypes: true });
     const children: StorageItem[] = [];
     for (const e of entries) {
+      if (!e.isFile() && !e.isDirectory()) continue; // links and the like are not storage
       const p = joinPath(item.path, e.name);
       try {
-        const st = await fs.stat(this.abs(projectId, p));
+        const st = await fs.lstat(this.abs(projectId, p));
+        if (!isPlain(st)) continue; // replaced meanwhile
         const child = toItem(p, st);
         if (opts.withStats && child.type === 'folder')
           Object.assign(child, await this.folderStats(projectId, p));
@@ -148,8 +179,9 @@ export class Storage {
       for (const e of await fs.readdir(dir, { withFileTypes: true })) {
         items++;
         const full = path.join(dir, e.name);
+        // Dirent types are the entries' own: a link is neither, so it is never followed.
         if (e.isDirectory()) await walk(full);
-        else if (e.isFile()) size += (await fs.stat(full)).size;
+        else if (e.isFile()) size += (await fs.lstat(full)).size;
       }
     };
     await walk(this.abs(projectId, p));
@@ -301,11 +333,21 @@ export class Storage {
     projectId: string,
     rawPath: string,
     range?: { start: number; end: number },
-  ): Promise<{ item: StorageItem; stream: ReadStream }> {
+  ): Promise<{ item: StorageItem; stream: Readable }> {
     const item = await this.require(projectId, rawPath);
     if (item.type !== 'file')
       throw invalid(`"${item.path}" is a folder; only files can be read`, { path: item.path });
-    return { item, stream: createReadStream(this.abs(projectId, item.path), range) };
+    // O_NOFOLLOW: a link put in place since the check above is not followed either.
+    const fh = await fs
+      .open(this.abs(projectId, item.path), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW)
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ELOOP')
+          throw forbidden(`"${item.path}" is a symbolic link; storage never follows links`, {
+            path: item.path,
+          });
+        throw err;
+      });
+    return { item, stream: fh.createReadStream(range) };
   }
 
   async remove(
@@ -381,6 +423,8 @@ export class Storage {
         await fs.cp(this.abs(projectId, from.path), staged, {
           recursive: true,
           errorOnExist: true,
+          // Links (and devices, FIFOs) inside a copied folder are left out, not copied.
+          filter: async (src) => isPlain(await fs.lstat(src)),
         });
     } catch (err) {
       await fs.rm(staged, { recursive: true, force: true });
@@ -461,7 +505,21 @@ export class Storage {
   }
 }
 
-function toItem(p: string, st: import('node:fs').Stats): StorageItem {
+/** A regular file or a folder: what storage holds. */
+function isPlain(st: Stats): boolean {
+  return st.isFile() || st.isDirectory();
+}
+
+function refusedEntry(at: string, p: string, st: Stats) {
+  const what = st.isSymbolicLink() ? 'a symbolic link' : 'neither a file nor a folder';
+  const where = at === p ? `"${p}"` : `"${at}" (on the way to "${p}")`;
+  return forbidden(
+    `${where} is ${what}; storage never follows links or opens special files (remove it on the server)`,
+    { path: p, refused: at },
+  );
+}
+
+function toItem(p: string, st: Stats): StorageItem {
   return {
     fileId: fileIdOf(p),
     name: p === '/' ? '' : nameOf(p),

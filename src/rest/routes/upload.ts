@@ -4,11 +4,10 @@
 import busboy from 'busboy';
 import { requireStorageAccess } from '../../engine/storage/access.js';
 import { isChunk } from '../../engine/storage/upload-params.js';
-import type { StorageItem } from '../../engine/storage/storage.js';
 import type { ChunkResult } from '../../engine/storage/uploads.js';
 import { HttpError } from '../errors.js';
-import { enc, link, projectPath } from '../links.js';
 import type { Reply } from '../respond.js';
+import { uploadedReply } from '../upload-reply.js';
 import type { Ctx, RouteDef } from '../router.js';
 
 /** Multipart fields beyond the protocol's dozen are not needed; these bound the parser. */
@@ -16,39 +15,14 @@ const MULTIPART_LIMITS = { files: 1, fields: 50, fieldSize: 64 * 1024, parts: 51
 
 type Params = Record<string, unknown>;
 
-function fileView(projectId: string, item: StorageItem) {
-  const self = `${projectPath(projectId)}/storage/list/${enc(item.fileId)}`;
-  return {
-    ...item,
-    link: [
-      link('self', self, { id: item.fileId, title: item.name }),
-      link('download', `${self}/download`),
-    ],
-  };
-}
-
 function chunkReply(projectId: string, r: ChunkResult): Reply {
   if (!r.complete)
     return {
       title: 'Upload in progress',
       body: { uploadId: r.uploadId, received: r.received, total: r.total },
     };
-  const file = fileView(projectId, r.file);
-  return {
-    status: 201,
-    title: 'Upload complete',
-    body: {
-      uploadId: r.uploadId,
-      file,
-      link: [
-        ...file.link.map((l) => (l.rel === 'self' ? { ...l, rel: 'file' } : l)),
-        link('guessupload', `${projectPath(projectId)}/data/guessupload/${enc(r.uploadId)}`, {
-          id: r.uploadId,
-        }),
-      ],
-    },
-    headers: { Location: file.link[0]!.href },
-  };
+  const { body, location } = uploadedReply(projectId, r.uploadId, r.file);
+  return { status: 201, title: 'Upload complete', body, headers: { Location: location } };
 }
 
 /**
@@ -81,7 +55,9 @@ function multipartUpload(c: Ctx): Promise<ChunkResult> {
     } catch (err) {
       return fail(new HttpError(400, `unreadable multipart body: ${(err as Error).message}`));
     }
+    let fileAsText = false;
     bb.on('field', (name, value) => {
+      if (name === 'file') fileAsText = true;
       if (work) late.push(name);
       else params[name] = value;
     });
@@ -125,9 +101,13 @@ function multipartUpload(c: Ctx): Promise<ChunkResult> {
       );
       if (!work)
         return fail(
-          new HttpError(400, 'the multipart body has no `file` part holding the file', {
-            field: 'file',
-          }),
+          new HttpError(
+            400,
+            fileAsText
+              ? 'the `file` part of the multipart body is text, not a file: send it as a file (curl -F file=@x.csv, with the @)'
+              : 'the multipart body has no `file` part holding the file',
+            { field: 'file' },
+          ),
         );
       work.then(resolve, fail);
     });

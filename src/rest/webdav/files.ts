@@ -6,6 +6,7 @@ import type { StorageItem } from '../../engine/storage/storage.js';
 import { HttpError } from '../errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { etagOf, sendStoredFile } from '../file-response.js';
+import { uploadedReply } from '../upload-reply.js';
 import { escapeXml, readBody } from './xml.js';
 
 export const FILE_METHODS =
@@ -55,6 +56,9 @@ export async function get(dav: Dav): Promise<void> {
     const { children } = await dav.engine.storage.list(dav.project, item.path);
     const html = listing(dav, item, children);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    // Our page, but names in it are the users': nothing in it may run or load.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Length', Buffer.byteLength(html));
     res.status(200).end(req.method === 'HEAD' ? undefined : html);
     return;
@@ -81,7 +85,18 @@ export async function put(dav: Dav): Promise<void> {
     user: dav.actor.email,
   });
   res.setHeader('ETag', etagOf(item));
-  res.status(created ? 201 : 204).end();
+  if (!created) {
+    res.status(204).end();
+    return;
+  }
+  // Something to go on, as a REST upload gives: the file's fileId (also its uploadId for
+  // the structure guess), its links, and its URL as Location.
+  const { body, location } = uploadedReply(project, item.fileId, item);
+  const json = JSON.stringify(body);
+  res.setHeader('Location', location);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.status(201).end(json);
 }
 
 export async function del(dav: Dav): Promise<void> {
