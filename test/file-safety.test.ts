@@ -339,7 +339,7 @@ describe('storage never follows symbolic links', () => {
     expectOutsideUntouched();
   });
 
-  it('a copied folder leaves its links behind; a deleted one removes only the link', async () => {
+  it('a copied folder leaves its links behind; a deleted one removes only its links', async () => {
     const copy = await request(s, 'COPY', dav(s, '/folder/'), {
       headers: { destination: `${s.url}${dav(s, '/copied/')}` },
     });
@@ -347,6 +347,12 @@ describe('storage never follows symbolic links', () => {
     expect(fs.readdirSync(path.join(files, 'copied'))).toEqual(['inside.csv']);
     const del = await request(s, 'DELETE', dav(s, '/copied/'));
     expect(del.status).toBe(204);
+    fs.mkdirSync(path.join(files, 'doomed'));
+    fs.symlinkSync(outside, path.join(files, 'doomed', 'outdir'));
+    fs.symlinkSync(path.join(outside, 'secret.csv'), path.join(files, 'doomed', 'secret.csv'));
+    const rm = await s.api('DELETE', rest(s, `/storage/list/${fileIdOf('/doomed')}`));
+    expect(rm.status, rm.text).toBe(204);
+    expect(fs.existsSync(path.join(files, 'doomed'))).toBe(false);
     expectOutsideUntouched();
   });
 

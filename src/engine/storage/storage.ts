@@ -341,10 +341,7 @@ export class Storage {
     const fh = await fs
       .open(this.abs(projectId, item.path), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW)
       .catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ELOOP')
-          throw forbidden(`"${item.path}" is a symbolic link; storage never follows links`, {
-            path: item.path,
-          });
+        if (err.code === 'ELOOP') throw refusedEntry(item.path, item.path, 'a symbolic link');
         throw err;
       });
     return { item, stream: fh.createReadStream(range) };
@@ -510,8 +507,11 @@ function isPlain(st: Stats): boolean {
   return st.isFile() || st.isDirectory();
 }
 
-function refusedEntry(at: string, p: string, st: Stats) {
-  const what = st.isSymbolicLink() ? 'a symbolic link' : 'neither a file nor a folder';
+function refusedEntry(at: string, p: string, st: Stats | 'a symbolic link') {
+  const what =
+    st === 'a symbolic link' || st.isSymbolicLink()
+      ? 'a symbolic link'
+      : 'neither a file nor a folder';
   const where = at === p ? `"${p}"` : `"${at}" (on the way to "${p}")`;
   return forbidden(
     `${where} is ${what}; storage never follows links or opens special files (remove it on the server)`,

@@ -1,6 +1,7 @@
 // Chunked upload over REST, the resumable.js protocol: GET tests whether a chunk is stored,
 // POST sends one, as multipart/form-data (field `file`) or as a raw application/octet-stream
-// body. The rules live in engine/storage/uploads.ts; this file only moves bytes and words.
+// body; a multipart body without resumable parameters is a whole file. The rules live in
+// engine/storage/uploads.ts; this file only moves bytes and words.
 import busboy from 'busboy';
 import { requireStorageAccess } from '../../engine/storage/access.js';
 import { isChunk } from '../../engine/storage/upload-params.js';
@@ -148,7 +149,7 @@ export const uploadRoutes: RouteDef[] = [
         access: 'mdadmin',
         body: 'raw',
         description:
-          'One chunk of a resumable.js upload: multipart/form-data (field `file`, parameters as fields before it or in the query) or application/octet-stream (parameters in the query); `folder` chooses the target folder. 200 `{ uploadId, received, total }`; 201 `{ uploadId, file }` once assembled.',
+          'One chunk of a resumable.js upload: multipart/form-data (field `file`, parameters as fields before it or in the query) or application/octet-stream (parameters in the query); `folder` chooses the target folder. 200 `{ uploadId, received, total }`; 201 `{ uploadId, file }` once assembled. A multipart body without resumable… parameters is a whole file (`curl -F file=@x.csv`): 201 at once.',
         handler: async (c) => {
           requireStorageAccess(c.actor); // before a byte of the body is read
           const type = (c.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
