@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
@@ -200,6 +201,57 @@ describe('uploads aborted by the client', () => {
         await req.closed;
       }
     await expectClean('early.bin');
+  });
+
+  it('a multipart body cut short of its closing boundary is a 400 that leaves nothing', async () => {
+    const bearer = `Bearer ${await s.token(ADMIN)}`;
+    for (const fields of [chunkParams('unterminated', 'cut.bin', 1000), {}]) {
+      const body = Buffer.concat([multipartHead(fields, 'cut.bin'), Buffer.alloc(1000, 3)]);
+      const req = sendPartial(
+        s,
+        'POST',
+        `/api/v1/projects/${s.demo}/storage/upload`,
+        {
+          Authorization: bearer,
+          'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+          Connection: 'close',
+        },
+        body,
+        body.length, // all of it arrives: the form itself is incomplete
+      );
+      let answer = '';
+      req.socket.on('data', (d: Buffer) => (answer += d.toString()));
+      await req.closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer).toMatch(/Unexpected end of form/);
+    }
+    await expectClean('cut.bin');
+  });
+
+  it('a source that fails or ends before the engine starts reading it is reported, not thrown', async () => {
+    // Destroyed at once: the engine is still checking (awaits) and nobody reads yet.
+    const actor = s.engine.actor({ email: ADMIN }, s.demo);
+    for (const how of ['error', 'close'] as const) {
+      const kill = (src: PassThrough) =>
+        how === 'error' ? src.destroy(new Error('the source broke')) : src.destroy();
+      const a = new PassThrough();
+      const write = s.engine.storage.writeFile(s.demo, `/early-${how}.bin`, a);
+      kill(a);
+      const b = new PassThrough();
+      const chunk = s.engine.uploads.putChunk(actor, chunkParams(`early-${how}`, 'e.bin', 10), b);
+      kill(b);
+      const c = new PassThrough();
+      const whole = s.engine.uploads.putWhole(actor, {}, `early-${how}.bin`, c);
+      kill(c);
+      const results = await Promise.allSettled([write, chunk, whole]);
+      for (const r of results) {
+        expect(r.status).toBe('rejected');
+        expect((r as PromiseRejectedResult).reason).toMatchObject(
+          how === 'error' ? { message: 'the source broke' } : { kind: 'invalid' },
+        );
+      }
+    }
+    await expectClean('early-error.bin');
   });
 
   it('a client the server times out (idle socket) leaves nothing either', async () => {
