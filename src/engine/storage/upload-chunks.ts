@@ -68,7 +68,7 @@ export class ChunkFiles {
 
   async size(projectId: string, ident: string, n: number): Promise<number | null> {
     try {
-      return (await fs.stat(this.file(projectId, ident, n))).size;
+      return (await fs.lstat(this.file(projectId, ident, n))).size;
     } catch {
       return null;
     }
@@ -145,7 +145,7 @@ export class ChunkFiles {
     }
     const out: { ident: string; mtimeMs: number }[] = [];
     for (const ident of names) {
-      const st = await fs.stat(path.join(this.root(projectId), ident)).catch(() => null);
+      const st = await fs.lstat(path.join(this.root(projectId), ident)).catch(() => null);
       if (st?.isDirectory()) out.push({ ident, mtimeMs: st.mtimeMs });
     }
     return out;
