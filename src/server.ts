@@ -72,7 +72,8 @@ export async function startServer(
 const SWEEP_MS = 10 * 60_000;
 
 /**
- * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
+ * At start-up, removes temporary upload files a killed process left. Expires abandoned
+ * chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
  * and every 10 minutes, without keeping the process up.
  */
 function startSweeper(engine: Engine, log: Logger) {
@@ -84,8 +85,16 @@ function startSweeper(engine: Engine, log: Logger) {
       },
       (err: unknown) => log.error({ err }, `removing ${what} failed`),
     );
+  const startedAt = Date.now();
+  let first = true;
   const sweep = () => {
     running = running.then(async () => {
+      if (first) {
+        first = false;
+        await task('temporary upload files left by an earlier run', () =>
+          engine.uploads.sweepLeftovers(startedAt),
+        );
+      }
       await task('expired partial uploads', () => engine.uploads.sweep());
       await task('query results unread past their retention', () =>
         engine.aql.sweepResults(engine.projects.allIds(), engine.config.resultTtlHours * 3_600_000),

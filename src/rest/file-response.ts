@@ -1,5 +1,8 @@
 // Answering with a stored file, the same way from REST downloads and WebDAV GET: type,
 // length, a strong ETag, conditional requests (304), single byte ranges (206/416), HEAD.
+// A stored file is never active content on our origin (anyone with storage access may have
+// put an HTML page with a script there): it is always a download, never sniffed, and
+// sandboxed should a browser render it anyway.
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Engine } from '../engine/engine.js';
@@ -57,13 +60,31 @@ export function rangeOf(
   return { start, end };
 }
 
+/** The headers that keep a stored file inert in a browser. */
+export const INERT_FILE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "sandbox; default-src 'none'",
+};
+
+/**
+ * `attachment` with the name twice (RFC 6266): `filename*` exact (RFC 8187, UTF-8), and
+ * `filename` in plain ASCII for clients that do not read the other.
+ */
+export function attachmentOf(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  const exact = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
 export async function sendStoredFile(
   engine: Engine,
   projectId: string,
   item: StorageItem,
   req: Request,
   res: Response,
-  opts: { attachment?: boolean } = {},
 ): Promise<void> {
   const etag = etagOf(item);
   const modified = new Date(item.modified);
@@ -71,11 +92,8 @@ export async function sendStoredFile(
   res.setHeader('Last-Modified', modified.toUTCString());
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Content-Type', contentTypeOf(item.name));
-  if (opts.attachment)
-    res.setHeader(
-      'Content-Disposition',
-      `attachment; filename*=UTF-8''${encodeURIComponent(item.name)}`,
-    );
+  res.setHeader('Content-Disposition', attachmentOf(item.name));
+  for (const [k, v] of Object.entries(INERT_FILE_HEADERS)) res.setHeader(k, v);
   const inm = req.headers['if-none-match'];
   const ims = req.headers['if-modified-since'];
   const unchanged = inm
@@ -114,5 +132,11 @@ export async function sendStoredFile(
     return;
   }
   const { stream } = await engine.storage.readStream(projectId, item.path, range);
-  await pipeline(stream, res);
+  try {
+    await pipeline(stream, res);
+  } catch (err) {
+    // A client that hangs up mid-download is no error of ours; the file is closed either way.
+    if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    throw err;
+  }
 }

@@ -178,7 +178,8 @@ export class Loads {
   /** Stages one cluster, checks it, and swaps or upserts it; returns the rows in the file. */
   private async loadOne(c: DuckDBConnection, ctx: JobContext, cl: PlannedCluster): Promise<number> {
     const p = cl.prescription;
-    const file = this.storage.abs(ctx.job.projectId, cl.source);
+    // Checked again here (no links on the way): DuckDB opens the path itself.
+    const file = await this.storage.localFile(ctx.job.projectId, cl.source);
     const poll = setInterval(() => {
       const pr = c.progress;
       // DuckDB's rows_processed counts its own work units (CSV buffers), not rows: only the share is reported.

@@ -55,7 +55,7 @@ export class Prescriptions {
   ): Promise<{ buf: Buffer; truncated: boolean }> {
     const item = await this.storage.require(projectId, path);
     if (item.type !== 'file') throw invalid(`"${path}" is a folder, not a file to load`, { path });
-    const fh = await fs.open(this.storage.abs(projectId, item.path), 'r');
+    const fh = await fs.open(await this.storage.localFile(projectId, item.path), 'r');
     try {
       const buf = Buffer.alloc(Math.min(SAMPLE_BYTES, item.size));
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0);

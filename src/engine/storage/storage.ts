@@ -1,14 +1,15 @@
 // Project file storage: one folder per project under the data directory. Every write is
 // atomic (a temporary file in the project's tmp folder, then rename), counts toward the
 // plan's storageBytes limit, and is announced to change listeners (flows' WebDAV triggers).
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { constants as fsConstants, createWriteStream, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { conflict, invalid, limitExceeded, notFound } from '../errors.js';
+import { conflict, forbidden, invalid, limitExceeded, notFound } from '../errors.js';
 import { randomId } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
+import { borrow } from './borrowed-stream.js';
 import { fileIdOf, isWithin, joinPath, nameOf, normalizeStoragePath, parentOf } from './paths.js';
 
 export interface StorageItem {
@@ -20,6 +21,15 @@ export interface StorageItem {
   modified: string;
   /** withStats: number of files and folders below a folder. */
   items?: number;
+}
+
+export interface WriteOptions {
+  /** Known size (Content-Length): an upload too big for the plan is refused before it starts. */
+  expectedSize?: number;
+  user?: string | null;
+  createParents?: boolean;
+  /** Awaited when the data is on disk, before it is visible; a rejection discards it. */
+  confirm?: () => Promise<void>;
 }
 
 export type ChangeKind = 'created' | 'updated' | 'deleted' | 'moved' | 'copied';
@@ -84,13 +94,42 @@ export class Storage {
   async stat(projectId: string, rawPath: string): Promise<StorageItem | null> {
     const p = normalizeStoragePath(rawPath);
     await this.ensureRoot(projectId);
-    try {
-      const st = await fs.stat(this.abs(projectId, p));
-      return toItem(p, st);
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
+    const st = await this.lstatPlain(projectId, p);
+    return st ? toItem(p, st) : null;
+  }
+
+  /**
+   * lstat of a storage path, part by part below the root: null when missing. A symbolic
+   * link (or a device, FIFO, socket) anywhere on the way is refused, never followed: it
+   * could lead outside the project's folder. The root itself is the operator's to place.
+   */
+  private async lstatPlain(projectId: string, p: string): Promise<Stats | null> {
+    let full = this.root(projectId);
+    let st = await fs.stat(full);
+    let sofar = '';
+    for (const seg of p.split('/').filter(Boolean)) {
+      full = path.join(full, seg);
+      sofar = `${sofar}/${seg}`;
+      try {
+        st = await fs.lstat(full);
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+      if (!isPlain(st)) throw refusedEntry(sofar, p, st);
     }
+    return st;
+  }
+
+  /**
+   * The file-system path of a stored file for a reader outside storage (a data load): a
+   * regular file reached through folders only (no links).
+   */
+  async localFile(projectId: string, rawPath: string): Promise<string> {
+    const item = await this.require(projectId, rawPath);
+    if (item.type !== 'file')
+      throw invalid(`"${item.path}" is a folder, not a file`, { path: item.path });
+    return this.abs(projectId, item.path);
   }
 
   async require(projectId: string, rawPath: string): Promise<StorageItem> {
@@ -112,9 +151,11 @@ export class Storage {
     const entries = await fs.readdir(this.abs(projectId, item.path), { withFileTypes: true });
     const children: StorageItem[] = [];
     for (const e of entries) {
+      if (!e.isFile() && !e.isDirectory()) continue; // links and the like are not storage
       const p = joinPath(item.path, e.name);
       try {
-        const st = await fs.stat(this.abs(projectId, p));
+        const st = await fs.lstat(this.abs(projectId, p));
+        if (!isPlain(st)) continue; // replaced meanwhile
         const child = toItem(p, st);
         if (opts.withStats && child.type === 'folder')
           Object.assign(child, await this.folderStats(projectId, p));
@@ -138,8 +179,9 @@ export class Storage {
       for (const e of await fs.readdir(dir, { withFileTypes: true })) {
         items++;
         const full = path.join(dir, e.name);
+        // Dirent types are the entries' own: a link is neither, so it is never followed.
         if (e.isDirectory()) await walk(full);
-        else if (e.isFile()) size += (await fs.stat(full)).size;
+        else if (e.isFile()) size += (await fs.lstat(full)).size;
       }
     };
     await walk(this.abs(projectId, p));
@@ -172,13 +214,31 @@ export class Storage {
 
   /**
    * Writes a file atomically from a stream. `expectedSize` (e.g. Content-Length) lets the
-   * plan limit refuse before a byte is written; the running count refuses the rest.
+   * plan limit refuse before a byte is written; the running count refuses the rest. The
+   * source is borrowed, never destroyed: a request can still be answered after a refusal.
+   * `confirm` runs once the data is on disk, before it becomes visible: a rejection
+   * discards the write (a request whose body turned out wrong after the file part).
    */
   async writeFile(
     projectId: string,
     rawPath: string,
     source: Readable | Buffer,
-    opts: { expectedSize?: number; user?: string | null; createParents?: boolean } = {},
+    opts: WriteOptions = {},
+  ): Promise<{ item: StorageItem; created: boolean }> {
+    // Borrowed before the first await, so a source that fails meanwhile is listened to.
+    const input = borrow(source);
+    try {
+      return await this.writeFrom(projectId, rawPath, input, opts);
+    } finally {
+      input.destroy(); // refused before reading: lets go of the source
+    }
+  }
+
+  private async writeFrom(
+    projectId: string,
+    rawPath: string,
+    input: Readable,
+    opts: WriteOptions,
   ): Promise<{ item: StorageItem; created: boolean }> {
     const p = normalizeStoragePath(rawPath);
     if (p === '/') throw invalid('cannot write a file at the root path "/"');
@@ -204,13 +264,11 @@ export class Storage {
       },
     });
     try {
-      // A request stream is not handed to pipeline(): on a refusal pipeline would destroy it,
-      // resetting the connection before the 402 can be answered.
-      const input = Buffer.isBuffer(source) ? bufferStream(source) : source.pipe(new PassThrough());
       await pipeline(input, counter, createWriteStream(tmp, { flags: 'wx' }));
       const fh = await fs.open(tmp, 'r');
       await fh.sync(); // the data is on disk before the rename makes it visible
       await fh.close();
+      await opts.confirm?.();
       await fs.rename(tmp, this.abs(projectId, p));
     } catch (err) {
       await fs.rm(tmp, { force: true });
@@ -237,22 +295,56 @@ export class Storage {
     }
   }
 
-  /** The plan's storage limit and what the project's files use now (walked asynchronously). */
+  /**
+   * The plan's storage limit and what the project uses now (walked asynchronously): its
+   * files, and the temporary files of writes in progress or left by a crash.
+   */
   async quota(projectId: string): Promise<{ limit: number; used: number }> {
     await this.ensureRoot(projectId);
     const { size } = await this.folderStats(projectId, '/');
-    return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size };
+    const temporary = await bytesBelow(this.tmpDir(projectId));
+    return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size + temporary };
+  }
+
+  /**
+   * Removes what writes left in the project's tmp folder before `before` (ms): at start-up,
+   * everything there is from a process that died mid-write. Returns how many it removed.
+   */
+  async sweepTemporary(projectId: string, before: number): Promise<number> {
+    let removed = 0;
+    let names: string[];
+    try {
+      names = await fs.readdir(this.tmpDir(projectId));
+    } catch (err) {
+      if (isMissing(err)) return 0;
+      throw err;
+    }
+    for (const name of names) {
+      const full = path.join(this.tmpDir(projectId), name);
+      const st = await fs.lstat(full).catch(() => null);
+      if (!st || st.mtimeMs >= before) continue; // a write of this process
+      await fs.rm(full, { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async readStream(
     projectId: string,
     rawPath: string,
     range?: { start: number; end: number },
-  ): Promise<{ item: StorageItem; stream: ReadStream }> {
+  ): Promise<{ item: StorageItem; stream: Readable }> {
     const item = await this.require(projectId, rawPath);
     if (item.type !== 'file')
       throw invalid(`"${item.path}" is a folder; only files can be read`, { path: item.path });
-    return { item, stream: createReadStream(this.abs(projectId, item.path), range) };
+    // O_NOFOLLOW: a link put in place since the check above is not followed either.
+    const fh = await fs
+      .open(this.abs(projectId, item.path), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW)
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ELOOP') throw refusedEntry(item.path, item.path, 'a symbolic link');
+        throw err;
+      });
+    return { item, stream: fh.createReadStream(range) };
   }
 
   async remove(
@@ -328,6 +420,8 @@ export class Storage {
         await fs.cp(this.abs(projectId, from.path), staged, {
           recursive: true,
           errorOnExist: true,
+          // Links (and devices, FIFOs) inside a copied folder are left out, not copied.
+          filter: async (src) => isPlain(await fs.lstat(src)),
         });
     } catch (err) {
       await fs.rm(staged, { recursive: true, force: true });
@@ -408,7 +502,24 @@ export class Storage {
   }
 }
 
-function toItem(p: string, st: import('node:fs').Stats): StorageItem {
+/** A regular file or a folder: what storage holds. */
+function isPlain(st: Stats): boolean {
+  return st.isFile() || st.isDirectory();
+}
+
+function refusedEntry(at: string, p: string, st: Stats | 'a symbolic link') {
+  const what =
+    st === 'a symbolic link' || st.isSymbolicLink()
+      ? 'a symbolic link'
+      : 'neither a file nor a folder';
+  const where = at === p ? `"${p}"` : `"${at}" (on the way to "${p}")`;
+  return forbidden(
+    `${where} is ${what}; storage never follows links or opens special files (remove it on the server)`,
+    { path: p, refused: at },
+  );
+}
+
+function toItem(p: string, st: Stats): StorageItem {
   return {
     fileId: fileIdOf(p),
     name: p === '/' ? '' : nameOf(p),
@@ -431,6 +542,26 @@ function isMissing(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-function bufferStream(buf: Buffer): Readable {
-  return Readable.from([buf]);
+/** Bytes of the regular files below a folder (0 when it does not exist); links not followed. */
+async function bytesBelow(dir: string): Promise<number> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if (isMissing(err)) return 0;
+    throw err;
+  }
+  let size = 0;
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) size += await bytesBelow(full);
+    else if (e.isFile())
+      size += (
+        await fs.lstat(full).catch((err: unknown) => {
+          if (isMissing(err)) return { size: 0 }; // finished or removed meanwhile
+          throw err;
+        })
+      ).size;
+  }
+  return size;
 }

@@ -68,7 +68,7 @@ export class ChunkFiles {
 
   async size(projectId: string, ident: string, n: number): Promise<number | null> {
     try {
-      return (await fs.stat(this.file(projectId, ident, n))).size;
+      return (await fs.lstat(this.file(projectId, ident, n))).size;
     } catch {
       return null;
     }
@@ -118,6 +118,23 @@ export class ChunkFiles {
     await fs.rm(this.dir(projectId, ident), { recursive: true, force: true });
   }
 
+  /** Removes chunks still being received before `before` (ms): at start-up, a dead
+   * process's. Returns how many it removed. */
+  async sweepReceiving(projectId: string, before: number): Promise<number> {
+    let removed = 0;
+    for (const { ident } of await this.folders(projectId)) {
+      const dir = this.dir(projectId, ident);
+      for (const name of await fs.readdir(dir).catch(() => [])) {
+        if (!name.endsWith('.part')) continue;
+        const st = await fs.lstat(path.join(dir, name)).catch(() => null);
+        if (!st || st.mtimeMs >= before) continue;
+        await fs.rm(path.join(dir, name), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   /** Folders under uploads/ with their last change, for the sweep of leftovers. */
   async folders(projectId: string): Promise<{ ident: string; mtimeMs: number }[]> {
     let names: string[];
@@ -128,7 +145,7 @@ export class ChunkFiles {
     }
     const out: { ident: string; mtimeMs: number }[] = [];
     for (const ident of names) {
-      const st = await fs.stat(path.join(this.root(projectId), ident)).catch(() => null);
+      const st = await fs.lstat(path.join(this.root(projectId), ident)).catch(() => null);
       if (st?.isDirectory()) out.push({ ident, mtimeMs: st.mtimeMs });
     }
     return out;

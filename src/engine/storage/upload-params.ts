@@ -143,9 +143,59 @@ function chunkCountFits(chunkSize: number, totalSize: number, totalChunks: numbe
   return last > 0 && last < 2 * chunkSize;
 }
 
-function fail(issues: Issue[]) {
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return invalid(`invalid upload chunk: ${issues[0]!.path}: ${issues[0]!.message}${more}`, {
+/** Every missing parameter is named in the message, the first other problem too. */
+function fail(issues: Issue[], what = 'invalid upload chunk') {
+  const missing = issues.filter((i) => i.message === 'is required').map((i) => i.path);
+  const other = issues.filter((i) => i.message !== 'is required');
+  const parts: string[] = [];
+  if (missing.length) parts.push(`missing ${missing.join(', ')}`);
+  if (other.length) {
+    const more = other.length > 1 ? ` (and ${other.length - 1} more)` : '';
+    parts.push(`${other[0]!.path}: ${other[0]!.message}${more}`);
+  }
+  return invalid(`${what}: ${parts.join('; ')}`, {
     issues,
+    ...(missing.length ? { missing } : {}),
   });
+}
+
+/** True when any resumable.js parameter is given: the request is one chunk of an upload. */
+export function isChunk(raw: Record<string, unknown>): boolean {
+  return Object.keys(raw).some((k) => k.startsWith('resumable'));
+}
+
+/**
+ * Where a whole file sent in one request goes: `folder` (default "/") and the file's name,
+ * checked like resumableFilename and folder.
+ */
+export function parseWholeParams(
+  raw: Record<string, unknown>,
+  filename: string | undefined,
+): string {
+  const issues: Issue[] = [];
+  const check = (name: string, value: string): string | undefined => {
+    try {
+      return normalizeStoragePath(value);
+    } catch (err) {
+      issues.push({ path: name, message: (err as Error).message });
+      return undefined;
+    }
+  };
+  const folderRaw = raw.folder ?? '/';
+  const folder =
+    typeof folderRaw === 'string'
+      ? check('folder', folderRaw)
+      : void issues.push({ path: 'folder', message: 'must be given once, as text' });
+  const name = filename ?? '';
+  let target: string | undefined;
+  if (name === '')
+    issues.push({
+      path: 'filename',
+      message: 'the `file` part needs a file name (curl -F file=@x.csv sends one)',
+    });
+  else if (name.includes('/') || name.includes('\\'))
+    issues.push({ path: 'filename', message: 'is a path, not a file name' });
+  else if (folder !== undefined) target = check('filename', joinPath(folder, name));
+  if (issues.length) throw fail(issues, 'invalid upload');
+  return target!;
 }

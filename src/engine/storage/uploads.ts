@@ -11,11 +11,12 @@ import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { assertWithin } from '../limits/limits.js';
 import { requireStorageAccess } from './access.js';
+import { borrow } from './borrowed-stream.js';
 import { KeyedLock } from './keyed-lock.js';
 import { pathOfFileId, parentOf } from './paths.js';
 import type { Storage, StorageItem } from './storage.js';
 import { ChunkFiles, type ReceivingChunk } from './upload-chunks.js';
-import { parseChunkParams, type ChunkSpec } from './upload-params.js';
+import { parseChunkParams, parseWholeParams, type ChunkSpec } from './upload-params.js';
 
 type Row = typeof uploads.$inferSelect;
 
@@ -67,6 +68,20 @@ export class Uploads {
   ): Promise<ChunkResult> {
     requireStorageAccess(a);
     const spec = parseChunkParams(raw);
+    // Borrowed before the first await, so a source that fails meanwhile is listened to.
+    const input = borrow(source);
+    try {
+      return await this.receiveChunk(a, spec, input);
+    } finally {
+      input.destroy(); // refused before reading: lets go of the source
+    }
+  }
+
+  private async receiveChunk(
+    a: ProjectActor,
+    spec: ChunkSpec,
+    input: Readable,
+  ): Promise<ChunkResult> {
     const p = a.projectId;
     const key = `${p}\0${spec.ident}`;
     // Refuse before a byte is written: a changed upload, a target that cannot be, no room.
@@ -77,7 +92,7 @@ export class Uploads {
 
     const r = await this.locks.run(key, () => this.chunks.open(p, spec.ident, spec.chunkNumber));
     try {
-      const bytes = await this.chunks.receive(r, source, spec.expectedBytes);
+      const bytes = await this.chunks.receive(r, input, spec.expectedBytes);
       if (bytes !== spec.expectedBytes)
         throw invalid(
           `chunk ${spec.chunkNumber} of ${spec.totalChunks} holds ${bytes} bytes; it must hold ${spec.expectedBytes}`,
@@ -93,6 +108,27 @@ export class Uploads {
       throw err;
     }
     return this.locks.run(key, () => this.settle(a, spec, r, startedOn));
+  }
+
+  /**
+   * A whole file in one request (`curl -F file=@x.csv`): stored at `folder` (default "/")
+   * under its own name, atomically and within the plan limit, and answered like a completed
+   * chunked upload whose uploadId is the file's fileId.
+   */
+  async putWhole(
+    a: ProjectActor,
+    raw: Record<string, unknown>,
+    filename: string | undefined,
+    source: Readable,
+    opts: { confirm?: () => Promise<void> } = {},
+  ): Promise<ChunkResult> {
+    requireStorageAccess(a);
+    const target = parseWholeParams(raw, filename);
+    const { item } = await this.storage.writeFile(a.projectId, target, source, {
+      user: a.email,
+      confirm: opts.confirm,
+    });
+    return { uploadId: item.fileId, complete: true, file: item };
   }
 
   /** Under the upload's lock: commit the chunk, and assemble when nothing is missing. */
@@ -255,6 +291,20 @@ export class Uploads {
           removed++;
         });
       }
+    }
+    return removed;
+  }
+
+  /**
+   * At start-up: removes the temporary files of writes and chunks that a process killed
+   * mid-upload left behind (older than `before`, the start). They count toward storageBytes
+   * until then. Returns how many it removed.
+   */
+  async sweepLeftovers(before: number): Promise<number> {
+    let removed = 0;
+    for (const { id } of this.db.select({ id: projects.id }).from(projects).all()) {
+      removed += await this.storage.sweepTemporary(id, before);
+      removed += await this.chunks.sweepReceiving(id, before);
     }
     return removed;
   }

@@ -56,7 +56,7 @@ async function download(c: Ctx): Promise<void> {
     throw new HttpError(400, `"${item.path}" is a folder; only files can be downloaded`, {
       path: item.path,
     });
-  await sendStoredFile(c.engine, c.actor.projectId, item, c.req, c.res, { attachment: true });
+  await sendStoredFile(c.engine, c.actor.projectId, item, c.req, c.res);
 }
 
 export const storageRoutes: RouteDef[] = [

@@ -1,14 +1,14 @@
 // Chunked upload over REST, the resumable.js protocol: GET tests whether a chunk is stored,
 // POST sends one, as multipart/form-data (field `file`) or as a raw application/octet-stream
-// body. The rules live in engine/storage/uploads.ts; this file only moves bytes and words.
-import { PassThrough, type Readable } from 'node:stream';
+// body; a multipart body without resumable parameters is a whole file. The rules live in
+// engine/storage/uploads.ts; this file only moves bytes and words.
 import busboy from 'busboy';
 import { requireStorageAccess } from '../../engine/storage/access.js';
-import type { StorageItem } from '../../engine/storage/storage.js';
+import { isChunk } from '../../engine/storage/upload-params.js';
 import type { ChunkResult } from '../../engine/storage/uploads.js';
 import { HttpError } from '../errors.js';
-import { enc, link, projectPath } from '../links.js';
 import type { Reply } from '../respond.js';
+import { uploadedReply } from '../upload-reply.js';
 import type { Ctx, RouteDef } from '../router.js';
 
 /** Multipart fields beyond the protocol's dozen are not needed; these bound the parser. */
@@ -16,57 +16,26 @@ const MULTIPART_LIMITS = { files: 1, fields: 50, fieldSize: 64 * 1024, parts: 51
 
 type Params = Record<string, unknown>;
 
-function fileView(projectId: string, item: StorageItem) {
-  const self = `${projectPath(projectId)}/storage/list/${enc(item.fileId)}`;
-  return {
-    ...item,
-    link: [
-      link('self', self, { id: item.fileId, title: item.name }),
-      link('download', `${self}/download`),
-    ],
-  };
-}
-
 function chunkReply(projectId: string, r: ChunkResult): Reply {
   if (!r.complete)
     return {
       title: 'Upload in progress',
       body: { uploadId: r.uploadId, received: r.received, total: r.total },
     };
-  const file = fileView(projectId, r.file);
-  return {
-    status: 201,
-    title: 'Upload complete',
-    body: {
-      uploadId: r.uploadId,
-      file,
-      link: [
-        ...file.link.map((l) => (l.rel === 'self' ? { ...l, rel: 'file' } : l)),
-        link('guessupload', `${projectPath(projectId)}/data/guessupload/${enc(r.uploadId)}`, {
-          id: r.uploadId,
-        }),
-      ],
-    },
-    headers: { Location: file.link[0]!.href },
-  };
-}
-
-/** A piped stream does not learn that its source died: without this, the engine would wait
- * for the rest of an aborted chunk forever, its temporary file open. */
-function onAbort(c: Ctx, chunk: Readable): void {
-  c.req.once('close', () => {
-    if (!c.req.complete) chunk.destroy(new Error('the request ended before its body did'));
-  });
+  const { body, location } = uploadedReply(projectId, r.uploadId, r.file);
+  return { status: 201, title: 'Upload complete', body, headers: { Location: location } };
 }
 
 /**
- * Reads the chunk of a multipart body. The parameters must come before the file part (as
- * resumable.js sends them) or in the query: the chunk is streamed to disk as it arrives.
+ * Reads a multipart body. With resumable… parameters (before the file part, as resumable.js
+ * sends them, or in the query) its `file` part is one chunk; without any, it is a whole file
+ * (`curl -F file=@x.csv`). Either way the part is streamed to disk as it arrives.
  */
-function multipartChunk(c: Ctx): Promise<ChunkResult> {
+function multipartUpload(c: Ctx): Promise<ChunkResult> {
   return new Promise((resolve, reject) => {
     const params: Params = { ...c.query };
     let work: Promise<ChunkResult> | undefined;
+    const late: string[] = []; // fields after the file part
     let bb: busboy.Busboy;
     // On a refusal the rest of the body is read and dropped, so the client gets the answer
     // instead of a reset connection.
@@ -75,47 +44,71 @@ function multipartChunk(c: Ctx): Promise<ChunkResult> {
       c.req.resume();
       reject(err);
     };
+    // A whole file becomes visible only once the body was read to its end and held nothing
+    // after the file part that would have changed where it goes.
+    let settleBody!: (err?: unknown) => void;
+    const bodyRead = new Promise<void>((ok, no) => {
+      settleBody = (err) => (err ? no(err) : ok());
+    });
+    bodyRead.catch(() => undefined); // only a whole-file upload waits for it
     try {
       bb = busboy({ headers: c.req.headers, limits: MULTIPART_LIMITS });
     } catch (err) {
       return fail(new HttpError(400, `unreadable multipart body: ${(err as Error).message}`));
     }
+    let fileAsText = false;
     bb.on('field', (name, value) => {
-      params[name] = value;
+      if (name === 'file') fileAsText = true;
+      if (work) late.push(name);
+      else params[name] = value;
     });
-    bb.on('file', (name, stream) => {
+    bb.on('file', (name, stream, info) => {
       if (name !== 'file' || work) {
         stream.resume();
         return;
       }
-      if (params.resumableIdentifier === undefined) {
-        stream.resume();
+      // The engine borrows the part's stream and reports its premature end; nothing here
+      // destroys a stream with an error nobody may be listening for.
+      work = isChunk(params)
+        ? c.engine.uploads.putChunk(c.actor, { ...params }, stream)
+        : c.engine.uploads.putWhole(c.actor, { ...params }, info.filename, stream, {
+            confirm: () => bodyRead,
+          });
+      work.catch(fail);
+    });
+    // A client that hangs up (or is timed out) ends the parser without an error: the part
+    // being read ends early, which the engine sees; before the part nobody is reading.
+    c.req.once('close', () => {
+      if (c.req.complete) return;
+      const err = new HttpError(400, 'the request ended before its body did');
+      settleBody(err);
+      if (!work) fail(err);
+      bb.destroy();
+    });
+    bb.on('error', (err) => {
+      const refused = new HttpError(400, `unreadable multipart body: ${(err as Error).message}`);
+      settleBody(refused);
+      fail(refused);
+    });
+    bb.on('close', () => {
+      settleBody(
+        late.length
+          ? new HttpError(
+              400,
+              `the parameters must come before the \`file\` part of the multipart body, or in the query; after it: ${late.join(', ')}`,
+              { after: late },
+            )
+          : undefined,
+      );
+      if (!work)
         return fail(
           new HttpError(
             400,
-            'the resumable… parameters must come before the `file` part of the multipart body, or in the query',
+            fileAsText
+              ? 'the `file` part of the multipart body is text, not a file: send it as a file (curl -F file=@x.csv, with the @)'
+              : 'the multipart body has no `file` part holding the file',
             { field: 'file' },
           ),
-        );
-      }
-      onAbort(c, stream);
-      work = c.engine.uploads.putChunk(c.actor, { ...params }, stream);
-      work.catch(fail);
-    });
-    // Aborted before the file part: nothing is waiting on a stream, but the answer is.
-    c.req.once('close', () => {
-      if (!c.req.complete && !work)
-        fail(new HttpError(400, 'the request ended before its body did'));
-    });
-    bb.on('error', (err) =>
-      fail(new HttpError(400, `unreadable multipart body: ${(err as Error).message}`)),
-    );
-    bb.on('close', () => {
-      if (!work)
-        return fail(
-          new HttpError(400, 'the multipart body has no `file` part holding the chunk', {
-            field: 'file',
-          }),
         );
       work.then(resolve, fail);
     });
@@ -125,15 +118,10 @@ function multipartChunk(c: Ctx): Promise<ChunkResult> {
 
 /** A raw body is the chunk itself (resumable.js `method: 'octet'`); parameters are in the query. */
 async function octetChunk(c: Ctx): Promise<ChunkResult> {
-  // A refused chunk stops the engine reading its source; between it and the request sits a
-  // pass-through so the request can still be drained and answered.
-  const body = new PassThrough();
-  onAbort(c, body);
-  c.req.pipe(body);
   try {
-    return await c.engine.uploads.putChunk(c.actor, { ...c.query }, body);
+    // The engine borrows the request: a refusal stops its copy, and the request is drained.
+    return await c.engine.uploads.putChunk(c.actor, { ...c.query }, c.req);
   } catch (err) {
-    c.req.unpipe(body);
     c.req.resume();
     throw err;
   }
@@ -161,12 +149,12 @@ export const uploadRoutes: RouteDef[] = [
         access: 'mdadmin',
         body: 'raw',
         description:
-          'One chunk of a resumable.js upload: multipart/form-data (field `file`, parameters as fields before it or in the query) or application/octet-stream (parameters in the query); `folder` chooses the target folder. 200 `{ uploadId, received, total }`; 201 `{ uploadId, file }` once assembled.',
+          'One chunk of a resumable.js upload: multipart/form-data (field `file`, parameters as fields before it or in the query) or application/octet-stream (parameters in the query); `folder` chooses the target folder. 200 `{ uploadId, received, total }`; 201 `{ uploadId, file }` once assembled. A multipart body without resumable… parameters is a whole file (`curl -F file=@x.csv`): 201 at once.',
         handler: async (c) => {
           requireStorageAccess(c.actor); // before a byte of the body is read
           const type = (c.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
           let result: ChunkResult;
-          if (type === 'multipart/form-data') result = await multipartChunk(c);
+          if (type === 'multipart/form-data') result = await multipartUpload(c);
           else if (type === 'application/octet-stream' || type === '') result = await octetChunk(c);
           else
             throw new HttpError(

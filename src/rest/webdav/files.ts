@@ -1,12 +1,12 @@
 // GET, HEAD, PUT, DELETE and MKCOL: plain resource methods over project storage. PUT streams
 // the request into the storage layer, which writes atomically and enforces the plan limit.
-import { PassThrough } from 'node:stream';
 import { forbidden, notFound } from '../../engine/errors.js';
 import { parentOf } from '../../engine/storage/paths.js';
 import type { StorageItem } from '../../engine/storage/storage.js';
 import { HttpError } from '../errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { etagOf, sendStoredFile } from '../file-response.js';
+import { uploadedReply } from '../upload-reply.js';
 import { escapeXml, readBody } from './xml.js';
 
 export const FILE_METHODS =
@@ -56,6 +56,9 @@ export async function get(dav: Dav): Promise<void> {
     const { children } = await dav.engine.storage.list(dav.project, item.path);
     const html = listing(dav, item, children);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    // Our page, but names in it are the users': nothing in it may run or load.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Length', Buffer.byteLength(html));
     res.status(200).end(req.method === 'HEAD' ? undefined : html);
     return;
@@ -74,23 +77,26 @@ export async function put(dav: Dav): Promise<void> {
     throw new HttpError(400, 'partial PUT (Content-Range) is not supported; send the whole file');
   requireTokens(dav, [{ path, membership: !existing }]);
   const length = req.headers['content-length'];
-  // The request goes through a PassThrough so a refused write (plan limit) ends only our side:
-  // the client still gets its 402 instead of a reset connection.
-  const body = new PassThrough();
-  req.on('close', () => {
-    if (!req.complete) body.destroy(new Error('the client aborted the upload'));
+  // Storage borrows the request: a refused write (plan limit) stops only its copy, so the
+  // client still gets its 402 instead of a reset connection; a client that hangs up ends
+  // the write with nothing left behind.
+  const { created, item } = await engine.storage.writeFile(project, path, req, {
+    expectedSize: length === undefined ? undefined : Number(length),
+    user: dav.actor.email,
   });
-  req.pipe(body);
-  try {
-    const { created, item } = await engine.storage.writeFile(project, path, body, {
-      expectedSize: length === undefined ? undefined : Number(length),
-      user: dav.actor.email,
-    });
-    res.setHeader('ETag', etagOf(item));
-    res.status(created ? 201 : 204).end();
-  } finally {
-    req.unpipe(body);
+  res.setHeader('ETag', etagOf(item));
+  if (!created) {
+    res.status(204).end();
+    return;
   }
+  // Something to go on, as a REST upload gives: the file's fileId (also its uploadId for
+  // the structure guess), its links, and its URL as Location.
+  const { body, location } = uploadedReply(project, item.fileId, item);
+  const json = JSON.stringify(body);
+  res.setHeader('Location', location);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.status(201).end(json);
 }
 
 export async function del(dav: Dav): Promise<void> {

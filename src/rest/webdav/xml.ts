@@ -24,11 +24,18 @@ export function escapeXml(s: string): string {
 export async function readBody(req: Request, limit = MAX_XML_BYTES): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit)
-      throw new HttpError(413, `the request body is larger than ${limit} bytes`, { limit });
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit)
+        throw new HttpError(413, `the request body is larger than ${limit} bytes`, { limit });
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    // A client that hangs up mid-body: a 400 nobody reads, not an internal error.
+    if (!req.complete && !(err instanceof HttpError))
+      throw new HttpError(400, 'the request ended before its body did');
+    throw err;
   }
   return size === 0 ? null : Buffer.concat(chunks);
 }
