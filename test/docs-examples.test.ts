@@ -29,7 +29,9 @@ const DOCS = [
 const DOCS_WITH_SETUP = new Set(DOCS.filter((d) => d !== 'README.md' && d !== 'docs/api.md'));
 
 // The examples use jq and openssl as a reader's shell would; CI installs them (.ci/run).
-const MISSING = ['jq', 'openssl'].filter((t) => spawnSync(t, ['--version']).status !== 0);
+const MISSING = ['jq', 'openssl'].filter(
+  (t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0,
+);
 if (MISSING.length && process.env.CI !== 'true')
   console.warn(
     `docs examples skipped: install ${MISSING.join(' and ')} (apt-get install ${MISSING.join(' ')})`,
