@@ -56,16 +56,37 @@ describe('built-in OAuth authorization server', () => {
         scopes_supported: ['mcp'],
       });
     }
-    // The challenge of /mcp names this document.
+    // The challenge of /mcp names this document and the scope to ask for.
     const challenge = await fetch(`${site}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: '{}',
     });
-    if (challenge.status === 401)
-      expect(challenge.headers.get('www-authenticate')).toContain(
-        `resource_metadata="${site}/.well-known/oauth-protected-resource/mcp"`,
-      );
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${site}/.well-known/oauth-protected-resource/mcp", scope="mcp"`,
+    );
+  });
+
+  it('publishes the REST API its own metadata, named with its scope by every API 401', async () => {
+    const res = await fetch(`${site}/.well-known/oauth-protected-resource/api/v1`);
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({
+      resource: `${site}/api/v1`,
+      authorization_servers: [issuer],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['api'],
+    });
+    const meta = `resource_metadata="${site}/.well-known/oauth-protected-resource/api/v1"`;
+    const none = await s.api('GET', '/projects', { as: null });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer realm="ursa", ${meta}, scope="api"`);
+    const bad = await s.api('GET', '/projects', { bearer: 'not.a.token' });
+    expect(bad.headers.get('www-authenticate')).toMatch(
+      new RegExp(
+        `^Bearer realm="ursa", ${meta.replace(/[.?/]/g, '\\$&')}, scope="api", error="invalid_token", error_description="[^"]+"$`,
+      ),
+    );
   });
 
   it('publishes RFC 8414 metadata in the path form, and OIDC discovery for the same issuer', async () => {
@@ -575,5 +596,113 @@ describe('dynamic client registration is rate-limited per address', () => {
     expect(third.body).toMatchObject({ error: 'too_many_requests' });
     expect(third.body.error_description).toMatch(/at most 2 client registrations an hour/);
     expect(clients()).toBe(before);
+  });
+});
+
+describe('desktop MCP clients register and sign in (RFC 8252)', () => {
+  let s: TestServer;
+  let site: string;
+  const oc = oauthClient(() => site);
+  const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    site = s.engine.config.siteUrl;
+  });
+  afterAll(() => s.close());
+
+  /** Registration, sign-in and consent, code exchange, all with `redirect`. */
+  async function flowTo(redirect: string, authorizeWith = redirect) {
+    const reg = await oc.register({ redirect_uris: [redirect] });
+    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+    const { url, verifier } = await oc.authorizationUrl(reg.body.client_id, {
+      redirect_uri: authorizeWith,
+    });
+    const flow = await browse(new Browser(), url, {
+      login: { email: ADMIN, password: ADMIN_PASSWORD },
+    });
+    expect(flow.redirect.href.startsWith(`${authorizeWith}?`), flow.redirect.href).toBe(true);
+    const code = flow.redirect.searchParams.get('code');
+    expect(code, flow.redirect.href).toBeTruthy();
+    const t = await oc.token({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: authorizeWith,
+      code_verifier: verifier,
+      client_id: reg.body.client_id,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    return { reg, flow, tokens: t.body };
+  }
+
+  it("registers Cursor's own payload and completes code + PKCE to its cursor:// redirect", async () => {
+    // What Cursor sends, verbatim.
+    const res = await fetch((await oc.metadata()).registration_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Cursor',
+        redirect_uris: [CURSOR],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    const reg = await json(res);
+    expect(res.status, JSON.stringify(reg)).toBe(201);
+    expect(reg).toMatchObject({ redirect_uris: [CURSOR], application_type: 'native' });
+
+    const { flow, tokens } = await flowTo(CURSOR);
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+    expect(flow.redirect.searchParams.get('state')).toBe('st-123');
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: `${site}/mcp`, email: ADMIN });
+    expect(tokens.refresh_token).toBeTypeOf('string');
+    // The token works on the MCP server.
+    const list = await fetch(`${site}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain('list_projects');
+  });
+
+  it('accepts other private-use schemes and loopback redirects, on any loopback port', async () => {
+    await flowTo('vscode://vscode.vscode-mcp/oauth/callback');
+    await flowTo('http://127.0.0.1:33418/cb');
+    // RFC 8252 §7.3: the port of a loopback redirect may differ at authorization.
+    await flowTo('http://127.0.0.1:33418/cb', 'http://127.0.0.1:40123/cb');
+    await flowTo('http://[::1]:33418/cb');
+    for (const uri of ['http://localhost:8080/callback', 'https://app.example/cb']) {
+      const reg = await oc.register({ redirect_uris: [uri] });
+      expect(reg.status, `${uri}: ${JSON.stringify(reg.body)}`).toBe(201);
+    }
+    expect((await oc.register({ redirect_uris: ['https://app.example/cb'] })).body).toMatchObject({
+      application_type: 'web',
+    });
+  });
+
+  it('refuses plain http to any other host with invalid_redirect_uri', async () => {
+    for (const uri of [
+      'http://evil.example/cb',
+      'http://10.0.0.5:8080/cb',
+      'http://localhost.evil.example/cb',
+    ]) {
+      const reg = await oc.register({ redirect_uris: [uri] });
+      expect(reg.status, uri).toBe(400);
+      expect(reg.body.error).toBe('invalid_redirect_uri');
+      expect(reg.body.error_description).toMatch(/plain http is accepted only to a loopback/);
+    }
+    // Mixed in with good ones it is refused all the same.
+    const mixed = await oc.register({ redirect_uris: [CURSOR, 'http://evil.example/cb'] });
+    expect(mixed.status).toBe(400);
+    for (const uri of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd']) {
+      const reg = await oc.register({ redirect_uris: [uri] });
+      expect(reg.status, uri).toBe(400);
+    }
   });
 });

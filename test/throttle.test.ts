@@ -10,7 +10,7 @@ import { loadConfig } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { oauthClient } from './helpers/oauth.js';
-import { basic, rawRequest, type RawResponse } from './helpers/raw-http.js';
+import { basic, rawRequest, type RawResponse } from './helpers/http.js';
 import {
   ADMIN,
   ADMIN_PASSWORD,
