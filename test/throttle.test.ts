@@ -76,8 +76,15 @@ describe('guessing WebDAV tokens and passwords is throttled', () => {
       context: { retryAfter: Number(refused.headers['retry-after']) },
       errorId: expect.any(String),
     });
-    // The attacker's address waits even with the right token…
+    // The attacker's address waits even with the right token, and naming another address in
+    // X-Forwarded-For changes nothing without URSA_TRUST_PROXY…
     expect((await propfind(ADMIN, TOKEN, attacker)).status).toBe(429);
+    const spoofed = await rawRequest(`${root}/`, {
+      method: 'PROPFIND',
+      headers: { depth: '0', authorization: basic(ADMIN, TOKEN), 'x-forwarded-for': '192.0.2.9' },
+      from: attacker,
+    });
+    expect(spoofed.status).toBe(429);
     // …the real user at their own address does not.
     const real = await propfind(ADMIN, TOKEN, '127.0.0.3');
     expect(real.status, real.text).toBe(207);
@@ -131,6 +138,46 @@ describe('guessing WebDAV tokens and passwords is throttled', () => {
     for (let i = 0; i < 9; i++) expect((await login(ADMIN, `typo-${i}`, from)).status).toBe(401);
     expect((await login(ADMIN, ADMIN_PASSWORD, from)).status).toBe(303);
     for (let i = 0; i < 9; i++) expect((await login(ADMIN, `typo-${i}`, from)).status).toBe(401);
+  });
+});
+
+describe('behind a trusted proxy (URSA_TRUST_PROXY)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ URSA_TRUST_PROXY: 'loopback' });
+  });
+  afterAll(() => s.close());
+
+  it('counts each forwarded client address on its own', async () => {
+    const login = (password: string, client: string) =>
+      rawRequest(`${s.url}/auth/login`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-forwarded-for': client,
+        },
+        body: new URLSearchParams({ email: ADMIN, password }).toString(),
+      });
+    for (let i = 0; i < 10; i++)
+      expect((await login(`wrong-${i}`, '198.51.100.7')).status).toBe(401);
+    expect((await login('wrong', '198.51.100.7')).status).toBe(429);
+    // Another client behind the same proxy signs in.
+    expect((await login(ADMIN_PASSWORD, '198.51.100.8')).status).toBe(303);
+  });
+
+  it('counts an IPv6 client by its /64 network', async () => {
+    const login = (client: string) =>
+      rawRequest(`${s.url}/auth/login`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-forwarded-for': client,
+        },
+        body: new URLSearchParams({ email: ADMIN, password: 'wrong-password' }).toString(),
+      });
+    for (let i = 1; i <= 10; i++) expect((await login(`2001:db8:1:2::${i}`)).status).toBe(401);
+    expect((await login('2001:db8:1:2:ffff:ffff:ffff:1')).status).toBe(429);
+    expect((await login('2001:db8:1:3::1')).status).toBe(401);
   });
 });
 
