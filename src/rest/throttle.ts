@@ -5,6 +5,9 @@ import type { Engine } from '../engine/engine.js';
 import type { Guess } from '../engine/identity/throttle.js';
 import { HttpError } from './errors.js';
 
+/** The attempt-limit scope of password sign-ins (/auth/login and the OAuth sign-in page). */
+export const SIGN_IN_SCOPE = 'sign-in';
+
 /** The client's address: the socket's, or the one trusted proxies forwarded. */
 export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';

@@ -61,10 +61,7 @@ const SWEEP_EVERY_MS = MINUTE;
 export class Throttle {
   private lastSweep = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly now: () => number = Date.now,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /**
    * Call before checking a secret of `account` within `scope` (e.g. "login", "webdav:<project>")
@@ -79,7 +76,7 @@ export class Throttle {
     );
     const addr = bucket(ADDRESS, addressKey(address));
     const outcome = this.immediate(() => {
-      const now = this.now();
+      const now = Date.now();
       const rows = [this.row(pair), this.row(addr)];
       const wait = Math.max(0, ...rows.map((r) => blockedFor(r, now)));
       if (wait > 0) return { retryAfter: Math.ceil(wait / 1000), before: undefined };
@@ -117,7 +114,7 @@ export class Throttle {
   take(rule: QuotaRule, subject: string): number | null {
     const key = bucket(rule, subject);
     const retry = this.immediate(() => {
-      const now = this.now();
+      const now = Date.now();
       const row = this.row(key);
       const fresh = !row || now - Date.parse(row.since) >= rule.windowMs;
       const since = fresh ? now : Date.parse(row.since);
@@ -138,7 +135,7 @@ export class Throttle {
 
   /** Deletes rows that no longer decide anything; at most once a minute. */
   sweep(force = false): number {
-    const now = this.now();
+    const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
     return this.db

@@ -7,8 +7,8 @@ import type { Engine } from '../../engine/engine.js';
 import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { escapeHtml } from '../render/html.js';
-import { authPageHtml, SIGN_IN_SCOPE } from '../routes/identity.js';
-import { clientAddress } from '../throttle.js';
+import { authPageHtml } from '../routes/identity.js';
+import { clientAddress, SIGN_IN_SCOPE } from '../throttle.js';
 import { oauthResources } from './resources.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -135,8 +135,8 @@ ${redirect ? `<p>You will return to <code>${escapeHtml(redirect)}</code>.</p>` :
       return loginPage(res, details.uid, 429, wait, email);
     }
     const user = email && password ? await engine.accounts.checkPassword(email, password) : null;
-    if (user) guess.succeeded();
     if (!user) return loginPage(res, details.uid, 401, 'Wrong e-mail or password.', email);
+    guess.succeeded();
     await provider.interactionFinished(
       req,
       res,

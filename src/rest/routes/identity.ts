@@ -8,10 +8,7 @@ import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { escapeHtml } from '../render/html.js';
 import type { RouteDef } from '../router.js';
-import { guessOrRefuse } from '../throttle.js';
-
-/** The attempt-limit scope of password sign-ins (/auth/login and the OAuth sign-in page). */
-export const SIGN_IN_SCOPE = 'sign-in';
+import { guessOrRefuse, SIGN_IN_SCOPE } from '../throttle.js';
 
 /** The OAuth server's own sign-in cookie (src/rest/oauth), ended with the browser session. */
 export const OAUTH_SESSION_COOKIE = 'ursa_oauth_session';
