@@ -1,13 +1,16 @@
 // Command line: `npm run ursa -- <command>`. Commands other than `start` work on the data
-// directory directly (the server may be running: SQLite in WAL mode allows it).
+// directory directly (the server may be running: SQLite in WAL mode allows it). Each command
+// loads only what it uses: `token` neither the engine nor the OAuth server, so it is quick.
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig, mcpAudience, type Config } from './engine/config.js';
-import { Engine } from './engine/engine.js';
+import { openDb } from './engine/db/index.js';
+import type { Engine } from './engine/engine.js';
+import { loadOrCreateSigningKey } from './engine/identity/keys.js';
+import { issueAccessToken } from './engine/identity/tokens.js';
 import { readServerRecord } from './engine/server-record.js';
 import { createLogger } from './engine/logger.js';
-import { startServer } from './server.js';
-import { serveStdio } from './mcp/stdio.js';
+import { Accounts } from './engine/users/accounts.js';
 
 const HELP = `Ursa — analytics platform
 
@@ -32,6 +35,7 @@ Commands:
 class UsageError extends Error {}
 
 async function withEngine<T>(config: Config, fn: (e: Engine) => Promise<T> | T): Promise<T> {
+  const { Engine } = await import('./engine/engine.js');
   // Logs go to stderr so stdout carries only the command's answer.
   const engine = await Engine.open(config, pino({ level: 'warn' }, pino.destination(2)));
   try {
@@ -49,6 +53,7 @@ async function readStdinLine(): Promise<string> {
 
 async function start(config: Config): Promise<void> {
   const log = createLogger(config.logLevel);
+  const { startServer } = await import('./server.js');
   const running = await startServer(
     config,
     log,
@@ -118,18 +123,25 @@ export async function main(argv: string[]): Promise<void> {
         console.error(
           `warning: PORT=0 names issuer ${config.auth.issuer}, which no running server accepts; set PORT (or URSA_SITE_URL) to the server's`,
         );
-      const token = await withEngine(config, (e) => {
-        if (!e.accounts.exists(email))
+      if (!config.auth.builtin)
+        throw new Error(
+          'tokens are issued by the external identity provider configured in URSA_AUTH_ISSUER',
+        );
+      const db = openDb(config.dataDir);
+      try {
+        if (!new Accounts(db).exists(email))
           console.error(
             `warning: ${email} is not a known user yet; the token grants no project access until they are invited`,
           );
-        // --mcp: for the MCP server at /mcp, whose tokens carry their own audience.
-        const audience = values.mcp
-          ? mcpAudience({ siteUrl, mcpAudience: config.mcpAudience })
-          : undefined;
-        return e.issueToken(email, { ttlSeconds: ttl, audience });
-      });
-      console.log(token);
+      } finally {
+        db.$client.close();
+      }
+      // --mcp: for the MCP server at /mcp, whose tokens carry their own audience.
+      const audience = values.mcp
+        ? mcpAudience({ siteUrl, mcpAudience: config.mcpAudience })
+        : undefined;
+      const key = await loadOrCreateSigningKey(config.dataDir);
+      console.log(await issueAccessToken(key, config.auth, email, { ttlSeconds: ttl, audience }));
       return;
     }
     case 'mcp': {
@@ -141,6 +153,7 @@ export async function main(argv: string[]): Promise<void> {
       if (!values.user) throw new UsageError(`${usage}: --user names who the assistant acts as`);
       const { user, project } = values;
       // Not claimed, like `token`: a server may be serving the same directory.
+      const { serveStdio } = await import('./mcp/stdio.js');
       await withEngine(config, (e) => serveStdio(e, { user, project }));
       // Nothing else may keep the process (and the client waiting for it to exit) alive.
       return process.exit(0);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { bootstrap, type BootstrapResult } from './engine/bootstrap.js';
 import type { Config } from './engine/config.js';
 import { Engine } from './engine/engine.js';
+import { uuid } from './engine/ids.js';
 import { createLogger, type Logger } from './engine/logger.js';
 import { createApp } from './rest/app.js';
 import { claimDataDir, releaseDataDir } from './engine/server-record.js';
@@ -16,13 +17,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface StartHooks {
+  /** Awaited once the port listens, before the engine opens (to observe start-up). */
+  listening?(url: string): Promise<void> | void;
+}
+
 export async function startServer(
   config: Config,
   log: Logger = createLogger(config.logLevel),
   explicitSiteUrl = true,
+  hooks: StartHooks = {},
 ): Promise<RunningServer> {
   const server = http.createServer();
   server.keepAliveTimeout = 65_000;
+  // The port listens first (the address may be chosen by the system): until the app is
+  // attached, every request is answered at once instead of waiting for it.
+  server.on('request', starting);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -34,25 +44,34 @@ export async function startServer(
     config.auth.issuer = `${config.siteUrl}/auth`;
     config.auth.audience = `${config.siteUrl}/api/v1`;
   }
-  let engine: Engine;
+  let engine: Engine | undefined;
+  let claimed = false;
+  let boot: BootstrapResult;
+  let app: http.RequestListener;
   try {
+    await hooks.listening?.(`http://localhost:${port}`);
     claimDataDir(config.dataDir, {
       siteUrl: config.siteUrl,
       issuer: config.auth.issuer,
       audience: config.auth.audience,
     });
+    claimed = true;
     engine = await Engine.open(config, log);
+    // Only the serving process may judge jobs: whatever is unfinished now died with the last one.
+    const interrupted = engine.jobs.recoverInterrupted();
+    if (interrupted)
+      log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
+    boot = await bootstrap(engine);
+    app = await createApp(engine);
   } catch (err) {
     server.close();
+    await engine?.close();
+    if (claimed) releaseDataDir(config.dataDir);
     throw err;
   }
-  // Only the serving process may judge jobs: whatever is unfinished now died with the last one.
-  const interrupted = engine.jobs.recoverInterrupted();
-  if (interrupted)
-    log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
-  const boot = await bootstrap(engine);
   const sweeper = startSweeper(engine, log);
-  server.on('request', createApp(engine));
+  server.off('request', starting);
+  server.on('request', app);
   const url = `http://localhost:${port}`;
   return {
     url,
@@ -67,6 +86,24 @@ export async function startServer(
       releaseDataDir(config.dataDir);
     },
   };
+}
+
+/** The answer while the server starts: 503 in the API's error shape, retry in a second. */
+function starting(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = JSON.stringify({
+    statusCode: 503,
+    message: 'Ursa is starting; retry in a moment',
+    context: { starting: true },
+    errorId: uuid(),
+  });
+  req.resume();
+  res.writeHead(503, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Retry-After': '1',
+    'Cache-Control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 const SWEEP_MS = 10 * 60_000;

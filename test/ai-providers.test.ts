@@ -1,7 +1,8 @@
 // Provider layer of the AI chat (issue 6): OpenAI and Anthropic over a scripted fake LLM.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../src/engine/ai/anthropic.js';
-import { AiConfigError, createProvider, parseAiConfig } from '../src/engine/ai/config.js';
+import { AiConfigError, parseAiConfig } from '../src/engine/ai/config.js';
+import { createProvider } from '../src/engine/ai/providers.js';
 import { OpenAiProvider } from '../src/engine/ai/openai.js';
 import {
   AiProviderError,

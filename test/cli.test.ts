@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastLine, runCli, startCli, type StartedCli } from './helpers/cli.js';
 import { gateOrAbort, hasStatus, jobPath, pollJob, Scripts } from './helpers/jobs.js';
@@ -293,6 +294,15 @@ describe('cli', { timeout: 60_000 }, () => {
       });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('--ttl');
+    });
+
+    it('does not load the OAuth server: no oidc-provider runtime warning, nothing but the answer', async () => {
+      const dir = freshDir();
+      const r = await runCli(['token', ADMIN, '--mcp'], { URSA_DATA_DIR: dir, PORT: '8080' });
+      expect(r.code, r.stderr).toBe(0);
+      expect(`${r.stdout}${r.stderr}`).not.toMatch(/Unsupported runtime|oidc-provider/);
+      expect(r.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(decodeJwt(r.stdout.trim())).toMatchObject({ aud: 'http://localhost:8080/mcp' });
     });
 
     it('warns that a token issued with PORT=0 will not match a running server', async () => {

@@ -789,7 +789,9 @@ describe('MCP over Streamable HTTP', () => {
       const meta = `${s.engine.config.siteUrl}/.well-known/oauth-protected-resource/mcp`;
       const none = await post(list, {}, null);
       expect(none.status).toBe(401);
-      expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${meta}"`);
+      expect(none.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${meta}", scope="mcp"`,
+      );
       const bad = await post(list, { authorization: 'Bearer not.a.token' }, null);
       expect(bad.status).toBe(401);
       const challenge = bad.headers.get('www-authenticate')!;

@@ -3,7 +3,6 @@
 // through the sign-in and consent pages, JWT access tokens per resource (RFC 8707) that the
 // existing verifier accepts, refresh token rotation, refusals, persistence across restarts,
 // the external-IdP mode, and the MCP SDK's own OAuth client calling a tool.
-import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,186 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, mcpAudience } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { Browser, browse, json, oauthClient, pkce, REDIRECT, type Flow } from './helpers/oauth.js';
 import { startFakeIssuer, type FakeIssuer } from './helpers/oidc.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
-
-const REDIRECT = 'http://127.0.0.1:7/callback';
-
-/** A browser: follows nothing by itself, keeps cookies by name. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-
-  async request(url: string, method = 'GET', form?: Record<string, string>): Promise<Response> {
-    const headers: Record<string, string> = { accept: 'text/html' };
-    if (this.cookies.size)
-      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    let body: string | undefined;
-    if (form) {
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(form).toString();
-    }
-    const res = await fetch(url, { method, headers, body, redirect: 'manual' });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      if (!value || /expires=Thu, 01 Jan 1970/i.test(line) || /max-age=0\b/i.test(line))
-        this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return res;
-  }
-}
-
-interface Flow {
-  /** Where the browser was finally sent: the client's redirect URI with code or error. */
-  redirect: URL;
-  pages: { kind: 'login' | 'consent'; status: number; html: string }[];
-}
-
-/**
- * Drives a browser from an authorization URL to the client's redirect URI: submits the
- * sign-in form (with `login`) and the consent form (with `decision`) when they show up.
- */
-async function browse(
-  b: Browser,
-  authorizationUrl: string,
-  o: { login?: { email: string; password: string }; decision?: 'allow' | 'deny' } = {},
-): Promise<Flow> {
-  const pages: Flow['pages'] = [];
-  let url = authorizationUrl;
-  let method = 'GET';
-  let form: Record<string, string> | undefined;
-  for (let i = 0; i < 20; i++) {
-    const res = await b.request(url, method, form);
-    if (res.status >= 300 && res.status < 400) {
-      await res.arrayBuffer();
-      const to = new URL(res.headers.get('location')!, url);
-      if (to.href.startsWith(REDIRECT)) return { redirect: to, pages };
-      [url, method, form] = [to.href, 'GET', undefined];
-      continue;
-    }
-    const html = await res.text();
-    const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-    if (!action || !res.headers.get('content-type')?.startsWith('text/html'))
-      throw new Error(`unexpected answer ${res.status} at ${url}: ${html}`);
-    const target = new URL(action, url).href;
-    if (action.endsWith('/login')) {
-      pages.push({ kind: 'login', status: res.status, html });
-      if (!o.login || pages.filter((p) => p.kind === 'login').length > 1)
-        throw new Error(`sign-in page shown (${res.status}): ${html}`);
-      [url, method, form] = [target, 'POST', o.login];
-    } else if (action.endsWith('/consent')) {
-      pages.push({ kind: 'consent', status: res.status, html });
-      [url, method, form] = [target, 'POST', { decision: o.decision ?? 'allow' }];
-    } else throw new Error(`unknown form ${action}`);
-  }
-  throw new Error('too many redirects');
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-interface Metadata {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  registration_endpoint: string;
-  jwks_uri: string;
-  revocation_endpoint: string;
-  [k: string]: unknown;
-}
-
-async function json(res: Response) {
-  const text = await res.text();
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
-    return JSON.parse(text) as any;
-  } catch {
-    throw new Error(`not JSON (${res.status}): ${text.slice(0, 300)}`);
-  }
-}
-
-/** The pieces of one authorization server under test, and its flows. */
-function oauthClient(site: () => string) {
-  let meta: Metadata | undefined;
-  const metadata = async (): Promise<Metadata> =>
-    (meta ??= await json(await fetch(`${site()}/.well-known/oauth-authorization-server/auth`)));
-
-  async function register(extra: Record<string, unknown> = {}) {
-    const res = await fetch((await metadata()).registration_endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Test MCP client',
-        redirect_uris: [REDIRECT],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-        ...extra,
-      }),
-    });
-    return { status: res.status, body: await json(res) };
-  }
-
-  async function authorizationUrl(
-    clientId: string,
-    params: Record<string, string | undefined> = {},
-  ): Promise<{ url: string; verifier: string }> {
-    const { verifier, challenge } = pkce();
-    const u = new URL((await metadata()).authorization_endpoint);
-    const all: Record<string, string | undefined> = {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      scope: 'mcp',
-      state: 'st-123',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: `${site()}/mcp`,
-      ...params,
-    };
-    for (const [k, v] of Object.entries(all)) if (v !== undefined) u.searchParams.set(k, v);
-    return { url: u.href, verifier };
-  }
-
-  async function token(form: Record<string, string>) {
-    const res = await fetch((await metadata()).token_endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form).toString(),
-    });
-    return { status: res.status, body: await json(res) };
-  }
-
-  /** Registration → authorization (sign-in, consent) → code exchange. */
-  async function obtainTokens(params: Record<string, string | undefined> = {}) {
-    const reg = await register();
-    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-    const clientId = reg.body.client_id as string;
-    const { url, verifier } = await authorizationUrl(clientId, params);
-    const flow = await browse(new Browser(), url, {
-      login: { email: ADMIN, password: ADMIN_PASSWORD },
-    });
-    const code = flow.redirect.searchParams.get('code');
-    expect(code, flow.redirect.href).toBeTruthy();
-    const t = await token({
-      grant_type: 'authorization_code',
-      code: code!,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      client_id: clientId,
-      ...(params.resource !== undefined ? { resource: params.resource } : {}),
-    });
-    expect(t.status, JSON.stringify(t.body)).toBe(200);
-    return { clientId, flow, code: code!, verifier, tokens: t.body };
-  }
-
-  return { metadata, register, authorizationUrl, token, obtainTokens };
-}
 
 describe('built-in OAuth authorization server', () => {
   let s: TestServer;
@@ -234,16 +56,37 @@ describe('built-in OAuth authorization server', () => {
         scopes_supported: ['mcp'],
       });
     }
-    // The challenge of /mcp names this document.
+    // The challenge of /mcp names this document and the scope to ask for.
     const challenge = await fetch(`${site}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: '{}',
     });
-    if (challenge.status === 401)
-      expect(challenge.headers.get('www-authenticate')).toContain(
-        `resource_metadata="${site}/.well-known/oauth-protected-resource/mcp"`,
-      );
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${site}/.well-known/oauth-protected-resource/mcp", scope="mcp"`,
+    );
+  });
+
+  it('publishes the REST API its own metadata, named with its scope by every API 401', async () => {
+    const res = await fetch(`${site}/.well-known/oauth-protected-resource/api/v1`);
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({
+      resource: `${site}/api/v1`,
+      authorization_servers: [issuer],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['api'],
+    });
+    const meta = `resource_metadata="${site}/.well-known/oauth-protected-resource/api/v1"`;
+    const none = await s.api('GET', '/projects', { as: null });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer realm="ursa", ${meta}, scope="api"`);
+    const bad = await s.api('GET', '/projects', { bearer: 'not.a.token' });
+    expect(bad.headers.get('www-authenticate')).toMatch(
+      new RegExp(
+        `^Bearer realm="ursa", ${meta.replace(/[.?/]/g, '\\$&')}, scope="api", error="invalid_token", error_description="[^"]+"$`,
+      ),
+    );
   });
 
   it('publishes RFC 8414 metadata in the path form, and OIDC discovery for the same issuer', async () => {
@@ -528,18 +371,23 @@ describe('built-in OAuth authorization server', () => {
     const first = await oc.register();
     let flow = await browse(b, (await oc.authorizationUrl(first.body.client_id)).url, { login });
     expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
-    // Another client, same browser: consent only. The same client again: nothing to ask.
-    const second = await oc.register();
-    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id)).url);
+    // Another client, same browser: consent only. The same web client again: nothing to ask.
+    const web = { redirect_uri: 'https://client.example/cb' };
+    const second = await oc.register({ redirect_uris: [web.redirect_uri] });
+    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id, web)).url);
     expect(flow.pages.map((p) => p.kind)).toEqual(['consent']);
-    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id)).url);
+    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id, web)).url);
     expect(flow.pages).toEqual([]);
-    expect(flow.redirect.searchParams.get('code')).toBeTruthy();
+    expect(flow.redirect.href).toMatch(/^https:\/\/client\.example\/cb\?code=/);
+    // A native client (loopback redirect: any local app could listen there) is asked every
+    // time (RFC 8252 §8.6).
+    flow = await browse(b, (await oc.authorizationUrl(first.body.client_id)).url);
+    expect(flow.pages.map((p) => p.kind)).toEqual(['consent']);
 
     const out = await b.request(`${site}/auth/logout`, 'POST');
     expect(out.status).toBe(303);
     // Signed out: the password again, and consent again (grants belong to the sign-in).
-    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id)).url, { login });
+    flow = await browse(b, (await oc.authorizationUrl(second.body.client_id, web)).url, { login });
     expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
   });
 
@@ -748,5 +596,113 @@ describe('dynamic client registration is rate-limited per address', () => {
     expect(third.body).toMatchObject({ error: 'too_many_requests' });
     expect(third.body.error_description).toMatch(/at most 2 client registrations an hour/);
     expect(clients()).toBe(before);
+  });
+});
+
+describe('desktop MCP clients register and sign in (RFC 8252)', () => {
+  let s: TestServer;
+  let site: string;
+  const oc = oauthClient(() => site);
+  const CURSOR = 'cursor://anysphere.cursor-mcp/oauth/callback';
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    site = s.engine.config.siteUrl;
+  });
+  afterAll(() => s.close());
+
+  /** Registration, sign-in and consent, code exchange, all with `redirect`. */
+  async function flowTo(redirect: string, authorizeWith = redirect) {
+    const reg = await oc.register({ redirect_uris: [redirect] });
+    expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+    const { url, verifier } = await oc.authorizationUrl(reg.body.client_id, {
+      redirect_uri: authorizeWith,
+    });
+    const flow = await browse(new Browser(), url, {
+      login: { email: ADMIN, password: ADMIN_PASSWORD },
+    });
+    expect(flow.redirect.href.startsWith(`${authorizeWith}?`), flow.redirect.href).toBe(true);
+    const code = flow.redirect.searchParams.get('code');
+    expect(code, flow.redirect.href).toBeTruthy();
+    const t = await oc.token({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: authorizeWith,
+      code_verifier: verifier,
+      client_id: reg.body.client_id,
+    });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    return { reg, flow, tokens: t.body };
+  }
+
+  it("registers Cursor's own payload and completes code + PKCE to its cursor:// redirect", async () => {
+    // What Cursor sends, verbatim.
+    const res = await fetch((await oc.metadata()).registration_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Cursor',
+        redirect_uris: [CURSOR],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    const reg = await json(res);
+    expect(res.status, JSON.stringify(reg)).toBe(201);
+    expect(reg).toMatchObject({ redirect_uris: [CURSOR], application_type: 'native' });
+
+    const { flow, tokens } = await flowTo(CURSOR);
+    expect(flow.pages.map((p) => p.kind)).toEqual(['login', 'consent']);
+    expect(flow.redirect.searchParams.get('state')).toBe('st-123');
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: `${site}/mcp`, email: ADMIN });
+    expect(tokens.refresh_token).toBeTypeOf('string');
+    // The token works on the MCP server.
+    const list = await fetch(`${site}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(list.status).toBe(200);
+    expect(await list.text()).toContain('list_projects');
+  });
+
+  it('accepts other private-use schemes and loopback redirects, on any loopback port', async () => {
+    await flowTo('vscode://vscode.vscode-mcp/oauth/callback');
+    await flowTo('http://127.0.0.1:33418/cb');
+    // RFC 8252 §7.3: the port of a loopback redirect may differ at authorization.
+    await flowTo('http://127.0.0.1:33418/cb', 'http://127.0.0.1:40123/cb');
+    await flowTo('http://[::1]:33418/cb');
+    for (const uri of ['http://localhost:8080/callback', 'https://app.example/cb']) {
+      const reg = await oc.register({ redirect_uris: [uri] });
+      expect(reg.status, `${uri}: ${JSON.stringify(reg.body)}`).toBe(201);
+    }
+    expect((await oc.register({ redirect_uris: ['https://app.example/cb'] })).body).toMatchObject({
+      application_type: 'web',
+    });
+  });
+
+  it('refuses plain http to any other host with invalid_redirect_uri', async () => {
+    for (const uri of [
+      'http://evil.example/cb',
+      'http://10.0.0.5:8080/cb',
+      'http://localhost.evil.example/cb',
+    ]) {
+      const reg = await oc.register({ redirect_uris: [uri] });
+      expect(reg.status, uri).toBe(400);
+      expect(reg.body.error).toBe('invalid_redirect_uri');
+      expect(reg.body.error_description).toMatch(/plain http is accepted only to a loopback/);
+    }
+    // Mixed in with good ones it is refused all the same.
+    const mixed = await oc.register({ redirect_uris: [CURSOR, 'http://evil.example/cb'] });
+    expect(mixed.status).toBe(400);
+    for (const uri of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd']) {
+      const reg = await oc.register({ redirect_uris: [uri] });
+      expect(reg.status, uri).toBe(400);
+    }
   });
 });

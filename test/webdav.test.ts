@@ -206,16 +206,22 @@ describe('WebDAV', () => {
     expect(stranger.status).toBe(401);
   });
 
-  it('needs MD Admin: a plain member gets 403, an MD Admin and a bearer token get in', async () => {
+  it('needs MD Admin: a plain member is refused, an MD Admin and a bearer token get in', async () => {
     await invite(s, s.demo, 'plain@example.com');
     await invite(s, s.demo, 'md@example.com', { mdadmin: true });
+    // With the right token, the answer of a wrong one: it must not confirm a guessed token.
     const plain = await dav(s, 'PROPFIND', `${root(s)}/`, {
       user: 'plain@example.com',
       password: TOKEN,
       headers: { depth: '0' },
     });
-    expect(plain.status).toBe(403);
-    expect(JSON.parse(plain.text)).toMatchObject({ statusCode: 403 });
+    expect(plain.status).toBe(401);
+    expect(JSON.parse(plain.text).message).toMatch(/wrong user or WebDAV token/);
+    const plainBearer = await dav(s, 'PROPFIND', `${root(s)}/`, {
+      headers: { depth: '0', authorization: `Bearer ${await s.token('plain@example.com')}` },
+    });
+    expect(plainBearer.status).toBe(403);
+    expect(JSON.parse(plainBearer.text)).toMatchObject({ statusCode: 403 });
     const md = await dav(s, 'PROPFIND', `${root(s)}/`, {
       user: 'md@example.com',
       password: TOKEN,

@@ -50,6 +50,7 @@ const envSchema = z.object({
   URSA_MCP_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** The earlier name of URSA_MCP_WAIT_MS (it covered only `ask`), still read. */
   URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
+  URSA_TRUST_PROXY: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -102,6 +103,11 @@ export interface Config {
   mcpWaitMs: number;
   /** OAuth dynamic client registrations allowed per client address and hour. */
   oauthRegistrationsPerHour: number;
+  /**
+   * Which proxies' X-Forwarded-For names the client (Express "trust proxy"): false (none,
+   * the socket's address), a hop count, or addresses/subnets such as "loopback, 10.0.0.0/8".
+   */
+  trustProxy: boolean | number | string;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -178,5 +184,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     aiAgent,
     mcpWaitMs: e.URSA_MCP_WAIT_MS ?? e.URSA_MCP_ASK_WAIT_MS ?? 45_000,
     oauthRegistrationsPerHour: e.URSA_OAUTH_REGISTRATIONS_PER_HOUR,
+    trustProxy: parseTrustProxy(e.URSA_TRUST_PROXY),
   };
+}
+
+/** URSA_TRUST_PROXY: unset or false, true (every proxy: only behind one that overwrites the
+ * header), a number of hops, or a comma-separated list of addresses and subnets. */
+function parseTrustProxy(v: string | undefined): boolean | number | string {
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v;
 }

@@ -10,7 +10,7 @@ import {
   type ResolveOptions,
 } from './access/actor.js';
 import { ActivityLog } from './activity/activity.js';
-import { providerFromConfig } from './ai/config.js';
+import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
 import type { Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
@@ -22,6 +22,8 @@ import {
 } from './identity/keys.js';
 import { OidcModels } from './identity/oidc-adapter.js';
 import { createSession, deleteSession, sessionEmail } from './identity/sessions.js';
+import { Revocations } from './identity/revocations.js';
+import { Throttle } from './identity/throttle.js';
 import { issueAccessToken, TokenVerifier } from './identity/tokens.js';
 import { randomId } from './ids.js';
 import { JobRunner } from './jobs/jobs.js';
@@ -76,6 +78,10 @@ export class Engine {
   readonly ai: AiService;
   /** Storage of the built-in OAuth authorization server (clients, grants, refresh tokens…). */
   readonly oidcModels: OidcModels;
+  /** Limits on guessing passwords and tokens, and on client registration (shared by processes). */
+  readonly throttle: Throttle;
+  /** Revoked access tokens and grants, refused by the verifier. */
+  readonly revocations: Revocations;
 
   private constructor(
     readonly config: Config,
@@ -114,7 +120,11 @@ export class Engine {
       (email) => this.passwordLinks.invitationSignIn(email),
     );
     this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
-    this.verifier = new TokenVerifier(config.auth, signingKey);
+    this.throttle = new Throttle(this.db);
+    this.revocations = new Revocations(this.db, config.auth.tokenTtlSeconds);
+    this.verifier = new TokenVerifier(config.auth, signingKey, (claims) =>
+      this.revocations.isRevoked(claims),
+    );
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
     this.dbs = new ProjectDatabases((p) => this.projects.dir(p));
     this.projects.onDelete((p) => this.dbs.close(p));
@@ -165,7 +175,7 @@ export class Engine {
       (p) => this.projects.dir(p),
       config.uploadTtlHours,
     );
-    this.oidcModels = new OidcModels(this.db);
+    this.oidcModels = new OidcModels(this.db, (grantId) => this.revocations.revokeGrant(grantId));
     this.ai = new AiService({
       db: this.db,
       jobs: this.jobs,

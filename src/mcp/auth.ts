@@ -8,16 +8,21 @@ import { mcpAudience } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import { TokenError } from '../engine/identity/tokens.js';
 import { HttpError } from '../rest/errors.js';
+import { MCP_SCOPE } from '../rest/oauth/resources.js';
 
 export const resourceMetadataUrl = (siteUrl: string) =>
   `${siteUrl}/.well-known/oauth-protected-resource/mcp`;
 
-/** `WWW-Authenticate` for /mcp; error and description only when a token was sent. */
+/**
+ * `WWW-Authenticate` for /mcp: the resource metadata and, with the built-in provider, the scope
+ * to ask for; error and description only when a token was sent.
+ */
 export function mcpChallenge(
   engine: Engine,
   extra?: { error: string; description: string },
 ): string {
-  const base = `Bearer resource_metadata="${resourceMetadataUrl(engine.config.siteUrl)}"`;
+  const scope = engine.config.auth.builtin ? `, scope="${MCP_SCOPE}"` : '';
+  const base = `Bearer resource_metadata="${resourceMetadataUrl(engine.config.siteUrl)}"${scope}`;
   if (!extra) return base;
   return `${base}, error="${extra.error}", error_description="${extra.description.replace(/["\\]/g, "'")}"`;
 }

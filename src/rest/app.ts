@@ -20,9 +20,13 @@ import { webdavRouter } from './webdav/handler.js';
 
 const REQ_ID = /^[\w.:-]{1,64}$/;
 
-export function createApp(engine: Engine): express.Express {
+/** The app; loads the OAuth server first when it serves one (see src/rest/oauth/index.ts). */
+export async function createApp(engine: Engine): Promise<express.Express> {
+  const oauth = await oauthRouter(engine);
   const app = express();
   app.disable('x-powered-by');
+  // Client addresses (attempt limits) come from X-Forwarded-For only through trusted proxies.
+  app.set('trust proxy', engine.config.trustProxy);
   app.set('etag', false);
   app.set('query parser', 'extended');
 
@@ -52,7 +56,7 @@ export function createApp(engine: Engine): express.Express {
   app.use('/auth', mountRoutes(engine, passwordRoutes));
   // OAuth: metadata documents, and the built-in authorization server under /auth; with an
   // external identity provider, our /auth has no discovery or keys to offer.
-  app.use(oauthRouter(engine));
+  app.use(oauth);
   if (!engine.config.auth.builtin) app.use('/auth', mountRoutes(engine, externalIssuerRoutes));
   // WebDAV before the route table: its own methods, auth and errors, and PUT bodies streamed.
   app.use(`${API_PREFIX}/projects/:project/webdav`, webdavRouter(engine));
@@ -75,7 +79,7 @@ export function createApp(engine: Engine): express.Express {
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     // RFC 9110: every 401 carries a challenge, also "no access to the project".
     if (body.statusCode === 401 && !res.hasHeader('WWW-Authenticate'))
-      res.setHeader('WWW-Authenticate', challenge());
+      res.setHeader('WWW-Authenticate', challenge(engine));
     let format: Format;
     try {
       format = negotiate(

@@ -5,6 +5,7 @@ import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
 import { TokenError } from '../engine/identity/tokens.js';
 import { HttpError } from './errors.js';
+import { API_RESOURCE_METADATA_PATH, API_SCOPE } from './oauth/resources.js';
 
 export const SESSION_COOKIE = 'ursa_session';
 const REALM = 'ursa';
@@ -31,8 +32,14 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-export function challenge(extra?: { error: string; description: string }): string {
-  const base = `Bearer realm="${REALM}"`;
+/**
+ * `WWW-Authenticate` of the API: where its protected-resource metadata is (RFC 9728) and, with
+ * the built-in provider, the scope to ask for; error and description only when a token was sent.
+ */
+export function challenge(engine: Engine, extra?: { error: string; description: string }): string {
+  const { siteUrl, auth } = engine.config;
+  const scope = auth.builtin ? `, scope="${API_SCOPE}"` : '';
+  const base = `Bearer realm="${REALM}", resource_metadata="${siteUrl}${API_RESOURCE_METADATA_PATH}"${scope}`;
   if (!extra) return base;
   return `${base}, error="${extra.error}", error_description="${extra.description.replace(/["\\]/g, "'")}"`;
 }
@@ -49,7 +56,7 @@ export async function identify(engine: Engine, req: AuthedRequest): Promise<Prin
         'the Authorization header must be "Bearer <access token>"',
         { error: 'invalid_request' },
         {
-          'WWW-Authenticate': challenge({
+          'WWW-Authenticate': challenge(engine, {
             error: 'invalid_request',
             description: 'expected a Bearer token',
           }),
@@ -67,7 +74,7 @@ export async function identify(engine: Engine, req: AuthedRequest): Promise<Prin
           err.message,
           { error: err.rfc6750 },
           {
-            'WWW-Authenticate': challenge({ error: err.rfc6750, description: err.message }),
+            'WWW-Authenticate': challenge(engine, { error: err.rfc6750, description: err.message }),
           },
         );
       }
@@ -91,7 +98,7 @@ export async function requirePrincipal(engine: Engine, req: AuthedRequest): Prom
       'authentication required: send "Authorization: Bearer <access token>" or sign in at /auth/login',
       {},
       {
-        'WWW-Authenticate': challenge(),
+        'WWW-Authenticate': challenge(engine),
       },
     );
   }

@@ -1,5 +1,6 @@
 // A raw HTTP client over node:http, for requests fetch cannot make as-is: no Accept header
-// at all (fetch adds `*/*`), and full control over Cookie and Origin.
+// at all (fetch adds `*/*`), full control over Cookie and Origin, and a chosen local address
+// (`from`: any of 127.0.0.0/8 reaches a loopback server) to play clients at several addresses.
 import http from 'node:http';
 
 export interface RawResponse {
@@ -10,12 +11,13 @@ export interface RawResponse {
 
 export function rawRequest(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  opts: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
 ): Promise<RawResponse> {
+  const from = opts.from ? { localAddress: opts.from, family: 4, agent: false } : {};
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
-      { method: opts.method ?? 'GET', headers: opts.headers ?? {} },
+      { method: opts.method ?? 'GET', headers: opts.headers ?? {}, ...from },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -49,3 +51,7 @@ export function setCookieValue(
   }
   return undefined;
 }
+
+/** An HTTP Basic Authorization header. */
+export const basic = (user: string, secret: string) =>
+  `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`;

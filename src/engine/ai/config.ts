@@ -1,8 +1,8 @@
 // AI provider settings from the environment (validated with zod; errors name the variable).
+// The provider SDKs are not loaded here (src/engine/ai/providers.ts): reading the
+// configuration, as every command line command does, stays cheap.
 import { z } from 'zod';
-import { AnthropicProvider } from './anthropic.js';
-import { OpenAiProvider } from './openai.js';
-import type { ChatProvider, ProviderName } from './provider.js';
+import type { ProviderName } from './provider.js';
 
 const optionalString = z.preprocess(
   (v) => (v === '' ? undefined : v),
@@ -110,14 +110,4 @@ export function parseAiConfig(env: Record<string, string | undefined>): AiConfig
     timeoutMs: e.URSA_AI_TIMEOUT_MS,
     agent: parseAgentBudget(env),
   };
-}
-
-export function providerFromConfig(cfg: AiConfig): ChatProvider {
-  return cfg.provider === 'openai' ? new OpenAiProvider(cfg) : new AnthropicProvider(cfg);
-}
-
-/** The configured chat provider, or null when none is configured. */
-export function createProvider(env: Record<string, string | undefined>): ChatProvider | null {
-  const cfg = parseAiConfig(env);
-  return cfg ? providerFromConfig(cfg) : null;
 }

@@ -281,6 +281,48 @@ export const oidcModels = sqliteTable(
   ],
 );
 
+/**
+ * Counters of the attempt limiter (src/engine/identity/throttle.ts): failed sign-ins and
+ * WebDAV token checks per account and address, client registrations per address. Kept here,
+ * not in memory, so every server process sees the same counts and a restart forgets nothing.
+ */
+export const authThrottle = sqliteTable(
+  'auth_throttle',
+  {
+    /** What is counted for whom: `<rule>:<sha256 of the subject>`. */
+    bucket: text('bucket').primaryKey(),
+    count: integer('count').notNull(),
+    /** ISO time the current window started (quota rules). */
+    since: text('since').notNull(),
+    /** ISO time of the last counted attempt (back-off rules). */
+    last: text('last').notNull(),
+    /** ISO time until which attempts are refused; null: not blocked. */
+    blockedUntil: text('blocked_until'),
+    /** ISO time after which the row no longer changes any decision (then deleted). */
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [index('auth_throttle_expires').on(t.expiresAt)],
+);
+
+/**
+ * Revoked access tokens: one token (`jti`) or every access token of an OAuth grant (`grant`).
+ * Our access tokens are self-contained JWTs, so the verifier looks here on every request.
+ */
+export const tokenRevocations = sqliteTable(
+  'token_revocations',
+  {
+    kind: text('kind', { enum: ['jti', 'grant'] }).notNull(),
+    id: text('id').notNull(),
+    revoked: text('revoked').notNull(),
+    /** ISO time after which no token it covers can still be valid (then deleted). */
+    expiresAt: text('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.id] }),
+    index('token_revocations_expires').on(t.expiresAt),
+  ],
+);
+
 /** AI chat conversations, private to the member who started them. */
 export const aiConversations = sqliteTable(
   'ai_conversations',

@@ -20,7 +20,11 @@ const SWEEP_EVERY_MS = 60_000;
 export class OidcModels {
   private lastSweep = 0;
 
-  constructor(private readonly db: Db) {}
+  /** `onGrantRevoked`: a grant ended (revoked or destroyed); its access tokens must stop. */
+  constructor(
+    private readonly db: Db,
+    private readonly onGrantRevoked: (grantId: string) => void = () => {},
+  ) {}
 
   /** The adapter oidc-provider instantiates once per model name. */
   adapter(kind: string): OidcAdapter {
@@ -92,6 +96,7 @@ export class OidcModels {
   }
 
   destroy(kind: string, id: string): void {
+    if (kind === 'Grant') this.onGrantRevoked(id);
     this.db
       .delete(oidcModels)
       .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)))
@@ -100,6 +105,7 @@ export class OidcModels {
 
   /** Everything issued under one grant (codes, access and refresh tokens), of any kind. */
   revokeByGrantId(grantId: string): void {
+    this.onGrantRevoked(grantId);
     this.db.delete(oidcModels).where(eq(oidcModels.grantId, grantId)).run();
   }
 }

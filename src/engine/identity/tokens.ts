@@ -79,9 +79,11 @@ export class TokenVerifier {
   // Verified tokens are remembered until they expire: signature checks dominate request cost.
   private cache = new Map<string, { email: string; claims: JWTPayload; exp: number }>();
 
+  /** `isRevoked`: consulted on every call, also for tokens verified before (revocations.ts). */
   constructor(
     private readonly s: TokenSettings,
     private readonly localKey?: SigningKey,
+    private readonly isRevoked: (claims: JWTPayload) => boolean = () => false,
   ) {}
 
   private getKeys(): Promise<IssuerKeys> {
@@ -107,7 +109,7 @@ export class TokenVerifier {
       .digest('base64url');
     const hit = this.cache.get(cacheKey);
     const nowS = Date.now() / 1000;
-    if (hit && hit.exp > nowS) return hit;
+    if (hit && hit.exp > nowS) return this.unlessRevoked(hit);
     let issuer: IssuerKeys;
     try {
       issuer = await this.getKeys();
@@ -135,7 +137,32 @@ export class TokenVerifier {
     const entry = { email: raw.toLowerCase(), claims: payload, exp: payload.exp ?? nowS };
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(cacheKey, entry);
-    return entry;
+    return this.unlessRevoked(entry);
+  }
+
+  /**
+   * The claims of an unexpired access token signed by the built-in provider, whatever its
+   * audience; null for anything else (what the revocation endpoint may revoke).
+   */
+  async ownClaims(token: string): Promise<JWTPayload | null> {
+    if (!this.s.builtin || !this.localKey) return null;
+    try {
+      const { keys, issuer } = await this.getKeys();
+      const { payload } = await jwtVerify(token, keys, {
+        issuer,
+        algorithms: [SIGNING_ALG],
+        requiredClaims: ['exp', 'jti'],
+      });
+      return payload;
+    } catch {
+      return null;
+    }
+  }
+
+  private unlessRevoked(v: VerifiedToken): VerifiedToken {
+    if (this.isRevoked(v.claims))
+      throw new TokenError('invalid_token', 'the access token was revoked');
+    return v;
   }
 }
 

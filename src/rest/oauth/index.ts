@@ -1,13 +1,12 @@
 // OAuth for the HTTP app: discovery metadata at the site root, and with the built-in identity
 // provider the authorization server itself under /auth (its endpoints, and the sign-in and
 // consent pages). /auth/login and /auth/logout stay the browser sign-in's: only the paths
-// the provider serves are handed to it.
+// the provider serves are handed to it. oidc-provider is loaded here, only when it serves.
 import express, { type Router } from 'express';
 import type { Engine } from '../../engine/engine.js';
-import { interactionRouter } from './interactions.js';
 import { metadataRouter, pinOrigin } from './metadata.js';
-import { createProvider, INTERACTION_PATH, OAUTH_ROUTES } from './provider.js';
 import { registrationLimit } from './registration-limit.js';
+import { INTERACTION_PATH, OAUTH_ROUTES } from './resources.js';
 
 /** The provider's enabled endpoints (below /auth), plus its discovery documents. */
 const SERVED = [
@@ -24,22 +23,28 @@ const SERVED = [
 
 const servedByProvider = (p: string) => SERVED.some((r) => p === r || p.startsWith(`${r}/`));
 
-export function oauthRouter(engine: Engine): Router {
+export async function oauthRouter(engine: Engine): Promise<Router> {
   const router = express.Router();
-  const provider = engine.config.auth.builtin ? createProvider(engine) : undefined;
-  router.use(metadataRouter(engine, provider));
-  if (provider) {
-    router.use(`/auth${INTERACTION_PATH}`, interactionRouter(engine, provider));
-    const callback = provider.callback();
-    router.post(
-      `/auth${OAUTH_ROUTES.registration}`,
-      registrationLimit(engine.config.oauthRegistrationsPerHour),
-    );
-    router.use('/auth', (req, res, next) => {
-      if (!servedByProvider(req.path)) return next();
-      pinOrigin(engine, req);
-      void callback(req, res);
-    });
+  if (!engine.config.auth.builtin) {
+    router.use(metadataRouter(engine, undefined));
+    return router;
   }
+  const [{ createProvider }, { interactionRouter }] = await Promise.all([
+    import('./provider.js'),
+    import('./interactions.js'),
+  ]);
+  const provider = createProvider(engine);
+  router.use(metadataRouter(engine, provider));
+  router.use(`/auth${INTERACTION_PATH}`, interactionRouter(engine, provider));
+  const callback = provider.callback();
+  router.post(
+    `/auth${OAUTH_ROUTES.registration}`,
+    registrationLimit(engine, engine.config.oauthRegistrationsPerHour),
+  );
+  router.use('/auth', (req, res, next) => {
+    if (!servedByProvider(req.path)) return next();
+    pinOrigin(engine, req);
+    void callback(req, res);
+  });
   return router;
 }

@@ -7,8 +7,9 @@ import type { Engine } from '../../engine/engine.js';
 import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { escapeHtml } from '../render/html.js';
-import { authPageHtml, noteSignInFailure, signInLocked } from '../routes/identity.js';
-import { oauthResources } from './provider.js';
+import { authPageHtml } from '../routes/identity.js';
+import { clientAddress, SIGN_IN_SCOPE } from '../throttle.js';
+import { oauthResources } from './resources.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 
@@ -127,14 +128,15 @@ ${redirect ? `<p>You will return to <code>${escapeHtml(redirect)}</code>.</p>` :
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 254) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
-    const key = email.trim().toLowerCase();
-    if (signInLocked(key)) {
-      res.setHeader('Retry-After', '60');
-      return loginPage(res, details.uid, 429, 'Too many failed sign-ins; wait a minute.', email);
+    const guess = engine.throttle.guess(SIGN_IN_SCOPE, email.trim(), clientAddress(req));
+    if (guess.retryAfter !== null) {
+      res.setHeader('Retry-After', String(guess.retryAfter));
+      const wait = `Too many failed sign-ins; retry in ${guess.retryAfter} s.`;
+      return loginPage(res, details.uid, 429, wait, email);
     }
     const user = email && password ? await engine.accounts.checkPassword(email, password) : null;
-    noteSignInFailure(key, Boolean(user));
     if (!user) return loginPage(res, details.uid, 401, 'Wrong e-mail or password.', email);
+    guess.succeeded();
     await provider.interactionFinished(
       req,
       res,

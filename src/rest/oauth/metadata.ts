@@ -1,17 +1,20 @@
 // Discovery documents at the site root: RFC 9728 protected-resource metadata for the MCP
 // server (at /.well-known/oauth-protected-resource and its /mcp path form, which the /mcp 401
-// challenge names), and, with the built-in provider, RFC 8414 authorization-server metadata
-// in the path form for an issuer with a path (/.well-known/oauth-authorization-server/auth).
+// challenge names) and for the REST API (its /api/v1 path form, named by the API's 401s),
+// and, with the built-in provider, RFC 8414 authorization-server metadata in the path form
+// for an issuer with a path (/.well-known/oauth-authorization-server/auth).
 import express, { type Request, type Response, type Router } from 'express';
 import type { Provider } from 'oidc-provider';
 import { mcpAudience } from '../../engine/config.js';
 import type { Engine } from '../../engine/engine.js';
-import { MCP_SCOPE } from './provider.js';
+import {
+  API_RESOURCE_METADATA_PATH,
+  API_SCOPE,
+  MCP_RESOURCE_METADATA_PATHS,
+  MCP_SCOPE,
+} from './resources.js';
 
-export const PROTECTED_RESOURCE_PATHS = [
-  '/.well-known/oauth-protected-resource',
-  '/.well-known/oauth-protected-resource/mcp',
-];
+const PROTECTED_RESOURCE_PATHS = [...MCP_RESOURCE_METADATA_PATHS, API_RESOURCE_METADATA_PATH];
 
 /** Public documents any web client may read. */
 function cors(res: Response): void {
@@ -21,16 +24,18 @@ function cors(res: Response): void {
   res.setHeader('Access-Control-Max-Age', '3600');
 }
 
-export function protectedResourceMetadata(engine: Engine): Record<string, unknown> {
+/** The metadata document at `path` (the API's, or else the MCP server's). */
+export function protectedResourceMetadata(engine: Engine, path: string): Record<string, unknown> {
   const { siteUrl, auth } = engine.config;
+  const api = path === API_RESOURCE_METADATA_PATH;
   return {
-    resource: mcpAudience(engine.config),
+    resource: api ? auth.audience : mcpAudience(engine.config),
     authorization_servers: [auth.issuer],
     bearer_methods_supported: ['header'],
     // An external provider's scopes are its own: none are suggested then.
-    ...(auth.builtin ? { scopes_supported: [MCP_SCOPE] } : {}),
-    resource_name: 'Ursa MCP server',
-    resource_documentation: `${siteUrl}/docs/mcp.md`,
+    ...(auth.builtin ? { scopes_supported: [api ? API_SCOPE : MCP_SCOPE] } : {}),
+    resource_name: api ? 'Ursa REST API' : 'Ursa MCP server',
+    resource_documentation: `${siteUrl}/docs/${api ? 'api' : 'mcp'}.md`,
   };
 }
 
@@ -44,10 +49,10 @@ export function metadataRouter(engine: Engine, provider: Provider | undefined): 
     cors(res);
     res.status(204).end();
   });
-  router.get(PROTECTED_RESOURCE_PATHS, (_req, res) => {
+  router.get(PROTECTED_RESOURCE_PATHS, (req, res) => {
     cors(res);
     res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(protectedResourceMetadata(engine));
+    res.json(protectedResourceMetadata(engine, req.path));
   });
   if (provider) {
     const callback = provider.callback();

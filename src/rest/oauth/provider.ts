@@ -5,52 +5,19 @@
 // exactly one of two resources, the MCP URL or the REST API, that the existing verifier
 // accepts unchanged (iss = the issuer, aud = the resource, sub and email = the user).
 import { Provider, errors, interactionPolicy, type Configuration } from 'oidc-provider';
-import { mcpAudience } from '../../engine/config.js';
 import type { Engine } from '../../engine/engine.js';
+import { GRANT_CLAIM } from '../../engine/identity/revocations.js';
 import { escapeHtml } from '../render/html.js';
 import { authPageHtml, OAUTH_SESSION_COOKIE } from '../routes/identity.js';
 import { oidcAdapterFactory } from './adapter.js';
-
-/** Where the provider's endpoints live under /auth. Every route is named, none is a default. */
-export const OAUTH_ROUTES = {
-  authorization: '/authorize',
-  token: '/token',
-  jwks: '/jwks',
-  registration: '/register',
-  revocation: '/revoke',
-  userinfo: '/me',
-  end_session: '/session/end',
-  introspection: '/token/introspection',
-  backchannel_authentication: '/backchannel',
-  code_verification: '/device',
-  device_authorization: '/device/auth',
-  pushed_authorization_request: '/request',
-  challenge: '/challenge',
-  credential: '/credential',
-} as const;
-
-/** The sign-in and consent pages, under /auth too (src/rest/oauth/interactions.ts). */
-export const INTERACTION_PATH = '/interaction';
-
-/** Scopes of the two resources; informative (the audience is what resources enforce). */
-export const MCP_SCOPE = 'mcp';
-export const API_SCOPE = 'api';
-
-export interface OAuthResource {
-  /** The RFC 8707 resource indicator, which becomes the access token's `aud`. */
-  indicator: string;
-  scope: string;
-  /** How the consent screen names it. */
-  label: string;
-}
-
-/** The only resources tokens can be issued for: the MCP server and the REST API. */
-export function oauthResources(engine: Engine): OAuthResource[] {
-  return [
-    { indicator: mcpAudience(engine.config), scope: MCP_SCOPE, label: 'the Ursa MCP server' },
-    { indicator: engine.config.auth.audience, scope: API_SCOPE, label: 'the Ursa REST API' },
-  ];
-}
+import { nativeRedirects } from './redirects.js';
+import {
+  API_SCOPE,
+  INTERACTION_PATH,
+  MCP_SCOPE,
+  OAUTH_ROUTES,
+  oauthResources,
+} from './resources.js';
 
 const DAY = 24 * 3600;
 const REFRESH_TOKEN_TTL = 30 * DAY;
@@ -101,7 +68,16 @@ export function createProvider(engine: Engine): Provider {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      // A client may revoke only its own tokens (oidc-provider's default rule, stated here so
+      // it does not log its "you SHOULD change it" notice).
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === 'none') return false;
+          throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+        },
+      },
       resourceIndicators: {
         enabled: true,
         // No `resource` in the request: the MCP server, the reason this server exists.
@@ -124,9 +100,26 @@ export function createProvider(engine: Engine): Provider {
     // origin of one of their redirect URIs.
     clientBasedCORS: (_ctx, origin, client) =>
       origin !== 'null' && (client.redirectUris ?? []).some((uri) => originOf(uri) === origin),
-    // What the existing verifier reads: the user's e-mail (sub is the e-mail already).
+    // What the existing verifier reads: the user's e-mail (sub is the e-mail already), and
+    // the grant, so that revoking it stops its access tokens (src/engine/identity/revocations.ts).
     extraTokenClaims: (_ctx, token) =>
-      'accountId' in token ? { email: token.accountId } : undefined,
+      'accountId' in token ? { email: token.accountId, [GRANT_CLAIM]: token.grantId } : undefined,
+    // Redirect URIs follow RFC 8252 (src/rest/oauth/redirects.ts); the hook runs before
+    // oidc-provider's own checks and may set application_type.
+    extraClientMetadata: {
+      properties: ['software_id', 'software_version'],
+      validator: (ctx, key, value, metadata) => {
+        if (value !== undefined && (typeof value !== 'string' || value.length > 200))
+          throw new errors.InvalidClientMetadata(
+            `${key} must be a string of at most 200 characters`,
+          );
+        // Only at registration: stored clients keep the type they were registered with.
+        if (key !== 'software_id' || !ctx) return;
+        const refused = nativeRedirects(metadata.redirect_uris);
+        if (typeof refused === 'string') throw new errors.InvalidClientMetadata(refused);
+        if (refused) metadata.application_type = 'native';
+      },
+    },
     // Every client allowed the refresh_token grant gets one (no offline_access needed), and
     // it is rotated on every use; tokens outlive the browser session that granted them.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -169,6 +162,30 @@ export function createProvider(engine: Engine): Provider {
       if (r) ctx.query = { ...ctx.query, scope: r.scope };
     }
     await next();
+  });
+  // Access tokens are JWTs, which oidc-provider does not store and so answers
+  // unsupported_token_type at the revocation endpoint: once it has authenticated the client,
+  // an access token of ours is revoked here (RFC 7009: 200 also for unknown tokens).
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { error?: string } | undefined;
+    const client = ctx.oidc?.client;
+    if (ctx.oidc?.route !== 'revocation' || body?.error !== 'unsupported_token_type' || !client)
+      return;
+    const claims = await engine.verifier.ownClaims(String(ctx.oidc.params?.token ?? ''));
+    ctx.status = 200;
+    ctx.body = '';
+    if (!claims?.jti || !claims.exp) return;
+    if (claims.client_id !== undefined && claims.client_id !== client.clientId) {
+      if (client.clientAuthMethod === 'none') return;
+      ctx.status = 400;
+      ctx.body = {
+        error: 'invalid_request',
+        error_description: 'client is not authorized to revoke the presented token',
+      };
+      return;
+    }
+    engine.revocations.revokeToken(claims.jti, claims.exp);
   });
   return provider;
 

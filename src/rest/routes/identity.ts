@@ -8,6 +8,7 @@ import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { escapeHtml } from '../render/html.js';
 import type { RouteDef } from '../router.js';
+import { guessOrRefuse, SIGN_IN_SCOPE } from '../throttle.js';
 
 /** The OAuth server's own sign-in cookie (src/rest/oauth), ended with the browser session. */
 export const OAUTH_SESSION_COOKIE = 'ursa_oauth_session';
@@ -17,34 +18,6 @@ const loginSchema = z.object({
   password: z.string().min(1).max(1000),
   next: z.string().optional(),
 });
-
-// Failed sign-ins per e-mail in the last window; slows password guessing down.
-const FAILURE_WINDOW_MS = 60_000;
-const MAX_FAILURES = 5;
-const failures = new Map<string, number[]>();
-
-/** True when `email` has failed to sign in too often lately (shared with the OAuth sign-in). */
-export function signInLocked(email: string): boolean {
-  return recentFailures(email).length >= MAX_FAILURES;
-}
-
-export function noteSignInFailure(email: string, ok: boolean): void {
-  if (ok) failures.delete(email);
-  else failures.set(email, [...recentFailures(email), Date.now()]);
-}
-
-function recentFailures(email: string): number[] {
-  const now = Date.now();
-  // Forget e-mails whose failures are all old, so guessing many e-mails cannot grow memory.
-  if (failures.size > 10_000) {
-    for (const [k, times] of failures)
-      if (times.every((t) => now - t >= FAILURE_WINDOW_MS)) failures.delete(k);
-  }
-  const list = (failures.get(email) ?? []).filter((t) => now - t < FAILURE_WINDOW_MS);
-  if (list.length) failures.set(email, list);
-  else failures.delete(email);
-  return list;
-}
 
 /** With an external provider these documents are the provider's, not ours. */
 function externalIssuer(engine: { config: { auth: { issuer: string } } }): never {
@@ -119,21 +92,14 @@ export const identityRoutes: RouteDef[] = [
         handler: async ({ engine, req, res, body }) => {
           const input = parseInput(loginSchema, body ?? {}, 'sign-in');
           const next = safeNext(input.next);
-          const key = input.email.trim().toLowerCase();
-          if (signInLocked(key)) {
-            throw new HttpError(
-              429,
-              'too many failed sign-ins for this e-mail; wait a minute',
-              {},
-              { 'Retry-After': '60' },
-            );
-          }
+          // Too many failures for this e-mail from this address, or from it at all: 429.
+          const guess = guessOrRefuse(engine, req, SIGN_IN_SCOPE, input.email.trim());
           const email = await engine.accounts.checkPassword(input.email, input.password);
-          noteSignInFailure(key, Boolean(email));
           if (!email) {
             if (wantsJson(req)) throw new HttpError(401, 'wrong e-mail or password', {});
             return loginPage(res, 401, next, 'Wrong e-mail or password.', input.email);
           }
+          guess.succeeded();
           const session = engine.startSession(email);
           const secure = engine.config.siteUrl.startsWith('https:') ? '; Secure' : '';
           res.setHeader(

@@ -1,0 +1,74 @@
+// Revoked access tokens. Our access tokens are JWTs checked by signature alone, so revoking one
+// (by its `jti`) or a whole OAuth grant (every token carrying its `gid`) is recorded in the
+// metadata database, which the verifier consults on every request: every server process
+// refuses the token from the next request on.
+import { and, eq, lt, or, sql } from 'drizzle-orm';
+import type { JWTPayload } from 'jose';
+import type { Db } from '../db/index.js';
+import { tokenRevocations } from '../db/schema.js';
+
+/** The claim of our OAuth access tokens naming the grant they were issued under. */
+export const GRANT_CLAIM = 'gid';
+
+const SWEEP_EVERY_MS = 60_000;
+
+export class Revocations {
+  private lastSweep = 0;
+  private readonly lookup;
+
+  /** `grantTokenTtlSeconds`: the longest an access token of a grant lives. */
+  constructor(
+    private readonly db: Db,
+    private readonly grantTokenTtlSeconds: number,
+  ) {
+    this.lookup = db
+      .select({ kind: tokenRevocations.kind })
+      .from(tokenRevocations)
+      .where(
+        or(
+          and(eq(tokenRevocations.kind, 'jti'), eq(tokenRevocations.id, sql.placeholder('jti'))),
+          and(eq(tokenRevocations.kind, 'grant'), eq(tokenRevocations.id, sql.placeholder('gid'))),
+        ),
+      )
+      .prepare();
+  }
+
+  /** One access token, until it would have expired anyway (`exp`, epoch seconds). */
+  revokeToken(jti: string, exp: number): void {
+    this.record('jti', jti, new Date(exp * 1000));
+  }
+
+  /** Every access token issued under an OAuth grant (its refresh tokens die with the grant). */
+  revokeGrant(grantId: string): void {
+    // Kept a day past the longest token lifetime: a changed setting must not revive tokens.
+    this.record(
+      'grant',
+      grantId,
+      new Date(Date.now() + (this.grantTokenTtlSeconds + 86_400) * 1000),
+    );
+  }
+
+  /** True when the token itself or its grant was revoked. */
+  isRevoked(claims: JWTPayload): boolean {
+    const jti = typeof claims.jti === 'string' ? claims.jti : null;
+    const gid = typeof claims[GRANT_CLAIM] === 'string' ? (claims[GRANT_CLAIM] as string) : null;
+    if (!jti && !gid) return false;
+    return this.lookup.get({ jti: jti ?? '', gid: gid ?? '' }) !== undefined;
+  }
+
+  private record(kind: 'jti' | 'grant', id: string, expires: Date): void {
+    const now = new Date();
+    if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
+      this.lastSweep = now.getTime();
+      this.db
+        .delete(tokenRevocations)
+        .where(lt(tokenRevocations.expiresAt, now.toISOString()))
+        .run();
+    }
+    this.db
+      .insert(tokenRevocations)
+      .values({ kind, id, revoked: now.toISOString(), expiresAt: expires.toISOString() })
+      .onConflictDoNothing()
+      .run();
+  }
+}
