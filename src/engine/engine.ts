@@ -40,6 +40,8 @@ import { Prescriptions } from './data/prescriptions.js';
 import { ModelObjects } from './model/objects.js';
 import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
+import { DavProps } from './storage/dav-props.js';
+import { ProjectFiles } from './storage/project-files.js';
 import { Storage } from './storage/storage.js';
 import { Uploads } from './storage/uploads.js';
 import { Accounts } from './users/accounts.js';
@@ -60,7 +62,12 @@ export class Engine {
   readonly jobs: JobRunner;
   readonly mailer: Mailer;
   readonly verifier: TokenVerifier;
-  readonly storage: Storage;
+  /**
+   * Project files for front doors: every call takes the actor and checks its rights. The raw
+   * store below it (`storage`, project ids, no rights) stays inside the engine.
+   */
+  readonly files: ProjectFiles;
+  private readonly storage: Storage;
   readonly dbs: ProjectDatabases;
   readonly model: ModelStore;
   /** The semantic model API (pmd/obj…): levels, ACLs and visibility enforced. */
@@ -116,6 +123,7 @@ export class Engine {
     this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
     this.verifier = new TokenVerifier(config.auth, signingKey);
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
+    this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));
     this.dbs = new ProjectDatabases((p) => this.projects.dir(p));
     this.projects.onDelete((p) => this.dbs.close(p));
     this.model = new ModelStore(this.db);

@@ -6,7 +6,6 @@ import type { Request } from 'express';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
 import { verifyPassword } from '../../engine/identity/passwords.js';
-import { requireStorageAccess } from '../../engine/storage/access.js';
 import { identify, challenge, type AuthedRequest } from '../auth.js';
 import { HttpError } from '../errors.js';
 
@@ -91,7 +90,5 @@ export async function davActor(
       'authentication required: HTTP Basic with your user id and the project WebDAV token, or a Bearer token',
     );
   }
-  const actor = engine.actor({ email }, project);
-  requireStorageAccess(actor);
-  return actor;
+  return engine.actor({ email }, project);
 }
