@@ -68,7 +68,9 @@ export class Engine {
    */
   readonly files: ProjectFiles;
   private readonly storage: Storage;
+  /** Raw, by project id, no rights checked: for engine services and tests, never front doors. */
   readonly dbs: ProjectDatabases;
+  /** Raw, by project id, no rights checked: for engine services and tests, never front doors. */
   readonly model: ModelStore;
   /** The semantic model API (pmd/obj…): levels, ACLs and visibility enforced. */
   readonly objects: ModelObjects;
