@@ -268,7 +268,7 @@ async function main(): Promise<void> {
     t0 = performance.now();
     const clusters: Record<string, unknown> = {};
     for (const [name, file] of Object.entries(files)) {
-      await engine.storage.writeFile(project, `/bench/${name}.csv`, fs.createReadStream(file), {
+      await engine.files.writeFile(actor, `/bench/${name}.csv`, fs.createReadStream(file), {
         createParents: true,
       });
       clusters[name] = {

@@ -131,8 +131,8 @@ async function main(): Promise<void> {
       accept: 'application/json',
       'content-type': 'application/json',
     };
-    await running.engine.storage.writeFile(
-      project,
+    await running.engine.files.writeFile(
+      running.engine.actor({ email: config.adminEmail }, project),
       '/bench/orders.csv',
       fs.createReadStream(file),
       {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from './helpers/fixtures.js';
 import { isFinal, pollJob } from './helpers/jobs.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 // ---------------------------------------------------------------------------------------
 // Generated data
@@ -509,7 +510,7 @@ beforeAll(async () => {
   s = await startTestServer({ URSA_DEFAULT_PLAN: 'enterprise' });
   p = await createProject(s, 'aql-correct', 'AQL correctness');
   for (const [name, d] of Object.entries(DATASETS))
-    await s.engine.storage.writeFile(p, `/${name}.csv`, Buffer.from(d.csv));
+    await rawStorage(s.engine).writeFile(p, `/${name}.csv`, Buffer.from(d.csv));
   const clusters = Object.fromEntries(
     Object.entries(DATASETS).map(([name, d]) => [
       name,

@@ -18,6 +18,7 @@ import {
   type JobJson,
 } from './helpers/jobs.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const CA = 'rest-ca@example.com';
 const ALICE = 'alice@example.com';
@@ -290,9 +291,9 @@ describe('AQL over REST', () => {
     const { dataVersion } = s.engine.model.versions(s.demo);
 
     const carriers = s.engine.datasets.rows(s.demo).find((d) => d.name === 'carriers')!;
-    const file = await fs.readFile(s.engine.storage.abs(s.demo, '/demo/carriers.csv'), 'utf8');
+    const file = await fs.readFile(rawStorage(s.engine).abs(s.demo, '/demo/carriers.csv'), 'utf8');
     const more = `${file.trimEnd()}\nZZ,Zed Air\n`;
-    await s.engine.storage.writeFile(s.demo, '/demo/carriers-more.csv', Buffer.from(more), {
+    await rawStorage(s.engine).writeFile(s.demo, '/demo/carriers-more.csv', Buffer.from(more), {
       user: ADMIN,
     });
     const load = await s.engine.loads.start(actorOf(s, ADMIN), {

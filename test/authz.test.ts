@@ -22,6 +22,7 @@ import {
   type Level,
 } from './helpers/authz-fixture.js';
 import type { ApiResponse } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const CHALLENGE =
   /^Bearer realm="ursa", resource_metadata="http:\/\/localhost:\d+\/\.well-known\/oauth-protected-resource\/api\/v1", scope="api"$/;
@@ -93,7 +94,11 @@ async function throwawayFile(
   tag: string,
 ): Promise<{ path: string; fileId: string }> {
   const path = `/${f.unique(tag)}.csv`;
-  const { item } = await f.s.engine.storage.writeFile(f.project, path, Buffer.from('a,b\n1,2\n'));
+  const { item } = await rawStorage(f.s.engine).writeFile(
+    f.project,
+    path,
+    Buffer.from('a,b\n1,2\n'),
+  );
   return { path, fileId: item.fileId };
 }
 
@@ -343,7 +348,10 @@ const MATRIX: Record<string, Entry> = {
       raw: { type: 'application/octet-stream', data: 'a,b\n1,2\n' },
     }),
     check: async (r, { f, caller, params, ok }) => {
-      const file = await f.s.engine.storage.stat(params.project!, `/authz-upload-${caller}.csv`);
+      const file = await rawStorage(f.s.engine).stat(
+        params.project!,
+        `/authz-upload-${caller}.csv`,
+      );
       expect(file?.size ?? null, 'the file exists only after a successful upload').toBe(
         ok ? 8 : null,
       );

@@ -7,6 +7,7 @@ import { CARRIERS } from '../src/engine/data/demo/carriers.js';
 import { DEMO_FLIGHTS, generateFlights, type FlightRow } from '../src/engine/data/demo/flights.js';
 import { isFinal, jobsPath, sleep, type JobJson } from './helpers/jobs.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 /** Polls the admin's job list until the demo's two load jobs exist and have finished. */
 async function demoJobs(s: TestServer): Promise<JobJson[]> {
@@ -62,7 +63,7 @@ describe('demo data', () => {
     );
     expect(rows).toEqual({ airports: 40, calendar: 731, carriers: 10, flights: DEMO_FLIGHTS });
     expect(DEMO_FLIGHTS).toBeGreaterThanOrEqual(50_000);
-    const files = await s.engine.storage.list(s.demo, '/demo');
+    const files = await rawStorage(s.engine).list(s.demo, '/demo');
     expect(files.children.map((c) => c.name)).toEqual([
       'airports.csv',
       'carriers.csv',

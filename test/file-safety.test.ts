@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileIdOf } from '../src/engine/storage/paths.js';
 import { writePlansFile } from './helpers/fixtures.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const TOKEN = 'webdav-token-for-file-safety';
 const CHROMIUM = '/usr/bin/chromium';
@@ -206,8 +207,8 @@ describe('storage never follows symbolic links', () => {
   beforeAll(async () => {
     s = await startTestServer();
     await enableWebdav(s);
-    await s.engine.storage.ensureRoot(s.demo);
-    files = s.engine.storage.root(s.demo);
+    await rawStorage(s.engine).ensureRoot(s.demo);
+    files = rawStorage(s.engine).root(s.demo);
     outside = path.join(s.dataDir, 'outside');
     fs.mkdirSync(outside);
     fs.writeFileSync(path.join(outside, 'secret.csv'), SECRET);
@@ -358,7 +359,7 @@ describe('storage never follows symbolic links', () => {
 
   it('the storageBytes walk counts no linked file', async () => {
     const real = 'a,b\n1,2\n'.length + 'x\n'.length;
-    expect((await s.engine.storage.quota(s.demo)).used).toBe(real);
+    expect((await rawStorage(s.engine).quota(s.demo)).used).toBe(real);
     const stats = await s.api('GET', rest(s, '/storage/list?withStats=1'));
     expect(stats.json.item.size).toBe(real);
   });
@@ -444,7 +445,7 @@ describe('one-shot multipart upload', () => {
       'guessupload',
     ]);
     expect(r.headers.get('location')).toBe(`/api/v1/projects/${s.demo}/storage/list/${fileId}`);
-    expect(fs.readFileSync(s.engine.storage.abs(s.demo, '/orders.csv'), 'utf8')).toBe(data);
+    expect(fs.readFileSync(rawStorage(s.engine).abs(s.demo, '/orders.csv'), 'utf8')).toBe(data);
     const g = await s.api('GET', rest(s, `/data/guessupload/${r.json.uploadId}`));
     expect(g.status, g.text).toBe(200);
   });
@@ -496,8 +497,8 @@ describe('one-shot multipart upload', () => {
     expect(r.status, r.text).toBe(400);
     expect(r.json.message).toMatch(/before the `file` part/);
     expect(r.json.context.after).toEqual(['folder']);
-    expect(await s.engine.storage.stat(s.demo, '/late.csv')).toBeNull();
-    expect(await s.engine.storage.stat(s.demo, '/in/late.csv')).toBeNull();
+    expect(await rawStorage(s.engine).stat(s.demo, '/late.csv')).toBeNull();
+    expect(await rawStorage(s.engine).stat(s.demo, '/in/late.csv')).toBeNull();
   });
 
   it('a file over the plan limit is refused with 402, leaving nothing', async () => {
@@ -505,7 +506,7 @@ describe('one-shot multipart upload', () => {
     form.append('file', new Blob([Buffer.alloc(20_000, 65)]), 'huge.csv');
     const r = await postForm(s, form);
     expect(r.status, r.text).toBe(402);
-    expect(await s.engine.storage.stat(s.demo, '/huge.csv')).toBeNull();
+    expect(await rawStorage(s.engine).stat(s.demo, '/huge.csv')).toBeNull();
     expect(fs.readdirSync(path.join(s.dataDir, 'projects', s.demo, 'tmp'))).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, writePlansFile } from './helpers/fixtures.js';
 import { isFinal, jobsPath, pollJob, sleep, type JobJson } from './helpers/jobs.js';
 import { invite, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const MEMBER = 'load-member@example.com';
 const USERADMIN = 'load-useradmin@example.com';
@@ -39,7 +40,7 @@ const fileId = (p: string) => {
 
 async function put(project: string, p: string, content: string | Buffer): Promise<string> {
   const data = typeof content === 'string' ? Buffer.from(content) : content;
-  const { item } = await s.engine.storage.writeFile(project, p, data, { createParents: true });
+  const { item } = await rawStorage(s.engine).writeFile(project, p, data, { createParents: true });
   return item.fileId;
 }
 
@@ -152,7 +153,9 @@ const BIG_PRESCRIPTION = {
 
 async function putBig(project: string, p: string, rows: number): Promise<void> {
   const file = await bigCsv(rows);
-  await s.engine.storage.writeFile(project, p, fs.createReadStream(file), { createParents: true });
+  await rawStorage(s.engine).writeFile(project, p, fs.createReadStream(file), {
+    createParents: true,
+  });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1399,7 +1402,7 @@ describe('the plan’s datasetRows limit', () => {
     // Not the demo project: its demo data does not fit this plan.
     const p = await createProject(t, 'limit');
     const w = async (f: string, text: string) =>
-      t.engine.storage.writeFile(p, f, Buffer.from(text), { createParents: true });
+      rawStorage(t.engine).writeFile(p, f, Buffer.from(text), { createParents: true });
     const run = async (clusters: Record<string, unknown>) => {
       const r = await t.api('POST', execPath(p), { body: { type: 'cluster', clusters } });
       expect(r.status, r.text).toBe(202);

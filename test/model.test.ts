@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, metadataBytes } from './helpers/fixtures.js';
 import { invite, startTestServer, type ApiOptions, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const MDADMIN = 'model-md@example.com';
 const ANALYST = 'model-analyst@example.com'; // member with role "sales"
@@ -33,7 +34,7 @@ async function load(
   csv: string,
   prescription: { primarykey: string; columns: unknown[] },
 ): Promise<void> {
-  await s.engine.storage.writeFile(project, `/${cluster}.csv`, Buffer.from(csv));
+  await rawStorage(s.engine).writeFile(project, `/${cluster}.csv`, Buffer.from(csv));
   const r = await api('POST', `/projects/${project}/kodiak/transform/execute`, {
     body: {
       type: 'cluster',

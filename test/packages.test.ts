@@ -8,6 +8,7 @@ import { COUNTRIES_FILE } from '../src/engine/data/packages/countries.js';
 import { createProject } from './helpers/fixtures.js';
 import { isFinal, pollJob, type JobJson } from './helpers/jobs.js';
 import { invite, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const MEMBER = 'pkg-member@example.com';
 const MDADMIN = 'pkg-md@example.com';
@@ -120,7 +121,7 @@ describe('data packages over HTTP', () => {
     facts: string[] = [],
   ) => {
     const source = `/in/${name}.csv`;
-    await s.engine.storage.writeFile(p, source, Buffer.from(csv), { createParents: true });
+    await rawStorage(s.engine).writeFile(p, source, Buffer.from(csv), { createParents: true });
     const columns = Object.entries(types).map(([id, dataType]) => ({
       id,
       originalheader: id,
@@ -238,7 +239,7 @@ describe('data packages over HTTP', () => {
     expect(def(project, 'label.calendar.day_name')).toMatchObject({
       attribute: 'attr.calendar.day_of_week',
     });
-    const file = await s.engine.storage.stat(project, '/packages/calendar.csv');
+    const file = await rawStorage(s.engine).stat(project, '/packages/calendar.csv');
     expect(file?.type).toBe('file');
     expect(s.engine.datasets.get(project, 'calendar')?.source).toBe('/packages/calendar.csv');
   });
@@ -381,7 +382,7 @@ describe('data packages over HTTP', () => {
       expect(r.json.message).toMatch(message);
       expect(s.engine.datasets.list(p).map((d) => d.name)).toEqual(['orders']);
       expect(def(p, 'attr.orders.order_date')?.reference).toBeUndefined();
-      expect(await s.engine.storage.stat(p, '/packages')).toBeNull();
+      expect(await rawStorage(s.engine).stat(p, '/packages')).toBeNull();
     });
 
     it('refuses a plain member with 403; an MD Admin may load', async () => {

@@ -2,11 +2,12 @@
 // none when a key id is shared by two datasets (linking to either would be a guess).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 describe('references from loads', () => {
   let s: TestServer;
   const load = async (cluster: string, csv: string) => {
-    await s.engine.storage.writeFile(s.demo, `/${cluster}.csv`, Buffer.from(csv));
+    await rawStorage(s.engine).writeFile(s.demo, `/${cluster}.csv`, Buffer.from(csv));
     const r = await s.api('POST', `/projects/${s.demo}/kodiak/transform/execute`, {
       body: {
         type: 'cluster',

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageChange } from '../src/engine/storage/storage.js';
 import { fileIdOf, normalizeStoragePath, pathOfFileId } from '../src/engine/storage/paths.js';
 import { invite, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const id = (p: string) => fileIdOf(p);
 
@@ -54,12 +55,12 @@ describe('storage REST', () => {
   let base: string;
   const changes: StorageChange[] = [];
   const put = (p: string, data: string | Buffer) =>
-    s.engine.storage.writeFile(s.demo, p, Buffer.from(data));
+    rawStorage(s.engine).writeFile(s.demo, p, Buffer.from(data));
 
   beforeAll(async () => {
     s = await startTestServer();
     base = `/projects/${s.demo}/storage`;
-    s.engine.storage.onChange((c) => void changes.push(c));
+    rawStorage(s.engine).onChange((c) => void changes.push(c));
     await invite(s, s.demo, 'member@example.com');
   });
   afterAll(() => s.close());
@@ -149,7 +150,7 @@ describe('storage REST', () => {
     expect(mv.status, mv.text).toBe(200);
     expect(mv.json.item).toMatchObject({ path: '/in/2024/b2.csv', size: 5 });
     expect(
-      fs.readFileSync(path.join(s.engine.storage.root(s.demo), 'in/2024/b2.csv'), 'utf8'),
+      fs.readFileSync(path.join(rawStorage(s.engine).root(s.demo), 'in/2024/b2.csv'), 'utf8'),
     ).toBe('hello');
     expect(changes).toContainEqual(
       expect.objectContaining({ kind: 'moved', path: '/in/2024/b2.csv', from: '/in/b.csv' }),
@@ -215,7 +216,7 @@ describe('storage REST', () => {
     const writes = Promise.all([put('/atomic.bin', big), put('/atomic.bin', big)]);
     const seen: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const st = await s.engine.storage.stat(s.demo, '/atomic.bin');
+      const st = await rawStorage(s.engine).stat(s.demo, '/atomic.bin');
       if (st) seen.push(st.size);
       await new Promise((r) => setImmediate(r));
     }
@@ -234,13 +235,13 @@ describe('storage through a file in the path', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer();
-    await s.engine.storage.writeFile(s.demo, '/x.csv', Buffer.from('x'));
+    await rawStorage(s.engine).writeFile(s.demo, '/x.csv', Buffer.from('x'));
   });
   afterAll(() => s.close());
 
   it('answers 409, not a file-system error, when a file sits where a folder must be', async () => {
     await expect(
-      s.engine.storage.writeFile(s.demo, '/x.csv/sub/f.csv', Buffer.from('y'), {
+      rawStorage(s.engine).writeFile(s.demo, '/x.csv/sub/f.csv', Buffer.from('y'), {
         createParents: true,
       }),
     ).rejects.toMatchObject({ kind: 'conflict', message: '"/x.csv" is a file, not a folder' });
@@ -264,7 +265,7 @@ describe('storage overwrites and quota', () => {
     s = await startTestServer({ URSA_PLANS_FILE: plans });
   });
   afterAll(() => s.close());
-  const st = () => s.engine.storage;
+  const st = () => rawStorage(s.engine);
 
   it('refuses to overwrite a folder that contains the source, and keeps everything', async () => {
     await st().writeFile(s.demo, '/a/b/f.txt', Buffer.from('f'), { createParents: true });

@@ -13,6 +13,7 @@ import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const TOKEN = 'webdav-token-for-abort-tests';
 const BOUNDARY = 'ursa-abort-boundary';
@@ -235,7 +236,7 @@ describe('uploads aborted by the client', () => {
       const kill = (src: PassThrough) =>
         how === 'error' ? src.destroy(new Error('the source broke')) : src.destroy();
       const a = new PassThrough();
-      const write = s.engine.storage.writeFile(s.demo, `/early-${how}.bin`, a);
+      const write = rawStorage(s.engine).writeFile(s.demo, `/early-${how}.bin`, a);
       kill(a);
       const b = new PassThrough();
       const chunk = s.engine.uploads.putChunk(actor, chunkParams(`early-${how}`, 'e.bin', 10), b);
@@ -290,7 +291,7 @@ describe('uploads aborted by the client', () => {
     req.socket.write(body.subarray(200_000));
     await req.closed; // Connection: close
     expect(answer).toMatch(/^HTTP\/1\.1 201 /);
-    expect((await s.engine.storage.stat(s.demo, '/slow.bin'))?.size).toBe(body.length);
+    expect((await rawStorage(s.engine).stat(s.demo, '/slow.bin'))?.size).toBe(body.length);
     expect(temporary()).toBe(0);
   });
 });
@@ -325,15 +326,15 @@ describe('temporary files left by a crash', () => {
         'crashed',
         '1.chunk.x.part',
       );
-      await running.engine.storage.ensureRoot(project);
+      await rawStorage(running.engine).ensureRoot(project);
       // What a process killed mid-upload leaves: a partial file, a partial chunk.
       fs.writeFileSync(path.join(tmp, 'crashed.part'), Buffer.alloc(600));
       fs.mkdirSync(path.dirname(chunkPart), { recursive: true });
       fs.writeFileSync(chunkPart, Buffer.alloc(10));
-      expect((await running.engine.storage.quota(project)).used).toBe(600);
+      expect((await rawStorage(running.engine).quota(project)).used).toBe(600);
       // The plan has 400 bytes left, not 1000.
       await expect(
-        running.engine.storage.writeFile(project, '/big.bin', Buffer.alloc(500)),
+        rawStorage(running.engine).writeFile(project, '/big.bin', Buffer.alloc(500)),
       ).rejects.toMatchObject({ kind: 'limit' });
       await running.close();
 
@@ -346,8 +347,8 @@ describe('temporary files left by a crash', () => {
           },
           { timeout: 10_000 },
         );
-        expect((await running.engine.storage.quota(project)).used).toBe(0);
-        await running.engine.storage.writeFile(project, '/big.bin', Buffer.alloc(500));
+        expect((await rawStorage(running.engine).quota(project)).used).toBe(0);
+        await rawStorage(running.engine).writeFile(project, '/big.bin', Buffer.alloc(500));
       } finally {
         await running.close();
       }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
@@ -108,7 +109,7 @@ describe.skipIf(!haveChromium && !inCi)('resumable.js in headless Chromium', () 
     if (!haveChromium)
       throw new Error(`CI=true but Chromium is missing at ${CHROMIUM}: apt-get install chromium`);
     s = await startTestServer();
-    await s.engine.storage.mkdir(s.demo, FOLDER);
+    await rawStorage(s.engine).mkdir(s.demo, FOLDER);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

@@ -14,6 +14,7 @@ import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const MDADMIN = 'upload-mdadmin@example.com';
 const MEMBER = 'upload-member@example.com';
@@ -99,7 +100,7 @@ function multipart(u: Upload, n: number) {
 const testChunk = (u: Upload, n: number, as?: string) => call('GET', url(paramsOf(u, n)), { as });
 
 const stored = (p: string, project_ = project) =>
-  fs.readFileSync(s.engine.storage.abs(project_, p));
+  fs.readFileSync(rawStorage(s.engine).abs(project_, p));
 const chunkDir = (ident: string, project_ = project) =>
   path.join(s.dataDir, 'projects', project_, 'uploads', ident);
 
@@ -321,7 +322,7 @@ describe('chunks (POST)', () => {
   );
 
   it('assembles exactly once when final chunks race', async () => {
-    const spy = vi.spyOn(s.engine.storage, 'writeFile');
+    const spy = vi.spyOn(rawStorage(s.engine), 'writeFile');
     try {
       for (let round = 0; round < 3; round++) {
         spy.mockClear();
@@ -344,7 +345,7 @@ describe('chunks (POST)', () => {
   });
 
   it('writes into the `folder` given, and creates the folders of a relative path', async () => {
-    await s.engine.storage.mkdir(project, '/in/sub', { parents: true });
+    await rawStorage(s.engine).mkdir(project, '/in/sub', { parents: true });
     const u: Upload = {
       ident: 'folder-1',
       chunkSize: 100,
@@ -474,7 +475,7 @@ describe('levels', () => {
     });
     expect(r.status, r.text).toBe(403);
     expect(fs.existsSync(chunkDir('level-1'))).toBe(false);
-    expect(await s.engine.storage.stat(project, '/lv.bin')).toBeNull();
+    expect(await rawStorage(s.engine).stat(project, '/lv.bin')).toBeNull();
   });
 
   it('an MD Admin may upload', async () => {
@@ -580,7 +581,7 @@ describe('plan storage limit', () => {
         requested: 12_000,
       });
       expect(fs.existsSync(chunkDir('too-large', p))).toBe(false);
-      expect(await small.engine.storage.stat(p, '/big.bin')).toBeNull();
+      expect(await rawStorage(small.engine).stat(p, '/big.bin')).toBeNull();
 
       const fits: Upload = {
         ident: 'fits',

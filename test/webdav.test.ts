@@ -11,6 +11,7 @@ import { createClient } from 'webdav';
 import type { StorageChange } from '../src/engine/storage/storage.js';
 import { writePlansFile } from './helpers/fixtures.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { rawStorage } from './helpers/storage.js';
 
 const TOKEN = 'webdav-token-for-tests-1';
 const LITMUS = '/usr/bin/litmus';
@@ -158,9 +159,9 @@ describe('WebDAV', () => {
     await client.deleteFile('/client/b.csv');
     expect(await client.exists('/client/b.csv')).toBe(false);
     // The same storage as the REST API and the engine.
-    expect(await s.engine.storage.stat(s.demo, '/client/c.csv')).toMatchObject({ size: 8 });
+    expect(await rawStorage(s.engine).stat(s.demo, '/client/c.csv')).toMatchObject({ size: 8 });
     await client.deleteFile('/client');
-    expect(await s.engine.storage.stat(s.demo, '/client')).toBeNull();
+    expect(await rawStorage(s.engine).stat(s.demo, '/client')).toBeNull();
   });
 
   it('refuses traversal attempts with 400 and writes nothing outside', async () => {
@@ -349,12 +350,12 @@ describe('WebDAV', () => {
       headers: { destination: `${root(s)}/parent/`, overwrite: 'T' },
     });
     expect(overParent.status).toBe(409);
-    expect(await s.engine.storage.stat(s.demo, '/parent/child.txt')).not.toBeNull();
+    expect(await rawStorage(s.engine).stat(s.demo, '/parent/child.txt')).not.toBeNull();
   });
 
   it('announces a file PUT over WebDAV through the storage change hook', async () => {
     const changes: StorageChange[] = [];
-    s.engine.storage.onChange((c) => {
+    rawStorage(s.engine).onChange((c) => {
       changes.push(c);
     });
     const r = await dav(s, 'PUT', `${root(s)}/hooked.csv`, { ...asAdmin, body: 'a,b\n' });
@@ -391,8 +392,8 @@ describe('WebDAV and the plan storage limit', () => {
       statusCode: 402,
       context: { limit: 'storageBytes' },
     });
-    expect(await s.engine.storage.stat(s.demo, '/big.bin')).toBeNull();
-    const projectDir = path.dirname(s.engine.storage.root(s.demo));
+    expect(await rawStorage(s.engine).stat(s.demo, '/big.bin')).toBeNull();
+    const projectDir = path.dirname(rawStorage(s.engine).root(s.demo));
     expect(allNames(projectDir).filter((n) => n.startsWith('big') || n.endsWith('.part'))).toEqual(
       [],
     );

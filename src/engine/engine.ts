@@ -42,6 +42,8 @@ import { Prescriptions } from './data/prescriptions.js';
 import { ModelObjects } from './model/objects.js';
 import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
+import { DavProps } from './storage/dav-props.js';
+import { ProjectFiles } from './storage/project-files.js';
 import { Storage } from './storage/storage.js';
 import { Uploads } from './storage/uploads.js';
 import { Accounts } from './users/accounts.js';
@@ -62,8 +64,15 @@ export class Engine {
   readonly jobs: JobRunner;
   readonly mailer: Mailer;
   readonly verifier: TokenVerifier;
-  readonly storage: Storage;
+  /**
+   * Project files for front doors: every call takes the actor and checks its rights. The raw
+   * store below it (`storage`, project ids, no rights) stays inside the engine.
+   */
+  readonly files: ProjectFiles;
+  private readonly storage: Storage;
+  /** Raw, by project id, no rights checked: for engine services and tests, never front doors. */
   readonly dbs: ProjectDatabases;
+  /** Raw, by project id, no rights checked: for engine services and tests, never front doors. */
   readonly model: ModelStore;
   /** The semantic model API (pmd/obj…): levels, ACLs and visibility enforced. */
   readonly objects: ModelObjects;
@@ -126,6 +135,7 @@ export class Engine {
       this.revocations.isRevoked(claims),
     );
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
+    this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));
     this.dbs = new ProjectDatabases((p) => this.projects.dir(p));
     this.projects.onDelete((p) => this.dbs.close(p));
     this.model = new ModelStore(this.db);

@@ -45,7 +45,7 @@ export async function waitForJob(
   let onAbort = () => {};
   try {
     const done = await Promise.race([
-      ctx.engine.jobs.waitFor(job.id, ctx.engine.config.mcpWaitMs).catch(() => null),
+      ctx.engine.jobs.finished(a, job.id, ctx.engine.config.mcpWaitMs).catch(() => null),
       new Promise<null>((resolve) => {
         onAbort = () => resolve(null);
         extra?.signal.addEventListener('abort', onAbort, { once: true });

@@ -6,7 +6,8 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Engine } from '../engine/engine.js';
-import type { StorageItem } from '../engine/storage/storage.js';
+import type { ProjectActor } from '../engine/access/actor.js';
+import type { StorageItem } from '../engine/storage/project-files.js';
 import { HttpError } from './errors.js';
 
 /** A strong entity tag from size and modification time: it changes whenever the file does. */
@@ -81,7 +82,7 @@ export function attachmentOf(name: string): string {
 
 export async function sendStoredFile(
   engine: Engine,
-  projectId: string,
+  actor: ProjectActor,
   item: StorageItem,
   req: Request,
   res: Response,
@@ -131,7 +132,7 @@ export async function sendStoredFile(
     res.end();
     return;
   }
-  const { stream } = await engine.storage.readStream(projectId, item.path, range);
+  const { stream } = await engine.files.readStream(actor, item.path, range);
   try {
     await pipeline(stream, res);
   } catch (err) {

@@ -1,7 +1,7 @@
 // What a finished upload answers, whichever door it came through (a chunked or one-shot
 // upload over REST, a WebDAV PUT): the stored file with its links and the structure-guess
 // link for its uploadId, and the file's URL as Location.
-import type { StorageItem } from '../engine/storage/storage.js';
+import type { StorageItem } from '../engine/storage/project-files.js';
 import { enc, link, projectPath, type Link } from './links.js';
 
 export function fileView(projectId: string, item: StorageItem) {

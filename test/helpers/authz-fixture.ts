@@ -4,6 +4,7 @@
 // create throwaway projects, members, long-running jobs and finished query jobs.
 import { startFakeLlm, type FakeLlm } from './fake-llm.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './server.js';
+import { rawStorage } from './storage.js';
 
 /** The project permission levels, as the spec names them. */
 export const LEVELS = ['member', 'useradmin', 'mdadmin', 'admin'] as const;
@@ -121,7 +122,11 @@ export class AuthzFixture {
 
   /** Loads the tiny `authz_sales` dataset into the shared project. */
   private async loadSales(): Promise<void> {
-    await this.s.engine.storage.writeFile(this.project, '/authz-sales.csv', Buffer.from(SALES_CSV));
+    await rawStorage(this.s.engine).writeFile(
+      this.project,
+      '/authz-sales.csv',
+      Buffer.from(SALES_CSV),
+    );
     const r = await this.s.api('POST', `/projects/${this.project}/kodiak/transform/execute`, {
       body: {
         type: 'cluster',

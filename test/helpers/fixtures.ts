@@ -7,6 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { expect } from 'vitest';
 import { LIMIT_NAMES, type LimitName } from '../../src/engine/limits/plans.js';
 import { ADMIN, type TestServer } from './server.js';
+import { rawStorage } from './storage.js';
 
 const GENEROUS: Record<LimitName, number> = {
   storageBytes: 1_000_000_000,
@@ -162,7 +163,7 @@ export async function loadDataset(
   primarykey: string,
   columns: [id: string, objectType: 'A' | 'F', dataType: string, label: string][],
 ): Promise<void> {
-  await s.engine.storage.writeFile(project, `/${name}.csv`, Buffer.from(csv));
+  await rawStorage(s.engine).writeFile(project, `/${name}.csv`, Buffer.from(csv));
   const prescription = {
     primarykey,
     columns: columns.map(([id, objectType, dataType, label]) => ({

@@ -112,6 +112,14 @@ export class AiService {
     return this.conversations.get(a, id);
   }
 
+  /** The question an `ai` job answers, for the user who asked it; null for anyone else. */
+  questionOf(a: ProjectActor, jobId: string): string | null {
+    const job = this.d.jobs.get(a, jobId);
+    if (job.type !== 'ai' || job.createdBy !== a.email) return null;
+    const { message } = job.params as { message?: string };
+    return message ? (this.conversations.question(message)?.question ?? null) : null;
+  }
+
   /** Deletes a conversation; a question it is still answering is cancelled first. */
   delete(a: ProjectActor, id: string): void {
     const running = this.conversations.delete(a, id);

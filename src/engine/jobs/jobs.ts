@@ -220,7 +220,17 @@ export class JobRunner {
     return this.load(id)!;
   }
 
-  /** Resolves when the job reaches a final status (used by tests and by callers that wait). */
+  /**
+   * The caller's view of a job (as get() shows it) once it reaches a final status; rejects
+   * when it is still running after `timeoutMs`. What front doors wait with.
+   */
+  async finished(a: ProjectActor, id: string, timeoutMs: number): Promise<Job> {
+    this.get(a, id);
+    await this.waitFor(id, timeoutMs);
+    return this.get(a, id);
+  }
+
+  /** Resolves when the job reaches a final status (the engine's own waits, and tests). */
   waitFor(id: string, timeoutMs = 60_000): Promise<Job> {
     const job = this.load(id);
     if (!job) return Promise.reject(notFound(`job "${id}" not found`));

@@ -207,6 +207,11 @@ export class ModelObjects {
     );
   }
 
+  /** The project's data and model versions (counters of changes; every member reads them). */
+  versions(actor: ProjectActor): { dataVersion: number; modelVersion: number } {
+    return this.store.versions(actor.projectId);
+  }
+
   bulk(actor: ProjectActor, q: { idents?: unknown; keys?: unknown }) {
     const idents = commaList(q.idents, 'idents');
     if (!idents.length)

@@ -1,7 +1,7 @@
 // WebDAV dead properties (set with PROPPATCH) in the dav_props table, keyed by storage path.
 // They belong to their item: a storage change listener deletes and moves them with it,
-// whichever door (REST or WebDAV) deleted or moved the item; WebDAV COPY copies them itself
-// because only it knows the Depth of the copy.
+// whichever door (REST or WebDAV) deleted or moved the item; ProjectFiles.copy copies them
+// with the Depth of the copy. Front doors reach them only through ProjectFiles.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { davProps } from '../db/schema.js';
@@ -94,24 +94,13 @@ export class DavProps {
     })();
   }
 
-  /** Keeps properties attached to their items when storage deletes or moves them. */
-  follow(storage: Storage): void {
+  /** The dead properties of a store's items, kept attached when it deletes or moves them. */
+  static following(db: Db, storage: Storage): DavProps {
+    const props = new DavProps(db);
     storage.onChange((c) => {
-      if (c.kind === 'deleted') this.removeTree(c.projectId, c.path);
-      else if (c.kind === 'moved' && c.from) this.moveTree(c.projectId, c.from, c.path);
+      if (c.kind === 'deleted') props.removeTree(c.projectId, c.path);
+      else if (c.kind === 'moved' && c.from) props.moveTree(c.projectId, c.from, c.path);
     });
+    return props;
   }
-}
-
-const attached = new WeakMap<Storage, DavProps>();
-
-/** The one DavProps of an engine's storage, following its changes from the first call on. */
-export function davPropsOf(db: Db, storage: Storage): DavProps {
-  let props = attached.get(storage);
-  if (!props) {
-    props = new DavProps(db);
-    props.follow(storage);
-    attached.set(storage, props);
-  }
-  return props;
 }

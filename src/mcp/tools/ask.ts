@@ -121,7 +121,7 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
           throw invalid(
             `job "${job}" belongs to conversation "${p.conversation}", not "${conversation}"; pass job alone to collect its answer`,
           );
-        const asked = p.message ? ctx.engine.ai.conversations.question(p.message)?.question : null;
+        const asked = ctx.engine.ai.questionOf(a, j.id);
         if (question !== undefined && question.trim() !== (asked ?? '').trim())
           throw invalid(
             `job "${job}" answers a different question (${JSON.stringify(asked ?? '')}); pass job alone to collect its answer, or question alone to ask a new one`,

@@ -68,7 +68,7 @@ export const dataRoutes: RouteDef[] = [
         access: 'member',
         description: 'Current data and model versions and the loaded datasets.',
         handler: ({ engine, actor }) => {
-          const versions = engine.model.versions(actor.projectId);
+          const versions = engine.objects.versions(actor);
           const datasets = engine.datasets.list(actor.projectId);
           return {
             title: 'Data load status',

@@ -1,9 +1,9 @@
-// Storage over REST: list, create folder, details, delete, download (ranges), move.
+// Storage over REST: list, create folder, details, delete, download (ranges), move. Who may
+// use the files is the engine's to check (engine.files), in every call.
 import type { Ctx, RouteDef } from '../router.js';
 import { z } from 'zod';
-import { requireStorageAccess } from '../../engine/storage/access.js';
 import { pathOfFileId } from '../../engine/storage/paths.js';
-import type { StorageItem } from '../../engine/storage/storage.js';
+import type { StorageItem } from '../../engine/storage/project-files.js';
 import { parseInput } from '../../engine/validate.js';
 import { HttpError } from '../errors.js';
 import { sendStoredFile } from '../file-response.js';
@@ -25,9 +25,8 @@ function withLinks(projectId: string, item: StorageItem) {
 }
 
 async function listing(c: Ctx, rawPath: string) {
-  requireStorageAccess(c.actor);
   const withStats = c.query.withStats === '1' || c.query.withStats === 'true';
-  const { item, children } = await c.engine.storage.list(c.actor.projectId, rawPath, { withStats });
+  const { item, children } = await c.engine.files.list(c.actor, rawPath, { withStats });
   const p = c.actor.projectId;
   return {
     title: `Storage ${item.path}`,
@@ -50,13 +49,12 @@ async function listing(c: Ctx, rawPath: string) {
 }
 
 async function download(c: Ctx): Promise<void> {
-  requireStorageAccess(c.actor);
-  const item = await c.engine.storage.require(c.actor.projectId, pathOfFileId(c.params.fileId!));
+  const item = await c.engine.files.require(c.actor, pathOfFileId(c.params.fileId!));
   if (item.type !== 'file')
     throw new HttpError(400, `"${item.path}" is a folder; only files can be downloaded`, {
       path: item.path,
     });
-  await sendStoredFile(c.engine, c.actor.projectId, item, c.req, c.res);
+  await sendStoredFile(c.engine, c.actor, item, c.req, c.res);
 }
 
 export const storageRoutes: RouteDef[] = [
@@ -73,12 +71,8 @@ export const storageRoutes: RouteDef[] = [
         access: 'mdadmin',
         description: 'Create a folder `{ folder: <path> }` (with missing parents).',
         handler: async (c) => {
-          requireStorageAccess(c.actor);
           const { folder } = parseInput(folderSchema, c.body, 'folder');
-          const item = await c.engine.storage.mkdir(c.actor.projectId, folder, {
-            parents: true,
-            user: c.actor.email,
-          });
+          const item = await c.engine.files.mkdir(c.actor, folder, { parents: true });
           const view = withLinks(c.actor.projectId, item);
           return {
             status: 201,
@@ -103,10 +97,7 @@ export const storageRoutes: RouteDef[] = [
         access: 'mdadmin',
         description: 'Delete a file, or a folder with everything in it.',
         handler: async (c) => {
-          requireStorageAccess(c.actor);
-          await c.engine.storage.remove(c.actor.projectId, pathOfFileId(c.params.fileId!), {
-            user: c.actor.email,
-          });
+          await c.engine.files.remove(c.actor, pathOfFileId(c.params.fileId!));
           return { status: 204 };
         },
       },
@@ -131,11 +122,8 @@ export const storageRoutes: RouteDef[] = [
         access: 'mdadmin',
         description: 'Move or rename `{ source, target }` (paths); an existing target → 409.',
         handler: async (c) => {
-          requireStorageAccess(c.actor);
           const { source, target } = parseInput(moveSchema, c.body, 'move');
-          const { item } = await c.engine.storage.move(c.actor.projectId, source, target, {
-            user: c.actor.email,
-          });
+          const { item } = await c.engine.files.move(c.actor, source, target);
           return { title: 'Moved', body: { item: withLinks(c.actor.projectId, item) } };
         },
       },

@@ -3,7 +3,6 @@
 // body; a multipart body without resumable parameters is a whole file. The rules live in
 // engine/storage/uploads.ts; this file only moves bytes and words.
 import busboy from 'busboy';
-import { requireStorageAccess } from '../../engine/storage/access.js';
 import { isChunk } from '../../engine/storage/upload-params.js';
 import type { ChunkResult } from '../../engine/storage/uploads.js';
 import { HttpError } from '../errors.js';
@@ -151,7 +150,8 @@ export const uploadRoutes: RouteDef[] = [
         description:
           'One chunk of a resumable.js upload: multipart/form-data (field `file`, parameters as fields before it or in the query) or application/octet-stream (parameters in the query); `folder` chooses the target folder. 200 `{ uploadId, received, total }`; 201 `{ uploadId, file }` once assembled. A multipart body without resumable… parameters is a whole file (`curl -F file=@x.csv`): 201 at once.',
         handler: async (c) => {
-          requireStorageAccess(c.actor); // before a byte of the body is read
+          // Refused before a byte of the body is read; the engine checks again in every call.
+          c.engine.files.authorize(c.actor);
           const type = (c.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
           let result: ChunkResult;
           if (type === 'multipart/form-data') result = await multipartUpload(c);

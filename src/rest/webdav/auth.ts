@@ -7,7 +7,6 @@ import type { Request } from 'express';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
 import { verifyPassword } from '../../engine/identity/passwords.js';
-import { requireStorageAccess } from '../../engine/storage/access.js';
 import { EngineError } from '../../engine/errors.js';
 import type { Guess } from '../../engine/identity/throttle.js';
 import { identify, challenge, type AuthedRequest } from '../auth.js';
@@ -66,7 +65,7 @@ const WRONG_CREDENTIALS =
 function storageActor(engine: Engine, email: string, project: string): ProjectActor | null {
   try {
     const actor = engine.actor({ email }, project);
-    requireStorageAccess(actor);
+    engine.files.authorize(actor);
     return actor;
   } catch (err) {
     if (err instanceof EngineError && (err.kind === 'unauthenticated' || err.kind === 'forbidden'))
@@ -134,7 +133,5 @@ export async function davActor(
       'authentication required: HTTP Basic with your user id and the project WebDAV token, or a Bearer token',
     );
   }
-  const actor = engine.actor({ email }, project);
-  requireStorageAccess(actor);
-  return actor;
+  return engine.actor({ email }, project);
 }

@@ -3,7 +3,7 @@
 import type { Request, Response } from 'express';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
-import type { DavProps } from '../../engine/storage/dav-props.js';
+import type { StorageItem } from '../../engine/storage/project-files.js';
 import { HttpError } from '../errors.js';
 import { evaluateIf, submittedTokens, type IfList, type ResourceState } from './if-header.js';
 import { etagOf } from '../file-response.js';
@@ -18,8 +18,9 @@ export interface Dav {
   project: string;
   /** The storage path the request URL names. */
   path: string;
+  /** What is at `path` as the request arrived (looked up with the caller's rights). */
+  item: StorageItem | null;
   locks: LockManager;
-  props: DavProps;
   /** The parsed If header, or null when there is none. */
   ifLists: IfList[] | null;
 }
@@ -30,7 +31,7 @@ export function href(dav: Dav, path: string, folder: boolean): string {
 
 async function stateOf(dav: Dav, path: string | null): Promise<ResourceState> {
   if (path === null) return { etag: null, tokens: [] };
-  const item = await dav.engine.storage.stat(dav.project, path);
+  const item = path === dav.path ? dav.item : await dav.engine.files.stat(dav.actor, path);
   return {
     etag: item ? etagOf(item) : null,
     tokens: dav.locks.covering(path).map((l) => l.token),

@@ -24,11 +24,10 @@ function shallowOf(method: 'COPY' | 'MOVE', header: string | undefined): boolean
 }
 
 export async function copyOrMove(dav: Dav, method: 'COPY' | 'MOVE'): Promise<void> {
-  const { req, res, engine, project, path } = dav;
+  const { req, res, engine, actor, project, path, item: from } = dav;
   const to = destinationOf(req, project, engine.config.siteUrl);
   const overwrite = overwriteOf(req.headers.overwrite as string | undefined);
   const shallow = shallowOf(method, req.headers.depth as string | undefined);
-  const from = await engine.storage.stat(project, path);
   if (!from) throw notFound(`no file or folder at "${path}"`, { path });
   if (path === '/')
     throw forbidden(`the WebDAV root folder cannot be ${method === 'COPY' ? 'copied' : 'moved'}`);
@@ -41,7 +40,7 @@ export async function copyOrMove(dav: Dav, method: 'COPY' | 'MOVE'): Promise<voi
       path,
       to,
     });
-  const target = await engine.storage.stat(project, to);
+  const target = await engine.files.stat(actor, to);
   if (target && !overwrite)
     throw new HttpError(412, `"${to}" exists and Overwrite is F`, { destination: to });
   const destination = { path: to, tree: true, membership: true };
@@ -49,15 +48,13 @@ export async function copyOrMove(dav: Dav, method: 'COPY' | 'MOVE'): Promise<voi
     dav,
     method === 'MOVE' ? [{ path, tree: true, membership: true }, destination] : [destination],
   );
-  const opts = { overwrite, user: dav.actor.email };
   let replaced: boolean;
+  // Dead properties go with the item (the engine moves and copies them).
   if (method === 'MOVE') {
-    // Dead properties move with the item through the storage change hook.
-    ({ replaced } = await engine.storage.move(project, path, to, opts));
+    ({ replaced } = await engine.files.move(actor, path, to, { overwrite }));
     dav.locks.removeTree(path);
   } else {
-    ({ replaced } = await engine.storage.copy(project, path, to, { ...opts, recursive: !shallow }));
-    dav.props.copyTree(project, path, to, { shallow });
+    ({ replaced } = await engine.files.copy(actor, path, to, { overwrite, recursive: !shallow }));
   }
   res.status(replaced ? 204 : 201).end();
 }

@@ -2,7 +2,7 @@
 // the request into the storage layer, which writes atomically and enforces the plan limit.
 import { forbidden, notFound } from '../../engine/errors.js';
 import { parentOf } from '../../engine/storage/paths.js';
-import type { StorageItem } from '../../engine/storage/storage.js';
+import type { StorageItem } from '../../engine/storage/project-files.js';
 import { HttpError } from '../errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { etagOf, sendStoredFile } from '../file-response.js';
@@ -26,8 +26,8 @@ export function notAllowed(method: string, item: StorageItem | null): HttpError 
   );
 }
 
-async function requireItem(dav: Dav): Promise<StorageItem> {
-  const item = await dav.engine.storage.stat(dav.project, dav.path);
+function requireItem(dav: Dav): StorageItem {
+  const { item } = dav;
   if (!item) throw notFound(`no file or folder at "${dav.path}"`, { path: dav.path });
   return item;
 }
@@ -51,9 +51,9 @@ function listing(dav: Dav, item: StorageItem, members: StorageItem[]): string {
 
 export async function get(dav: Dav): Promise<void> {
   const { req, res } = dav;
-  const item = await requireItem(dav);
+  const item = requireItem(dav);
   if (item.type === 'folder') {
-    const { children } = await dav.engine.storage.list(dav.project, item.path);
+    const { children } = await dav.engine.files.list(dav.actor, item.path);
     const html = listing(dav, item, children);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     // Our page, but names in it are the users': nothing in it may run or load.
@@ -63,14 +63,13 @@ export async function get(dav: Dav): Promise<void> {
     res.status(200).end(req.method === 'HEAD' ? undefined : html);
     return;
   }
-  await sendStoredFile(dav.engine, dav.project, item, req, res);
+  await sendStoredFile(dav.engine, dav.actor, item, req, res);
 }
 
 export async function put(dav: Dav): Promise<void> {
-  const { req, res, engine, project, path } = dav;
-  const existing = await engine.storage.stat(project, path);
+  const { req, res, engine, actor, project, path, item: existing } = dav;
   if (existing?.type === 'folder') throw notAllowed('PUT', existing); // the root is one too
-  const parent = await engine.storage.stat(project, parentOf(path));
+  const parent = await engine.files.stat(actor, parentOf(path));
   if (parent?.type !== 'folder')
     throw new HttpError(409, `the parent collection "${parentOf(path)}" does not exist`, { path });
   if (req.headers['content-range'])
@@ -80,9 +79,8 @@ export async function put(dav: Dav): Promise<void> {
   // Storage borrows the request: a refused write (plan limit) stops only its copy, so the
   // client still gets its 402 instead of a reset connection; a client that hangs up ends
   // the write with nothing left behind.
-  const { created, item } = await engine.storage.writeFile(project, path, req, {
+  const { created, item } = await engine.files.writeFile(actor, path, req, {
     expectedSize: length === undefined ? undefined : Number(length),
-    user: dav.actor.email,
   });
   res.setHeader('ETag', etagOf(item));
   if (!created) {
@@ -104,25 +102,24 @@ export async function del(dav: Dav): Promise<void> {
   if (depth !== undefined && depth.trim().toLowerCase() !== 'infinity')
     throw new HttpError(400, 'DELETE of a collection is always Depth: infinity');
   if (dav.path === '/') throw forbidden('the WebDAV root folder cannot be deleted');
-  await requireItem(dav);
+  requireItem(dav);
   requireTokens(dav, [{ path: dav.path, tree: true, membership: true }]);
-  await dav.engine.storage.remove(dav.project, dav.path, { user: dav.actor.email });
+  await dav.engine.files.remove(dav.actor, dav.path);
   dav.locks.removeTree(dav.path); // dead properties follow through the storage change hook
   dav.res.status(204).end();
 }
 
 export async function mkcol(dav: Dav): Promise<void> {
-  const { engine, project, path } = dav;
+  const { engine, actor, path } = dav;
   // RFC 4918 §9.3: a body we do not understand is a 415, whatever it holds.
   const declared = Number(dav.req.headers['content-length'] ?? 0);
   if (declared > 0 || (await readBody(dav.req, 64 * 1024)))
     throw new HttpError(415, 'MKCOL with a request body is not supported');
-  const existing = await engine.storage.stat(project, path);
-  if (existing) throw notAllowed('MKCOL', existing);
-  const parent = await engine.storage.stat(project, parentOf(path));
+  if (dav.item) throw notAllowed('MKCOL', dav.item);
+  const parent = await engine.files.stat(actor, parentOf(path));
   if (parent?.type !== 'folder')
     throw new HttpError(409, `the parent collection "${parentOf(path)}" does not exist`, { path });
   requireTokens(dav, [{ path, membership: true }]);
-  await engine.storage.mkdir(project, path, { user: dav.actor.email });
+  await engine.files.mkdir(actor, path);
   dav.res.status(201).end();
 }

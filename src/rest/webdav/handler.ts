@@ -1,10 +1,10 @@
 // The WebDAV server (class 1 and 2) at {base_url}/projects/{project}/webdav/<path>, over the
-// same project storage as the REST storage routes. Every request is authenticated, needs MD
-// Admin, and has its If header checked before the method runs. Request bodies are never
-// parsed by express here: PUT streams straight into storage.
+// same project files as the REST storage routes (engine.files). Every request is
+// authenticated, looks up its URL's item through the engine, which refuses callers without
+// the files' level (MD Admin) before any method runs, and has its If header checked. Request
+// bodies are never parsed by express here: PUT streams straight into storage.
 import express, { type Request, type Response, type Router } from 'express';
 import type { Engine } from '../../engine/engine.js';
-import { davPropsOf } from '../../engine/storage/dav-props.js';
 import { davActor } from './auth.js';
 import { checkIf, type Dav } from './context.js';
 import { copyOrMove } from './copymove.js';
@@ -27,7 +27,7 @@ import { davErrorHandler } from './respond.js';
 import { storagePathOf } from './urls.js';
 
 async function options(dav: Dav): Promise<void> {
-  const item = await dav.engine.storage.stat(dav.project, dav.path);
+  const { item } = dav;
   const allow = !item ? UNMAPPED_METHODS : item.type === 'folder' ? FOLDER_METHODS : FILE_METHODS;
   dav.res.setHeader('Allow', allow);
   dav.res.setHeader('MS-Author-Via', 'DAV');
@@ -52,7 +52,6 @@ const METHODS: Record<string, (dav: Dav) => Promise<void> | void> = {
 
 export function webdavRouter(engine: Engine): Router {
   const router = express.Router({ mergeParams: true });
-  const props = davPropsOf(engine.db, engine.storage);
   const onError = davErrorHandler(engine);
   router.use(async (req: Request, res: Response) => {
     try {
@@ -60,6 +59,8 @@ export function webdavRouter(engine: Engine): Router {
       res.setHeader('DAV', '1, 2');
       const actor = await davActor(engine, req, project);
       const path = storagePathOf(req.url);
+      // The engine's check of the caller's rights comes with this first look-up.
+      const item = await engine.files.stat(actor, path);
       const ifHeader = req.headers.if;
       const dav: Dav = {
         engine,
@@ -68,12 +69,12 @@ export function webdavRouter(engine: Engine): Router {
         actor,
         project,
         path,
+        item,
         locks: locksOf(engine, project),
-        props,
         ifLists: typeof ifHeader === 'string' ? parseIf(ifHeader) : null,
       };
       const handler = METHODS[req.method];
-      if (!handler) throw notAllowed(req.method, await engine.storage.stat(project, path));
+      if (!handler) throw notAllowed(req.method, item);
       await checkIf(dav);
       await handler(dav);
     } catch (err) {

@@ -1,6 +1,6 @@
 // Live properties: computed from the stored item and its locks, never stored, and protected
 // (PROPPATCH cannot set or remove them).
-import type { StorageItem } from '../../engine/storage/storage.js';
+import type { StorageItem } from '../../engine/storage/project-files.js';
 import { contentTypeOf, etagOf } from '../file-response.js';
 import type { DavLock } from './locks.js';
 import { escapeXml } from './xml.js';

@@ -43,7 +43,7 @@ function refresh(dav: Dav, timeout: number): void {
 }
 
 export async function lock(dav: Dav): Promise<void> {
-  const { req, engine, project, path } = dav;
+  const { req, engine, actor, path } = dav;
   const timeout = parseTimeout(req.headers.timeout as string | undefined);
   const body = await readBody(req);
   if (!body) return refresh(dav, timeout);
@@ -66,19 +66,17 @@ export async function lock(dav: Dav): Promise<void> {
 
   const conflict = dav.locks.conflicts(path, depth, scope)[0];
   if (conflict) throw new LockedError(conflict, 'no-conflicting-lock');
-  let item = await engine.storage.stat(project, path);
+  // Looked up again: the body was read since the request arrived.
+  let item = await engine.files.stat(actor, path);
   const created = !item;
   if (!item) {
-    const parent = await engine.storage.stat(project, parentOf(path));
+    const parent = await engine.files.stat(actor, parentOf(path));
     if (parent?.type !== 'folder')
       throw new HttpError(409, `the parent collection "${parentOf(path)}" does not exist`, {
         path,
       });
     requireTokens(dav, [{ path, membership: true }]);
-    ({ item } = await engine.storage.writeFile(project, path, Buffer.alloc(0), {
-      expectedSize: 0,
-      user: dav.actor.email,
-    }));
+    ({ item } = await engine.files.writeFile(actor, path, Buffer.alloc(0), { expectedSize: 0 }));
   }
   const lock = dav.locks.create({
     root: path,

@@ -2,7 +2,7 @@
 // members. allprop, propname and prop requests; unknown properties get a 404 propstat.
 import type { Element } from '@xmldom/xmldom';
 import { notFound } from '../../engine/errors.js';
-import type { StorageItem } from '../../engine/storage/storage.js';
+import type { StorageItem } from '../../engine/storage/project-files.js';
 import { HttpError } from '../errors.js';
 import { href, type Dav } from './context.js';
 import { LIVE_PROPS, liveValue } from './live-props.js';
@@ -40,7 +40,7 @@ function depthOf(header: string | undefined): 0 | 1 | 'infinity' {
 function describe(dav: Dav, item: StorageItem, request: Request): string {
   const found: string[] = [];
   const missing: string[] = [];
-  const dead = dav.props.list(dav.project, item.path);
+  const dead = dav.engine.files.deadProps(dav.actor, item.path);
   const locks = dav.locks.covering(item.path);
   if (request.kind === 'propname') {
     for (const name of LIVE_PROPS)
@@ -77,11 +77,11 @@ export async function propfind(dav: Dav): Promise<void> {
   const depth = depthOf(dav.req.headers.depth as string | undefined);
   const body = await readBody(dav.req);
   const request = parseRequest(body ? parseXml(body).documentElement : null);
-  const item = await dav.engine.storage.stat(dav.project, dav.path);
+  const { item } = dav;
   if (!item) throw notFound(`no file or folder at "${dav.path}"`, { path: dav.path });
   const responses = [describe(dav, item, request)];
   const walk = async (folder: StorageItem, levels: number) => {
-    const { children: members } = await dav.engine.storage.list(dav.project, folder.path);
+    const { children: members } = await dav.engine.files.list(dav.actor, folder.path);
     for (const m of members) {
       responses.push(describe(dav, m, request));
       if (m.type === 'folder' && levels > 1) await walk(m, levels - 1);

@@ -3,7 +3,7 @@
 // every other one 424 Failed Dependency.
 import type { Element } from '@xmldom/xmldom';
 import { notFound } from '../../engine/errors.js';
-import type { PropOp } from '../../engine/storage/dav-props.js';
+import type { PropOp } from '../../engine/storage/project-files.js';
 import { HttpError } from '../errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { isLiveProp } from './live-props.js';
@@ -32,7 +32,7 @@ export async function proppatch(dav: Dav): Promise<void> {
   const body = await readBody(dav.req);
   if (!body) throw new HttpError(400, 'PROPPATCH needs a DAV:propertyupdate body');
   const ops = operations(parseXml(body).documentElement!);
-  const item = await dav.engine.storage.stat(dav.project, dav.path);
+  const { item } = dav;
   if (!item) throw notFound(`no file or folder at "${dav.path}"`, { path: dav.path });
   requireTokens(dav, [{ path: dav.path }]);
 
@@ -48,7 +48,7 @@ export async function proppatch(dav: Dav): Promise<void> {
       propstats.set(status, [...(propstats.get(status) ?? []), xml]);
     }
   } else {
-    dav.props.patch(dav.project, item.path, ops);
+    dav.engine.files.patchProps(dav.actor, item.path, ops);
     propstats.set(200, [...names.values()]);
   }
   sendXml(

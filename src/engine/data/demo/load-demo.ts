@@ -7,16 +7,15 @@ import { demoDatasets } from './datasets.js';
 import { DEMO_FROM, DEMO_TO, generateFlights } from './flights.js';
 
 export async function startDemoLoads(
-  engine: Pick<Engine, 'actor' | 'storage' | 'loads' | 'packages'>,
+  engine: Pick<Engine, 'actor' | 'files' | 'loads' | 'packages'>,
   projectId: string,
   email: string,
 ): Promise<Job[]> {
   const actor = engine.actor({ email }, projectId);
   const sets = demoDatasets(generateFlights());
   for (const d of sets) {
-    await engine.storage.writeFile(projectId, d.source, Buffer.from(d.csv, 'utf8'), {
+    await engine.files.writeFile(actor, d.source, Buffer.from(d.csv, 'utf8'), {
       createParents: true,
-      user: email,
     });
   }
   const clusters = Object.fromEntries(
