@@ -140,7 +140,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       if (job.type !== 'report') throw notFound(`job "${job.id}" is not a query`);
       if (job.status !== 'OK')
         throw notFound(`the query ${job.id} has no result (status ${job.status})`);
-      const r = await ctx.engine.aql.result(job);
+      const r = await ctx.engine.aql.result(a, job);
       const csv = toDelimited(
         r.columns.map((c) => c.title),
         r.rows,

@@ -91,7 +91,7 @@ async function page(
   limit: number,
 ): Promise<Reply<ResultOut>> {
   const done = await finished(ctx, job, limit);
-  const r = await ctx.engine.aql.result(done);
+  const r = await ctx.engine.aql.result(a, done);
   const total = r.rows.length;
   const csv = resultUri(a.projectId, done.id);
   const shape = (n: number): ResultOut => {

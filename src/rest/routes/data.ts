@@ -67,7 +67,7 @@ export const dataRoutes: RouteDef[] = [
         description: 'Current data and model versions and the loaded datasets.',
         handler: ({ engine, actor }) => {
           const versions = engine.model.versions(actor.projectId);
-          const datasets = engine.datasets.list(actor.projectId);
+          const datasets = engine.datasets.list(actor);
           return {
             title: 'Data load status',
             body: {
