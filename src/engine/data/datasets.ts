@@ -89,6 +89,11 @@ export class Datasets {
     );
   }
 
+  /** kodiak/dataload: the data and model versions and the datasets the reader can see. */
+  status(a: ProjectActor): { dataVersion: number; modelVersion: number; datasets: DatasetView[] } {
+    return { ...this.model.versions(a.projectId), datasets: this.list(a) };
+  }
+
   /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
   infos(projectId: string): DatasetInfo[] {
     return this.db

@@ -66,15 +66,14 @@ export const dataRoutes: RouteDef[] = [
         access: 'member',
         description: 'Current data and model versions and the loaded datasets.',
         handler: ({ engine, actor }) => {
-          const versions = engine.model.versions(actor.projectId);
-          const datasets = engine.datasets.list(actor);
+          const dataload = engine.datasets.status(actor);
           return {
             title: 'Data load status',
             body: {
-              dataload: { ...versions, datasets },
+              dataload,
               link: [link('loads', `${projectPath(actor.projectId)}/activity/loads?latest=1`)],
             },
-            tabular: datasets,
+            tabular: dataload.datasets,
             filename: 'datasets',
           };
         },
