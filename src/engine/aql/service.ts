@@ -166,7 +166,9 @@ export class Aql {
    * result carries it, and is served to a filtered reader only while theirs means the same.
    */
   rowFilterKey(a: ProjectActor): string | null {
-    return a.filter ? meaningKey(filterMeaning(this.snapshot(a.projectId), a.filter)) : null;
+    if (!a.filter) return null;
+    const meaning = meaningKey(filterMeaning(this.snapshot(a.projectId), a.filter));
+    return createHash('sha256').update(meaning).digest('hex').slice(0, 40);
   }
 
   /** Starts (or, from the cache, answers at once) the job computing a query. */
