@@ -11,6 +11,7 @@ const UA = 'rights-ua@example.com';
 const UA2 = 'rights-ua2@example.com';
 const MD = 'rights-md@example.com';
 const MDUA = 'rights-mdua@example.com';
+const MDUA_EU = 'rights-mdua-eu@example.com';
 const EU = 'rights-eu@example.com';
 const PLAIN = 'rights-plain@example.com';
 
@@ -55,6 +56,7 @@ describe('who changes what a member may see', () => {
     await invite(s, p, UA2, { useradmin: true });
     await invite(s, p, MD, { mdadmin: true });
     await invite(s, p, MDUA, { mdadmin: true, useradmin: true });
+    await invite(s, p, MDUA_EU, { mdadmin: true, useradmin: true, filter: '[Saved EU]' });
     await invite(s, p, EU, { filter: '[Saved EU]' });
     await invite(s, p, PLAIN);
   });
@@ -179,7 +181,7 @@ describe('who changes what a member may see', () => {
       ]) {
         const r = await s.api('PUT', obj('/filter.eu'), { as: MD, body });
         expect(r.status, r.text).toBe(403);
-        expect(r.json.message).toMatch(/row-level filter of 1 member/);
+        expect(r.json.message).toMatch(/row-level filter of 2 member/);
       }
       expect((await s.api('DELETE', obj('/filter.eu'), { as: MD })).status).toBe(403);
       expect(await current('filter.eu')).toMatchObject({ name: 'Saved EU', revision: f.revision });
@@ -258,6 +260,17 @@ describe('who changes what a member may see', () => {
       expect(same.status, same.text).toBe(202);
       const job = await s.engine.jobs.waitFor(same.json.link[0].id);
       expect(job.status, job.message).toBe('OK');
+    });
+
+    it('not their own filter, even as a User Admin: not through the model either', async () => {
+      const f = await current('filter.eu');
+      const r = await s.api('PUT', obj('/filter.eu'), {
+        as: MDUA_EU,
+        body: { ...f, def: { aql: '[Region] = "EU" OR [Region] = "US"' } },
+      });
+      expect(r.status, r.text).toBe(403);
+      expect(r.json.message).toMatch(/your own row-level filter/);
+      expect((await current('filter.eu')).def.aql).toBe('[Region] = "EU"');
     });
 
     it('a User Admin (with MD Admin) may change it, and the member sees the new rows', async () => {

@@ -1,8 +1,9 @@
-// Only Admins and User Admins change what a member may see. A member's row-level filter is
-// an AQL condition on the model, so a model change (editing or deleting a saved filter it
-// names, renaming an attribute it names by title, a load that changes the columns or the
-// references it relies on) can change which rows it selects. Model writes and loads by
-// anyone else are checked here: the meaning of every member's filter before and after.
+// Only Admins and User Admins change what a member may see, and nobody their own. A member's
+// row-level filter is an AQL condition on the model, so a model change (editing or deleting a
+// saved filter it names, renaming an attribute it names by title, a load that changes the
+// columns or the references it relies on) can change which rows it selects. Model writes and
+// loads are checked here: the meaning of the filters the actor may not change, before and
+// after.
 import { hasLevel, type ProjectActor } from '../access/actor.js';
 import type { ModelSnapshot } from '../aql/model.js';
 import { filterMeaning, meaningChanged, type FilterMeaning } from '../aql/row-filter.js';
@@ -19,12 +20,16 @@ export class RowFilterGuard {
   ) {}
 
   /**
-   * What every member's filter means on `snap` (default: the current model); null when the
-   * actor may change it anyway (Admin, User Admin) or no member has a filter.
+   * What the filters the actor may not change mean on `snap` (default: the current model):
+   * every member's below User Admin, else only their own (nobody changes their own rights);
+   * null when there are none.
    */
   before(a: ProjectActor, snap?: ModelSnapshot): FilterMeanings | null {
-    if (hasLevel(a, 'useradmin')) return null;
-    const filters = this.members.rowFilters(a.projectId);
+    const filters = hasLevel(a, 'useradmin')
+      ? a.filter
+        ? [a.filter]
+        : []
+      : this.members.rowFilters(a.projectId);
     if (!filters.length) return null;
     const s = snap ?? this.current(a.projectId);
     return new Map(filters.map((f) => [f, filterMeaning(s, f)]));
@@ -39,6 +44,11 @@ export class RowFilterGuard {
       .filter(([text, m]) => meaningChanged(m, filterMeaning(snap, text), datasets))
       .map(([text]) => text);
     if (!changed.length) return;
+    if (a.filter && changed.includes(a.filter))
+      throw forbidden(
+        'this change alters which rows your own row-level filter selects; nobody changes their own rights: another Admin or User Admin must make it',
+        { project: a.projectId, field: 'filter' },
+      );
     const members = this.members.countWithFilters(a.projectId, changed);
     throw forbidden(
       `this change alters which rows the row-level filter of ${members} member(s) selects; only an Admin or a User Admin may change what members may see (or they change those filters first)`,
