@@ -193,7 +193,7 @@ describe('without demo data', () => {
       expect(s.bootstrap.demoLoading).toBeUndefined();
       const jobs = await s.api('GET', jobsPath(s.demo));
       expect(jobs.json.jobs).toEqual([]);
-      expect(s.engine.datasets.list(s.demo)).toEqual([]);
+      expect(s.engine.datasets.infos(s.demo)).toEqual([]);
     } finally {
       await s.close();
     }

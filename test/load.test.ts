@@ -763,9 +763,17 @@ describe('failed loads change nothing', () => {
   it('two clusters in one request: one job; when the second fails neither changes', async () => {
     await put(p, '/u-good.csv', 'id,n\n100,1\n');
     await put(p, '/u-bad.csv', 'id,n\n1,notanumber\n');
+    // Titles are unique in a model: u's columns get their own.
+    const uIdN = {
+      primarykey: 'id',
+      columns: [
+        col('id', 'integer', 'A', { label: 'U' }),
+        col('n', 'integer', 'F', { label: 'U n' }),
+      ],
+    };
     const msg = await loadError(p, {
       t: wd('/u-good.csv', { prescription: ID_N }),
-      u: wd('/u-bad.csv', { prescription: ID_N }),
+      u: wd('/u-bad.csv', { prescription: uIdN }),
     });
     expect(msg).toMatch(/^cluster "u": 1 row\(s\) of \/u-bad\.csv/);
     await unchanged();
@@ -816,11 +824,13 @@ describe('which prescription a load uses: inline, saved for the file, the datase
     xId = await put(p, '/x.csv', 'id,n\n1,10\n2,20\n');
     await put(p, '/y.csv', 'id,n\n3,30\n');
   });
-  const asString = { primarykey: 'id', columns: [col('id', 'integer'), col('n', 'string')] };
+  // Titles are unique in a model: t's columns are not titled like those of `fresh`.
+  const tId = col('id', 'integer', 'A', { label: 'T' });
+  const asString = { primarykey: 'id', columns: [tId, col('n', 'string', 'A', { label: 'T n' })] };
   const asInteger = {
     clustername: 'x',
     primarykey: 'id',
-    columns: [col('id', 'integer'), col('n', 'integer', 'F')],
+    columns: [tId, col('n', 'integer', 'F', { label: 'T n' })],
   };
 
   it('a fresh guess when nothing else exists', async () => {
@@ -1304,7 +1314,7 @@ describe('permissions', () => {
         (await s.api('POST', execPath(p), { as, body: { type: 'flow', id: 'x' } })).status,
       ).toBe(403);
       expect((await s.api('GET', `/projects/${p}/kodiak/dataload`, { as })).status).toBe(200);
-      expect(s.engine.datasets.list(p)).toEqual([]);
+      expect(s.engine.datasets.infos(p)).toEqual([]);
     },
   );
 

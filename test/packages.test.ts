@@ -311,6 +311,12 @@ describe('data packages over HTTP', () => {
         'order_id',
         ['amount'],
       );
+      // The countries package titles its name column "Country": titles are unique (any case),
+      // so the orders' column titled "country" is renamed first.
+      const path = `/projects/${p}/pmd/obj/attr.orders.country`;
+      const cur = (await s.api('GET', path)).json.object;
+      const r = await s.api('PUT', path, { body: { ...cur, name: 'Order Country' } });
+      expect(r.status, r.text).toBe(200);
     });
 
     it.each([
@@ -380,7 +386,7 @@ describe('data packages over HTTP', () => {
       const r = await post(body);
       expect(r.status, r.text).toBe(400);
       expect(r.json.message).toMatch(message);
-      expect(s.engine.datasets.list(p).map((d) => d.name)).toEqual(['orders']);
+      expect(s.engine.datasets.infos(p).map((d) => d.name)).toEqual(['orders']);
       expect(def(p, 'attr.orders.order_date')?.reference).toBeUndefined();
       expect(await rawStorage(s.engine).stat(p, '/packages')).toBeNull();
     });

@@ -334,35 +334,32 @@ describe('project users', () => {
   });
 
   describe('the last Admin', () => {
-    it('cannot be removed, revoked or demoted (409) until another Admin exists', async () => {
+    it('cannot leave (409) until another Admin exists; nobody demotes or revokes themselves (403)', async () => {
       const id = await createProject(s, 'lastadmin', 'Last Admin');
       const admin2 = 'second-admin@example.com';
-      for (const [method, body] of [
-        ['PUT', { active: false }],
-        ['PUT', { admin: false }],
-        ['DELETE', undefined],
-      ] as const) {
-        const r = await s.api(method, `/projects/${id}/users/${ADMIN}`, { body });
-        expect(r.status, `${method} ${JSON.stringify(body)}: ${r.text}`).toBe(409);
-        expect(r.json.statusCode).toBe(409);
+      for (const body of [{ active: false }, { admin: false }]) {
+        const r = await s.api('PUT', `/projects/${id}/users/${ADMIN}`, { body });
+        expect(r.status, `PUT ${JSON.stringify(body)}: ${r.text}`).toBe(403);
+        expect(r.json.message).toMatch(/your own rights/);
       }
+      const leave = await s.api('DELETE', `/projects/${id}/users/${ADMIN}`);
+      expect(leave.status, leave.text).toBe(409);
       // Through an invitation as well.
       const viaInvite = await s.api('POST', `/projects/${id}/users`, {
         body: [{ id: 'bystander@example.com' }, { id: ADMIN, admin: false }],
       });
-      expect(viaInvite.status).toBe(409);
+      expect(viaInvite.status).toBe(403);
       expect((await user(id, 'bystander@example.com')).status).toBe(404);
       expect((await user(id, ADMIN)).json.user).toMatchObject({ admin: true, active: true });
       expect((await userActions(id)).length).toBe(0);
 
       // An inactive Admin does not count.
       await invite(s, id, admin2, { admin: true, active: false });
-      expect(
-        (await s.api('PUT', `/projects/${id}/users/${ADMIN}`, { body: { admin: false } })).status,
-      ).toBe(409);
+      expect((await s.api('DELETE', `/projects/${id}/users/${ADMIN}`)).status).toBe(409);
 
       await s.api('PUT', `/projects/${id}/users/${admin2}`, { body: { active: true } });
       const demote = await s.api('PUT', `/projects/${id}/users/${ADMIN}`, {
+        as: admin2,
         body: { admin: false },
       });
       expect(demote.status, demote.text).toBe(200);
@@ -373,7 +370,10 @@ describe('project users', () => {
         as: admin2,
         body: { active: false },
       });
-      expect(self.status).toBe(409);
+      expect(self.status).toBe(403);
+      expect(
+        (await s.api('DELETE', `/projects/${id}/users/${admin2}`, { as: admin2 })).status,
+      ).toBe(409);
       const remove = await s.api('DELETE', `/projects/${id}/users/${ADMIN}`, { as: admin2 });
       expect(remove.status).toBe(204);
       expect((await users(id)).status).toBe(401);

@@ -49,6 +49,7 @@ import { Uploads } from './storage/uploads.js';
 import { Accounts } from './users/accounts.js';
 import { Members } from './users/members.js';
 import { PasswordLinks } from './users/password-links.js';
+import { RowFilterGuard } from './users/row-filter-guard.js';
 
 export class Engine {
   readonly db: Db;
@@ -100,7 +101,8 @@ export class Engine {
     this.db = openDb(config.dataDir);
     this.plans = loadPlans(config.plansFile, config.defaultPlan);
     this.orgs = new Orgs(this.db, this.plans);
-    this.activity = new ActivityLog(this.db);
+    this.model = new ModelStore(this.db);
+    this.activity = new ActivityLog(this.db, this.model);
     this.limits = new Limits(
       (projectId) =>
         this.plans[this.orgs.get(this.projects.orgOf(projectId))?.plan ?? config.defaultPlan]!,
@@ -138,7 +140,6 @@ export class Engine {
     this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));
     this.dbs = new ProjectDatabases((p) => this.projects.dir(p));
     this.projects.onDelete((p) => this.dbs.close(p));
-    this.model = new ModelStore(this.db);
     this.datasets = new Datasets(this.db, this.model);
     this.objects = new ModelObjects(
       this.db,
@@ -169,6 +170,10 @@ export class Engine {
     this.members.setFilterValidator((filter, projectId) =>
       this.aql.validateCondition(projectId, filter),
     );
+    // Only Admins and User Admins change what a member's row filter selects, also by the model.
+    const guard = new RowFilterGuard(this.members, (p) => this.aql.snapshot(p));
+    this.objects.setRowFilterGuard(guard);
+    this.loads.setRowFilterGuard(guard);
     // Saved metrics, filters and reports must compile when written; pmd/check/obj re-checks them.
     this.objects.setCompileCheck((actor, aql, kind) => this.aql.checkCompiles(actor, aql, kind));
     this.packages = new Packages(

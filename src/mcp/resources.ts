@@ -101,7 +101,7 @@ async function csvPage(
   if (job.type !== 'report') throw notFound(`job "${job.id}" is not a query`);
   if (job.status !== 'OK')
     throw notFound(`the query ${job.id} has no result (status ${job.status})`);
-  const r = await ctx.engine.aql.result(job);
+  const r = await ctx.engine.aql.result(a, job);
   const total = r.rows.length;
   if (offset > total)
     throw invalid(`offset ${offset} is past the last row: the result has ${total} rows`);

@@ -2,7 +2,13 @@
 // and a handler. From this one table come the express routes, 405 answers with Allow,
 // and the interactive API index.
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Level, Principal, ProjectActor } from '../engine/access/actor.js';
+import {
+  LEVEL_TITLES,
+  requireLevel,
+  type Level,
+  type Principal,
+  type ProjectActor,
+} from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
 import { requirePrincipal, type AuthedRequest } from './auth.js';
 import { parseBody } from './body.js';
@@ -25,6 +31,10 @@ export interface Ctx {
 }
 
 export interface Operation {
+  /**
+   * Who may call. A project level is enforced here, for every project route, before the body
+   * is read; the engine checks again (and finer: ACLs, row filters) in what it is asked to do.
+   */
   access: Access;
   description: string;
   /** Admins keep this operation while the project is under maintenance. */
@@ -46,7 +56,10 @@ export function mountRoutes(engine: Engine, defs: RouteDef[]): Router {
     const route = router.route(def.path);
     const allow = allowHeader(def);
     for (const [method, op] of Object.entries(def.ops) as [Method, Operation][]) {
-      const handlers = [];
+      if (isLevel(op.access) && !def.path.includes(':project'))
+        throw new Error(`${method} ${def.path}: a project level needs a :project route`);
+      // Who may call is settled before a byte of the body is parsed.
+      const handlers: express.RequestHandler[] = [authorize(engine, op)];
       if (op.body !== 'raw' && method !== 'GET') handlers.push(parseBody);
       handlers.push(wrap(engine, op));
       route[method.toLowerCase() as 'get'](...handlers);
@@ -75,9 +88,43 @@ function allowHeader(def: RouteDef): string {
   return [...methods, 'OPTIONS'].join(', ');
 }
 
+const isLevel = (a: Access): a is Level => Object.hasOwn(LEVEL_TITLES, a);
+
+/** Request state settled by authorize() for the handler. */
+interface Caller {
+  principal?: Principal;
+  actor?: ProjectActor;
+}
+const CALLER = Symbol('caller');
+type WithCaller = Request & { [CALLER]?: Caller };
+
+/** Authenticates, resolves the caller's rights in `:project` and enforces the route's level. */
+function authorize(engine: Engine, op: Operation) {
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      const caller: Caller = {};
+      if (op.access !== 'public') {
+        caller.principal = await requirePrincipal(engine, req as AuthedRequest);
+        const project = (req.params as Record<string, string>).project;
+        if (project !== undefined) {
+          caller.actor = engine.actor(caller.principal, project, {
+            adminDuringMaintenance: op.duringMaintenance,
+          });
+          if (isLevel(op.access)) requireLevel(caller.actor, op.access);
+        }
+      }
+      (req as WithCaller)[CALLER] = caller;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
 function wrap(engine: Engine, op: Operation) {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
+      const caller = (req as WithCaller)[CALLER] ?? {};
       const ctx = {
         engine,
         req,
@@ -85,16 +132,9 @@ function wrap(engine: Engine, op: Operation) {
         params: req.params as Record<string, string>,
         query: req.query as Record<string, unknown>,
         body: req.body,
+        principal: caller.principal,
+        actor: caller.actor,
       } as Ctx;
-      if (op.access !== 'public') {
-        ctx.principal = await requirePrincipal(engine, req as AuthedRequest);
-        const project = ctx.params.project;
-        if (project !== undefined) {
-          ctx.actor = engine.actor(ctx.principal, project, {
-            adminDuringMaintenance: op.duringMaintenance,
-          });
-        }
-      }
       const reply = await op.handler(ctx);
       if (reply && !res.headersSent) send(req, res, reply);
     } catch (err) {

@@ -53,6 +53,8 @@ export function requireLevel(a: ProjectActor, level: Level): void {
 export interface ResolveOptions {
   /** Admins may still read and change the project itself while it is under maintenance. */
   adminDuringMaintenance?: boolean;
+  /** Work already under way (a running job) finishes under maintenance: rights only. */
+  ignoreMaintenance?: boolean;
 }
 
 function prepareLookup(db: Db) {
@@ -99,7 +101,7 @@ export function resolveActor(
     );
   }
   const actor: ProjectActor = { email: principal.email, projectId, ...row };
-  if (row.maintenance && !(opts.adminDuringMaintenance && row.admin)) {
+  if (row.maintenance && !opts.ignoreMaintenance && !(opts.adminDuringMaintenance && row.admin)) {
     throw forbidden(`project "${projectId}" is under maintenance; try again later`, {
       project: projectId,
       maintenance: true,

@@ -1,9 +1,13 @@
-// The project activity log: the engine records each event when the thing happens.
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+// The project activity log: the engine records each event when the thing happens, and
+// shows each reader only events about what they may read (reader-view.ts).
+import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { ProjectActor } from '../access/actor.js';
 import type { Db } from '../db/index.js';
 import { activity } from '../db/schema.js';
 import { invalid } from '../errors.js';
 import { nowIso } from '../ids.js';
+import type { ModelStore } from '../model/store.js';
+import { readerView, redact, visibleTo } from './reader-view.js';
 
 export const ACTIVITY_TYPES = [
   'data_load',
@@ -51,7 +55,10 @@ export function parseActivityTypes(raw: string | undefined): ActivityType[] | un
 }
 
 export class ActivityLog {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly model: ModelStore,
+  ) {}
 
   record(projectId: string, type: ActivityType, e: NewActivity): void {
     this.db
@@ -68,13 +75,16 @@ export class ActivityLog {
       .run();
   }
 
+  /** The reader's events, newest first: only those about what they may read. */
   list(
-    projectId: string,
+    a: ProjectActor,
     opts: { types?: ActivityType[]; limit: number; offset: number },
   ): { items: ActivityRecord[]; total: number } {
+    const view = readerView(a, this.model);
     const where = and(
-      eq(activity.projectId, projectId),
+      eq(activity.projectId, a.projectId),
       opts.types ? inArray(activity.type, opts.types) : undefined,
+      visibleTo(view),
     );
     const rows = this.db
       .select()
@@ -90,24 +100,33 @@ export class ActivityLog {
         .from(activity)
         .where(where)
         .get()?.n ?? 0;
-    return { items: rows.map(toRecord), total };
+    return { items: rows.map((r) => redact(view, toRecord(r))), total };
   }
 
-  /** The latest data_load event of each dataset (events carry `detail.dataset`). */
-  latestLoads(projectId: string): ActivityRecord[] {
-    const rows = this.db
+  /**
+   * The reader's data_load events (at most 1000, newest first); `latest`: the latest of each
+   * dataset (events carry `detail.dataset`).
+   */
+  loads(a: ProjectActor, opts: { latest: boolean }): ActivityRecord[] {
+    const view = readerView(a, this.model);
+    const latest: SQL | undefined = opts.latest
+      ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by json_extract(detail, '$.dataset'))`
+      : undefined;
+    return this.db
       .select()
       .from(activity)
       .where(
         and(
-          eq(activity.projectId, projectId),
+          eq(activity.projectId, a.projectId),
           eq(activity.type, 'data_load'),
-          sql`${activity.id} in (select max(id) from activity where project_id = ${projectId} and type = 'data_load' group by json_extract(detail, '$.dataset'))`,
+          latest,
+          visibleTo(view),
         ),
       )
       .orderBy(desc(activity.id))
-      .all();
-    return rows.map(toRecord);
+      .limit(1000)
+      .all()
+      .map((r) => redact(view, toRecord(r)));
   }
 }
 

@@ -1,6 +1,7 @@
 // The model as AQL sees it: objects by identifier and title, datasets with their columns,
 // and the logical data model (references many-to-one) with the join path between datasets.
 import type { Prescription } from '../data/prescription.js';
+import { TITLED_TYPES, titleKey } from '../model/defs.js';
 import type { ObjectRow } from '../model/store.js';
 
 export interface DatasetNode {
@@ -27,7 +28,9 @@ export class ModelSnapshot {
   constructor(objects: ObjectRow[], datasets: Array<{ name: string; prescription: Prescription }>) {
     for (const o of objects) {
       this.byIdent.set(o.ident, o);
-      const key = o.name.trim().toLowerCase();
+      // Only what AQL can use is named by title: a report may share a metric's title.
+      if (!TITLED_TYPES.includes(o.type)) continue;
+      const key = titleKey(o.name);
       const list = this.byTitle.get(key) ?? [];
       list.push(o);
       this.byTitle.set(key, list);

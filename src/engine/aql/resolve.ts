@@ -1,6 +1,7 @@
 // Resolution: names become model columns (identifier first, then title, case-insensitive),
 // saved metrics and filters are expanded in place, and every aggregation becomes a leaf
 // carrying the metric-level WHERE and BY ALL around it.
+import { titleKey } from '../model/defs.js';
 import type { ObjectRow } from '../model/store.js';
 import type { Expr, MetricBody, Pos } from './ast.js';
 import { AqlError } from './errors.js';
@@ -52,7 +53,7 @@ export function lookup(ctx: Ctx, name: string, pos: Pos): ObjectRow {
   const canSee = (o: ObjectRow) => ctx.trusted || visible(o);
   const byId = snap.byIdent.get(name);
   if (byId && canSee(byId)) return byId;
-  const byTitle = (snap.byTitle.get(name.toLowerCase()) ?? []).filter(canSee);
+  const byTitle = (snap.byTitle.get(titleKey(name)) ?? []).filter(canSee);
   if (byTitle.length === 1) return byTitle[0]!;
   if (byTitle.length > 1) {
     const ids = byTitle.map((o) => o.ident);

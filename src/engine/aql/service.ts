@@ -9,7 +9,7 @@ import type { ProjectActor } from '../access/actor.js';
 import type { ProjectDatabases } from '../data/databases.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Prescription } from '../data/prescription.js';
-import { EngineError, notFound } from '../errors.js';
+import { conflict, EngineError, notFound } from '../errors.js';
 import { JobFailure, type Job, type JobRunner } from '../jobs/jobs.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ModelStore, ObjectRow } from '../model/store.js';
@@ -20,6 +20,7 @@ import { hasAgg } from './ir.js';
 import { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
 import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
+import { filterMeaning, meaningKey } from './row-filter.js';
 
 export interface QueryResult {
   columns: { title: string; kind: string; dataType: string }[];
@@ -160,11 +161,28 @@ export class Aql {
     };
   }
 
+  /**
+   * What the caller's row-level filter means on the current model (null: no filter). A stored
+   * result carries it, and is served to a filtered reader only while theirs means the same.
+   */
+  rowFilterKey(a: ProjectActor): string | null {
+    if (!a.filter) return null;
+    const meaning = meaningKey(filterMeaning(this.snapshot(a.projectId), a.filter));
+    return createHash('sha256').update(meaning).digest('hex').slice(0, 40);
+  }
+
   /** Starts (or, from the cache, answers at once) the job computing a query. */
   execute(a: ProjectActor, text: string): Job {
     const c = this.compile(a, text);
     const key = this.resultKey(a.projectId, c);
-    const params = { aql: text, sql: c.sql, params: c.params, columns: c.columns, key };
+    const params = {
+      aql: text,
+      sql: c.sql,
+      params: c.params,
+      columns: c.columns,
+      key,
+      rowFilter: this.rowFilterKey(a),
+    };
     const cached = this.cached(a.projectId, key);
     if (cached && this.touch(a.projectId, cached))
       return this.jobs.recordFinished(a, 'report', params, {
@@ -176,10 +194,22 @@ export class Aql {
     return this.jobs.submit(a, 'report', params);
   }
 
-  /** What a finished report job computed. */
-  async result(job: Job): Promise<QueryResult> {
+  /**
+   * What a finished report job computed, for `reader` (who may read the job). A reader with
+   * a row-level filter gets it only when it was computed under a filter meaning the same as
+   * theirs now: after their filter (or what it names) changed, old rows are not served (409).
+   */
+  async result(reader: ProjectActor, job: Job): Promise<QueryResult> {
     const r = job.result as { key?: string } | undefined;
     if (!r?.key) throw notFound(`job "${job.id}" holds no query result`);
+    if (reader.filter) {
+      const computed = (job.params as { rowFilter?: string | null }).rowFilter;
+      if (computed !== this.rowFilterKey(reader))
+        throw conflict(
+          `the result of job "${job.id}" was computed under another row-level filter than yours now; run the query again`,
+          { id: job.id },
+        );
+    }
     const file = this.resultFile(job.projectId, r.key);
     try {
       const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;

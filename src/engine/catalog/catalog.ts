@@ -5,7 +5,9 @@ import { createHash } from 'node:crypto';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
 import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
+import { AqlError } from '../aql/errors.js';
 import { invalid, notFound } from '../errors.js';
+import { TITLED_TYPES, titleKey } from '../model/defs.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ObjectRow } from '../model/store.js';
 
@@ -268,10 +270,28 @@ export class CatalogService {
     );
   }
 
-  /** A visible object by identifier or title (the same rules as AQL references). */
+  /**
+   * A visible object by identifier or title: the same rules as AQL references, then (for a
+   * title AQL does not resolve) reports, dashboards, folders… by their title.
+   */
   find(a: ProjectActor, ref: string): ObjectRow {
     const name = ref.replace(/^\[|\]$/g, '').trim();
-    return this.aql.lookup(a, name);
+    try {
+      return this.aql.lookup(a, name);
+    } catch (err) {
+      if (!(err instanceof AqlError) || 'candidates' in err.context) throw err;
+      const key = titleKey(name);
+      const hits = this.visibleObjects(a).filter(
+        (o) => !TITLED_TYPES.includes(o.type) && titleKey(o.name) === key,
+      );
+      if (hits.length === 1) return hits[0]!;
+      if (!hits.length) throw err;
+      const ids = hits.map((o) => o.ident);
+      throw invalid(
+        `[${name}] is ambiguous: ${ids.length} objects have that title; use an identifier: ${ids.map((i) => `[${i}]`).join(', ')}`,
+        { candidates: ids },
+      );
+    }
   }
 }
 

@@ -2,8 +2,11 @@
 // label or fact per column with stable ids (attr.<cluster>.<column>, label.…, fact.…), and
 // many-to-one references between datasets.
 import { and, eq, sql } from 'drizzle-orm';
+import type { ProjectActor } from '../access/actor.js';
 import type { Db } from '../db/index.js';
 import { datasets } from '../db/schema.js';
+import { TITLED_TYPES, titleKey } from '../model/defs.js';
+import { ModelScope } from '../model/scope.js';
 import type { ModelStore, ObjectInput } from '../model/store.js';
 import type { Column, Prescription } from './prescription.js';
 
@@ -16,6 +19,12 @@ export interface DatasetInfo {
   loaded: string;
   loadedBy: string;
   dataVersion: number;
+}
+
+/** A dataset as a member sees it (kodiak/dataload). */
+export interface DatasetView extends Omit<DatasetInfo, 'rows'> {
+  /** Rows over the whole dataset; null for a reader with a row-level filter. */
+  rows: number | null;
 }
 
 export const attrId = (cluster: string, column: string) => `attr.${cluster}.${column}`;
@@ -46,7 +55,47 @@ export class Datasets {
     return (this.get(projectId, name)?.prescription as Prescription | undefined) ?? null;
   }
 
-  list(projectId: string): DatasetInfo[] {
+  /**
+   * The datasets the reader can see (a readable column), `columns` counting the readable
+   * ones; row counts are withheld from a reader with a row-level filter (they count every row).
+   */
+  list(a: ProjectActor): DatasetView[] {
+    const scope = new ModelScope(a, this.model.all(a.projectId));
+    const visible = scope.visibleDatasets();
+    const readable = new Map<string, number>();
+    for (const row of scope.rows()) {
+      const ds = (row.def as { dataset?: unknown }).dataset;
+      if (['attribute', 'label', 'fact'].includes(row.type) && typeof ds === 'string')
+        readable.set(ds, (readable.get(ds) ?? 0) + 1);
+    }
+    return this.infos(a.projectId)
+      .filter((d) => visible.has(d.name))
+      .map((d) => ({
+        ...d,
+        rows: a.filter ? null : d.rows,
+        columns: readable.get(d.name) ?? 0,
+      }));
+  }
+
+  /** Titles (titleKey) held by objects other than the columns of dataset `cluster`. */
+  titlesOutside(projectId: string, cluster: string): Set<string> {
+    const own = (o: { type: string; def: Record<string, unknown> }) =>
+      ['attribute', 'label', 'fact'].includes(o.type) && o.def.dataset === cluster;
+    return new Set(
+      this.model
+        .all(projectId)
+        .filter((o) => TITLED_TYPES.includes(o.type) && !own(o))
+        .map((o) => titleKey(o.name)),
+    );
+  }
+
+  /** kodiak/dataload: the data and model versions and the datasets the reader can see. */
+  status(a: ProjectActor): { dataVersion: number; modelVersion: number; datasets: DatasetView[] } {
+    return { ...this.model.versions(a.projectId), datasets: this.list(a) };
+  }
+
+  /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
+  infos(projectId: string): DatasetInfo[] {
     return this.db
       .select()
       .from(datasets)
@@ -133,8 +182,23 @@ export class Datasets {
     user: string,
     before: Map<string, Prescription | null> = new Map(),
   ): void {
+    const { wanted, stale } = this.planModel(projectId, new Map(), before);
+    this.model.remove(projectId, stale);
+    this.model.upsert(projectId, wanted, user);
+  }
+
+  /**
+   * The model objects syncModel would write (`wanted`) and remove (`stale`), without writing:
+   * `replacing` stands in for the stored prescriptions of those datasets (a load about to run).
+   */
+  planModel(
+    projectId: string,
+    replacing: ReadonlyMap<string, Prescription> = new Map(),
+    before: Map<string, Prescription | null> = new Map(),
+  ): { wanted: ObjectInput[]; stale: string[] } {
     const all = this.db.select().from(datasets).where(eq(datasets.projectId, projectId)).all();
     const byName = new Map(all.map((d) => [d.name, d.prescription as Prescription]));
+    for (const [name, p] of replacing) byName.set(name, p);
     // Primary-key column id → its dataset. An id that is the key of two datasets is no
     // connection point: linking to either would be a guess, so such columns link to none.
     const pkOwners = new Map<string, string | null>();
@@ -167,8 +231,7 @@ export class Datasets {
       .listByType(projectId, ['attribute', 'label', 'fact'])
       .filter((o) => (o.def as { source?: string }).source === 'load' && !wantedIds.has(o.ident))
       .map((o) => o.ident);
-    this.model.remove(projectId, stale);
-    this.model.upsert(projectId, wanted, user);
+    return { wanted, stale };
   }
 }
 

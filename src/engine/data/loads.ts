@@ -4,17 +4,20 @@
 import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { requireLevel, type ProjectActor } from '../access/actor.js';
+import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Db } from '../db/index.js';
-import { invalid } from '../errors.js';
+import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
+import { titleKey } from '../model/defs.js';
 import type { ModelStore } from '../model/store.js';
 import type { Storage } from '../storage/storage.js';
+import type { RowFilterGuard } from '../users/row-filter-guard.js';
 import { parseInput } from '../validate.js';
 import { datasetTable, type ProjectDatabases } from './databases.js';
 import type { Datasets } from './datasets.js';
+import { assertTitlesFree, projectLoad } from './load-model.js';
 import {
   badBooleansSql,
   duplicateKeysSql,
@@ -58,6 +61,8 @@ interface PlannedCluster {
   source: string;
   mode: 'full' | 'incremental';
   prescription: Prescription;
+  /** Written by someone (inline, edited, the dataset's own), not a guess nobody edited. */
+  edited?: boolean;
 }
 
 export interface LoadResult {
@@ -66,6 +71,8 @@ export interface LoadResult {
 }
 
 export class Loads {
+  private rowFilterGuard: RowFilterGuard | null = null;
+
   constructor(
     private readonly db: Db,
     private readonly storage: Storage,
@@ -86,6 +93,24 @@ export class Loads {
     });
   }
 
+  /** A load that changes what a member's row-level filter selects needs a User Admin. */
+  setRowFilterGuard(guard: RowFilterGuard | null): void {
+    this.rowFilterGuard = guard;
+  }
+
+  /**
+   * The model the load would leave: its new titles must be free (409) and members' row
+   * filters must select what they did (403 below User Admin).
+   */
+  private checkModel(a: ProjectActor, plan: PlannedCluster[]): void {
+    const replacing = new Map(plan.map((c) => [c.prescription.clustername, c.prescription]));
+    const current = new Map(this.model.all(a.projectId).map((o) => [o.ident, o]));
+    const projected = projectLoad(this.model, this.datasets, a.projectId, replacing);
+    assertTitlesFree(projected, current);
+    const guard = this.rowFilterGuard;
+    guard?.assertKept(a, guard.before(a), projected.snap);
+  }
+
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
   async start(a: ProjectActor, body: unknown): Promise<Job> {
     requireLevel(a, 'mdadmin');
@@ -93,6 +118,8 @@ export class Loads {
     const names = Object.keys(input.clusters);
     if (!names.length) throw invalid('name at least one cluster to load', { field: 'clusters' });
     const planned: PlannedCluster[] = [];
+    // Titles of the clusters planned so far: guessed labels of the next ones avoid them.
+    const taken = new Set<string>();
     for (const name of names) {
       const c = input.clusters[name]!;
       if (!(SOURCE_TYPES as readonly string[]).includes(c.source_type)) {
@@ -101,15 +128,18 @@ export class Loads {
           allowed: [...SOURCE_TYPES],
         });
       }
-      const resolved = await this.prescriptions.forLoad(a, name, c.source, c.prescription);
+      const resolved = await this.prescriptions.forLoad(a, name, c.source, c.prescription, taken);
+      for (const col of resolved.prescription.columns) taken.add(titleKey(col.label || col.id));
       if (c.mode === 'incremental') this.checkIncremental(a.projectId, resolved.prescription);
       planned.push({
         name,
         source: resolved.source,
         mode: c.mode,
         prescription: resolved.prescription,
+        edited: resolved.edited,
       });
     }
+    this.checkModel(a, planned);
     return this.jobs.submit(a, 'transform', {
       type: 'cluster',
       clusters: planned as unknown as Record<string, unknown>[],
@@ -155,6 +185,8 @@ export class Loads {
         try {
           for (const cl of plan) counts[cl.name] = await this.loadOne(c, ctx, cl);
           await this.checkRowLimit(c, projectId, plan);
+          // The model may have changed since the request: checked again before committing.
+          this.recheckModel(projectId, createdBy, plan);
           ctx.signal.throwIfAborted();
           await c.run('COMMIT');
         } catch (err) {
@@ -173,6 +205,18 @@ export class Loads {
       counts,
       await this.rowCounts(projectId, plan),
     );
+  }
+
+  private recheckModel(projectId: string, user: string, plan: PlannedCluster[]): void {
+    try {
+      this.checkModel(
+        resolveActor(this.db, { email: user }, projectId, { ignoreMaintenance: true }),
+        plan,
+      );
+    } catch (err) {
+      if (err instanceof EngineError) throw new JobFailure(`${err.message}; nothing was loaded`);
+      throw err;
+    }
   }
 
   /** Stages one cluster, checks it, and swaps or upserts it; returns the rows in the file. */
@@ -267,7 +311,7 @@ export class Loads {
   ): Promise<void> {
     const loading = new Set(plan.map((p) => p.name));
     let after = 0;
-    for (const d of this.datasets.list(projectId)) if (!loading.has(d.name)) after += d.rows;
+    for (const d of this.datasets.infos(projectId)) if (!loading.has(d.name)) after += d.rows;
     for (const name of loading)
       after += Number(
         (
@@ -321,7 +365,7 @@ export class Loads {
           user,
           dataVersion,
         );
-        this.prescriptions.remember(projectId, cl.source, cl.prescription);
+        this.prescriptions.remember(projectId, cl.source, cl.prescription, cl.edited !== false);
       }
       this.datasets.syncModel(projectId, user, before);
       for (const cl of plan) {

@@ -12,6 +12,7 @@ import { nowIso } from '../ids.js';
 import { requireStorageAccess } from '../storage/access.js';
 import { pathOfFileId } from '../storage/paths.js';
 import type { Storage } from '../storage/storage.js';
+import { titleKey } from '../model/defs.js';
 import type { Datasets } from './datasets.js';
 import { guessStructure, parseCsvSample } from './guess.js';
 import { validatePrescription, type Prescription } from './prescription.js';
@@ -66,12 +67,19 @@ export class Prescriptions {
   }
 
   private saved(projectId: string, path: string): Prescription | null {
+    return this.savedRow(projectId, path)?.prescription ?? null;
+  }
+
+  private savedRow(
+    projectId: string,
+    path: string,
+  ): { prescription: Prescription; edited: boolean } | null {
     const row = this.db
       .select()
       .from(prescriptions)
       .where(and(eq(prescriptions.projectId, projectId), eq(prescriptions.sourcePath, path)))
       .get();
-    return (row?.prescription as Prescription | undefined) ?? null;
+    return row ? { prescription: row.prescription as Prescription, edited: row.edited } : null;
   }
 
   private async guessFile(projectId: string, path: string): Promise<Prescription> {
@@ -82,7 +90,11 @@ export class Prescriptions {
   async guess(a: ProjectActor, uploadId: string): Promise<Guess> {
     requireStorageAccess(a);
     const path = this.resolveUploadId(a.projectId, uploadId);
-    const fresh = await this.guessFile(a.projectId, path);
+    const guessed = await this.guessFile(a.projectId, path);
+    const fresh = uniqueLabels(
+      guessed,
+      this.datasets.titlesOutside(a.projectId, guessed.clustername),
+    );
     const saved = this.saved(a.projectId, path);
     // A saved structure wins; its sample rows are always today's file.
     const prescription = saved ? { ...saved, data: fresh.data } : fresh;
@@ -144,13 +156,18 @@ export class Prescriptions {
       .run();
   }
 
-  /** The prescription a load of `cluster` from `source` uses (see the order above). */
+  /**
+   * The prescription a load of `cluster` from `source` uses (see the order above). Labels of
+   * a guess nobody edited are made unique (`taken`: titles of other clusters of the same load);
+   * a prescription someone wrote is loaded as written, and a title clash is refused later.
+   */
   async forLoad(
     a: ProjectActor,
     cluster: string,
     rawSource: string,
     inline: unknown,
-  ): Promise<{ source: string; prescription: Prescription }> {
+    taken: ReadonlySet<string> = new Set(),
+  ): Promise<{ source: string; prescription: Prescription; edited: boolean }> {
     const item = await this.storage.require(a.projectId, rawSource);
     if (item.type !== 'file')
       throw invalid(`"${item.path}" is a folder, not a file to load`, {
@@ -159,6 +176,7 @@ export class Prescriptions {
       });
     const source = item.path;
     let p: Prescription;
+    let edited = true;
     if (inline !== undefined) {
       const obj =
         inline && typeof inline === 'object' && !Array.isArray(inline)
@@ -171,14 +189,36 @@ export class Prescriptions {
         obj ? { ...(format ? { format } : {}), clustername: cluster, ...obj } : inline,
       );
     } else {
-      p =
-        this.saved(a.projectId, source) ??
-        this.datasets.prescriptionOf(a.projectId, cluster) ??
-        (await this.guessFile(a.projectId, source));
+      const saved = this.savedRow(a.projectId, source);
+      const current = saved ? null : this.datasets.prescriptionOf(a.projectId, cluster);
+      p = saved?.prescription ?? current ?? (await this.guessFile(a.projectId, source));
+      if (!current && !saved?.edited) {
+        edited = false;
+        const titles = this.datasets.titlesOutside(a.projectId, cluster);
+        p = uniqueLabels({ ...p, clustername: cluster }, new Set([...titles, ...taken]));
+      }
     }
     p = { ...p, clustername: cluster };
     delete p.data;
     await this.checkAgainstFile(a.projectId, source, p);
-    return { source, prescription: p };
+    return { source, prescription: p, edited };
   }
+}
+
+/**
+ * Titles are unique in a model (AQL names objects by title), so a guessed label that another
+ * object or column already holds is proposed as "<label> (<dataset>)": `customer_id` of
+ * `orders` beside the key of `customers` becomes "customer_id (orders)".
+ */
+export function uniqueLabels(p: Prescription, taken: Set<string>): Prescription {
+  const used = new Set(taken);
+  const columns = p.columns.map((c) => {
+    const base = c.label || c.id;
+    let label = base;
+    for (let n = 1; used.has(titleKey(label)); n++)
+      label = `${base} (${p.clustername}${n > 1 ? ` ${n}` : ''})`;
+    used.add(titleKey(label));
+    return label === c.label ? c : { ...c, label };
+  });
+  return { ...p, columns };
 }

@@ -23,6 +23,10 @@ export type ObjectType = (typeof OBJECT_TYPES)[number];
 /** Model columns: only data loads create, change the def of, or delete these. */
 export const LOAD_TYPES: readonly ObjectType[] = ['attribute', 'label', 'fact'];
 
+/** Types AQL names by title (`[Revenue]`): a title belongs to one of them, in any case. */
+export const TITLED_TYPES: readonly string[] = ['attribute', 'label', 'fact', 'metric', 'filter'];
+export const titleKey = (name: string): string => name.trim().toLowerCase();
+
 export const isObjectType = (t: string): t is ObjectType =>
   (OBJECT_TYPES as readonly string[]).includes(t);
 

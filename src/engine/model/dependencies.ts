@@ -3,6 +3,7 @@
 // identifier. An ambiguous title depends on every object that has it: deleting either would
 // change what the AQL means, so both are protected.
 import { referencesIn } from '../aql/references.js';
+import { TITLED_TYPES, titleKey } from './defs.js';
 import type { ObjectRow } from './store.js';
 
 export interface Ref {
@@ -75,6 +76,8 @@ export class ModelIndex {
   constructor(readonly rows: ObjectRow[]) {
     this.byIdent = new Map(rows.map((r) => [r.ident, r]));
     for (const r of rows) {
+      // Only what AQL can use is named by title (aql/model.ts resolves the same way).
+      if (!TITLED_TYPES.includes(r.type)) continue;
       const key = titleKey(r.name);
       const list = this.byTitle.get(key);
       if (list) list.push(r);
@@ -120,5 +123,3 @@ export class ModelIndex {
     return [...this.byTitle.values()].filter((l) => l.length > 1);
   }
 }
-
-export const titleKey = (name: string): string => name.trim().toLowerCase();

@@ -20,7 +20,8 @@ export interface LdmColumn {
 
 export interface LdmDataset {
   name: string;
-  rows: number;
+  /** Rows over the whole dataset; null for a reader with a row-level filter. */
+  rows: number | null;
   primaryKey: string | null;
   columns: LdmColumn[];
 }
@@ -60,7 +61,9 @@ export function ldmGraph(
         ...(c.labelOf ? { labelOf: c.labelOf } : {}),
       });
     }
-    if (columns.length) out.push({ name: d.name, rows: d.rows, primaryKey: d.primaryKey, columns });
+    // A row-level filter's reader must not learn how many rows exist outside it.
+    const rows = s.actor.filter ? null : d.rows;
+    if (columns.length) out.push({ name: d.name, rows, primaryKey: d.primaryKey, columns });
   }
   const shown = new Set(out.map((d) => d.name));
   const references: LdmReference[] = [];

@@ -4,7 +4,7 @@
 // content, predecessors and successors). Writes are one transaction each, keep a revision,
 // bump the model version (ModelStore) and record an obj_action event.
 import type { z } from 'zod';
-import { requireLevel, type ProjectActor } from '../access/actor.js';
+import { hasLevel, requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Datasets } from '../data/datasets.js';
 import { tx, type Db } from '../db/index.js';
@@ -17,7 +17,9 @@ import {
   LOAD_TYPES,
   OBJECT_TYPES,
   READ_ONLY_FIELDS,
+  TITLED_TYPES,
   isObjectType,
+  titleKey,
   objectInput,
   objectReplace,
   type AclEntry,
@@ -29,6 +31,7 @@ import { ModelScope } from './scope.js';
 import { parseSearchFields, searchRows, type MatchKind, type SearchField } from './search.js';
 import type { SecretBox } from './secrets.js';
 import type { ModelStore, ObjectInput, ObjectRow } from './store.js';
+import type { RowFilterGuard } from '../users/row-filter-guard.js';
 
 /** Compiles AQL as the given kind for the actor; null when it compiles, else the error. */
 export type CompileCheck = (
@@ -101,6 +104,7 @@ const isLoadType = (t: string) => (LOAD_TYPES as readonly string[]).includes(t);
 
 export class ModelObjects {
   private compileCheck: CompileCheck | null = null;
+  private rowFilterGuard: RowFilterGuard | null = null;
   /** Writes started (see change()); the process is single-threaded, so a counter suffices. */
   private writes = 0;
 
@@ -115,6 +119,11 @@ export class ModelObjects {
   /** The AQL compiler plugs in here; until then AQL is checked for unknown references only. */
   setCompileCheck(check: CompileCheck | null): void {
     this.compileCheck = check;
+  }
+
+  /** Model writes that change what a member's row-level filter selects need a User Admin. */
+  setRowFilterGuard(guard: RowFilterGuard | null): void {
+    this.rowFilterGuard = guard;
   }
 
   /** The actor's view of the model; other engine areas (AQL, sharing) read through it too. */
@@ -267,7 +276,7 @@ export class ModelObjects {
 
   ldm(actor: ProjectActor): LdmGraph {
     const s = this.scope(actor);
-    const ds = this.datasets.list(actor.projectId).map((d) => ({
+    const ds = this.datasets.infos(actor.projectId).map((d) => ({
       ...d,
       prescription: this.datasets.prescriptionOf(actor.projectId, d.name)!,
     }));
@@ -281,7 +290,7 @@ export class ModelObjects {
   /** Model consistency (MD Admin: it is about the whole model, datasets included). */
   checkModel(actor: ProjectActor): Problem[] {
     requireLevel(actor, 'mdadmin');
-    return checkModel(this.scope(actor), this.datasets.list(actor.projectId));
+    return checkModel(this.scope(actor), this.datasets.infos(actor.projectId));
   }
 
   checkObjects(actor: ProjectActor): Problem[] {
@@ -303,12 +312,14 @@ export class ModelObjects {
       );
     const parsed = items.map((raw, i) => parseNew(raw, batch ? i : undefined));
 
-    return this.change(actor.projectId, () => {
+    return this.change(actor, () => {
       const before = this.scope(actor);
       const taken = new Set(before.index.byIdent.keys());
+      const titles = titleOwners(before.index.rows);
       const inputs: ObjectInput[] = [];
       parsed.forEach((p, i) => {
         const at = batch ? i : undefined;
+        if (p.type === 'userrole') checkMembership(actor, [], p.def.members, at);
         let ident = p.ident;
         if (ident !== undefined) {
           checkReserved(ident, at);
@@ -324,6 +335,7 @@ export class ModelObjects {
           ident = generateIdent(p.type, p.name, taken);
         }
         taken.add(ident);
+        claimTitle(titles, { ident, type: p.type, name: p.name }, at);
         inputs.push({
           ident,
           type: p.type,
@@ -362,7 +374,7 @@ export class ModelObjects {
     p: ReturnType<typeof parseReplace>,
     checkAll: boolean,
   ): ObjectView {
-    return this.change(actor.projectId, () => {
+    return this.change(actor, () => {
       const s = this.scope(actor);
       const row = this.mustSee(s, ident);
       if (p.ident !== undefined && p.ident !== ident)
@@ -395,6 +407,13 @@ export class ModelObjects {
           throw invalid('def is required: PUT replaces the whole object', { field: 'def' });
         def = this.sealDef(actor, ident, row.type as ObjectType, p.def, row.def, undefined);
       }
+      if (row.type === 'userrole') checkMembership(actor, row.def.members, def.members, undefined);
+      if (titleKey(p.name) !== titleKey(row.name))
+        claimTitle(
+          titleOwners(s.index.rows.filter((r) => r.ident !== ident)),
+          { ident, type: row.type, name: p.name },
+          undefined,
+        );
       this.writes++;
       const changed = this.store.upsert(
         actor.projectId,
@@ -423,9 +442,12 @@ export class ModelObjects {
 
   remove(actor: ProjectActor, ident: string): void {
     requireLevel(actor, 'mdadmin');
-    this.change(actor.projectId, () => {
+    this.change(actor, () => {
       const s = this.scope(actor);
       const row = this.mustSee(s, ident);
+      // Deleting a role takes it from its members: user administration, but not a self-change.
+      if (row.type === 'userrole')
+        checkMembership(actor, row.def.members, undefined, undefined, false);
       if (isLoadType(row.type))
         throw invalid(
           `${row.type} "${ident}" was created by a data load; delete the dataset's column by reloading`,
@@ -502,10 +524,17 @@ export class ModelObjects {
    * the transaction, and a cache keyed by the version (compiled AQL) may have been filled
    * from the state that was rolled back: one more bump afterwards keeps versions unique.
    */
-  private change<T>(projectId: string, fn: () => T): T {
+  private change<T>(actor: ProjectActor, fn: () => T): T {
+    const { projectId } = actor;
     const before = this.writes;
+    const guard = this.rowFilterGuard;
     try {
-      return tx(this.db, fn);
+      return tx(this.db, () => {
+        const filters = guard?.before(actor) ?? null;
+        const out = fn();
+        guard?.assertKept(actor, filters);
+        return out;
+      });
     } catch (err) {
       // Refusals before any write (404, 409…) leave the version, and the caches, alone.
       if (this.writes !== before) this.store.bumpModelVersion(projectId);
@@ -692,6 +721,70 @@ function publicDef(row: ObjectRow, s: ModelScope): Record<string, unknown> {
     default:
       return def;
   }
+}
+
+/** Who holds each title AQL resolves (`titleKey` → the object). */
+type TitleOwners = Map<string, { ident: string; type: string; name: string }>;
+
+function titleOwners(rows: ObjectRow[]): TitleOwners {
+  const out: TitleOwners = new Map();
+  for (const r of rows) if (TITLED_TYPES.includes(r.type)) out.set(titleKey(r.name), r);
+  return out;
+}
+
+/**
+ * AQL names objects by title in any case (`[Revenue]`): a second object with a title taken
+ * would make every saved definition using it ambiguous, so it is refused (409).
+ */
+function claimTitle(
+  owners: TitleOwners,
+  o: { ident: string; type: string; name: string },
+  at: number | undefined,
+): void {
+  if (!TITLED_TYPES.includes(o.type)) return;
+  const key = titleKey(o.name);
+  const owner = owners.get(key);
+  if (owner && owner.ident !== o.ident)
+    throw conflict(
+      `${where(at)}the title "${o.name}" is taken by ${owner.type} "${owner.ident}" ("${owner.name}"): AQL names objects by title in any case ([${o.name.trim()}]), so ${TITLED_TYPES.join(', ')} titles are unique; choose another`,
+      {
+        field: 'name',
+        title: o.name,
+        taken: { ident: owner.ident, type: owner.type, name: owner.name },
+        ...(at !== undefined ? { index: at } : {}),
+      },
+    );
+  owners.set(key, o);
+}
+
+/**
+ * `userrole.members` says who holds a role: user administration. Changing it needs the User
+ * Admin level, and nobody adds or removes themselves.
+ */
+function checkMembership(
+  actor: ProjectActor,
+  before: unknown,
+  after: unknown,
+  at: number | undefined,
+  selfCheck = true,
+): void {
+  const set = (v: unknown) =>
+    new Set((Array.isArray(v) ? v : []).map((m) => String(m).trim().toLowerCase()));
+  const b = set(before);
+  const a = set(after);
+  const changed = [...b].filter((m) => !a.has(m)).concat([...a].filter((m) => !b.has(m)));
+  if (!changed.length) return;
+  const field = `${where(at)}def.members`;
+  if (!hasLevel(actor, 'useradmin'))
+    throw forbidden(
+      `${field}: who holds a user role is user administration; it needs the User Admin permission level`,
+      { field: 'def.members', required: 'useradmin', ...(at !== undefined ? { index: at } : {}) },
+    );
+  if (selfCheck && changed.includes(actor.email.toLowerCase()))
+    throw forbidden(
+      `${field}: you cannot add yourself to or remove yourself from a user role; another Admin or User Admin must`,
+      { field: 'def.members', ...(at !== undefined ? { index: at } : {}) },
+    );
 }
 
 /** Readable by the scope's actor, or missing altogether (a dangling id reveals nothing). */

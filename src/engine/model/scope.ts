@@ -35,4 +35,25 @@ export class ModelScope {
   allows(row: ObjectRow, position: AclPosition): boolean {
     return allows(this.actor, this.roles, row, position);
   }
+
+  /** Whether the actor may read an object that no longer exists, by its last ACL. */
+  allowedGone(acl: ObjectRow['acl']): boolean {
+    return allows(this.actor, this.roles, { acl }, 'r');
+  }
+
+  /**
+   * Datasets the actor can see: those with at least one readable column (attribute, label or
+   * fact). A dataset whose every column is hidden does not exist for them, as in pmd/graph/ldm.
+   */
+  visibleDatasets(): Set<string> {
+    const out = new Set<string>();
+    for (const row of this.index.rows) {
+      if (!COLUMN_TYPES.has(row.type) || !this.visible(row)) continue;
+      const ds = (row.def as { dataset?: unknown }).dataset;
+      if (typeof ds === 'string') out.add(ds);
+    }
+    return out;
+  }
 }
+
+const COLUMN_TYPES = new Set(['attribute', 'label', 'fact']);

@@ -55,6 +55,22 @@ export class ModelStore {
       .get();
   }
 
+  /** The last revision of every object that no longer exists (what it was when deleted). */
+  goneObjects(projectId: string): Array<{ ident: string; snapshot: Record<string, unknown> }> {
+    const r = objectRevisions;
+    return this.db
+      .select({ ident: r.ident, snapshot: r.snapshot })
+      .from(r)
+      .where(
+        and(
+          eq(r.projectId, projectId),
+          sql`${r.revision} = (select max(m.revision) from object_revisions m where m.project_id = ${r.projectId} and m.ident = ${r.ident})`,
+          sql`not exists (select 1 from objects o where o.project_id = ${r.projectId} and o.ident = ${r.ident})`,
+        ),
+      )
+      .all();
+  }
+
   /** Whether a metadata transaction is open (what is read now may still be rolled back). */
   inTransaction(): boolean {
     return this.db.$client.inTransaction;

@@ -48,6 +48,17 @@ export class Orgs {
     })();
   }
 
+  /** The organizations this user administers (may create projects in), by id. */
+  administeredBy(email: string): string[] {
+    return this.db
+      .select({ id: orgAdmins.orgId })
+      .from(orgAdmins)
+      .where(eq(orgAdmins.email, email))
+      .orderBy(orgAdmins.orgId)
+      .all()
+      .map((r) => r.id);
+  }
+
   isAdmin(orgId: string, email: string): boolean {
     return Boolean(
       this.db

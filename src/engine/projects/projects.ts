@@ -8,7 +8,7 @@ import { requireLevel, type Principal, type ProjectActor } from '../access/actor
 import type { ActivityLog } from '../activity/activity.js';
 import type { Db } from '../db/index.js';
 import { projects, projectUsers, type Announcement } from '../db/schema.js';
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
 import { assertWithin, type Limits } from '../limits/limits.js';
@@ -18,19 +18,23 @@ import { parseInput, zBool } from '../validate.js';
 
 export const PROJECT_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
-const createSchema = z
-  .object({
-    id: z
-      .string()
-      .regex(
-        PROJECT_ID,
-        'use 1-40 lowercase letters, digits, "-" or "_", starting with a letter or digit',
-      ),
-    label: z.string().trim().min(1).max(200),
-    entity: z.string().min(1),
-    desc: z.string().max(5000).default(''),
-  })
-  .strict();
+/** `entity` is explained with the caller's own organizations, the ids it may take. */
+const createSchema = (yours: string[]) => {
+  const entity = `the organization id (yours: ${yours.join(', ') || 'none'})`;
+  return z
+    .object({
+      id: z
+        .string()
+        .regex(
+          PROJECT_ID,
+          'use 1-40 lowercase letters, digits, "-" or "_", starting with a letter or digit',
+        ),
+      label: z.string().trim().min(1).max(200),
+      entity: z.string({ error: entity }).min(1, { error: entity }).optional(),
+      desc: z.string().max(5000).default(''),
+    })
+    .strict();
+};
 
 const updateSchema = z
   .object({
@@ -83,9 +87,15 @@ export interface ProjectDetails {
     roles: string[];
     filter: string | null;
   };
-  limits: Awaited<ReturnType<Limits['adherence']>>;
+  limits: Adherence;
   announcement: AnnouncementView | null;
 }
+
+/** Plan limits with their usage; `datasetRows` usage is null for a row-filtered reader. */
+export type Adherence = Record<
+  keyof Awaited<ReturnType<Limits['adherence']>>,
+  { limit: number; value: number | null }
+>;
 
 export interface AnnouncementView extends Announcement {
   /** Whether today falls between startDate and endDate (open ends count as open). */
@@ -171,12 +181,15 @@ export class Projects {
   }
 
   async create(p: Principal, body: unknown): Promise<ProjectDetails> {
-    const input = parseInput(createSchema, body, 'project');
-    const org = this.orgs.get(input.entity);
+    const yours = this.orgs.administeredBy(p.email);
+    const input = parseInput(createSchema(yours), body, 'project');
+    const entity = input.entity ?? this.defaultEntity(yours);
+    const org = this.orgs.get(entity);
     if (!org || !this.orgs.isAdmin(org.id, p.email)) {
-      throw forbidden(`you are not an administrator of organization "${input.entity}"`, {
-        entity: input.entity,
-      });
+      throw forbidden(
+        `you are not an administrator of organization "${entity}" (yours: ${yours.join(', ') || 'none'})`,
+        { entity, yours },
+      );
     }
     const id = `${input.id}-${randomId(6)}`;
     const now = nowIso();
@@ -222,6 +235,21 @@ export class Projects {
     return this.details({ ...this.creatorActor(id, p.email) });
   }
 
+  /** Without `entity`: the caller's one organization; with several, they must choose. */
+  private defaultEntity(yours: string[]): string {
+    if (yours.length === 1) return yours[0]!;
+    if (!yours.length)
+      throw forbidden(
+        'creating a project needs an organization administrator, and you administer no organization (an operator runs `npm run ursa -- org admin add <org> <email>`)',
+        { yours },
+      );
+    const message = `the organization id (yours: ${yours.join(', ')})`;
+    throw invalid(`invalid project: entity: ${message}`, {
+      issues: [{ path: 'entity', message }],
+      yours,
+    });
+  }
+
   private creatorActor(projectId: string, email: string): ProjectActor {
     return {
       email,
@@ -257,9 +285,19 @@ export class Projects {
         roles: a.roles,
         filter: a.filter,
       },
-      limits: await this.limits.adherence(row.id),
+      limits: await this.adherence(a),
       announcement: row.announcement ? viewAnnouncement(row.announcement) : null,
     };
+  }
+
+  /**
+   * Each plan limit with its usage. A member with a row-level filter gets no `datasetRows`
+   * usage: it counts every row of the project, also those outside their filter.
+   */
+  async adherence(a: ProjectActor): Promise<Adherence> {
+    const out: Adherence = await this.limits.adherence(a.projectId);
+    if (a.filter) out.datasetRows = { ...out.datasetRows, value: null };
+    return out;
   }
 
   async update(a: ProjectActor, body: unknown): Promise<ProjectDetails> {

@@ -1,7 +1,8 @@
 // Project members and their rights. Rules: only Admins and User Admins manage members; a
-// User Admin grants and touches nothing above their own level; a project always keeps an
-// active Admin; the plan's user limit holds. A batch is all or nothing.
-import { and, eq, sql } from 'drizzle-orm';
+// User Admin grants and touches nothing above their own level; nobody changes their own
+// rights (they may leave the project); a project always keeps an active Admin; the plan's
+// user limit holds. A batch is all or nothing.
+import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
@@ -81,6 +82,28 @@ export class Members {
         .select({ n: sql<number>`count(*)` })
         .from(projectUsers)
         .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.active, true)))
+        .get()?.n ?? 0
+    );
+  }
+
+  /** Every distinct row-level filter of the project's members (active or not). */
+  rowFilters(projectId: string): string[] {
+    return this.db
+      .selectDistinct({ filter: projectUsers.filter })
+      .from(projectUsers)
+      .where(and(eq(projectUsers.projectId, projectId), isNotNull(projectUsers.filter)))
+      .all()
+      .map((r) => r.filter!);
+  }
+
+  /** How many members hold one of these row-level filters. */
+  countWithFilters(projectId: string, filters: string[]): number {
+    if (!filters.length) return 0;
+    return (
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(projectUsers)
+        .where(and(eq(projectUsers.projectId, projectId), inArray(projectUsers.filter, filters)))
         .get()?.n ?? 0
     );
   }
@@ -262,6 +285,7 @@ export class Members {
       roles: input.roles ?? existing?.roles ?? [],
       filter: input.filter !== undefined ? input.filter : (existing?.filter ?? null),
     };
+    if (existing && existing.email === normalizeEmail(a.email)) assertOwnRightsKept(existing, next);
     if (!a.admin) {
       const granted = LEVEL_FLAGS.filter((f) => next[f] && !existing?.[f] && !a[f]);
       if (granted.length) {
@@ -326,6 +350,25 @@ export class Members {
       return { emailSent: false, emailError: (err as Error).message };
     }
   }
+}
+
+const RIGHTS = ['active', 'admin', 'mdadmin', 'useradmin', 'roles', 'filter'] as const;
+
+/**
+ * Nobody changes their own rights, not even an Admin: what a member may see is changed by
+ * someone else, so no one widens their own access (and no last Admin demotes themselves).
+ */
+function assertOwnRightsKept(existing: Row, next: Pick<Row, (typeof RIGHTS)[number]>): void {
+  const same = (f: (typeof RIGHTS)[number]) =>
+    f === 'roles'
+      ? [...existing.roles].sort().join('\u0000') === [...next.roles].sort().join('\u0000')
+      : existing[f] === next[f];
+  const changed = RIGHTS.filter((f) => !same(f));
+  if (changed.length)
+    throw forbidden(
+      `you cannot change your own rights (${changed.join(', ')}); another Admin or User Admin must`,
+      { id: existing.email, fields: changed },
+    );
 }
 
 function memberAction(existing: Row | undefined, next: { active: boolean }): string {

@@ -103,7 +103,7 @@ async function page(
   if (!FINAL_STATUSES.includes(done.status)) return running(a, done, offset, limit);
   if (done.status === 'ERROR') throw invalid(`the query failed: ${done.message ?? 'no reason'}`);
   if (done.status === 'CANCELLED') throw invalid('the query was cancelled; run it again');
-  const r = await ctx.engine.aql.result(done);
+  const r = await ctx.engine.aql.result(a, done);
   const total = r.rows.length;
   const csv = resultUri(a.projectId, done.id);
   const shape = (n: number): ResultOut => {

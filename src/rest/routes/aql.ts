@@ -83,7 +83,7 @@ export const aqlRoutes: RouteDef[] = [
               id: job.id,
               status: job.status,
             });
-          const r = await engine.aql.result(job);
+          const r = await engine.aql.result(actor, job);
           return {
             title: 'Query result',
             body: {

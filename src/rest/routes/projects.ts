@@ -96,7 +96,7 @@ export const projectRoutes: RouteDef[] = [
         access: 'member',
         description: 'Each plan limit with its current usage: { name: { limit, value } }.',
         handler: async ({ engine, actor }) => {
-          const limits = await engine.limits.adherence(actor.projectId);
+          const limits = await engine.projects.adherence(actor);
           return {
             title: 'Limit adherence',
             body: limits,
@@ -120,7 +120,7 @@ export const projectRoutes: RouteDef[] = [
             typeof query.types === 'string' ? query.types : undefined,
           );
           const page = parseInput(pagingSchema, query, 'paging');
-          const { items, total } = engine.activity.list(actor.projectId, { types, ...page });
+          const { items, total } = engine.activity.list(actor, { types, ...page });
           const path = `${projectPath(actor.projectId)}/activity`;
           const pages = paging(path, page, total);
           // The next page must keep the filter, or it pages through unfiltered events.
@@ -148,13 +148,7 @@ export const projectRoutes: RouteDef[] = [
         description: 'Data load events; `latest=1` keeps the latest load of each dataset.',
         handler: ({ engine, actor, query }) => {
           const latest = query.latest === '1' || query.latest === 'true';
-          const items = latest
-            ? engine.activity.latestLoads(actor.projectId)
-            : engine.activity.list(actor.projectId, {
-                types: ['data_load'],
-                limit: 1000,
-                offset: 0,
-              }).items;
+          const items = engine.activity.loads(actor, { latest });
           return {
             title: latest ? 'Latest data loads' : 'Data loads',
             body: {

@@ -41,7 +41,7 @@ export async function planJoins(
     if (!plan) {
       const row = deps.datasets.get(projectId, r.dataset);
       if (!row) {
-        const known = deps.datasets.list(projectId).map((d) => d.name);
+        const known = deps.datasets.infos(projectId).map((d) => d.name);
         throw invalid(
           `joinTo names dataset "${r.dataset}", which is not loaded; loaded datasets: ${known.join(', ') || 'none'}`,
           { field: `${field}.dataset`, value: r.dataset, known },
