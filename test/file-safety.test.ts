@@ -11,6 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileIdOf } from '../src/engine/storage/paths.js';
 import { writePlansFile } from './helpers/fixtures.js';
+import { rawRequest, type RawResponse } from './helpers/http.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
@@ -19,42 +20,17 @@ const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
 const EVIL = '<!doctype html><title>evil</title><script>document.title = "ran"</script><p>hi</p>';
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** A request over node:http (WebDAV methods, paths sent exactly as given). */
+/** A request over node:http (WebDAV methods), with the project's WebDAV credentials by default. */
 function request(
   s: TestServer,
   method: string,
   target: string,
   opts: { headers?: Record<string, string>; body?: string | Buffer; dav?: boolean } = {},
-): Promise<Answer> {
+): Promise<RawResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.dav !== false)
     headers.authorization = `Basic ${Buffer.from(`${ADMIN}:${TOKEN}`).toString('base64')}`;
-  if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port: new URL(s.url).port, method, path: target, headers },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(opts.body);
-  });
+  return rawRequest(`${s.url}${target}`, { method, headers, body: opts.body });
 }
 
 async function enableWebdav(s: TestServer) {

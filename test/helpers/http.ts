@@ -11,7 +11,12 @@ export interface RawResponse {
 
 export function rawRequest(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
+  opts: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    from?: string;
+  } = {},
 ): Promise<RawResponse> {
   const from = opts.from ? { localAddress: opts.from, family: 4, agent: false } : {};
   return new Promise((resolve, reject) => {
