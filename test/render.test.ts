@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { tabularFromList, toDelimited } from '../src/rest/render/delimited.js';
-import { escapeHtml, renderApiIndex, renderResourcePage } from '../src/rest/render/html.js';
+import { tabularFromList, toDelimited } from '../src/shared/delimited.js';
+import { renderApiIndex, renderResourcePage } from '../src/rest/render/html.js';
+import * as kit from '../src/web/html.js';
 
 const API = '/api/v1';
 
@@ -97,11 +98,26 @@ describe('tabularFromList', () => {
   });
 });
 
-describe('escapeHtml', () => {
-  it('escapes the five significant characters', () => {
-    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe(
-      '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;',
+describe('the html template tag', () => {
+  it('escapes the five significant characters in every interpolation', () => {
+    expect(String(kit.html`<p title="${`"'`}">${`<a href="x">'&'</a>`}</p>`)).toBe(
+      '<p title="&quot;&#39;">&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;</p>',
     );
+  });
+
+  it('keeps nested templates and raw() markup, joins lists, drops null, undefined and false', () => {
+    const items = ['<a>', 'b'].map((t) => kit.html`<li>${t}</li>`);
+    expect(String(kit.html`<ul>${items}</ul>${null}${undefined}${false}${0}`)).toBe(
+      '<ul><li>&lt;a&gt;</li><li>b</li></ul>0',
+    );
+    expect(String(kit.html`<div>${kit.raw('<b>trusted</b>')}</div>`)).toBe(
+      '<div><b>trusted</b></div>',
+    );
+  });
+
+  it('cannot be fooled by an object posing as markup', () => {
+    const fake = { toString: () => '<script>x</script>' } as unknown as kit.Html;
+    expect(String(kit.html`${fake}`)).toBe('&lt;script&gt;x&lt;/script&gt;');
   });
 });
 
@@ -113,7 +129,7 @@ const page = (over: Partial<Parameters<typeof renderResourcePage>[0]> = {}) =>
     apiBase: API,
     formats: ['json', 'yaml'],
     ...over,
-  });
+  }).html;
 
 describe('renderResourcePage', () => {
   it('is a complete, self-contained HTML5 document with landmarks', () => {
@@ -244,7 +260,7 @@ describe('renderResourcePage', () => {
 });
 
 describe('renderApiIndex', () => {
-  const html = renderApiIndex({
+  const { html } = renderApiIndex({
     apiBase: API,
     user: null,
     groups: [

@@ -13,7 +13,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
-import { HttpError } from '../rest/errors.js';
+import { HttpError } from '../shared/errors.js';
+import { parseJson } from '../shared/json.js';
 import { mcpPrincipal } from './auth.js';
 import { buildMcpServer } from './server.js';
 
@@ -109,11 +110,19 @@ export function mcpRouter(engine: Engine): Router {
     return s;
   };
 
-  const json = express.json({ limit: MAX_BODY });
+  // The text first, then the shared JSON parser: nesting and value count are bounded like
+  // every other body (src/shared/json.ts), whatever content type a client sends.
+  const text = express.text({ limit: MAX_BODY, type: () => true });
   const parseBody = (req: Request, res: Response, next: NextFunction) =>
-    json(req, res, (err?: unknown) =>
-      err ? rpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`) : next(),
-    );
+    text(req, res, (err?: unknown) => {
+      if (err) return rpcError(res, 400, -32700, `Parse error: ${(err as Error).message}`);
+      try {
+        req.body = parseJson(typeof req.body === 'string' ? req.body : '');
+      } catch (e) {
+        return rpcError(res, 400, -32700, `Parse error: ${(e as Error).message}`);
+      }
+      next();
+    });
 
   router.post('/', parseBody, async (req: McpRequest, res: Response, next: NextFunction) => {
     try {

@@ -14,7 +14,7 @@ import type { ProjectActor } from '../engine/access/actor.js';
 import type { Catalog } from '../engine/catalog/catalog.js';
 import { AqlError } from '../engine/aql/errors.js';
 import { EngineError, invalid, notFound } from '../engine/errors.js';
-import { toDelimited } from '../rest/render/delimited.js';
+import { toDelimited } from '../shared/delimited.js';
 import { MAX_OUTPUT_BYTES } from './limits.js';
 import { actorFor, describeError, type McpContext } from './tools/common.js';
 import { resultUri } from './tools/aql.js';

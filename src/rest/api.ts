@@ -1,5 +1,6 @@
 // /api/v1: every REST route, and the interactive index built from them.
 import { API_PREFIX } from '../engine/config.js';
+import { sendPage } from '../web/page.js';
 import { identify } from './auth.js';
 import { negotiate } from './negotiate.js';
 import { renderApiIndex } from './render/html.js';
@@ -76,9 +77,7 @@ export function apiRoutes(): RouteDef[] {
           );
           if (format === 'html') {
             const user = (await identify(engine, req).catch(() => null))?.email ?? null;
-            res
-              .type('text/html; charset=utf-8')
-              .send(renderApiIndex({ apiBase: API_PREFIX, user, groups: g }));
+            sendPage(res, 200, renderApiIndex({ apiBase: API_PREFIX, user, groups: g }));
             return;
           }
           return {

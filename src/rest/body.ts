@@ -1,18 +1,35 @@
 // Request bodies: JSON (recommended), YAML, or form-urlencoded with nested keys (a[b]=1).
-import express, { type RequestHandler } from 'express';
-import yaml from 'js-yaml';
+// Every format is held to the same shape limits (src/shared/shape.ts): nesting, number of
+// values, and for YAML alias expansion, so no body can stall the event loop or fill memory.
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
+import { parseJson } from '../shared/json.js';
+import { BODY_LIMITS, checkShape, ParseError, tooDeep } from '../shared/shape.js';
+import { parseYaml } from '../shared/yaml.js';
 import { HttpError } from './errors.js';
 
 const LIMIT = '10mb';
 const YAML_TYPES = ['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml'];
+const MAX_FIELDS = 10_000;
 
-const json = express.json({
+type Format = 'json' | 'yaml' | 'form';
+const LABEL: Record<Format, string> = { json: 'JSON', yaml: 'YAML', form: 'form' };
+
+// The text as sent (decoded by its charset); parsing is ours, with limits.
+const text = express.text({ limit: LIMIT, type: () => true });
+// `depth` is body-parser 2's (its types predate it); qs counts bracket levels below the top
+// object, which is itself one level.
+const formOptions = {
   limit: LIMIT,
-  type: ['application/json', 'application/*+json'],
-  strict: false,
-});
-const form = express.urlencoded({ limit: LIMIT, extended: true, parameterLimit: 10_000 });
-const text = express.text({ limit: LIMIT, type: YAML_TYPES });
+  extended: true,
+  parameterLimit: MAX_FIELDS,
+  depth: BODY_LIMITS.maxDepth - 1,
+};
+const form = express.urlencoded(formOptions);
 
 export const parseBody: RequestHandler = (req, res, next) => {
   const hasBody =
@@ -23,22 +40,17 @@ export const parseBody: RequestHandler = (req, res, next) => {
     return next();
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type.endsWith('+json')) return json(req, res, next);
-  if (type === 'application/x-www-form-urlencoded') return form(req, res, next);
-  if (YAML_TYPES.includes(type)) {
-    return text(req, res, (err?: unknown) => {
-      if (err) return next(err);
+  if (type === 'application/json' || type.endsWith('+json'))
+    return parseText(req, res, next, 'json', (t) => (t === '' ? {} : parseJson(t)));
+  if (YAML_TYPES.includes(type)) return parseText(req, res, next, 'yaml', parseYaml);
+  if (type === 'application/x-www-form-urlencoded') {
+    return form(req, res, (err?: unknown) => {
+      if (err) return next(formError(err));
       try {
-        req.body = yaml.load(String(req.body ?? ''));
+        checkShape(req.body);
         next();
       } catch (e) {
-        next(
-          new HttpError(
-            400,
-            `the YAML body does not parse: ${(e as Error).message.split('\n')[0]}`,
-            { type: 'yaml' },
-          ),
-        );
+        next(bodyError('form', e));
       }
     });
   }
@@ -52,3 +64,45 @@ export const parseBody: RequestHandler = (req, res, next) => {
     ),
   );
 };
+
+function parseText(
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  format: Format,
+  parse: (text: string) => unknown,
+): void {
+  text(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    try {
+      req.body = parse(typeof req.body === 'string' ? req.body : '');
+      next();
+    } catch (e) {
+      next(bodyError(format, e));
+    }
+  });
+}
+
+/** 400 naming the format and what is wrong: a syntax error, or which limit was exceeded. */
+function bodyError(format: Format, e: unknown): unknown {
+  if (!(e instanceof ParseError)) return e;
+  const message =
+    e.context.limit === undefined
+      ? `the ${LABEL[format]} body does not parse: ${e.message}`
+      : `the ${LABEL[format]} body ${e.message}`;
+  return new HttpError(400, message, { type: format, ...e.context });
+}
+
+// body-parser's own form errors, in words a client can act on.
+function formError(err: unknown): unknown {
+  const type = (err as { type?: string }).type;
+  if (type === 'querystring.parse.rangeError')
+    return bodyError('form', tooDeep(BODY_LIMITS.maxDepth));
+  if (type === 'parameters.too.many')
+    return new HttpError(413, `the form body has more than ${MAX_FIELDS} fields`, {
+      type: 'form',
+      limit: 'fields',
+      max: MAX_FIELDS,
+    });
+  return err;
+}

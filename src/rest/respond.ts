@@ -1,9 +1,10 @@
 // Writes a resource in the negotiated representation.
 import type { Request, Response } from 'express';
-import yaml from 'js-yaml';
 import { API_PREFIX } from '../engine/config.js';
+import { toYaml } from '../shared/yaml.js';
+import { sendPage } from '../web/page.js';
 import { mimeOf, negotiate, type Format } from './negotiate.js';
-import { tabularFromList, toDelimited } from './render/delimited.js';
+import { tabularFromList, toDelimited } from '../shared/delimited.js';
 import { renderResourcePage } from './render/html.js';
 
 export interface Tabular {
@@ -61,7 +62,7 @@ export function write(
     case 'json':
       return end(res, type, JSON.stringify(reply.body));
     case 'yaml':
-      return end(res, type, yaml.dump(reply.body, { noRefs: true, lineWidth: 120 }));
+      return end(res, type, toYaml(reply.body));
     case 'csv':
     case 'tsv': {
       const t = Array.isArray(reply.tabular)
@@ -75,19 +76,16 @@ export function write(
       const user =
         (req as Request & { principal?: { email: string } | null }).principal?.email ?? null;
       const formats = reply.tabular ? ['json', 'yaml', 'csv', 'tsv'] : ['json', 'yaml'];
-      end(
-        res,
-        'text/html; charset=utf-8',
-        renderResourcePage({
-          title: reply.title ?? 'Ursa API',
-          data: reply.body,
-          path: req.originalUrl,
-          apiBase: API_PREFIX,
-          formats,
-          user,
-          status,
-        }),
-      );
+      const page = renderResourcePage({
+        title: reply.title ?? 'Ursa API',
+        data: reply.body,
+        path: req.originalUrl,
+        apiBase: API_PREFIX,
+        formats,
+        user,
+        status,
+      });
+      sendPage(res, status, page);
     }
   }
 }

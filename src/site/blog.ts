@@ -1,8 +1,9 @@
 // The blog: an index of 24 posts per page (`?page=N`, 1-based) and one page per post at
 // /blog/<slug>. A page that is not a whole number ≥ 1 is a 400; one past the last is a 404.
 import { invalid, notFound } from '../engine/errors.js';
-import { escapeHtml } from '../rest/render/html.js';
-import { renderPage } from './layout.js';
+import { html, raw, type Html } from '../web/html.js';
+import type { Page } from '../web/page.js';
+import { sitePage } from './layout.js';
 import type { Post } from './posts.js';
 
 /** Spec, Limits: blog posts per page. */
@@ -47,37 +48,39 @@ const longDate = (d: string): string =>
     day: 'numeric',
   });
 
-const byline = (p: Post): string =>
-  `<p class="meta"><time datetime="${p.date}">${longDate(p.date)}</time> · ${escapeHtml(p.author)}</p>`;
+const byline = (p: Post): Html =>
+  html`<p class="meta"><time datetime="${p.date}">${longDate(p.date)}</time> · ${p.author}</p>`;
 
-function pager(page: number, pages: number): string {
-  if (pages === 1) return '';
-  const items: string[] = [];
+function pager(page: number, pages: number): Html | undefined {
+  if (pages === 1) return undefined;
+  const items: Html[] = [];
   if (page > 1)
-    items.push(`<li><a href="${blogPageHref(page - 1)}" rel="prev">← Newer posts</a></li>`);
+    items.push(html`<li><a href="${blogPageHref(page - 1)}" rel="prev">← Newer posts</a></li>`);
   for (let n = 1; n <= pages; n++) {
-    const current = n === page ? ' aria-current="page"' : '';
-    items.push(`<li><a href="${blogPageHref(n)}"${current} aria-label="Page ${n}">${n}</a></li>`);
+    const current = n === page && html` aria-current="page"`;
+    items.push(
+      html`<li><a href="${blogPageHref(n)}"${current} aria-label="Page ${n}">${n}</a></li>`,
+    );
   }
   if (page < pages)
-    items.push(`<li><a href="${blogPageHref(page + 1)}" rel="next">Older posts →</a></li>`);
-  return `<nav class="pager" aria-label="Blog pages"><ul>${items.join('')}</ul></nav>`;
+    items.push(html`<li><a href="${blogPageHref(page + 1)}" rel="next">Older posts →</a></li>`);
+  return html`<nav class="pager" aria-label="Blog pages"><ul>${items}</ul></nav>`;
 }
 
-export function blogIndexPage(posts: readonly Post[], page: number): string {
+export function blogIndexPage(posts: readonly Post[], page: number): Page {
   const pages = pageCount(posts.length);
   const shown = posts.slice((page - 1) * POSTS_PER_PAGE, page * POSTS_PER_PAGE);
   const items = shown.map(
-    (p) => `<li class="post-item"><h2><a href="${postHref(p)}">${escapeHtml(p.title)}</a></h2>
-${byline(p)}<p>${escapeHtml(p.summary)}</p></li>`,
+    (p) => html`<li class="post-item"><h2><a href="${postHref(p)}">${p.title}</a></h2>
+${byline(p)}<p>${p.summary}</p></li>\n`,
   );
-  const list = items.length ? `<ul class="posts">${items.join('\n')}</ul>` : '<p>No posts yet.</p>';
-  const body = `<h1>Blog</h1>
+  const list = items.length ? html`<ul class="posts">${items}</ul>` : html`<p>No posts yet.</p>`;
+  const body = html`<h1>Blog</h1>
 <p class="lead">How to get correct answers out of your data with Ursa: AQL, modelling, security,
-loading data and connecting AI assistants.${pages > 1 ? ` Page ${page} of ${pages}.` : ''}</p>
+loading data and connecting AI assistants.${pages > 1 && ` Page ${page} of ${pages}.`}</p>
 ${list}
 ${pager(page, pages)}`;
-  return renderPage({
+  return sitePage({
     title: page === 1 ? 'Blog' : `Blog, page ${page}`,
     description: 'Articles about Ursa: AQL, data modelling, row-level security, MCP and more.',
     section: '/blog',
@@ -85,24 +88,21 @@ ${pager(page, pages)}`;
   });
 }
 
-export function postPage(posts: readonly Post[], index: number): string {
+export function postPage(posts: readonly Post[], index: number): Page {
   const p = posts[index]!;
   const newer = posts[index - 1];
   const older = posts[index + 1];
   const links = [
-    newer
-      ? `<li><a href="${postHref(newer)}" rel="prev">← ${escapeHtml(newer.title)}</a></li>`
-      : '',
-    `<li><a href="${blogPageHref(Math.floor(index / POSTS_PER_PAGE) + 1)}">All posts</a></li>`,
-    older
-      ? `<li><a href="${postHref(older)}" rel="next">${escapeHtml(older.title)} →</a></li>`
-      : '',
-  ].join('');
-  const body = `<article class="post" aria-labelledby="post-title">
-<h1 id="post-title">${escapeHtml(p.title)}</h1>
+    newer && html`<li><a href="${postHref(newer)}" rel="prev">← ${newer.title}</a></li>`,
+    html`<li><a href="${blogPageHref(Math.floor(index / POSTS_PER_PAGE) + 1)}">All posts</a></li>`,
+    older && html`<li><a href="${postHref(older)}" rel="next">${older.title} →</a></li>`,
+  ];
+  // The post's HTML comes from the sanitizing Markdown renderer (markdown.ts).
+  const body = html`<article class="post" aria-labelledby="post-title">
+<h1 id="post-title">${p.title}</h1>
 ${byline(p)}
-${p.html}
+${raw(p.html)}
 </article>
 <nav class="post-nav" aria-label="More posts"><ul>${links}</ul></nav>`;
-  return renderPage({ title: p.title, description: p.summary, section: '/blog', body });
+  return sitePage({ title: p.title, description: p.summary, section: '/blog', body });
 }

@@ -1,9 +1,10 @@
 // The homepage: what Ursa is, who it is for, and where to go next.
 import { API_PREFIX } from '../engine/config.js';
-import { escapeHtml } from '../rest/render/html.js';
 import { DIAGRAM_PATH } from './assets.js';
 import { postHref } from './blog.js';
-import { renderPage } from './layout.js';
+import { html } from '../web/html.js';
+import type { Page } from '../web/page.js';
+import { sitePage } from './layout.js';
 import type { Post } from './posts.js';
 
 const FEATURES: readonly { title: string; text: string; href: string; link: string }[] = [
@@ -33,18 +34,16 @@ const FEATURES: readonly { title: string; text: string; href: string; link: stri
   },
 ];
 
-export function homePage(latest: readonly Post[]): string {
+export function homePage(latest: readonly Post[]): Page {
   const features = FEATURES.map(
-    (f) => `<li class="card"><h3>${escapeHtml(f.title)}</h3><p>${escapeHtml(f.text)}</p>
-<p><a href="${escapeHtml(f.href)}">${escapeHtml(f.link)}</a></p></li>`,
-  ).join('');
-  const posts = latest
-    .map(
-      (p) => `<li class="card"><h3><a href="${postHref(p)}">${escapeHtml(p.title)}</a></h3>
-<p class="meta"><time datetime="${p.date}">${p.date}</time></p><p>${escapeHtml(p.summary)}</p></li>`,
-    )
-    .join('');
-  const body = `<h1>Answers from your data — correct, fast and explained</h1>
+    (f) => html`<li class="card"><h3>${f.title}</h3><p>${f.text}</p>
+<p><a href="${f.href}">${f.link}</a></p></li>`,
+  );
+  const posts = latest.map(
+    (p) => html`<li class="card"><h3><a href="${postHref(p)}">${p.title}</a></h3>
+<p class="meta"><time datetime="${p.date}">${p.date}</time></p><p>${p.summary}</p></li>`,
+  );
+  const body = html`<h1>Answers from your data — correct, fast and explained</h1>
 <p class="lead">Ursa loads your data, models it once, and lets people, integrations and AI
 assistants ask questions in AQL. Every answer respects the asker's permissions and row-level
 security, and never double counts.</p>
@@ -59,8 +58,8 @@ security, and never double counts.</p>
 <p>Point an MCP client at the <a href="/.well-known/mcp.json">MCP server card</a> to find the
 endpoint and how to authenticate, or read <a href="/llms.txt">llms.txt</a> for a map of this
 site and its documentation in plain text.</p>
-${posts ? `<h2>From the blog</h2><ul class="grid">${posts}</ul><p><a href="/blog">All posts</a></p>` : ''}`;
-  return renderPage({
+${posts.length > 0 && html`<h2>From the blog</h2><ul class="grid">${posts}</ul><p><a href="/blog">All posts</a></p>`}`;
+  return sitePage({
     title: 'Ursa — analytics for people and AI assistants',
     description:
       'Ursa: an analytics platform with a REST API, an MCP server for AI assistants and AI chat over your data.',

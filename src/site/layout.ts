@@ -1,7 +1,8 @@
 // The page shell every site page shares: head with the stylesheet, skip link, header with
 // the main navigation, the page's <main>, and a footer that links to every page again.
 import { API_PREFIX } from '../engine/config.js';
-import { escapeHtml } from '../rest/render/html.js';
+import { html, type Html } from '../web/html.js';
+import { renderPage, type Page } from '../web/page.js';
 import { LOGO_PATH, STYLESHEET_PATH } from './assets.js';
 
 /** The public surface's own version (spec, Versioning), separate from the API's v1. */
@@ -30,53 +31,45 @@ export interface PageOptions {
   /** The nav entry this page belongs to (marked aria-current). */
   section: string;
   /** Everything inside <main>, including its single <h1>. */
-  body: string;
+  body: Html;
 }
 
-export function renderPage(opts: PageOptions): string {
-  const title = opts.section === '/' ? opts.title : `${opts.title} · Ursa`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<meta name="description" content="${escapeHtml(opts.description)}">
-<link rel="stylesheet" href="${STYLESHEET_PATH}">
-<link rel="icon" href="${LOGO_PATH}" type="image/svg+xml">
-<link rel="alternate" type="text/plain" href="/llms.txt" title="llms.txt">
-</head>
-<body>
-<a class="skip" href="#content">Skip to content</a>
+export function sitePage(opts: PageOptions): Page {
+  return renderPage({
+    title: opts.section === '/' ? opts.title : `${opts.title} · Ursa`,
+    description: opts.description,
+    stylesheets: [STYLESHEET_PATH],
+    icon: LOGO_PATH,
+    images: true,
+    head: html`<link rel="alternate" type="text/plain" href="/llms.txt" title="llms.txt">`,
+    body: html`<a class="skip" href="#content">Skip to content</a>
 ${header(opts.section)}
 <main id="content" class="wrap" tabindex="-1">
 ${opts.body}
 </main>
-${footer()}
-</body>
-</html>
-`;
+${footer()}`,
+  });
 }
 
-function navList(section: string, withSignInButton: boolean): string {
+function navList(section: string, withSignInButton: boolean): Html {
   const items = NAV.map((l) => {
-    const current = l.href === section ? ' aria-current="page"' : '';
-    const cls = withSignInButton && l.href === '/auth/login' ? ' class="signin"' : '';
-    return `<li><a href="${escapeHtml(l.href)}"${current}${cls}>${escapeHtml(l.label)}</a></li>`;
+    const current = l.href === section && html` aria-current="page"`;
+    const cls = withSignInButton && l.href === '/auth/login' && html` class="signin"`;
+    return html`<li><a href="${l.href}"${current}${cls}>${l.label}</a></li>`;
   });
-  return `<ul>${items.join('')}</ul>`;
+  return html`<ul>${items}</ul>`;
 }
 
 // The logo's alt is empty: it is decoration next to the word "Ursa", which names the link.
-function header(section: string): string {
-  return `<header class="site-header"><div class="wrap">
+function header(section: string): Html {
+  return html`<header class="site-header"><div class="wrap">
 <a class="brand" href="/"><img src="${LOGO_PATH}" alt="" width="32" height="32"> Ursa</a>
 <nav class="site-nav" aria-label="Main">${navList(section, true)}</nav>
 </div></header>`;
 }
 
-function footer(): string {
-  return `<footer class="site-footer"><div class="wrap">
+function footer(): Html {
+  return html`<footer class="site-footer"><div class="wrap">
 <nav aria-label="Footer">${navList('', false)}</nav>
 <p>Ursa · public site ${SITE_VERSION} · REST API ${API_PREFIX.slice(API_PREFIX.lastIndexOf('/') + 1)}</p>
 </div></footer>`;

@@ -2,7 +2,7 @@
 // shown as text, never passed through; links and images keep only http(s), mailto and
 // relative URLs; a post's headings start at <h2> because the page title is its one <h1>.
 import { Marked, type Tokens } from 'marked';
-import { escapeHtml } from '../rest/render/html.js';
+import { html, raw } from '../web/html.js';
 
 function safeUrl(href: string): string | null {
   try {
@@ -18,7 +18,7 @@ const marked = new Marked({
   async: false,
   renderer: {
     html({ text }: Tokens.HTML | Tokens.Tag) {
-      return escapeHtml(text);
+      return String(html`${text}`);
     },
     heading({ tokens, depth }: Tokens.Heading) {
       const level = Math.max(2, depth);
@@ -28,14 +28,13 @@ const marked = new Marked({
       const text = this.parser.parseInline(tokens);
       const url = safeUrl(href);
       if (url === null) return text;
-      const t = title ? ` title="${escapeHtml(title)}"` : '';
-      return `<a href="${escapeHtml(url)}"${t}>${text}</a>`;
+      // `text` is inline Markdown the parser has already rendered (and escaped).
+      return String(html`<a href="${url}"${title && html` title="${title}"`}>${raw(text)}</a>`);
     },
     image({ href, title, text }: Tokens.Image) {
       const url = safeUrl(href);
-      if (url === null) return escapeHtml(text);
-      const t = title ? ` title="${escapeHtml(title)}"` : '';
-      return `<img src="${escapeHtml(url)}" alt="${escapeHtml(text)}"${t}>`;
+      if (url === null) return String(html`${text}`);
+      return String(html`<img src="${url}" alt="${text}"${title && html` title="${title}"`}>`);
     },
   },
 });

@@ -2,8 +2,8 @@
 // slug). Read, validated and rendered once at start-up; newest first.
 import fs from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
 import { z } from 'zod';
+import { parseYaml } from '../shared/yaml.js';
 import { markdownToHtml } from './markdown.js';
 import { SITE_DIR } from './paths.js';
 
@@ -35,8 +35,8 @@ export interface Post extends z.infer<typeof frontMatterSchema> {
 export function parsePost(file: string, text: string): Post {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!m) throw new Error(`blog post ${file}: no front matter (--- … ---) at the top`);
-  // CORE_SCHEMA keeps 2026-03-01 a string instead of turning it into a Date.
-  const parsed = frontMatterSchema.safeParse(yaml.load(m[1]!, { schema: yaml.CORE_SCHEMA }));
+  // The core schema keeps 2026-03-01 a string instead of turning it into a Date.
+  const parsed = frontMatterSchema.safeParse(parseYaml(m[1]!));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`blog post ${file}: invalid front matter:\n${lines.join('\n')}`);

@@ -2,12 +2,13 @@
 // file stops the server with the field that is wrong instead of showing a broken page.
 import fs from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
 import { z } from 'zod';
 import { LIMIT_NAMES, type LimitName } from '../engine/limits/plans.js';
-import { escapeHtml } from '../rest/render/html.js';
-import { renderPage } from './layout.js';
+import { html, raw, type Html } from '../web/html.js';
+import type { Page } from '../web/page.js';
+import { sitePage } from './layout.js';
 import { inlineMarkdownToHtml } from './markdown.js';
+import { parseYaml } from '../shared/yaml.js';
 import { SITE_DIR } from './paths.js';
 
 const count = z.number().int().nonnegative();
@@ -49,7 +50,7 @@ export type Tier = Pricing['tiers'][number];
 export const PRICING_FILE = path.join(SITE_DIR, 'pricing.yaml');
 
 export function loadPricing(file = PRICING_FILE): Pricing {
-  const parsed = pricingSchema.safeParse(yaml.load(fs.readFileSync(file, 'utf8')));
+  const parsed = pricingSchema.safeParse(parseYaml(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid pricing file ${file}:\n${lines.join('\n')}`);
@@ -93,24 +94,24 @@ function annualNote(t: Tier): string {
   return `billed yearly, ${months} month${months === 1 ? '' : 's'} free`;
 }
 
-function tierCard(t: Tier): string {
-  const features = t.features.map((f) => `<li>${inlineMarkdownToHtml(f)}</li>`).join('');
-  const badge = t.highlight ? '<p class="badge">Most popular</p>' : '';
-  return `<li class="card tier${t.highlight ? ' highlight' : ''}" id="tier-${escapeHtml(t.id)}">
-${badge}<h2>${escapeHtml(t.name)}</h2>
-<p class="muted">${escapeHtml(t.tagline)}</p>
+function tierCard(t: Tier): Html {
+  const features = t.features.map((f) => html`<li>${raw(inlineMarkdownToHtml(f))}</li>`);
+  const badge = t.highlight && html`<p class="badge">Most popular</p>`;
+  return html`<li class="card tier${t.highlight && ' highlight'}" id="tier-${t.id}">
+${badge}<h2>${t.name}</h2>
+<p class="muted">${t.tagline}</p>
 <p class="price" data-monthly="${t.monthly}">${formatPrice(t.monthly)} <span>per month</span></p>
 <p class="annual" data-annual="${t.annual}">or ${formatPrice(t.annual)} per year (${annualNote(t)})</p>
 <p class="credits" data-credits="${t.aiCreditsPerMonth}">${integer.format(t.aiCreditsPerMonth)} AI credits per month</p>
 <ul>${features}</ul>
-<p><a class="button${t.highlight ? ' primary' : ''}" href="/auth/login">Start with ${escapeHtml(t.name)}</a></p>
+<p><a class="button${t.highlight && ' primary'}" href="/auth/login">Start with ${t.name}</a></p>
 </li>`;
 }
 
-function limitsTable(tiers: Tier[]): string {
-  const head = tiers.map((t) => `<th scope="col">${escapeHtml(t.name)}</th>`).join('');
+function limitsTable(tiers: Tier[]): Html {
+  const head = tiers.map((t) => html`<th scope="col">${t.name}</th>`);
   const row = (label: string, cells: string[]) =>
-    `<tr><th scope="row">${escapeHtml(label)}</th>${cells.map((c) => `<td>${c}</td>`).join('')}</tr>`;
+    html`<tr><th scope="row">${label}</th>${cells.map((c) => html`<td>${c}</td>`)}</tr>`;
   const rows = [
     row(
       'Monthly price',
@@ -131,25 +132,24 @@ function limitsTable(tiers: Tier[]): string {
       ),
     ),
   ];
-  return `<div class="scroll" role="region" aria-labelledby="compare" tabindex="0"><table>
-<thead><tr><th scope="col">Limit</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return html`<div class="scroll" role="region" aria-labelledby="compare" tabindex="0"><table>
+<thead><tr><th scope="col">Limit</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-export function pricingPage(p: Pricing): string {
-  const faq = p.faq
-    .map((f) => `<h3>${escapeHtml(f.q)}</h3><p>${inlineMarkdownToHtml(f.a)}</p>`)
-    .join('');
-  const body = `<h1>Pricing</h1>
+export function pricingPage(p: Pricing): Page {
+  // Answers and features are Markdown, rendered by the sanitizing renderer (markdown.ts).
+  const faq = p.faq.map((f) => html`<h3>${f.q}</h3><p>${raw(inlineMarkdownToHtml(f.a))}</p>`);
+  const body = html`<h1>Pricing</h1>
 <p class="lead">Every tier has the whole product: the REST API, AQL, the MCP server and AI chat.
 Tiers differ in how much you store and load, how many people and flows you have, and how many AI
 credits you get each month. Prices in US dollars, excluding tax.</p>
-<ul class="grid" aria-label="Tiers">${p.tiers.map(tierCard).join('')}</ul>
+<ul class="grid" aria-label="Tiers">${p.tiers.map(tierCard)}</ul>
 <h2 id="compare">Compare the limits</h2>
 <p>Limits are checked before every change; one that would be exceeded is refused with HTTP 402
 and nothing changes.</p>
 ${limitsTable(p.tiers)}
-${faq ? `<h2>Questions</h2>${faq}` : ''}`;
-  return renderPage({
+${faq.length > 0 && html`<h2>Questions</h2>${faq}`}`;
+  return sitePage({
     title: 'Pricing',
     description: `Ursa pricing: ${p.tiers.map((t) => `${t.name} ${formatPrice(t.monthly)}/month`).join(', ')}.`,
     section: '/pricing',

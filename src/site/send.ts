@@ -3,6 +3,7 @@
 // when the client already holds this version.
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { pageHeaders, type Page } from '../web/page.js';
 
 export interface Prepared {
   type: string;
@@ -12,12 +13,6 @@ export interface Prepared {
   maxAge: number;
   headers: Record<string, string>;
 }
-
-// Site pages load nothing but our stylesheet and logo: a script or a foreign resource in
-// a page (e.g. markup slipped into a post) has no effect.
-const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; " +
-  "form-action 'self'; frame-ancestors 'none'";
 
 export function prepare(
   type: string,
@@ -34,8 +29,11 @@ export function prepare(
   };
 }
 
-export const preparePage = (html: string): Prepared =>
-  prepare('text/html; charset=utf-8', html, { headers: { 'Content-Security-Policy': PAGE_CSP } });
+/** A page of the kit, with its Content-Security-Policy (site pages allow no scripts). */
+export const preparePage = (page: Page): Prepared => {
+  const { 'Content-Type': type, ...headers } = pageHeaders(page);
+  return prepare(type!, page.html, { headers });
+};
 
 export function sendPrepared(req: Request, res: Response, p: Prepared): void {
   res.setHeader('Access-Control-Allow-Origin', '*');

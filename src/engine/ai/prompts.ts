@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import yaml from 'js-yaml';
 import { z } from 'zod';
+import { parseYaml } from '../../shared/yaml.js';
 
 export const CHAT_PROMPTS_DIR = fileURLToPath(new URL('../../../prompts/chat/', import.meta.url));
 
@@ -52,7 +52,7 @@ function read(dir: string, file: string): string {
 }
 
 function parse<T>(schema: z.ZodType<T>, text: string, file: string): T {
-  const r = schema.safeParse(yaml.load(text));
+  const r = schema.safeParse(parseYaml(text));
   if (!r.success)
     throw new Error(
       `AI chat prompt ${file}: ${r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,

@@ -1,7 +1,7 @@
 // Plans are configuration: a YAML file validated at start-up.
 import fs from 'node:fs';
-import yaml from 'js-yaml';
 import { z } from 'zod';
+import { parseYaml } from '../../shared/yaml.js';
 
 export const LIMIT_NAMES = [
   'storageBytes',
@@ -33,7 +33,7 @@ export type Plans = Record<string, Plan>;
 export function loadPlans(file: string, defaultPlan: string): Plans {
   let doc: unknown;
   try {
-    doc = yaml.load(fs.readFileSync(file, 'utf8'));
+    doc = parseYaml(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     throw new Error(`cannot read plans file ${file}: ${(err as Error).message}`, { cause: err });
   }

@@ -1,4 +1,4 @@
-import { safeHtml, type SafeHtml } from './html.js';
+import { html, type Html } from '../../web/html.js';
 import { validFor } from './password-link.js';
 
 /** How the invited person gets in; decided by the identity provider and their account. */
@@ -55,7 +55,8 @@ function textBody(p: InvitationParams, inviter: string, label: string, access: s
 }
 
 function htmlBody(p: InvitationParams, inviter: string, label: string, access: string): string {
-  return safeHtml`<!doctype html>
+  // The kit's template tag escapes every interpolated value, so none can be forgotten.
+  return String(html`<!doctype html>
 <html>
 <body style="font-family: sans-serif; line-height: 1.5">
 <p>Hello,</p>
@@ -65,7 +66,7 @@ ${signInHtml(p)}
 <p style="color: #666; font-size: small">This invitation was sent to ${p.to}. If you weren't expecting it, you can ignore this e-mail.</p>
 </body>
 </html>
-`.html;
+`);
 }
 
 function signInText(p: InvitationParams): string[] {
@@ -87,14 +88,14 @@ function signInText(p: InvitationParams): string[] {
   ];
 }
 
-function signInHtml(p: InvitationParams): SafeHtml {
+function signInHtml(p: InvitationParams): Html {
   const s = p.signIn;
-  const open = safeHtml`<p>Then <a href="${p.projectUrl}">open the project</a>.</p>`;
+  const open = html`<p>Then <a href="${p.projectUrl}">open the project</a>.</p>`;
   if (s.kind === 'set-password')
-    return safeHtml`<p>You have no Ursa password yet. <a href="${s.url}">Choose your password</a> (the link works once and expires in ${validFor(s.expires)}), then <a href="${p.loginUrl}">sign in to Ursa</a>.</p>${open}`;
+    return html`<p>You have no Ursa password yet. <a href="${s.url}">Choose your password</a> (the link works once and expires in ${validFor(s.expires)}), then <a href="${p.loginUrl}">sign in to Ursa</a>.</p>${open}`;
   if (s.kind === 'password')
-    return safeHtml`<p><a href="${p.loginUrl}">Sign in to Ursa</a> with your password (<a href="${s.forgotUrl}">forgot it?</a>).</p>${open}`;
-  return safeHtml`<p>Sign in with your organization's account at <a href="${s.issuer}">${s.issuer}</a> (Ursa knows you by this e-mail address).</p>${open}`;
+    return html`<p><a href="${p.loginUrl}">Sign in to Ursa</a> with your password (<a href="${s.forgotUrl}">forgot it?</a>).</p>${open}`;
+  return html`<p>Sign in with your organization's account at <a href="${s.issuer}">${s.issuer}</a> (Ursa knows you by this e-mail address).</p>${open}`;
 }
 
 /** "Admin, MD Admin and User Admin", or "member" when no extra level is granted. */

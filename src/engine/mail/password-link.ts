@@ -1,5 +1,5 @@
 // The "set your password" e-mail of the forgot-password flow, and how a link's lifetime reads.
-import { safeHtml } from './html.js';
+import { html } from '../../web/html.js';
 
 export interface PasswordLinkParams {
   to: string;
@@ -28,7 +28,7 @@ export function passwordLinkMessage(p: PasswordLinkParams): {
       "If you didn't ask, ignore this e-mail: your password stays as it is.",
       '',
     ].join('\n'),
-    html: safeHtml`<!doctype html>
+    html: html`<!doctype html>
 <html>
 <body style="font-family: sans-serif; line-height: 1.5">
 <p>Hello,</p>
@@ -37,7 +37,7 @@ export function passwordLinkMessage(p: PasswordLinkParams): {
 <p style="color: #666; font-size: small">If you didn't ask, ignore this e-mail: your password stays as it is.</p>
 </body>
 </html>
-`.html,
+`.toString(),
   };
 }
 

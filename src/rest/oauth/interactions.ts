@@ -6,9 +6,10 @@ import { errors, type Provider } from 'oidc-provider';
 import type { Engine } from '../../engine/engine.js';
 import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
-import { escapeHtml } from '../render/html.js';
-import { authPageHtml } from '../routes/identity.js';
+import { authPage } from '../routes/identity.js';
 import { clientAddress, SIGN_IN_SCOPE } from '../throttle.js';
+import { html, type Html } from '../../web/html.js';
+import { sendPage } from '../../web/page.js';
 import { oauthResources } from './resources.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -41,29 +42,25 @@ export function interactionRouter(engine: Engine, provider: Provider): Router {
     return details;
   }
 
-  const page = (res: Response, status: number, title: string, inner: string) =>
-    res
-      .status(status)
-      .set({
-        'Cache-Control': 'no-store',
-        'X-Frame-Options': 'DENY',
-        'Content-Security-Policy': "frame-ancestors 'none'",
-      })
-      .type('text/html; charset=utf-8')
-      .send(authPageHtml(title, inner));
+  // Their forms end at the client's redirect URI once the provider is done.
+  const page = (res: Response, status: number, title: string, inner: Html) =>
+    sendPage(res, status, authPage(title, inner, { formsLeaveSite: true }), {
+      'Cache-Control': 'no-store',
+      'X-Frame-Options': 'DENY',
+    });
 
   const loginPage = (res: Response, uid: string, status = 200, error?: string, email = '') =>
     page(
       res,
       status,
       'Sign in',
-      `<h1>Sign in to Ursa</h1>${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+      html`<h1>Sign in to Ursa</h1>${error && html`<p class="error" role="alert">${error}</p>`}
 <p>An application asks to use Ursa as you. Sign in first.</p>
-<form method="post" action="/auth/interaction/${escapeHtml(uid)}/login">
-<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}">
+<form method="post" action="/auth/interaction/${uid}/login">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
-<form method="post" action="/auth/interaction/${escapeHtml(uid)}/abort"><button type="submit" class="secondary">Cancel</button></form>`,
+<form method="post" action="/auth/interaction/${uid}/abort"><button type="submit" class="secondary">Cancel</button></form>`,
     );
 
   async function consentPage(res: Response, details: Interaction): Promise<void> {
@@ -79,25 +76,24 @@ export function interactionRouter(engine: Engine, provider: Provider): Router {
     ]);
     const resourceItems = resources()
       .filter((r) => asked.has(r.indicator))
-      .map((r) => `<li>${escapeHtml(r.label)} (<code>${escapeHtml(r.indicator)}</code>)</li>`);
+      .map((r) => html`<li>${r.label} (<code>${r.indicator}</code>)</li>`);
     const scopes = String(details.params.scope ?? '')
       .split(' ')
       .filter(Boolean);
     const scopeItems = scopes.map(
       (s) =>
-        `<li><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_TEXT[s] ?? 'a permission Ursa does not describe')}</li>`,
+        html`<li><code>${s}</code>: ${SCOPE_TEXT[s] ?? 'a permission Ursa does not describe'}</li>`,
     );
-    const uid = escapeHtml(details.uid);
     page(
       res,
       200,
       'Allow access',
-      `<h1>Allow access?</h1>
-<p><strong id="client">${escapeHtml(name)}</strong> (a client that registered itself; Ursa does not vouch for it) asks to act as <strong>${escapeHtml(details.session?.accountId ?? '')}</strong>.</p>
-<p>Resource:</p><ul id="resources">${resourceItems.join('') || '<li>none</li>'}</ul>
-<p>Scopes:</p><ul id="scopes">${scopeItems.join('') || '<li>none requested</li>'}</ul>
-${redirect ? `<p>You will return to <code>${escapeHtml(redirect)}</code>.</p>` : ''}
-<form method="post" action="/auth/interaction/${uid}/consent">
+      html`<h1>Allow access?</h1>
+<p><strong id="client">${name}</strong> (a client that registered itself; Ursa does not vouch for it) asks to act as <strong>${details.session?.accountId ?? ''}</strong>.</p>
+<p>Resource:</p><ul id="resources">${resourceItems.length ? resourceItems : html`<li>none</li>`}</ul>
+<p>Scopes:</p><ul id="scopes">${scopeItems.length ? scopeItems : html`<li>none requested</li>`}</ul>
+${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
+<form method="post" action="/auth/interaction/${details.uid}/consent">
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button></form>`,
     );

@@ -7,8 +7,9 @@
 import { Provider, errors, interactionPolicy, type Configuration } from 'oidc-provider';
 import type { Engine } from '../../engine/engine.js';
 import { GRANT_CLAIM } from '../../engine/identity/revocations.js';
-import { escapeHtml } from '../render/html.js';
-import { authPageHtml, OAUTH_SESSION_COOKIE } from '../routes/identity.js';
+import { authPage, OAUTH_SESSION_COOKIE } from '../routes/identity.js';
+import { html, raw } from '../../web/html.js';
+import { pageHeaders, type Page } from '../../web/page.js';
 import { oidcAdapterFactory } from './adapter.js';
 import { nativeRedirects } from './redirects.js';
 import {
@@ -20,6 +21,10 @@ import {
 } from './resources.js';
 
 const DAY = 24 * 3600;
+
+// No script runs unless the provider names it by hash ('strict-dynamic' alone allows none).
+const PROVIDER_CSP =
+  "default-src 'none'; script-src 'strict-dynamic'; base-uri 'none'; frame-ancestors 'none'";
 const REFRESH_TOKEN_TTL = 30 * DAY;
 
 export function createProvider(engine: Engine): Provider {
@@ -77,6 +82,28 @@ export function createProvider(engine: Engine): Provider {
           if (client.clientAuthMethod === 'none') return false;
           throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
         },
+      },
+      // The sign-out pages of /auth/session/end in Ursa's look and with its page headers.
+      rpInitiatedLogout: {
+        enabled: true,
+        // `form` is the provider's own hidden form (its action and an anti-forgery token).
+        logoutSource: (ctx, form) =>
+          answerPage(
+            ctx,
+            authPage(
+              'Sign out',
+              html`<h1>Sign out of Ursa?</h1>${raw(form)}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Sign out</button><button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>`,
+              { formsLeaveSite: true },
+            ),
+          ),
+        postLogoutSuccessSource: (ctx) =>
+          answerPage(
+            ctx,
+            authPage(
+              'Signed out',
+              html`<h1>Signed out</h1><p>You are signed out of Ursa${ctx.oidc.client?.clientName && html` and ${ctx.oidc.client.clientName}`}.</p>`,
+            ),
+          ),
       },
       resourceIndicators: {
         enabled: true,
@@ -140,19 +167,25 @@ export function createProvider(engine: Engine): Provider {
       policy,
       url: (_ctx, interaction) => `/auth${INTERACTION_PATH}/${interaction.uid}`,
     },
-    renderError: (ctx, out) => {
-      ctx.type = 'html';
-      ctx.body = authPageHtml(
-        'Authorization error',
-        `<h1>Authorization failed</h1><p class="error" role="alert">${escapeHtml(out.error)}: ${escapeHtml(
-          out.error_description ?? '',
-        )}</p><p>Start again from the application that sent you here.</p>`,
-      );
-    },
+    renderError: (ctx, out) =>
+      answerPage(
+        ctx,
+        authPage(
+          'Authorization error',
+          html`<h1>Authorization failed</h1><p class="error" role="alert">${out.error}: ${out.error_description ?? ''}</p><p>Start again from the application that sent you here.</p>`,
+        ),
+      ),
   };
   const provider = new Provider(auth.issuer, configuration);
   // Endpoint URLs and cookie security follow the configured site URL (see pinOrigin).
   provider.proxy = true;
+  // Pages the provider writes itself (form_post's self-submitting form to the client) get a
+  // policy too; the provider adds its inline script's hash to script-src, and our own pages
+  // (renderError, sign-out) replace it with theirs.
+  provider.use(async (ctx, next) => {
+    ctx.set({ 'Content-Security-Policy': PROVIDER_CSP, 'X-Content-Type-Options': 'nosniff' });
+    await next();
+  });
   // OAuth 2.1: a request without `scope` gets a default, the requested resource's scope
   // (oidc-provider would otherwise end it with access_denied after consent).
   provider.use(async (ctx, next) => {
@@ -195,6 +228,12 @@ export function createProvider(engine: Engine): Provider {
 }
 
 type Ctx = Parameters<NonNullable<Configuration['renderError']>>[0];
+
+/** Answers one of our pages through the provider's (koa) context. */
+function answerPage(ctx: Ctx, page: Page): void {
+  ctx.set(pageHeaders(page));
+  ctx.body = page.html;
+}
 
 /** Resources of this authorization request that the client's grant does not cover yet. */
 function missingResources(ctx: Ctx): string[] {

@@ -1,23 +1,23 @@
 // The password pages at /auth/password/…: forgot password, set a password from a one-time
-// link, and what a dead link says. Bodies only (inside the sign-in look of authPageHtml);
-// every value is escaped by the template tag. Headers are set by src/rest/routes/password.ts.
-import { safeHtml, SafeHtml } from '../../engine/mail/html.js';
+// link, and what a dead link says. Bodies only (inside the sign-in look of authPage); every
+// value is escaped by the template tag. Sent by src/rest/routes/password.ts.
+import { html, type Html } from '../../web/html.js';
 
 const FORGOT = '/auth/password/forgot';
 const SET = '/auth/password/set';
 
 export interface Page {
   title: string;
-  body: SafeHtml;
+  body: Html;
 }
 
 const errorLine = (error?: string) =>
-  error ? safeHtml`<p class="error" role="alert">${error}</p>` : safeHtml``;
+  error ? html`<p class="error" role="alert">${error}</p>` : html``;
 
 export function forgotPage(opts: { error?: string; email?: string } = {}): Page {
   return {
     title: 'Forgot password',
-    body: safeHtml`<h1>Forgot your password?</h1>${errorLine(opts.error)}
+    body: html`<h1>Forgot your password?</h1>${errorLine(opts.error)}
 <p>Enter the e-mail address of your Ursa account. We send it a link to choose a new password.</p>
 <form method="post" action="${FORGOT}">
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
@@ -30,7 +30,7 @@ export function forgotPage(opts: { error?: string; email?: string } = {}): Page 
 export function forgotSentPage(message: string): Page {
   return {
     title: 'Check your e-mail',
-    body: safeHtml`<h1>Check your e-mail</h1>
+    body: html`<h1>Check your e-mail</h1>
 <p>${message}</p>
 <p><a href="/auth/login">Back to sign in</a></p>`,
   };
@@ -47,7 +47,7 @@ export function setPasswordPage(opts: {
     opts.purpose === 'invite' ? 'Welcome to Ursa: choose your password' : 'Choose a new password';
   return {
     title: 'Set your password',
-    body: safeHtml`<h1>${heading}</h1>${errorLine(opts.error)}
+    body: html`<h1>${heading}</h1>${errorLine(opts.error)}
 <p>For <strong>${opts.email}</strong>. At least ${String(opts.minLength)} characters.</p>
 <form method="post" action="${SET}"><input type="hidden" name="token" value="${opts.token}">
 <input name="email" type="email" autocomplete="username" value="${opts.email}" readonly hidden>
@@ -60,7 +60,7 @@ export function setPasswordPage(opts: {
 export function passwordSetPage(email: string): Page {
   return {
     title: 'Password set',
-    body: safeHtml`<h1>Your password is set</h1>
+    body: html`<h1>Your password is set</h1>
 <p>Sign in as <strong>${email}</strong> with it now. Other sign-ins of this account have ended.</p>
 <p><a href="/auth/login?next=%2Fapi%2Fv1%2Fprojects">Sign in</a></p>`,
   };
@@ -68,12 +68,10 @@ export function passwordSetPage(email: string): Page {
 
 /** A link that is unknown, expired or used up, or passwords that live elsewhere. */
 export function linkProblemPage(message: string, canAskAgain: boolean): Page {
-  const again = canAskAgain
-    ? safeHtml`<p><a href="${FORGOT}">Ask for a new link</a></p>`
-    : safeHtml``;
+  const again = canAskAgain ? html`<p><a href="${FORGOT}">Ask for a new link</a></p>` : html``;
   return {
     title: 'Password link',
-    body: safeHtml`<h1>This link does not work</h1>
+    body: html`<h1>This link does not work</h1>
 <p class="error" role="alert">${message}</p>${again}
 <p><a href="/auth/login">Sign in</a></p>`,
   };

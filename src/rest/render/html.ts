@@ -1,6 +1,8 @@
 // Human-browsable HTML views of the REST API: resource pages and the interactive API index.
-// Pages are self-contained (inline CSS/JS, no external resources) and every piece of data is
-// escaped, because resource content is user-controlled.
+// Pages are self-contained (inline CSS/JS, no external resources) and built with the html
+// tag of src/web, which escapes every value: resource content is user-controlled.
+import { html, type Html } from '../../web/html.js';
+import { renderPage, type Page } from '../../web/page.js';
 
 export interface ResourcePageOptions {
   title: string;
@@ -39,24 +41,12 @@ interface LinkItem {
   title?: unknown;
 }
 
-const HTML_ESCAPES = new Map([
-  ['&', '&amp;'],
-  ['<', '&lt;'],
-  ['>', '&gt;'],
-  ['"', '&quot;'],
-  ["'", '&#39;'],
-]);
-
 // Deeper structures are summarised: keeps output bounded and recursion safe.
 const MAX_DEPTH = 24;
 const CONSOLE_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => HTML_ESCAPES.get(c) ?? c);
-}
-
 // ---------------------------------------------------------------------------------------------
-// Shared page shell
+// Page shell
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1d2330;--bg:#fff;--muted:#5f6b7a;--line:#d8dee6;--soft:#f3f5f8;
@@ -74,7 +64,7 @@ padding:.75rem 1rem;border-bottom:1px solid var(--line);background:var(--soft)}
 .brand{font-weight:700;font-size:1.25rem;text-decoration:none}
 .account{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
 .account form{margin:0}
-.wrap{max-width:72rem;margin:0 auto;padding:0 1rem 2rem}
+.wrap{max-width:90rem;margin:0 auto;padding:0 1rem 2rem}
 nav ol,nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .5rem}
 .crumbs{margin:.75rem 0 0}.crumbs li+li::before{content:"/";margin-right:.5rem;color:var(--muted)}
 .formats{display:flex;flex-wrap:wrap;gap:.5rem;margin:.5rem 0;color:var(--muted);font-size:.9rem}
@@ -84,7 +74,12 @@ dl>div{display:grid;grid-template-columns:minmax(8rem,14rem) 1fr;gap:.5rem;paddi
 border-bottom:1px solid var(--line)}
 dt{font-weight:600;color:var(--muted);overflow-wrap:anywhere}
 dd{margin:0;min-width:0}
-dd,td{white-space:pre-wrap;overflow-wrap:anywhere}
+dd,td{white-space:pre-wrap;overflow-wrap:break-word}
+.brk{overflow-wrap:anywhere}
+th{white-space:nowrap}
+td{min-width:5rem}td.wide{min-width:18rem}
+td dl>div{grid-template-columns:1fr;gap:0}
+dl>div:has(>dd>.scroll){grid-template-columns:1fr;gap:.25rem}
 @media (max-width:40rem){dl>div{grid-template-columns:1fr;gap:0}}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.95rem}
@@ -116,68 +111,53 @@ white-space:pre-wrap;overflow-wrap:anywhere}
 pre:empty{display:none}
 `;
 
-function pageShell(opts: {
+function apiPage(opts: {
   title: string;
   user?: string | null;
   apiBase: string;
-  body: string;
-}): string {
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(opts.title)} · Ursa</title>`,
-    `<style>${STYLE}</style>`,
-    '</head>',
-    '<body>',
-    '<a class="skip" href="#content">Skip to content</a>',
-    siteHeader(opts.apiBase, opts.user),
-    `<div class="wrap">${opts.body}</div>`,
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  body: Html;
+  script?: string;
+}): Page {
+  return renderPage({
+    title: `${opts.title} · Ursa`,
+    style: STYLE,
+    script: opts.script,
+    connect: opts.script !== undefined,
+    body: html`<a class="skip" href="#content">Skip to content</a>
+${siteHeader(opts.apiBase, opts.user)}
+<div class="wrap">${opts.body}</div>`,
+  });
 }
 
-function siteHeader(apiBase: string, user: string | null | undefined): string {
+function siteHeader(apiBase: string, user: string | null | undefined): Html {
   const account = user
-    ? `<span class="user">${escapeHtml(user)}</span>` +
-      '<form method="post" action="/auth/logout"><button type="submit">Log out</button></form>'
-    : '<a href="/auth/login">Log in</a>';
-  return (
-    `<header class="site"><a class="brand" href="${escapeHtml(apiBase || '/')}">Ursa</a>` +
-    `<nav class="account" aria-label="Account">${account}</nav></header>`
-  );
+    ? html`<span class="user">${user}</span><form method="post" action="/auth/logout"><button type="submit">Log out</button></form>`
+    : html`<a href="/auth/login">Log in</a>`;
+  return html`<header class="site"><a class="brand" href="${apiBase || '/'}">Ursa</a><nav class="account" aria-label="Account">${account}</nav></header>`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Resource pages
 
-export function renderResourcePage(opts: ResourcePageOptions): string {
+export function renderResourcePage(opts: ResourcePageOptions): Page {
   const apiBase = normalizeBase(opts.apiBase);
   const isError = opts.status !== undefined && opts.status >= 400;
   const content = isError
     ? renderError(opts.data, opts.status ?? 500, apiBase)
-    : `<h1>${escapeHtml(opts.title)}</h1>${renderValue(opts.data, apiBase, 0)}`;
-  const body =
-    breadcrumbs(opts.path, apiBase) +
-    formatBar(opts.path, opts.formats) +
-    `<main id="content">${content}</main>`;
-  return pageShell({ title: opts.title, user: opts.user, apiBase, body });
+    : html`<h1>${opts.title}</h1>${renderValue(opts.data, apiBase, 0)}`;
+  const body = html`${breadcrumbs(opts.path, apiBase)}${formatBar(opts.path, opts.formats)}<main id="content">${content}</main>`;
+  return apiPage({ title: opts.title, user: opts.user, apiBase, body });
 }
 
-function breadcrumbs(path: string, apiBase: string): string {
+function breadcrumbs(path: string, apiBase: string): Html {
   const segments = relativeSegments(stripQuery(path), basePath(apiBase));
   let href = apiBase;
-  const items = [`<li><a href="${escapeHtml(apiBase || '/')}">API</a></li>`];
-  segments.forEach((segment, i) => {
+  const items = segments.map((segment, i) => {
     href += `/${encodeURIComponent(segment)}`;
-    const current = i === segments.length - 1 ? ' aria-current="page"' : '';
-    items.push(`<li><a href="${escapeHtml(href)}"${current}>${escapeHtml(segment)}</a></li>`);
+    const current = i === segments.length - 1 && html` aria-current="page"`;
+    return html`<li><a href="${href}"${current}>${segment}</a></li>`;
   });
-  return `<nav class="crumbs" aria-label="Breadcrumb"><ol>${items.join('')}</ol></nav>`;
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol><li><a href="${apiBase || '/'}">API</a></li>${items}</ol></nav>`;
 }
 
 // Segments relative to the API base, decoded so that re-encoding never double-encodes.
@@ -197,7 +177,7 @@ function decodeSegment(segment: string): string {
   }
 }
 
-function formatBar(path: string, formats: string[]): string {
+function formatBar(path: string, formats: string[]): Html {
   const offered = new Set(formats.map((f) => f.toLowerCase()));
   const wanted = ['json', 'yaml', ...['csv', 'tsv'].filter((f) => offered.has(f))];
   const query = queryOf(path);
@@ -205,103 +185,103 @@ function formatBar(path: string, formats: string[]): string {
     // Keep other query parameters (paging, filters) so the alternative shows the same data.
     const params = new URLSearchParams(query);
     params.set('format', format);
-    return `<li><a href="?${escapeHtml(params.toString())}">${format.toUpperCase()}</a></li>`;
+    return html`<li><a href="?${params.toString()}">${format.toUpperCase()}</a></li>`;
   });
-  return `<nav class="formats" aria-label="Other formats"><span>Also as:</span><ul>${links.join('')}</ul></nav>`;
+  return html`<nav class="formats" aria-label="Other formats"><span>Also as:</span><ul>${links}</ul></nav>`;
 }
 
-function renderError(data: unknown, status: number, apiBase: string): string {
+function renderError(data: unknown, status: number, apiBase: string): Html {
   const err = isRecord(data) ? data : {};
   const code = err.statusCode ?? status;
   const message = err.message ?? (typeof data === 'string' ? data : 'The request failed.');
-  const parts = [
-    `<section class="error" role="alert" aria-labelledby="error-title">`,
-    `<h1 id="error-title">Error ${escapeHtml(plainText(code))}</h1>`,
-    `<p class="error-message">${escapeHtml(plainText(message))}</p>`,
-  ];
-  if (err.errorId !== undefined && err.errorId !== null) {
-    parts.push(
-      `<p>Error ID: <code class="error-id">${escapeHtml(plainText(err.errorId))}</code>` +
-        ' <span class="muted">(quote it when reporting the problem)</span></p>',
-    );
-  }
-  if (!isEmpty(err.context)) {
-    parts.push(`<h2>Context</h2>${renderValue(err.context, apiBase, 1)}`);
-  }
-  parts.push('</section>');
+  const errorId =
+    err.errorId !== undefined &&
+    err.errorId !== null &&
+    html`<p>Error ID: <code class="error-id">${plainText(err.errorId)}</code> <span class="muted">(quote it when reporting the problem)</span></p>`;
+  const context =
+    !isEmpty(err.context) && html`<h2>Context</h2>${renderValue(err.context, apiBase, 1)}`;
   const rest = Object.entries(err).filter(
     ([k]) => !['statusCode', 'message', 'context', 'errorId'].includes(k),
   );
-  if (rest.length > 0) parts.push(renderObject(Object.fromEntries(rest), apiBase, 1));
-  return parts.join('');
+  const more = rest.length > 0 && renderObject(Object.fromEntries(rest), apiBase, 1);
+  return html`<section class="error" role="alert" aria-labelledby="error-title"><h1 id="error-title">Error ${plainText(code)}</h1><p class="error-message">${plainText(message)}</p>${errorId}${context}</section>${more}`;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Recursive data rendering
 
-function renderValue(value: unknown, apiBase: string, depth: number): string {
-  if (depth > MAX_DEPTH) return '<span class="muted">…</span>';
+function renderValue(value: unknown, apiBase: string, depth: number): Html {
+  if (depth > MAX_DEPTH) return html`<span class="muted">…</span>`;
   if (isLinkArray(value)) return renderLinks(value);
   if (Array.isArray(value)) return renderArray(value, apiBase, depth);
   if (isRecord(value)) return renderObject(value, apiBase, depth);
   return renderScalar(value, apiBase);
 }
 
-function renderScalar(value: unknown, apiBase: string): string {
-  if (value === null || value === undefined) return '<span class="null">null</span>';
+function renderScalar(value: unknown, apiBase: string): Html {
+  if (value === null || value === undefined) return html`<span class="null">null</span>`;
   if (typeof value === 'string') return renderString(value, apiBase);
-  return escapeHtml(plainText(value));
+  return html`${plainText(value)}`;
 }
 
 // Strings pointing into the API become navigable, which is what makes the pages browsable.
-function renderString(s: string, apiBase: string): string {
+function renderString(s: string, apiBase: string): Html {
   const isApiLink = apiBase !== '' && (s === apiBase || s.startsWith(`${apiBase}/`));
-  return isApiLink ? `<a href="${escapeHtml(s)}">${escapeHtml(s)}</a>` : escapeHtml(s);
+  return isApiLink ? html`<a href="${s}">${breakable(s)}</a>` : breakable(s);
 }
 
-function renderObject(obj: Record<string, unknown>, apiBase: string, depth: number): string {
+// Long unbroken runs (URLs, idents, AQL without spaces) may break anywhere; shorter words
+// never do, so a squeezed table column stays as wide as its longest ordinary word.
+function breakable(s: string): Html {
+  return /\S{30}/.test(s) ? html`<span class="brk">${s}</span>` : html`${s}`;
+}
+
+function renderObject(obj: Record<string, unknown>, apiBase: string, depth: number): Html {
   const entries = Object.entries(obj);
-  if (entries.length === 0) return '<span class="muted">(empty)</span>';
+  if (entries.length === 0) return html`<span class="muted">(empty)</span>`;
   const rows = entries.map(
-    ([key, v]) =>
-      `<div><dt>${escapeHtml(key)}</dt><dd>${renderValue(v, apiBase, depth + 1)}</dd></div>`,
+    ([key, v]) => html`<div><dt>${key}</dt><dd>${renderValue(v, apiBase, depth + 1)}</dd></div>`,
   );
-  return `<dl>${rows.join('')}</dl>`;
+  return html`<dl>${rows}</dl>`;
 }
 
-function renderArray(items: unknown[], apiBase: string, depth: number): string {
-  if (items.length === 0) return '<span class="muted">(empty list)</span>';
+function renderArray(items: unknown[], apiBase: string, depth: number): Html {
+  if (items.length === 0) return html`<span class="muted">(empty list)</span>`;
   if (items.every(isRecord)) return renderTable(items, apiBase, depth);
-  const lis = items.map((item) => `<li>${renderValue(item, apiBase, depth + 1)}</li>`);
-  return `<ol class="items">${lis.join('')}</ol>`;
+  const lis = items.map((item) => html`<li>${renderValue(item, apiBase, depth + 1)}</li>`);
+  return html`<ol class="items">${lis}</ol>`;
 }
 
-function renderTable(items: Record<string, unknown>[], apiBase: string, depth: number): string {
+function renderTable(items: Record<string, unknown>[], apiBase: string, depth: number): Html {
   const columns = [...new Set(items.flatMap((item) => Object.keys(item)))];
-  const head = columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('');
+  const head = columns.map((c) => html`<th scope="col">${c}</th>`);
   const rows = items.map((item) => {
     const cells = columns.map((c) =>
-      Object.hasOwn(item, c) ? `<td>${renderValue(item[c], apiBase, depth + 1)}</td>` : '<td></td>',
+      Object.hasOwn(item, c)
+        ? html`<td${isWide(item[c]) && html` class="wide"`}>${renderValue(item[c], apiBase, depth + 1)}</td>`
+        : html`<td></td>`,
     );
-    return `<tr>${cells.join('')}</tr>`;
+    return html`<tr>${cells}</tr>`;
   });
-  return (
-    `<div class="scroll"><table><thead><tr>${head}</tr></thead>` +
-    `<tbody>${rows.join('')}</tbody></table></div>`
-  );
+  return html`<div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
-function renderLinks(links: LinkItem[]): string {
+// Cells holding prose, code or nested objects get room to wrap in lines instead of slivers;
+// a table wider than the page then scrolls inside its box.
+function isWide(value: unknown): boolean {
+  return (typeof value === 'string' && value.length > 40) || isRecord(value);
+}
+
+function renderLinks(links: LinkItem[]): Html {
   const items = links.map((link) => {
-    const rel =
-      link.rel === undefined ? '' : `<span class="rel">${escapeHtml(plainText(link.rel))}</span>`;
-    const label = escapeHtml(plainText(link.title ?? link.id ?? link.href));
+    const rel = link.rel !== undefined && html`<span class="rel">${plainText(link.rel)}</span>`;
+    const label = breakable(plainText(link.title ?? link.id ?? link.href));
     const href = safeHref(link.href);
     // Unsafe schemes (javascript:, data:) are shown as text instead of becoming clickable.
-    const target = href === null ? label : `<a href="${escapeHtml(href)}">${label}</a>`;
-    return `<li>${rel}${target}</li>`;
+    const target = href === null ? html`${label}` : html`<a href="${href}">${label}</a>`;
+    return html`<li>${rel}${target}</li>`;
   });
-  return `<ul class="links">${items.join('')}</ul>`;
+  return html`<ul class="links">${items}</ul>`;
 }
 
 // A link array is an array of objects with a string href and a rel (hypermedia `link` fields).
@@ -316,52 +296,32 @@ function isLinkArray(value: unknown): value is LinkItem[] {
 // ---------------------------------------------------------------------------------------------
 // API index
 
-export function renderApiIndex(opts: ApiIndexOptions): string {
+export function renderApiIndex(opts: ApiIndexOptions): Page {
   const apiBase = normalizeBase(opts.apiBase);
-  const toc = opts.groups
-    .map((g, i) => `<li><a href="#group-${i}">${escapeHtml(g.name)}</a></li>`)
-    .join('');
-  const groups = opts.groups.map((g, i) => renderGroup(g, i, apiBase)).join('');
-  const body =
-    `<nav class="crumbs" aria-label="Sections"><ul>${toc}</ul></nav>` +
-    `<main id="content"><h1>Ursa API</h1>` +
-    '<p>Links open resources as HTML; <em>Try</em> loads a route into the console below.</p>' +
-    `${tryConsole(apiBase)}${groups}</main>` +
-    `<script>${CONSOLE_SCRIPT}</script>`;
-  return pageShell({ title: 'API', user: opts.user, apiBase, body });
+  const toc = opts.groups.map((g, i) => html`<li><a href="#group-${i}">${g.name}</a></li>`);
+  const groups = opts.groups.map((g, i) => renderGroup(g, i, apiBase));
+  const body = html`<nav class="crumbs" aria-label="Sections"><ul>${toc}</ul></nav><main id="content"><h1>Ursa API</h1><p>Links open resources as HTML; <em>Try</em> loads a route into the console below.</p>${tryConsole(apiBase)}${groups}</main>`;
+  return apiPage({ title: 'API', user: opts.user, apiBase, body, script: CONSOLE_SCRIPT });
 }
 
-function renderGroup(group: ApiRouteGroup, index: number, apiBase: string): string {
-  const description = group.description ? `<p>${escapeHtml(group.description)}</p>` : '';
-  const routes = group.routes.map((r) => renderRoute(r, apiBase)).join('');
-  return (
-    `<section class="group" id="group-${index}" aria-labelledby="group-${index}-title">` +
-    `<h2 id="group-${index}-title">${escapeHtml(group.name)}</h2>${description}` +
-    `<ul class="routes">${routes}</ul></section>`
-  );
+function renderGroup(group: ApiRouteGroup, index: number, apiBase: string): Html {
+  const routes = group.routes.map((r) => renderRoute(r, apiBase));
+  const description = group.description && html`<p>${group.description}</p>`;
+  return html`<section class="group" id="group-${index}" aria-labelledby="group-${index}-title"><h2 id="group-${index}-title">${group.name}</h2>${description}<ul class="routes">${routes}</ul></section>`;
 }
 
-function renderRoute(route: ApiRoute, apiBase: string): string {
+function renderRoute(route: ApiRoute, apiBase: string): Html {
   const full = apiBase + route.path;
   const methods = route.methods.map((m) => m.toUpperCase());
-  const badges = methods
-    .map(
-      (m) =>
-        `<span class="badge m-${m.toLowerCase().replace(/[^a-z]/g, '')}">${escapeHtml(m)}</span>`,
-    )
-    .join('');
-  const path = isBrowsable(route)
-    ? `<a href="${escapeHtml(full)}"><code>${escapeHtml(full)}</code></a>`
-    : `<code>${escapeHtml(full)}</code>`;
-  const tryMethod = methods.find((m) => CONSOLE_METHODS.includes(m)) ?? 'GET';
-  const tryButton =
-    `<button type="button" class="try" data-try-method="${escapeHtml(tryMethod)}" ` +
-    `data-try-path="${escapeHtml(full)}" aria-label="Try ${escapeHtml(`${tryMethod} ${full}`)}">Try</button>`;
-  return (
-    `<li class="route"><div class="route-head">${badges}${path}` +
-    `<span class="level" title="Required access level">${escapeHtml(route.level)}</span>` +
-    `${tryButton}</div><p>${escapeHtml(route.description)}</p></li>`
+  const badges = methods.map(
+    (m) => html`<span class="badge m-${m.toLowerCase().replace(/[^a-z]/g, '')}">${m}</span>`,
   );
+  const path = isBrowsable(route)
+    ? html`<a href="${full}"><code>${full}</code></a>`
+    : html`<code>${full}</code>`;
+  const tryMethod = methods.find((m) => CONSOLE_METHODS.includes(m)) ?? 'GET';
+  const tryButton = html`<button type="button" class="try" data-try-method="${tryMethod}" data-try-path="${full}" aria-label="Try ${tryMethod} ${full}">Try</button>`;
+  return html`<li class="route"><div class="route-head">${badges}${path}<span class="level" title="Required access level">${route.level}</span>${tryButton}</div><p>${route.description}</p></li>`;
 }
 
 // Only concrete GET routes can be followed: placeholders ({id}, :id) would 404.
@@ -370,14 +330,14 @@ function isBrowsable(route: ApiRoute): boolean {
   return hasGet && !/\{[^}]*\}|\/:/.test(route.path);
 }
 
-function tryConsole(apiBase: string): string {
-  const options = CONSOLE_METHODS.map((m) => `<option>${m}</option>`).join('');
-  return `<section class="console" id="try" aria-labelledby="try-title">
+function tryConsole(apiBase: string): Html {
+  const options = CONSOLE_METHODS.map((m) => html`<option>${m}</option>`);
+  return html`<section class="console" id="try" aria-labelledby="try-title">
 <h2 id="try-title">Try it</h2>
 <form id="try-form">
 <div class="row"><label for="try-method">Method</label><select id="try-method">${options}</select></div>
 <label for="try-path">Path</label>
-<input id="try-path" type="text" value="${escapeHtml(`${apiBase}/projects`)}" required autocomplete="off" spellcheck="false">
+<input id="try-path" type="text" value="${apiBase}/projects" required autocomplete="off" spellcheck="false">
 <label for="try-token">Bearer token <span class="muted">(optional; otherwise your session is used)</span></label>
 <input id="try-token" type="password" autocomplete="off" spellcheck="false">
 <label for="try-body">JSON body <span class="muted">(optional)</span></label>

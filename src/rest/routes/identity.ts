@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { parseInput } from '../../engine/validate.js';
 import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
-import { escapeHtml } from '../render/html.js';
 import type { RouteDef } from '../router.js';
 import { guessOrRefuse, SIGN_IN_SCOPE } from '../throttle.js';
+import { html, type Html } from '../../web/html.js';
+import { renderPage, sendPage, type Page } from '../../web/page.js';
 
 /** The OAuth server's own sign-in cookie (src/rest/oauth), ended with the browser session. */
 export const OAUTH_SESSION_COOKIE = 'ursa_oauth_session';
@@ -44,31 +45,42 @@ function wantsJson(req: Request): boolean {
   );
 }
 
-/** A small page in the sign-in look (also the OAuth sign-in, consent and error pages). */
-export function authPageHtml(title: string, inner: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · Ursa</title><style>body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f3f5f8;color:#1d2330}
+const AUTH_STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f3f5f8;color:#1d2330}
 main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 2px 12px #0002;width:min(24rem,92vw)}label{display:block;margin:.8rem 0 .2rem}
 input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;background:#1f5fbf;color:#fff;border:0;border-radius:4px}
-button.secondary{background:#e4e7ec;color:#1d2330;margin-left:.5rem}.error{color:#b3261e}</style></head><body><main>${inner}</main></body></html>`;
+button.secondary{background:#e4e7ec;color:#1d2330;margin-left:.5rem}.error{color:#b3261e}`;
+
+/**
+ * A small page in the sign-in look (also the OAuth sign-in, consent and error pages).
+ * `formsLeaveSite`: its forms end at an OAuth client's redirect URI.
+ */
+export function authPage(
+  title: string,
+  inner: Html,
+  opts: { formsLeaveSite?: boolean } = {},
+): Page {
+  return renderPage({
+    title: `${title} · Ursa`,
+    style: AUTH_STYLE,
+    formsLeaveSite: opts.formsLeaveSite,
+    body: html`<main>${inner}</main>`,
+  });
 }
 
 function loginPage(res: Response, status: number, next: string, error?: string, email = ''): void {
-  const err = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
-  res
-    .status(status)
-    .type('text/html; charset=utf-8')
-    .send(
-      authPageHtml(
-        'Sign in',
-        `<h1>Sign in to Ursa</h1>${err}
-<form method="post" action="/auth/login"><input type="hidden" name="next" value="${escapeHtml(next)}">
-<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(email)}">
+  sendPage(
+    res,
+    status,
+    authPage(
+      'Sign in',
+      html`<h1>Sign in to Ursa</h1>${error && html`<p class="error" role="alert">${error}</p>`}
+<form method="post" action="/auth/login"><input type="hidden" name="next" value="${next}">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>
 <p><a href="/auth/password/forgot">Forgot your password?</a></p>`,
-      ),
-    );
+    ),
+  );
 }
 
 export const identityRoutes: RouteDef[] = [

@@ -17,7 +17,8 @@ import {
   type Page,
 } from '../pages/password.js';
 import type { Ctx, RouteDef } from '../router.js';
-import { authPageHtml } from './identity.js';
+import { sendPage as sendWebPage } from '../../web/page.js';
+import { authPage } from './identity.js';
 
 const forgotSchema = z.object({ email: z.string().min(1).max(254) });
 const setSchema = z.object({
@@ -27,22 +28,11 @@ const setSchema = z.object({
   confirm: z.string().optional(),
 });
 
-// Our pages load nothing and post only to ourselves; the style is inline.
-const PAGE_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  // The set-password URL carries the token: never send it on as a Referer.
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-};
+// The set-password URL carries the token: never send it on as a Referer, never cache it.
+const PAGE_HEADERS = { 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
 
 function sendPage(res: Response, status: number, page: Page, headers: Record<string, string> = {}) {
-  res
-    .status(status)
-    .set({ ...PAGE_HEADERS, ...headers })
-    .type('text/html; charset=utf-8')
-    .send(authPageHtml(page.title, page.body.html));
+  sendWebPage(res, status, authPage(page.title, page.body), { ...PAGE_HEADERS, ...headers });
 }
 
 function wantsJson(req: Request): boolean {
