@@ -61,6 +61,11 @@ export async function startServer(
     const interrupted = engine.jobs.recoverInterrupted();
     if (interrupted)
       log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
+    // Temporary files a killed process left, before anything of ours writes new ones (the demo
+    // starts writing during bootstrap: a later sweep raced it and removed its files).
+    const leftovers = await engine.uploads.sweepLeftovers(Date.now());
+    if (leftovers)
+      log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');
     boot = await bootstrap(engine);
     app = await createApp(engine);
   } catch (err) {
@@ -109,8 +114,7 @@ function starting(req: http.IncomingMessage, res: http.ServerResponse): void {
 const SWEEP_MS = 10 * 60_000;
 
 /**
- * At start-up, removes temporary upload files a killed process left. Expires abandoned
- * chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
+ * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
  * and every 10 minutes, without keeping the process up.
  */
 function startSweeper(engine: Engine, log: Logger) {
@@ -122,16 +126,8 @@ function startSweeper(engine: Engine, log: Logger) {
       },
       (err: unknown) => log.error({ err }, `removing ${what} failed`),
     );
-  const startedAt = Date.now();
-  let first = true;
   const sweep = () => {
     running = running.then(async () => {
-      if (first) {
-        first = false;
-        await task('temporary upload files left by an earlier run', () =>
-          engine.uploads.sweepLeftovers(startedAt),
-        );
-      }
       await task('expired partial uploads', () => engine.uploads.sweep());
       await task('query results unread past their retention', () =>
         engine.aql.sweepResults(engine.projects.allIds(), engine.config.resultTtlHours * 3_600_000),

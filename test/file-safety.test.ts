@@ -108,10 +108,16 @@ describe('stored files are never active content', () => {
   });
 
   it('the WebDAV folder listing is a page that runs nothing', async () => {
+    const mk = await request(s, 'MKCOL', dav(s, '/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E/'));
+    expect(mk.status, mk.text).toBe(201);
     const r = await request(s, 'GET', dav(s, '/'));
     expect(r.status).toBe(200);
     expect(r.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(r.headers['content-security-policy']).not.toContain('script-src');
     expect(r.headers['x-content-type-options']).toBe('nosniff');
+    // A user's file name is text in the page, never markup.
+    expect(r.text).toContain('&lt;img src=x onerror=alert(1)&gt;/');
+    expect(r.text).not.toContain('<img');
   });
 
   describe.skipIf(!haveChromium && process.env.CI !== 'true')('in headless Chromium', () => {

@@ -7,7 +7,9 @@ import { HttpError } from '../errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { etagOf, sendStoredFile } from '../file-response.js';
 import { uploadedReply } from '../upload-reply.js';
-import { escapeXml, readBody } from './xml.js';
+import { readBody } from './xml.js';
+import { html } from '../../web/html.js';
+import { pageHeaders, renderPage, type Page } from '../../web/page.js';
 
 export const FILE_METHODS =
   'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK';
@@ -32,21 +34,20 @@ function requireItem(dav: Dav): StorageItem {
   return item;
 }
 
-function listing(dav: Dav, item: StorageItem, members: StorageItem[]): string {
-  const rows = members
-    .map((m) => {
-      const link = escapeXml(href(dav, m.path, m.type === 'folder'));
-      const label = escapeXml(m.name + (m.type === 'folder' ? '/' : ''));
-      const size = m.type === 'folder' ? '' : String(m.size);
-      return `<tr><td><a href="${link}">${label}</a></td><td>${size}</td><td>${escapeXml(m.modified)}</td></tr>`;
-    })
-    .join('\n');
-  const up =
-    item.path === '/'
-      ? ''
-      : `<p><a href="${escapeXml(href(dav, parentOf(item.path), true))}">Parent folder</a></p>`;
-  const title = escapeXml(`${dav.project}: ${item.path}`);
-  return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${up}<table><thead><tr><th>Name</th><th>Size</th><th>Modified</th></tr></thead><tbody>\n${rows}\n</tbody></table></body></html>`;
+function listing(dav: Dav, item: StorageItem, members: StorageItem[]): Page {
+  const rows = members.map(
+    (m) =>
+      html`<tr><td><a href="${href(dav, m.path, m.type === 'folder')}">${m.name}${m.type === 'folder' && '/'}</a></td><td>${m.type === 'folder' ? '' : m.size}</td><td>${m.modified}</td></tr>\n`,
+  );
+  const title = `${dav.project}: ${item.path}`;
+  // Our page, but the names in it are the users': the kit's policy lets nothing run or load.
+  return renderPage({
+    title,
+    body: html`<h1>${title}</h1>
+${item.path !== '/' && html`<p><a href="${href(dav, parentOf(item.path), true)}">Parent folder</a></p>`}
+<table><thead><tr><th>Name</th><th>Size</th><th>Modified</th></tr></thead><tbody>
+${rows}</tbody></table>`,
+  });
 }
 
 export async function get(dav: Dav): Promise<void> {
@@ -54,13 +55,10 @@ export async function get(dav: Dav): Promise<void> {
   const item = requireItem(dav);
   if (item.type === 'folder') {
     const { children } = await dav.engine.files.list(dav.actor, item.path);
-    const html = listing(dav, item, children);
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    // Our page, but names in it are the users': nothing in it may run or load.
-    res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Content-Length', Buffer.byteLength(html));
-    res.status(200).end(req.method === 'HEAD' ? undefined : html);
+    const page = listing(dav, item, children);
+    for (const [k, v] of Object.entries(pageHeaders(page))) res.setHeader(k, v);
+    res.setHeader('Content-Length', Buffer.byteLength(page.html));
+    res.status(200).end(req.method === 'HEAD' ? undefined : page.html);
     return;
   }
   await sendStoredFile(dav.engine, dav.actor, item, req, res);
