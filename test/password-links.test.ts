@@ -17,9 +17,9 @@ import {
 import { startFakeIssuer, type FakeIssuer } from './helpers/oidc.js';
 import {
   ADMIN,
-  ADMIN_PASSWORD,
   invite,
   startTestServer,
+  testConfig,
   type ApiResponse,
   type TestServer,
 } from './helpers/server.js';
@@ -406,12 +406,7 @@ describe('forgot password per client address, kept in the metadata DB', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pwlimit-'));
   let running: RunningServer | undefined;
   const start = () => {
-    const config = loadConfig({
-      URSA_DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      URSA_LOG_LEVEL: 'silent',
+    const config = testConfig(dataDir, {
       URSA_DEMO: 'false',
       URSA_PASSWORD_RESETS_PER_HOUR: '2',
       URSA_PASSWORD_LINK_TTL_HOURS: '0.5',

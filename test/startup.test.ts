@@ -4,10 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
-import { ADMIN_PASSWORD } from './helpers/server.js';
+import { testConfig } from './helpers/server.js';
 
 describe('start-up', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-startup-'));
@@ -18,14 +17,7 @@ describe('start-up', () => {
   });
 
   it('answers 503 with Retry-After until ready, then serves', async () => {
-    const config = loadConfig({
-      URSA_DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      URSA_LOG_LEVEL: 'silent',
-      URSA_DEMO_DATA: 'false',
-    });
+    const config = testConfig(dataDir);
     // Start-up is held (as a slow one would be) until the requests below were answered.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));

@@ -8,11 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
-import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, startTestServer, testConfig, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 const TOKEN = 'webdav-token-for-abort-tests';
@@ -300,16 +299,7 @@ describe('temporary files left by a crash', () => {
   it('count toward storageBytes until the next start-up removes them', async () => {
     const plans = writePlansFile({ storageBytes: 1000 });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-abort-'));
-    const config = () =>
-      loadConfig({
-        URSA_DATA_DIR: dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        URSA_LOG_LEVEL: 'silent',
-        URSA_DEMO_DATA: 'false',
-        URSA_PLANS_FILE: plans.file,
-      });
+    const config = () => testConfig(dataDir, { URSA_PLANS_FILE: plans.file });
     const start = async () => {
       const c = config();
       return startServer(c, createLogger(c.logLevel), false);

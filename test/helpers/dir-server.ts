@@ -1,9 +1,8 @@
 // A real server on a data directory the test owns: it can be stopped and started again on
 // the same directory (restart tests); the directory is never removed here.
-import { loadConfig } from '../../src/engine/config.js';
 import { createLogger } from '../../src/engine/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { ADMIN, ADMIN_PASSWORD, type ApiResponse } from './server.js';
+import { ADMIN, testConfig, type ApiResponse } from './server.js';
 
 export interface DirServer extends RunningServer {
   dataDir: string;
@@ -11,14 +10,8 @@ export interface DirServer extends RunningServer {
 }
 
 export async function startOn(dataDir: string, env: Record<string, string> = {}) {
-  const config = loadConfig({
-    URSA_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    URSA_LOG_LEVEL: 'silent',
-    ...env,
-  });
+  // Restart tests see the product's default: the demo project with its data.
+  const config = testConfig(dataDir, { URSA_DEMO_DATA: 'true', ...env });
   const running = await startServer(config, createLogger(config.logLevel), false);
   // Each start gets a new port, hence a new issuer: tokens belong to one server.
   const tokens = new Map<string, string>();

@@ -36,18 +36,26 @@ export interface ApiResponse {
   json: any;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-test-'));
-  const config = loadConfig({
+/**
+ * A test server's configuration on `dataDir`: loopback, a port the system picks, the known
+ * admin password, no logs; the demo project is created, but its data loads only where a test
+ * asks for it (`URSA_DEMO_DATA: 'true'`).
+ */
+export function testConfig(dataDir: string, env: Record<string, string> = {}) {
+  return loadConfig({
     URSA_DATA_DIR: dataDir,
     PORT: '0',
     HOST: '127.0.0.1',
     URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
     URSA_LOG_LEVEL: 'silent',
-    // The demo project is created, but its data loads only where a test asks for it.
     URSA_DEMO_DATA: 'false',
     ...env,
   });
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-test-'));
+  const config = testConfig(dataDir, env);
   const running = await startServer(
     config,
     createLogger(config.logLevel),
