@@ -16,12 +16,17 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, mcpAudience } from '../src/engine/config.js';
-import { createLogger } from '../src/engine/logger.js';
-import { startServer, type RunningServer } from '../src/server.js';
+import { mcpAudience } from '../src/engine/config.js';
+import type { RunningServer } from '../src/server.js';
 import { Browser, browse, json, oauthClient, pkce, REDIRECT, type Flow } from './helpers/oauth.js';
 import { startFakeIssuer, type FakeIssuer } from './helpers/oidc.js';
-import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+import {
+  ADMIN,
+  ADMIN_PASSWORD,
+  startOnPort,
+  startTestServer,
+  type TestServer,
+} from './helpers/server.js';
 
 describe('built-in OAuth authorization server', () => {
   let s: TestServer;
@@ -404,18 +409,7 @@ describe('built-in OAuth authorization server', () => {
 describe('OAuth state survives a restart', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-oauth-'));
   let server: RunningServer | undefined;
-  const start = async (port: number) => {
-    const config = loadConfig({
-      URSA_DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      URSA_LOG_LEVEL: 'silent',
-      URSA_DEMO_DATA: 'false',
-      ...(port ? { URSA_SITE_URL: `http://localhost:${port}` } : {}),
-    });
-    return startServer(config, createLogger('silent'), port !== 0);
-  };
+  const start = (port: number) => startOnPort(dataDir, port);
   afterAll(async () => {
     await server?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

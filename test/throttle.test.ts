@@ -6,9 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
-import { createLogger } from '../src/engine/logger.js';
-import { startServer, type RunningServer } from '../src/server.js';
+import type { RunningServer } from '../src/server.js';
 import { oauthClient } from './helpers/oauth.js';
 import { basic, rawRequest, type RawResponse } from './helpers/http.js';
 import {
@@ -17,6 +15,7 @@ import {
   invite,
   startTestServer,
   type TestServer,
+  startOnPort,
 } from './helpers/server.js';
 
 const TOKEN = 'webdav-token-for-throttle-1';
@@ -184,19 +183,8 @@ describe('behind a trusted proxy (URSA_TRUST_PROXY)', () => {
 describe('the client registration limit survives a restart', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-throttle-'));
   let server: RunningServer | undefined;
-  const start = (port: number) => {
-    const config = loadConfig({
-      URSA_DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      URSA_LOG_LEVEL: 'silent',
-      URSA_DEMO_DATA: 'false',
-      URSA_OAUTH_REGISTRATIONS_PER_HOUR: '2',
-      ...(port ? { URSA_SITE_URL: `http://localhost:${port}` } : {}),
-    });
-    return startServer(config, createLogger('silent'), port !== 0);
-  };
+  const start = (port: number) =>
+    startOnPort(dataDir, port, { URSA_OAUTH_REGISTRATIONS_PER_HOUR: '2' });
   afterAll(async () => {
     await server?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

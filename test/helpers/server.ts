@@ -53,6 +53,23 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}) {
   });
 }
 
+/**
+ * A server on a data directory the test keeps across restarts: first on port 0 (the system
+ * picks), then again on the port it got, so its site URL (and tokens' issuer) stay the same.
+ */
+export function startOnPort(
+  dataDir: string,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
+  const config = testConfig(dataDir, {
+    PORT: String(port),
+    ...(port ? { URSA_SITE_URL: `http://localhost:${port}` } : {}),
+    ...env,
+  });
+  return startServer(config, createLogger(config.logLevel), port !== 0);
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-test-'));
   const config = testConfig(dataDir, env);
