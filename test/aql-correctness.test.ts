@@ -1398,3 +1398,297 @@ describe('number formatting', () => {
     expect((await run('SELECT ROUND(SUM([Val]), 2) WHERE [Num ID] = 6')).values).toBe('2.5');
   });
 });
+
+// ---------------------------------------------------------------------------------------
+// Version 2 (AQL.md §11): dates, windows over the result, more functions. The expected
+// answers are again computed here from the generated rows.
+
+const monthStart = (d: string) => `${d.slice(0, 7)}-01`;
+/** Whole days from a to b ("YYYY-MM-DD"). */
+const daysBetween = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / DAY_MS);
+const addDays = (d: string, n: number) => isoDay(Date.parse(d) + n * DAY_MS);
+/** quantile_cont: linear interpolation between the order statistics around p·(n−1). */
+const percentile = (xs: (number | null)[], p: number): number | null => {
+  const v = present(xs).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const at = p * (v.length - 1);
+  const lo = Math.floor(at);
+  return v[lo]! + (at - lo) * ((v[Math.min(lo + 1, v.length - 1)] ?? v[lo]!) - v[lo]!);
+};
+/** Sample standard deviation (n − 1). */
+const stddev = (xs: (number | null)[]): number | null => {
+  const v = present(xs);
+  if (v.length < 2) return null;
+  const m = sum(v)! / v.length;
+  return Math.sqrt(v.reduce((a, x) => a + (x - m) ** 2, 0) / (v.length - 1));
+};
+const orderRegion = (o: Order): Val => region(o);
+
+describe('version 2: dates', () => {
+  it('DATE_TRUNC("month", d) is a date dimension', async () => {
+    await check(
+      'SELECT DATE_TRUNC("month", [Order Date]) AS "Month", SUM([Amount]), COUNT([Order ID])',
+      assemble(
+        leaf(ORDERS, [(o) => monthStart(o.order_date)], (os) => sum(amounts(os))),
+        countLeaf(ORDERS, [(o) => monthStart(o.order_date)], orderCount),
+      ),
+      { titles: ['Month', 'SUM([Amount])', 'COUNT([Order ID])'] },
+    );
+  });
+
+  it('DATE_ADD, DATE_DIFF and d ± n on attributes and date strings, in WHERE and as dimensions', async () => {
+    const from = addDays('2024-12-31', -30);
+    const recent = ORDERS.filter((o) => o.order_date >= from);
+    await check(
+      'SELECT [Status], COUNT([Order ID]) WHERE [Order Date] >= DATE_ADD("day", -30, "2024-12-31")',
+      assemble(countLeaf(recent, [status], orderCount)),
+    );
+    await check(
+      'SELECT [Status], COUNT([Order ID]) WHERE [Order Date] + 30 >= "2024-12-31"',
+      assemble(countLeaf(recent, [status], orderCount)),
+    );
+    await check(
+      'SELECT DATE_DIFF("day", "2024-12-01", [Order Date]) AS "Days", COUNT([Order ID]) WHERE [Order Date] - 5 >= "2024-12-20"',
+      assemble(
+        countLeaf(
+          ORDERS.filter((o) => addDays(o.order_date, -5) >= '2024-12-20'),
+          [(o) => daysBetween('2024-12-01', o.order_date)],
+          orderCount,
+        ),
+      ),
+    );
+    await check(
+      'SELECT DATE_ADD("month", 1, DATE_TRUNC("month", [Order Date])) AS "Next", COUNT([Order ID]) WHERE YEAR([Order Date]) = 2024',
+      assemble(
+        countLeaf(
+          ORDERS.filter((o) => year(o) === 2024),
+          [
+            (o) => {
+              const [y, m] = ymd(o.order_date);
+              return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
+            },
+          ],
+          orderCount,
+        ),
+      ),
+    );
+  });
+
+  it('TODAY() in a relative window: [Order Date] >= DATE_ADD("day", -N, TODAY())', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const n = daysBetween('2024-06-30', today);
+    const since = addDays(today, -n);
+    await check(`SELECT COUNT([Order ID]) WHERE [Order Date] >= DATE_ADD("day", -${n}, TODAY())`, [
+      [orderCount(ORDERS.filter((o) => o.order_date >= since))],
+    ]);
+  });
+});
+
+describe('version 2: windows over the result', () => {
+  const byMonth = leaf(
+    ORDERS.filter((o) => year(o) === 2024),
+    [month],
+    (os) => sum(amounts(os)),
+  );
+  const months = assemble(byMonth);
+
+  it('running total, change vs the previous row (LAG), LEAD with a default, moving average with a frame', async () => {
+    let run = 0;
+    const expected = months.map((r, i) => {
+      run += (r[1] as number | null) ?? 0;
+      const prev = i > 0 ? months[i - 1]![1]! : null;
+      const next = i + 1 < months.length ? months[i + 1]![1]! : 0;
+      const window = months.slice(Math.max(0, i - 2), i + 1).map((x) => x[1] as number | null);
+      return [r[0]!, r[1]!, run, minus(r[1]!, prev), next, avg(window)];
+    });
+    await check(
+      `SELECT MONTH([Order Date]), SUM([Amount]),
+         SUM(SUM([Amount])) OVER (ORDER BY MONTH([Order Date])) AS "Running",
+         SUM([Amount]) - LAG(SUM([Amount])) OVER (ORDER BY MONTH([Order Date])) AS "Change",
+         LEAD(SUM([Amount]), 1, 0) OVER (ORDER BY MONTH([Order Date])) AS "Next",
+         AVG(SUM([Amount])) OVER (ORDER BY MONTH([Order Date]) ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS "Moving"
+       WHERE YEAR([Order Date]) = 2024`,
+      expected,
+    );
+  });
+
+  it('share within a partition and RANK/DENSE_RANK/ROW_NUMBER; QUALIFY keeps the top 2 per region', async () => {
+    const base = assemble(leaf(ORDERS, [orderRegion, category], (os) => sum(amounts(os))));
+    const ranked = base.map((r) => {
+      const peers = base.filter((x) => x[0] === r[0]);
+      const total = sum(peers.map((x) => x[2] as number | null));
+      // DuckDB: nulls last in DESC order; rank = 1 + rows strictly before.
+      const before = peers.filter((x) =>
+        r[2] === null ? x[2] !== null : x[2] !== null && (x[2] as number) > (r[2] as number),
+      );
+      return [...r, div(r[2]!, total), 1 + before.length];
+    });
+    await check(
+      `SELECT [Region], [Category], SUM([Amount]),
+         SUM([Amount]) / SUM(SUM([Amount])) OVER (PARTITION BY [Region]) AS "Share",
+         RANK() OVER (PARTITION BY [Region] ORDER BY SUM([Amount]) DESC) AS "Rank"`,
+      ranked,
+    );
+    const top2 = ranked.filter((r) => (r[4] as number) <= 2).map((r) => r.slice(0, 3));
+    await check(
+      `SELECT [Region], [Category], SUM([Amount])
+       QUALIFY RANK() OVER (PARTITION BY [Region] ORDER BY SUM([Amount]) DESC) <= 2`,
+      top2,
+    );
+    // ROW_NUMBER over all rows, ordered by the measure (ties broken by the dimensions).
+    const numbered = sortRows(base, [[2, true]], 2).map((r, i) => [r[0]!, r[1]!, i + 1]);
+    await check(
+      `SELECT [Region], [Category], ROW_NUMBER() OVER (ORDER BY SUM([Amount]) DESC) AS "N"
+       ORDER BY "N"`,
+      numbered,
+    );
+  });
+
+  it('FIRST_VALUE/LAST_VALUE over a whole partition, COUNT/MIN/MAX OVER ()', async () => {
+    const base = assemble(leaf(ORDERS, [orderRegion, status], (os) => orderCount(os)));
+    const expected = base.map((r) => {
+      const peers = base.filter((x) => x[0] === r[0]);
+      return [
+        r[0]!,
+        r[1]!,
+        r[2]!,
+        peers[0]![2]!,
+        peers[peers.length - 1]![2]!,
+        base.length,
+        Math.max(...base.map((x) => x[2] as number)),
+      ];
+    });
+    await check(
+      `SELECT [Region], [Status], COUNT([Order ID]),
+         FIRST_VALUE(COUNT([Order ID])) OVER (PARTITION BY [Region] ORDER BY [Status] ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),
+         LAST_VALUE(COUNT([Order ID])) OVER (PARTITION BY [Region] ORDER BY [Status] ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING),
+         COUNT(COUNT([Order ID])) OVER (),
+         MAX(COUNT([Order ID])) OVER ()`,
+      expected,
+    );
+  });
+
+  it('windows never change how measures are computed: two fact datasets (chasm) stay exact', async () => {
+    const rows = assemble(
+      leaf(ORDERS, [orderRegion], (os) => sum(amounts(os))),
+      leaf(RETURNS, [region], (rs) => sum(refunds(rs))),
+    );
+    const totalRefund = sum(RETURNS.map((r) => r.refund));
+    await check(
+      `SELECT [Region], SUM([Amount]), SUM([Refund]), SUM(SUM([Refund])) OVER () AS "All Refunds"`,
+      rows.map((r) => [...r, totalRefund]),
+    );
+  });
+
+  it('with the row-level filter, windows see only the member’s rows', async () => {
+    const eu = assemble(leaf(EU(ORDERS), [category], (os) => sum(amounts(os))));
+    const total = sum(eu.map((r) => r[1] as number | null));
+    await check(
+      `SELECT [Category], SUM([Amount]), SUM(SUM([Amount])) OVER () AS "Total"`,
+      eu.map((r) => [...r, total]),
+      { as: RLS },
+    );
+  });
+
+  it('errors teach where windows go', async () => {
+    expect(
+      (
+        await refused(
+          'SELECT [Region], SUM([Amount]) HAVING RANK() OVER (ORDER BY SUM([Amount])) < 2',
+        )
+      ).message,
+    ).toMatch(/QUALIFY/);
+    expect(
+      (await refused('SELECT [Region] WHERE ROW_NUMBER() OVER (ORDER BY [Region]) < 2')).message,
+    ).toMatch(/QUALIFY/);
+    expect((await refused('SELECT [Region], SUM([Amount]) OVER ()')).message).toMatch(
+      /SUM\(SUM\(\[Amount\]\)\) OVER/,
+    );
+    expect((await refused('SELECT [Region], LAG(SUM([Amount])) OVER ()')).message).toMatch(
+      /needs ORDER BY/,
+    );
+    expect((await refused('SELECT [Region], RANK()')).message).toMatch(/needs OVER/);
+  });
+});
+
+describe('version 2: functions', () => {
+  it('PERCENTILE, STDDEV and COUNT_DISTINCT (of an attribute and of a fact)', async () => {
+    await check(
+      'SELECT [Category], PERCENTILE([Amount], 0.9), STDDEV([Amount]), COUNT_DISTINCT([Order Customer]), COUNT_DISTINCT([Qty]), COUNT([Qty])',
+      assemble(
+        leaf(ORDERS, [category], (os) => percentile(amounts(os), 0.9)),
+        leaf(ORDERS, [category], (os) => stddev(amounts(os))),
+        countLeaf(ORDERS, [category], (os) => countDistinct(os.map((o) => o.customer_id))),
+        countLeaf(ORDERS, [category], (os) => countDistinct(qtys(os))),
+        countLeaf(ORDERS, [category], (os) => countPresent(qtys(os))),
+      ),
+    );
+  });
+
+  it('text expressions of attributes are dimensions: UPPER, ||, CONCAT, LEFT, LENGTH, REPLACE, SUBSTRING, TRIM, LOWER, COALESCE', async () => {
+    await check(
+      'SELECT UPPER(CONCAT([Category], ", ", [Status])) AS "Key", COUNT([Order ID])',
+      assemble(
+        countLeaf(ORDERS, [(o) => `${category(o) ?? ''}, ${o.status}`.toUpperCase()], orderCount),
+      ),
+    );
+    await check(
+      'SELECT [Status] || "/" || LOWER([Category]), LENGTH([Status]), COUNT([Order ID])',
+      assemble(
+        countLeaf(
+          ORDERS,
+          [
+            (o) =>
+              category(o) === null ? null : `${o.status}/${String(category(o)).toLowerCase()}`,
+            (o) => o.status.length,
+          ],
+          orderCount,
+        ),
+      ),
+    );
+    await check(
+      'SELECT LEFT([Status], 2), REPLACE(TRIM([Status]), "a", "4"), SUBSTRING([Status], 2, 3), COUNT([Order ID])',
+      assemble(
+        countLeaf(
+          ORDERS,
+          [
+            (o) => o.status.slice(0, 2),
+            (o) => o.status.replaceAll('a', '4'),
+            (o) => o.status.slice(1, 4),
+          ],
+          orderCount,
+        ),
+      ),
+    );
+    await check(
+      'SELECT COALESCE([Region], "none") AS "Region", SUM([Amount])',
+      assemble(leaf(ORDERS, [(o) => region(o) ?? 'none'], (os) => sum(amounts(os)))),
+    );
+  });
+
+  it('NULLIF, LEAST and GREATEST on measures; ILIKE in WHERE', async () => {
+    const rows = assemble(
+      leaf(ORDERS, [category], (os) => sum(amounts(os))),
+      countLeaf(ORDERS, [category], orderCount),
+    );
+    await check(
+      'SELECT [Category], NULLIF(COUNT([Order ID]), 0), LEAST(SUM([Amount]), 5000), GREATEST(SUM([Amount]), COUNT([Order ID]) * 100)',
+      rows.map((r) => [
+        r[0]!,
+        r[2] === 0 ? null : r[2]!,
+        r[1] === null ? null : Math.min(r[1] as number, 5000),
+        r[1] === null ? null : Math.max(r[1] as number, (r[2] as number) * 100),
+      ]),
+    );
+    await check(
+      'SELECT [Status], COUNT([Order ID]) WHERE [Status] ILIKE "PA%"',
+      assemble(
+        countLeaf(
+          ORDERS.filter((o) => /^pa/i.test(o.status)),
+          [status],
+          orderCount,
+        ),
+      ),
+    );
+  });
+});

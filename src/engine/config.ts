@@ -51,6 +51,11 @@ const envSchema = z.object({
   /** The earlier name of URSA_MCP_WAIT_MS (it covered only `ask`), still read. */
   URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   URSA_TRUST_PROXY: z.string().min(1).optional(),
+  URSA_TIMEZONE: z
+    .string()
+    .min(1)
+    .default('UTC')
+    .refine(validTimeZone, { message: 'an IANA time zone such as UTC or Europe/Prague' }),
 });
 
 export interface Config {
@@ -108,6 +113,8 @@ export interface Config {
    * the socket's address), a hop count, or addresses/subnets such as "loopback, 10.0.0.0/8".
    */
   trustProxy: boolean | number | string;
+  /** The IANA time zone of AQL's TODAY(). */
+  timeZone: string;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -185,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpWaitMs: e.URSA_MCP_WAIT_MS ?? e.URSA_MCP_ASK_WAIT_MS ?? 45_000,
     oauthRegistrationsPerHour: e.URSA_OAUTH_REGISTRATIONS_PER_HOUR,
     trustProxy: parseTrustProxy(e.URSA_TRUST_PROXY),
+    timeZone: e.URSA_TIMEZONE,
   };
 }
 
@@ -195,4 +203,30 @@ function parseTrustProxy(v: string | undefined): boolean | number | string {
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
   return v;
+}
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Today's date, "YYYY-MM-DD", in a time zone (en-CA writes dates that way). */
+export function todayIn(timeZone: string, now = new Date()): string {
+  let f = dayFormats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormats.set(timeZone, f);
+  }
+  return f.format(now);
 }

@@ -12,7 +12,7 @@ import {
 import { ActivityLog } from './activity/activity.js';
 import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
-import type { Config } from './config.js';
+import { todayIn, type Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { jobs } from './db/schema.js';
 import {
@@ -160,7 +160,14 @@ export class Engine {
       this.activity,
       this.jobs,
     );
-    this.aql = new Aql(this.model, this.datasets, this.dbs, this.jobs, (p) => this.projects.dir(p));
+    this.aql = new Aql(
+      this.model,
+      this.datasets,
+      this.dbs,
+      this.jobs,
+      (p) => this.projects.dir(p),
+      () => todayIn(config.timeZone),
+    );
     this.catalog = new CatalogService(
       this.aql,
       this.dbs,

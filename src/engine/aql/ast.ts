@@ -14,9 +14,13 @@ export type Expr =
   | { k: 'bool'; value: boolean; pos: Pos }
   | { k: 'null'; pos: Pos }
   | { k: 'ref'; name: string; pos: Pos }
+  /** A name without brackets (`origin`): always an error that teaches `[Origin]`. */
+  | { k: 'bare'; name: string; pos: Pos }
+  /** `*`, as in COUNT(*): an error that teaches COUNT([a key]). */
+  | { k: 'star'; pos: Pos }
   | { k: 'call'; name: string; args: Expr[]; pos: Pos }
   | { k: 'neg'; e: Expr; pos: Pos }
-  | { k: 'arith'; op: '+' | '-' | '*' | '/'; l: Expr; r: Expr; pos: Pos }
+  | { k: 'arith'; op: '+' | '-' | '*' | '/' | '||'; l: Expr; r: Expr; pos: Pos }
   | { k: 'cmp'; op: '=' | '<>' | '<' | '<=' | '>' | '>='; l: Expr; r: Expr; pos: Pos }
   | { k: 'in'; e: Expr; list: Expr[]; not: boolean; pos: Pos }
   | { k: 'between'; e: Expr; lo: Expr; hi: Expr; not: boolean; pos: Pos }
@@ -26,7 +30,22 @@ export type Expr =
   | { k: 'not'; e: Expr; pos: Pos }
   | { k: 'and' | 'or'; l: Expr; r: Expr; pos: Pos }
   | { k: 'case'; whens: { when: Expr; then: Expr }[]; else: Expr | null; pos: Pos }
-  | { k: 'sub'; metric: MetricBody; pos: Pos };
+  | { k: 'sub'; metric: MetricBody; pos: Pos }
+  /** `fn(args) OVER (PARTITION BY … ORDER BY … frame)`: computed over the assembled result. */
+  | { k: 'window'; call: Extract<Expr, { k: 'call' }>; over: Over; pos: Pos };
+
+export interface FrameBound {
+  /** n PRECEDING / n FOLLOWING; UNBOUNDED has n = null. */
+  kind: 'preceding' | 'following' | 'current';
+  n: number | null;
+  pos: Pos;
+}
+
+export interface Over {
+  partition: Expr[];
+  order: { e: Expr; desc: boolean }[];
+  frame: { unit: 'ROWS' | 'RANGE'; from: FrameBound; to: FrameBound } | null;
+}
 
 /** `SELECT <measure> [BY ALL [dims]] [WHERE cond]`: a saved metric or a sub-select. */
 export interface MetricBody {
@@ -52,6 +71,8 @@ export interface Query {
   items: SelectItem[];
   where: Expr | null;
   having: Expr | null;
+  /** Filters on window values, after them (top N per group). */
+  qualify: Expr | null;
   orderBy: { target: OrderTarget; desc: boolean }[];
   limit: number | null;
   offset: number | null;

@@ -1,6 +1,7 @@
 // The resolved form of AQL: every reference is a model column, every aggregation a leaf
 // that knows its own filters and grain modifier.
 import type { ObjectRow } from '../model/store.js';
+import type { Pos } from './ast.js';
 
 export interface Column {
   dataset: string;
@@ -13,7 +14,28 @@ export interface Column {
 }
 
 export type DatePart = 'YEAR' | 'QUARTER' | 'MONTH' | 'WEEK' | 'DAY';
-export type AggFn = 'SUM' | 'AVG' | 'MIN' | 'MAX' | 'MEDIAN' | 'COUNT';
+export type AggFn = 'SUM' | 'AVG' | 'MIN' | 'MAX' | 'MEDIAN' | 'COUNT' | 'PERCENTILE' | 'STDDEV';
+
+/** Functions computed over the assembled result (after aggregation). */
+export type WindowFn =
+  | 'SUM'
+  | 'AVG'
+  | 'MIN'
+  | 'MAX'
+  | 'COUNT'
+  | 'LAG'
+  | 'LEAD'
+  | 'RANK'
+  | 'DENSE_RANK'
+  | 'ROW_NUMBER'
+  | 'FIRST_VALUE'
+  | 'LAST_VALUE';
+
+export interface Frame {
+  unit: 'ROWS' | 'RANGE';
+  from: { kind: 'preceding' | 'following' | 'current'; n: number | null };
+  to: { kind: 'preceding' | 'following' | 'current'; n: number | null };
+}
 
 export interface Leaf {
   id: number;
@@ -21,6 +43,10 @@ export interface Leaf {
   arg: V;
   /** COUNT([attr], [other]): the dataset that counts. */
   countIn: string | null;
+  /** COUNT_DISTINCT: distinct values even of a fact. */
+  distinct?: boolean;
+  /** PERCENTILE's fraction, 0 to 1. */
+  fraction?: number;
   /** Metric-level conditions, ANDed. */
   where: V[];
   /** BY ALL: null = query grain; [] = no dimensions; else attribute columns removed. */
@@ -28,17 +54,44 @@ export interface Leaf {
   text: string;
   /** The saved metric it comes from ("metric [Revenue]"), so errors name what the user wrote. */
   origin?: string | null;
+  /** Where the user wrote it (for a saved metric: where the query names the metric). */
+  pos: Pos;
 }
 
-export type V =
+/** Scalar functions: the same at row level and over the assembled result. */
+export type ScalarFn =
+  | 'ABS'
+  | 'ROUND'
+  | 'IFNULL'
+  | 'COALESCE'
+  | 'NULLIF'
+  | 'LEAST'
+  | 'GREATEST'
+  | 'UPPER'
+  | 'LOWER'
+  | 'TRIM'
+  | 'LENGTH'
+  | 'LEFT'
+  | 'RIGHT'
+  | 'SUBSTRING'
+  | 'CONCAT'
+  | 'REPLACE'
+  | 'DATE_TRUNC'
+  | 'DATE_ADD'
+  | 'DATE_DIFF';
+
+/** Every node knows where it was written, so an error points at its own token. */
+export type V = VNode & { pos: Pos };
+
+type VNode =
   | { t: 'const'; v: number | string | boolean | null }
   | { t: 'col'; col: Column }
   | { t: 'part'; part: DatePart; e: V }
   | { t: 'today' }
   | { t: 'agg'; leaf: Leaf }
-  | { t: 'arith'; op: '+' | '-' | '*' | '/'; l: V; r: V }
+  | { t: 'arith'; op: '+' | '-' | '*' | '/' | '||'; l: V; r: V }
   | { t: 'neg'; e: V }
-  | { t: 'fn'; name: 'ABS' | 'ROUND' | 'IFNULL'; args: V[] }
+  | { t: 'fn'; name: ScalarFn; args: V[] }
   | { t: 'case'; whens: { when: V; then: V }[]; else: V | null }
   | { t: 'cmp'; op: '=' | '<>' | '<' | '<=' | '>' | '>='; l: V; r: V }
   | { t: 'in'; e: V; list: V[]; not: boolean }
@@ -46,7 +99,15 @@ export type V =
   | { t: 'like'; e: V; pattern: V; not: boolean; ci: boolean }
   | { t: 'isnull'; e: V; not: boolean }
   | { t: 'not'; e: V }
-  | { t: 'and' | 'or'; l: V; r: V };
+  | { t: 'and' | 'or'; l: V; r: V }
+  | {
+      t: 'win';
+      fn: WindowFn;
+      args: V[];
+      partition: V[];
+      order: { v: V; desc: boolean }[];
+      frame: Frame | null;
+    };
 
 export function walk(v: V, visit: (v: V) => void): void {
   visit(v);
@@ -65,6 +126,10 @@ export function walk(v: V, visit: (v: V) => void): void {
       return walk(v.r, visit);
     case 'fn':
       return v.args.forEach((a) => walk(a, visit));
+    case 'win':
+      v.args.forEach((a) => walk(a, visit));
+      v.partition.forEach((a) => walk(a, visit));
+      return v.order.forEach((o) => walk(o.v, visit));
     case 'case':
       for (const w of v.whens) {
         walk(w.when, visit);
@@ -104,3 +169,62 @@ export function leavesIn(v: V): Leaf[] {
 }
 
 export const hasAgg = (v: V): boolean => leavesIn(v).length > 0;
+
+export function hasWindow(v: V): boolean {
+  let found = false;
+  walk(v, (x) => {
+    if (x.t === 'win') found = true;
+  });
+  return found;
+}
+
+/** Rebuilds `v` bottom-up, replacing any node for which `swap` returns one. */
+export function mapV(v: V, swap: (x: V) => V | null): V {
+  const hit = swap(v);
+  if (hit) return hit;
+  const m = (x: V) => mapV(x, swap);
+  switch (v.t) {
+    case 'part':
+    case 'neg':
+    case 'not':
+    case 'isnull':
+      return { ...v, e: m(v.e) };
+    case 'arith':
+      return { ...v, l: m(v.l), r: m(v.r) };
+    case 'cmp':
+      return { ...v, l: m(v.l), r: m(v.r) };
+    case 'and':
+    case 'or':
+      return { ...v, l: m(v.l), r: m(v.r) };
+    case 'fn':
+      return { ...v, args: v.args.map(m) };
+    case 'case':
+      return {
+        ...v,
+        whens: v.whens.map((w) => ({ when: m(w.when), then: m(w.then) })),
+        else: v.else ? m(v.else) : null,
+      };
+    case 'in':
+      return { ...v, e: m(v.e), list: v.list.map(m) };
+    case 'between':
+      return { ...v, e: m(v.e), lo: m(v.lo), hi: m(v.hi) };
+    case 'like':
+      return { ...v, e: m(v.e), pattern: m(v.pattern) };
+    case 'win':
+      return {
+        ...v,
+        args: v.args.map(m),
+        partition: v.partition.map(m),
+        order: v.order.map((o) => ({ v: m(o.v), desc: o.desc })),
+      };
+    default:
+      return v;
+  }
+}
+
+/** A structural key of an expression: positions and model rows left out. */
+export function shapeKey(v: unknown): string {
+  return JSON.stringify(v, (k, x) =>
+    k === 'obj' || k === 'pos' || k === 'text' || k === 'origin' || k === 'id' ? undefined : x,
+  );
+}

@@ -36,6 +36,16 @@ export const Else = kw('ELSE');
 export const End = kw('END');
 export const All = kw('ALL');
 export const True = kw('TRUE');
+export const Over = kw('OVER');
+export const Partition = kw('PARTITION');
+export const Qualify = kw('QUALIFY');
+export const Rows = kw('ROWS');
+export const Range = kw('RANGE');
+export const Unbounded = kw('UNBOUNDED');
+export const Preceding = kw('PRECEDING');
+export const Following = kw('FOLLOWING');
+export const Current = kw('CURRENT');
+export const Row = kw('ROW');
 export const False = kw('FALSE');
 
 export const Ref = createToken({ name: 'Ref', pattern: /\[[^\]\n]*\]/ });
@@ -44,6 +54,7 @@ export const Num = createToken({
   name: 'Num',
   pattern: /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/,
 });
+export const Concat = createToken({ name: 'Concat', pattern: /\|\|/ });
 export const Ne = createToken({ name: 'Ne', pattern: /<>|!=/ });
 export const Le = createToken({ name: 'Le', pattern: /<=/ });
 export const Ge = createToken({ name: 'Ge', pattern: />=/ });
@@ -94,6 +105,16 @@ const KEYWORDS = [
   All,
   True,
   False,
+  Over,
+  Partition,
+  Qualify,
+  Rows,
+  Range,
+  Unbounded,
+  Preceding,
+  Following,
+  Current,
+  Row,
 ];
 
 // Order matters: comments before the "-" and "/" operators, two-character operators before
@@ -105,6 +126,7 @@ export const allTokens: TokenType[] = [
   Ref,
   Str,
   Num,
+  Concat,
   Ne,
   Le,
   Ge,
@@ -137,6 +159,7 @@ export const TOKEN_TEXT: Record<string, string> = {
   Gt: "'>'",
   Eq: "'='",
   Plus: "'+'",
+  Concat: "'||'",
   Minus: "'-'",
   Star: "'*'",
   Slash: "'/'",

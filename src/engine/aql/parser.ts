@@ -1,12 +1,23 @@
 // AQL parser: chevrotain with error recovery, building the syntax tree directly (embedded
 // actions: no concrete syntax tree in between, so a query parses in microseconds).
 import { EmbeddedActionsParser, type IToken, type TokenType } from 'chevrotain';
-import type { Expr, MetricBody, OrderTarget, Pos, Query, SelectItem } from './ast.js';
+import type {
+  Expr,
+  FrameBound,
+  MetricBody,
+  OrderTarget,
+  Over,
+  Pos,
+  Query,
+  SelectItem,
+} from './ast.js';
 import { AqlError } from './errors.js';
 import * as T from './lexer.js';
+import { aliasHint, refuseSqlHabits } from './sql-habits.js';
 
 const FAKE: Pos = { offset: 0, line: 1, column: 1, text: '' };
 const POSITION_FOLLOW = new Set(['Comma', 'ASC', 'DESC', 'LIMIT', 'OFFSET', 'EOF']);
+type Call = Extract<Expr, { k: 'call' }>;
 
 class AqlParser extends EmbeddedActionsParser {
   source = '';
@@ -43,6 +54,7 @@ class AqlParser extends EmbeddedActionsParser {
     this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => items.push(this.SUBRULE(this.selectItem)) });
     let where: Expr | null = null;
     let having: Expr | null = null;
+    let qualify: Expr | null = null;
     const orderBy: Query['orderBy'] = [];
     let limit: number | null = null;
     let offset: number | null = null;
@@ -55,6 +67,10 @@ class AqlParser extends EmbeddedActionsParser {
     this.OPTION2(() => {
       this.CONSUME(T.Having);
       having = this.SUBRULE2(this.orExpr);
+    });
+    this.OPTION6(() => {
+      this.CONSUME(T.Qualify);
+      qualify = this.SUBRULE3(this.orExpr);
     });
     this.OPTION3(() => {
       this.CONSUME(T.Order);
@@ -76,7 +92,7 @@ class AqlParser extends EmbeddedActionsParser {
         offsetPos = this.ACTION(() => this.span(o, o));
       });
     });
-    return { items, where, having, orderBy, limit, offset, limitPos, offsetPos };
+    return { items, where, having, qualify, orderBy, limit, offset, limitPos, offsetPos };
   });
 
   metric = this.RULE('metric', (): MetricBody => {
@@ -272,9 +288,10 @@ class AqlParser extends EmbeddedActionsParser {
       const op = this.OR([
         { ALT: () => this.CONSUME(T.Plus) },
         { ALT: () => this.CONSUME(T.Minus) },
+        { ALT: () => this.CONSUME(T.Concat) },
       ]);
       const r = this.SUBRULE2(this.multiplicative);
-      e = { k: 'arith', op: op.image as '+' | '-', l: e, r, pos: this.within(start) };
+      e = { k: 'arith', op: op.image as '+' | '-' | '||', l: e, r, pos: this.within(start) };
     });
     return e;
   });
@@ -356,8 +373,24 @@ class AqlParser extends EmbeddedActionsParser {
           return { k: 'null' as const, pos: this.ACTION(() => this.span(t, t)) };
         },
       },
+      {
+        ALT: () => {
+          const t = this.CONSUME(T.Star);
+          return { k: 'star' as const, pos: this.ACTION(() => this.span(t, t)) };
+        },
+      },
       { ALT: () => this.SUBRULE(this.caseExpr) },
-      { ALT: () => this.SUBRULE(this.call) },
+      {
+        // A name followed by "(" calls a function; alone it is a name without brackets.
+        GATE: () => this.LA(2).tokenType === T.LParen,
+        ALT: () => this.SUBRULE(this.call),
+      },
+      {
+        ALT: () => {
+          const t = this.CONSUME(T.Identifier);
+          return this.ACTION(() => ({ k: 'bare' as const, name: t.image, pos: this.span(t, t) }));
+        },
+      },
       { ALT: () => this.SUBRULE(this.parens) },
     ]),
   );
@@ -368,12 +401,122 @@ class AqlParser extends EmbeddedActionsParser {
     const args: Expr[] = [];
     this.MANY_SEP({ SEP: T.Comma, DEF: () => args.push(this.SUBRULE(this.orExpr)) });
     this.CONSUME(T.RParen);
-    return {
+    const call: Call = {
       k: 'call',
       name: name.image.toUpperCase(),
       args,
       pos: this.ACTION(() => this.span(name, this.last())),
     };
+    let over: Over | null = null;
+    this.OPTION(() => {
+      this.CONSUME(T.Over);
+      over = this.SUBRULE(this.overClause);
+    });
+    if (!over) return call;
+    return { k: 'window', call, over, pos: this.ACTION(() => this.span(name, this.last())) };
+  });
+
+  private overClause = this.RULE('overClause', (): Over => {
+    this.CONSUME(T.LParen);
+    const partition: Expr[] = [];
+    const order: Over['order'] = [];
+    let frame: Over['frame'] = null;
+    this.OPTION(() => {
+      this.CONSUME(T.Partition);
+      this.CONSUME(T.By);
+      this.AT_LEAST_ONE_SEP({
+        SEP: T.Comma,
+        DEF: () => partition.push(this.SUBRULE(this.additive)),
+      });
+    });
+    this.OPTION2(() => {
+      this.CONSUME(T.Order);
+      this.CONSUME2(T.By);
+      this.AT_LEAST_ONE_SEP2({
+        SEP: T.Comma,
+        DEF: () => {
+          const e = this.SUBRULE2(this.additive);
+          let desc = false;
+          this.OPTION3(() => {
+            this.OR([
+              { ALT: () => this.CONSUME(T.Asc) },
+              { ALT: () => (this.CONSUME(T.Desc), (desc = true)) },
+            ]);
+          });
+          order.push({ e, desc });
+        },
+      });
+    });
+    this.OPTION4(() => {
+      const unit = this.OR2([
+        { ALT: () => this.CONSUME(T.Rows) },
+        { ALT: () => this.CONSUME(T.Range) },
+      ]);
+      const bounds = this.OR3([
+        {
+          ALT: () => {
+            this.CONSUME(T.Between);
+            const from = this.SUBRULE(this.frameBound);
+            this.CONSUME(T.And);
+            const to = this.SUBRULE2(this.frameBound);
+            return { from, to };
+          },
+        },
+        {
+          ALT: () => {
+            const from = this.SUBRULE3(this.frameBound);
+            return { from, to: { kind: 'current' as const, n: null, pos: from.pos } };
+          },
+        },
+      ]);
+      frame = this.ACTION(() => ({
+        unit: unit.image.toUpperCase() as 'ROWS' | 'RANGE',
+        ...bounds,
+      }));
+    });
+    this.CONSUME(T.RParen);
+    return { partition, order, frame };
+  });
+
+  private frameBound = this.RULE('frameBound', (): FrameBound => {
+    const start = this.LA(1);
+    return this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Unbounded);
+          const dir = this.OR2([
+            { ALT: () => this.CONSUME(T.Preceding) },
+            { ALT: () => this.CONSUME(T.Following) },
+          ]);
+          return {
+            kind: dir.tokenType === T.Preceding ? ('preceding' as const) : ('following' as const),
+            n: null,
+            pos: this.within(start),
+          };
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.Current);
+          this.CONSUME(T.Row);
+          return { kind: 'current' as const, n: null, pos: this.within(start) };
+        },
+      },
+      {
+        ALT: () => {
+          const n = this.CONSUME(T.Num);
+          const dir = this.OR3([
+            { ALT: () => this.CONSUME2(T.Preceding) },
+            { ALT: () => this.CONSUME2(T.Following) },
+          ]);
+          return {
+            kind: dir.tokenType === T.Preceding ? ('preceding' as const) : ('following' as const),
+            n: this.ACTION(() => Number(n.image)),
+            pos: this.within(start),
+          };
+        },
+      },
+    ]);
   });
 
   private parens = this.RULE('parens', (): Expr => {
@@ -448,10 +591,11 @@ export function parse(text: string, entry: Entry): Query | MetricBody | Expr {
       expected: [],
     });
   }
+  refuseSqlHabits(lexed.tokens);
   parser.source = text;
   parser.input = lexed.tokens;
   const result = parser[entry]();
-  if (parser.errors.length) throw syntaxError(text, parser.errors);
+  if (parser.errors.length) throw syntaxError(lexed.tokens, parser.errors);
   return result as Query | MetricBody | Expr;
 }
 
@@ -461,7 +605,7 @@ interface ParseErr {
   previousToken?: IToken;
 }
 
-function syntaxError(text: string, errors: ParseErr[]): AqlError {
+function syntaxError(tokens: IToken[], errors: ParseErr[]): AqlError {
   const first = errors[0]!;
   const t = first.token;
   const atEnd = t.tokenType.name === 'EOF';
@@ -470,7 +614,12 @@ function syntaxError(text: string, errors: ParseErr[]): AqlError {
   const column = atEnd ? (anchor.endColumn ?? 0) + 1 : (t.startColumn ?? 1);
   const found = atEnd ? 'end of query' : `"${t.image}"`;
   const expected = expectedFrom(first.message);
-  const wanted = expected.length ? `; expected ${expected.join(' or ')}` : '';
+  const alias = atEnd ? null : aliasHint(tokens, t);
+  const wanted = alias
+    ? `; ${alias}`
+    : expected.length
+      ? `; expected ${expected.join(' or ')}`
+      : '';
   return new AqlError(
     `syntax error at line ${line}, column ${column}: unexpected ${found}${wanted}`,
     {

@@ -5,16 +5,13 @@ import { titleKey } from '../model/defs.js';
 import type { ObjectRow } from '../model/store.js';
 import type { Expr, MetricBody, Pos } from './ast.js';
 import { AqlError } from './errors.js';
-import type { AggFn, Column, DatePart, Leaf, V } from './ir.js';
-import { hasAgg } from './ir.js';
+import type { Column, Leaf, V } from './ir.js';
+import { hasAgg, hasWindow } from './ir.js';
+import { resolveCall, resolveWindow } from './resolve-call.js';
 import type { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
 import { closest } from './suggest.js';
 
-const AGGS: AggFn[] = ['SUM', 'AVG', 'MIN', 'MAX', 'MEDIAN', 'COUNT'];
-const PARTS: DatePart[] = ['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY'];
-const SCALARS = ['ABS', 'ROUND', 'IFNULL'] as const;
-const FUNCTIONS = [...AGGS, ...PARTS, ...SCALARS, 'TODAY'];
 const USABLE = ['attribute', 'label', 'fact', 'metric', 'filter'];
 
 export interface ResolveEnv {
@@ -24,7 +21,7 @@ export interface ResolveEnv {
   counter: { n: number };
 }
 
-interface Ctx {
+export interface Ctx {
   env: ResolveEnv;
   trusted: boolean;
   /** Saved metrics and filters being expanded, for cycle detection. */
@@ -34,19 +31,39 @@ interface Ctx {
   byAll: Column[] | null;
   /** Where the text being resolved comes from, for messages ("in metric [Revenue]"). */
   origin: string | null;
+  /** Inside a saved definition: where the query names it (errors point there). */
+  at: Pos | null;
+  /** Inside a window's arguments, PARTITION BY or ORDER BY. */
+  inWindow: boolean;
 }
 
 export function rootCtx(env: ResolveEnv, trusted = false): Ctx {
-  return { env, trusted, stack: [], inAgg: false, where: [], byAll: null, origin: null };
+  return {
+    env,
+    trusted,
+    stack: [],
+    inAgg: false,
+    where: [],
+    byAll: null,
+    origin: null,
+    at: null,
+    inWindow: false,
+  };
 }
 
 export function fail(message: string, pos: Pos, extra: Record<string, unknown> = {}): AqlError {
   return new AqlError(message, { line: pos.line, column: pos.column, found: pos.text, ...extra });
 }
 
-function where(ctx: Ctx, pos: Pos): Pos {
-  return ctx.origin ? { ...pos, text: `${pos.text} (in ${ctx.origin})` } : pos;
+/** Where an error about `pos` points: inside a saved definition, at its name in the query. */
+export function where(ctx: Ctx, pos: Pos): Pos {
+  if (!ctx.origin) return pos;
+  const at = ctx.at ?? pos;
+  return { ...at, text: `${pos.text} (in ${ctx.origin})` };
 }
+
+/** The position a resolved node carries. */
+export const posIn = (ctx: Ctx, pos: Pos): Pos => ctx.at ?? pos;
 
 export function lookup(ctx: Ctx, name: string, pos: Pos): ObjectRow {
   const { snap, visible } = ctx.env;
@@ -116,6 +133,7 @@ function expand<T>(ctx: Ctx, o: ObjectRow, pos: Pos, fn: (c: Ctx) => T): T {
     trusted: true,
     stack: [...ctx.stack, o.ident],
     origin: `${o.type} [${o.name}]`,
+    at: ctx.at ?? pos,
   });
 }
 
@@ -137,68 +155,79 @@ function parseSaved<E extends 'metric' | 'condition'>(o: ObjectRow, entry: E) {
 }
 
 export function resolveExpr(e: Expr, ctx: Ctx): V {
+  const pos = posIn(ctx, e.pos);
+  const go = (x: Expr) => resolveExpr(x, ctx);
   switch (e.k) {
     case 'num':
-      return { t: 'const', v: e.value };
     case 'str':
-      return { t: 'const', v: e.value };
     case 'bool':
-      return { t: 'const', v: e.value };
+      return { t: 'const', v: e.value, pos };
     case 'null':
-      return { t: 'const', v: null };
+      return { t: 'const', v: null, pos };
     case 'ref':
       return resolveRef(e.name, e.pos, ctx);
+    case 'bare':
+      throw bareName(e.name, e.pos, ctx);
+    case 'star':
+      throw fail(
+        'AQL has no *: name the objects you want in brackets, e.g. SELECT [Origin], SUM([Distance]); count rows with COUNT([a key]), e.g. COUNT([Flight])',
+        where(ctx, e.pos),
+      );
     case 'call':
       return resolveCall(e, ctx);
+    case 'window':
+      return resolveWindow(e, ctx);
     case 'neg':
-      return { t: 'neg', e: resolveExpr(e.e, ctx) };
+      return { t: 'neg', e: go(e.e), pos };
     case 'arith':
-      return { t: 'arith', op: e.op, l: resolveExpr(e.l, ctx), r: resolveExpr(e.r, ctx) };
+      return { t: 'arith', op: e.op, l: go(e.l), r: go(e.r), pos };
     case 'cmp':
-      return { t: 'cmp', op: e.op, l: resolveExpr(e.l, ctx), r: resolveExpr(e.r, ctx) };
+      return { t: 'cmp', op: e.op, l: go(e.l), r: go(e.r), pos };
     case 'in':
-      return {
-        t: 'in',
-        e: resolveExpr(e.e, ctx),
-        list: e.list.map((x) => resolveExpr(x, ctx)),
-        not: e.not,
-      };
+      return { t: 'in', e: go(e.e), list: e.list.map(go), not: e.not, pos };
     case 'between':
-      return {
-        t: 'between',
-        e: resolveExpr(e.e, ctx),
-        lo: resolveExpr(e.lo, ctx),
-        hi: resolveExpr(e.hi, ctx),
-        not: e.not,
-      };
+      return { t: 'between', e: go(e.e), lo: go(e.lo), hi: go(e.hi), not: e.not, pos };
     case 'like':
-      return {
-        t: 'like',
-        e: resolveExpr(e.e, ctx),
-        pattern: resolveExpr(e.pattern, ctx),
-        not: e.not,
-        ci: e.ci,
-      };
+      return { t: 'like', e: go(e.e), pattern: go(e.pattern), not: e.not, ci: e.ci, pos };
     case 'isnull':
-      return { t: 'isnull', e: resolveExpr(e.e, ctx), not: e.not };
+      return { t: 'isnull', e: go(e.e), not: e.not, pos };
     case 'not':
-      return { t: 'not', e: resolveExpr(e.e, ctx) };
+      return { t: 'not', e: go(e.e), pos };
     case 'and':
     case 'or':
-      return { t: e.k, l: resolveExpr(e.l, ctx), r: resolveExpr(e.r, ctx) };
+      return { t: e.k, l: go(e.l), r: go(e.r), pos };
     case 'case':
       return {
         t: 'case',
-        whens: e.whens.map((w) => ({
-          when: resolveExpr(w.when, ctx),
-          then: resolveExpr(w.then, ctx),
-        })),
-        else: e.else ? resolveExpr(e.else, ctx) : null,
+        whens: e.whens.map((w) => ({ when: go(w.when), then: go(w.then) })),
+        else: e.else ? go(e.else) : null,
+        pos,
       };
     case 'sub':
       if (ctx.inAgg) throw fail('a sub-select cannot be inside an aggregation', where(ctx, e.pos));
-      return resolveMetricBody(e.metric, ctx);
+      return resolveMetricBody(e.metric, { ...ctx, at: ctx.at ?? e.pos });
   }
+}
+
+/** `origin` without brackets: the objects it most likely means. */
+function bareName(name: string, pos: Pos, ctx: Ctx): AqlError {
+  const { snap, visible } = ctx.env;
+  const names: string[] = [];
+  let exact: string | null = null;
+  for (const o of snap.byIdent.values()) {
+    if (!USABLE.includes(o.type) || !(ctx.trusted || visible(o))) continue;
+    names.push(o.name);
+    if (titleKey(o.name) === titleKey(name) || titleKey(o.ident) === titleKey(name))
+      exact ??= o.name;
+  }
+  const near = closest(name, names, 3);
+  const suggestions = [...new Set([...(exact ? [exact] : []), ...near])].slice(0, 3);
+  const best = suggestions[0] ?? name;
+  return fail(
+    `names go in brackets: [${best}]${suggestions.length > 1 ? `; closest objects: ${suggestions.map((s) => `[${s}]`).join(', ')}` : ''}`,
+    where(ctx, pos),
+    { suggestions: suggestions.map((s) => `[${s}]`) },
+  );
 }
 
 function resolveRef(name: string, pos: Pos, ctx: Ctx): V {
@@ -207,7 +236,7 @@ function resolveRef(name: string, pos: Pos, ctx: Ctx): V {
     case 'attribute':
     case 'label':
     case 'fact':
-      return { t: 'col', col: columnOf(ctx, o, pos) };
+      return { t: 'col', col: columnOf(ctx, o, pos), pos: posIn(ctx, pos) };
     case 'metric': {
       if (ctx.inAgg)
         throw fail(`[${o.name}] is a metric; it cannot be inside an aggregation`, where(ctx, pos));
@@ -243,6 +272,11 @@ export function resolveMetricBody(m: MetricBody, ctx: Ctx): V {
     byAll = dims.length === 0 || byAll?.length === 0 ? [] : [...(byAll ?? []), ...dims];
   }
   const v = resolveExpr(m.expr, { ...ctx, where: cond ? [...ctx.where, cond] : ctx.where, byAll });
+  if (hasWindow(v))
+    throw fail(
+      "a window (OVER …) works on a query's result rows; use it in the query's SELECT, not in a metric or sub-select",
+      where(ctx, m.expr.pos),
+    );
   if (!hasAgg(v))
     throw fail(
       `a metric must aggregate, e.g. SELECT SUM([Amount]); "${m.expr.pos.text}" does not`,
@@ -251,89 +285,4 @@ export function resolveMetricBody(m: MetricBody, ctx: Ctx): V {
   return v;
 }
 
-function resolveCall(e: Extract<Expr, { k: 'call' }>, ctx: Ctx): V {
-  const name = e.name;
-  const arity = (min: number, max = min) => {
-    if (e.args.length < min || e.args.length > max) {
-      const want = min === max ? `${min}` : `${min} to ${max}`;
-      throw fail(
-        `${name} takes ${want} argument${max === 1 ? '' : 's'}, got ${e.args.length}`,
-        where(ctx, e.pos),
-      );
-    }
-  };
-  if ((AGGS as string[]).includes(name)) {
-    if (ctx.inAgg)
-      throw fail(
-        `${name} inside another aggregation: aggregations cannot be nested`,
-        where(ctx, e.pos),
-      );
-    const inner = { ...ctx, inAgg: true };
-    let countIn: string | null = null;
-    if (name === 'COUNT') {
-      arity(1, 2);
-      if (e.args[1]) {
-        const other = resolveExpr(e.args[1], inner);
-        if (other.t !== 'col')
-          throw fail(
-            'the second argument of COUNT names the dataset that counts, e.g. COUNT([Customer], [Order ID])',
-            where(ctx, e.args[1].pos),
-          );
-        countIn = other.col.dataset;
-      }
-    } else arity(1);
-    const arg = resolveExpr(e.args[0]!, inner);
-    if (name === 'COUNT' && arg.t !== 'col')
-      throw fail(
-        'COUNT takes an attribute, label or fact, e.g. COUNT([Flight])',
-        where(ctx, e.args[0]!.pos),
-      );
-    const leaf: Leaf = {
-      id: ctx.env.counter.n++,
-      fn: name as AggFn,
-      arg,
-      countIn,
-      where: ctx.where,
-      byAll: ctx.byAll,
-      text: e.pos.text,
-      origin: ctx.origin,
-    };
-    return { t: 'agg', leaf };
-  }
-  if ((PARTS as string[]).includes(name)) {
-    arity(1);
-    const arg = resolveExpr(e.args[0]!, ctx);
-    const ok =
-      arg.t === 'today' ||
-      (arg.t === 'col' && (arg.col.dataType === 'date' || arg.col.dataType === 'datetime'));
-    if (!ok)
-      throw fail(
-        `${name} takes a date attribute, e.g. ${name}([Flight Date]); "${e.args[0]!.pos.text}" is not one`,
-        where(ctx, e.args[0]!.pos),
-      );
-    return { t: 'part', part: name as DatePart, e: arg };
-  }
-  if (name === 'TODAY') {
-    arity(0);
-    return { t: 'today' };
-  }
-  if ((SCALARS as readonly string[]).includes(name)) {
-    if (name === 'ABS') arity(1);
-    if (name === 'ROUND') arity(1, 2);
-    if (name === 'IFNULL') arity(2);
-    return {
-      t: 'fn',
-      name: name as (typeof SCALARS)[number],
-      args: e.args.map((a) => resolveExpr(a, ctx)),
-    };
-  }
-  const suggestions = closest(name, FUNCTIONS, 3);
-  throw fail(
-    `unknown function ${name}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''}`,
-    where(ctx, e.pos),
-    {
-      suggestions,
-      functions: FUNCTIONS,
-    },
-  );
-}
+export type { Leaf };

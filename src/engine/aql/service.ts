@@ -74,6 +74,8 @@ export class Aql {
     private readonly dbs: ProjectDatabases,
     private readonly jobs: JobRunner,
     private readonly projectDir: (projectId: string) => string,
+    /** TODAY(): "YYYY-MM-DD" in the configured time zone (URSA_TIMEZONE). */
+    private readonly today: () => string = () => new Date().toISOString().slice(0, 10),
   ) {
     jobs.register('report', { run: (ctx) => this.runJob(ctx.job, ctx.signal) });
   }
@@ -132,11 +134,15 @@ export class Aql {
       });
     // One read of the versions: a cached query needs no snapshot at all.
     const { modelVersion } = this.model.versions(a.projectId);
-    const key = `${a.projectId}\u0000${modelVersion}\u0000${this.visibilityKey(a)}\u0000${a.filter ?? ''}\u0000${text}`;
+    // TODAY() is a bound value: a query compiled yesterday is compiled again today.
+    const today = this.today();
+    const key = `${a.projectId}\u0000${modelVersion}\u0000${today}\u0000${this.visibilityKey(a)}\u0000${a.filter ?? ''}\u0000${text}`;
     const hit = this.compiled.get(key);
     if (hit) return hit;
     const snap = this.snapshot(a.projectId, modelVersion);
-    const c = withinDepth(() => compileQuery(parse(text, 'query'), this.env(a, snap), a.filter));
+    const c = withinDepth(() =>
+      compileQuery(parse(text, 'query'), this.env(a, snap), a.filter, today),
+    );
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
     if (!this.inTransaction()) this.compiled.set(key, c);
@@ -390,7 +396,8 @@ export class Aql {
     try {
       const snap = this.snapshot(a.projectId);
       const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
-      if (kind === 'report') withinDepth(() => compileQuery(parse(text, 'query'), env, null));
+      if (kind === 'report')
+        withinDepth(() => compileQuery(parse(text, 'query'), env, null, this.today()));
       else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
       else {
         const body = parse(text, 'metric');

@@ -8,9 +8,21 @@ import { fail } from './resolve.js';
 
 export class Params {
   readonly values: (string | number | boolean | null)[] = [];
+  private seen = new Map<string, string>();
+  /** `today`: TODAY() as "YYYY-MM-DD" in the project's time zone, bound like any value. */
+  constructor(readonly today: string = new Date().toISOString().slice(0, 10)) {}
+  /**
+   * One parameter per distinct value: an expression rendered twice (SELECT and GROUP BY)
+   * is the same text, so the database sees the same expression.
+   */
   add(v: string | number | boolean | null): string {
+    const key = `${typeof v}:${String(v)}`;
+    const hit = this.seen.get(key);
+    if (hit) return hit;
     this.values.push(v);
-    return `$${this.values.length}`;
+    const name = `$${this.values.length}`;
+    this.seen.set(key, name);
+    return name;
   }
 }
 
@@ -33,7 +45,19 @@ function commonKind(vs: V[]): Kind {
   return column ?? kinds.find((k) => k !== 'unknown') ?? 'unknown';
 }
 
+const kinds = new WeakMap<V, Kind>();
+
+/** The kind of a value (remembered per node: rendering asks at every level of a chain). */
 export function kindOf(v: V): Kind {
+  let k = kinds.get(v);
+  if (k === undefined) {
+    k = kindOfNode(v);
+    kinds.set(v, k);
+  }
+  return k;
+}
+
+function kindOfNode(v: V): Kind {
   switch (v.t) {
     case 'const':
       return typeof v.v === 'number'
@@ -58,15 +82,54 @@ export function kindOf(v: V): Kind {
       return 'number';
     }
     case 'part':
-    case 'arith':
     case 'neg':
       return 'number';
+    case 'arith': {
+      if (v.op === '||') return 'string';
+      const [l, r] = [kindOf(v.l), kindOf(v.r)];
+      if (isDate(l) && isDate(r)) return v.op === '-' ? 'number' : l;
+      if (isDate(l)) return l;
+      if (isDate(r) && v.op === '+') return r;
+      return 'number';
+    }
     case 'fn':
-      return v.name === 'IFNULL' ? commonKind(v.args) : 'number';
+      return fnKind(v);
+    case 'win':
+      return ['MIN', 'MAX', 'LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE'].includes(v.fn)
+        ? kindOf(v.args[0]!)
+        : 'number';
     case 'case':
       return commonKind([...v.whens.map((w) => w.then), ...(v.else ? [v.else] : [])]);
     default:
       return 'boolean';
+  }
+}
+
+const isDate = (k: Kind) => k === 'date' || k === 'datetime';
+
+function fnKind(v: Extract<V, { t: 'fn' }>): Kind {
+  switch (v.name) {
+    case 'IFNULL':
+    case 'COALESCE':
+    case 'NULLIF':
+    case 'LEAST':
+    case 'GREATEST':
+      return commonKind(v.args);
+    case 'UPPER':
+    case 'LOWER':
+    case 'TRIM':
+    case 'LEFT':
+    case 'RIGHT':
+    case 'SUBSTRING':
+    case 'CONCAT':
+    case 'REPLACE':
+      return 'string';
+    case 'DATE_TRUNC':
+      return 'date';
+    case 'DATE_ADD':
+      return kindOf(v.args[2]!) === 'datetime' ? 'datetime' : 'date';
+    default:
+      return 'number'; // ABS, ROUND, LENGTH, DATE_DIFF
   }
 }
 
@@ -76,6 +139,8 @@ export interface RenderCtx {
   col: (c: Column) => string;
   agg: (v: Extract<V, { t: 'agg' }>) => string;
   pos: Pos;
+  /** Over the assembled result: the dimensions, breaking ties of ROW_NUMBER, LAG and LEAD. */
+  tiebreak?: string[];
 }
 
 const PART_SQL = {
@@ -103,9 +168,9 @@ function isDateText(text: string, k: 'date' | 'datetime'): boolean {
 }
 
 /** A number as a bound parameter; integers beyond 2^53 go as DOUBLE (not a failing BIGINT). */
-function numberParam(n: number, r: RenderCtx): string {
+function numberParam(n: number, r: RenderCtx, pos: Pos = r.pos): string {
   if (!Number.isFinite(n))
-    throw fail(`a number is too large to compute with (more than about 1.8e308)`, r.pos);
+    throw fail(`a number is too large to compute with (more than about 1.8e308)`, pos);
   return Number.isInteger(n) && !Number.isSafeInteger(n)
     ? `CAST(${r.params.add(String(n))} AS DOUBLE)`
     : r.params.add(n);
@@ -118,7 +183,7 @@ function mismatch(v: V, k: Kind, r: RenderCtx, hint = ''): AqlError {
   const what = shown(v) ?? KIND_WORDS[kindOf(v)];
   return fail(
     `${what}${shown(v) ? ` (${KIND_WORDS[kindOf(v)]})` : ''} cannot be used where ${KIND_WORDS[k]} is expected${hint}`,
-    r.pos,
+    v.pos ?? r.pos,
     { expected: [KIND_WORDS[k]] },
   );
 }
@@ -134,16 +199,16 @@ function constAs(v: Extract<V, { t: 'const' }>, k: Kind, r: RenderCtx): string {
     }
     if (k === 'number') {
       if (!NUMBER.test(v.v))
-        throw fail(`"${v.v}" is compared with a number but is not one`, r.pos, { value: v.v });
-      return `CAST(${numberParam(Number(v.v), r)} AS DOUBLE)`;
+        throw fail(`"${v.v}" is compared with a number but is not one`, v.pos, { value: v.v });
+      return `CAST(${numberParam(Number(v.v), r, v.pos)} AS DOUBLE)`;
     }
     if (k === 'boolean') throw mismatch(v, k, r, '; write TRUE or FALSE');
     return r.params.add(v.v);
   }
   if (typeof v.v === 'number') {
-    if (k === 'string') return `CAST(${numberParam(v.v, r)} AS VARCHAR)`;
+    if (k === 'string') return `CAST(${numberParam(v.v, r, v.pos)} AS VARCHAR)`;
     if (k === 'date' || k === 'datetime' || k === 'boolean') throw mismatch(v, k, r);
-    return numberParam(v.v, r);
+    return numberParam(v.v, r, v.pos);
   }
   if (k !== 'boolean' && k !== 'unknown') throw mismatch(v, k, r);
   return r.params.add(v.v);
@@ -156,7 +221,7 @@ function together(vs: V[], r: RenderCtx): string[] {
     const xk = kindOf(x);
     const dates = (xk === 'date' || xk === 'datetime') && (k === 'date' || k === 'datetime');
     if (x.t !== 'const' && xk !== k && xk !== 'unknown' && !dates)
-      throw fail(`${KIND_WORDS[xk]} cannot be compared with ${KIND_WORDS[k]}`, r.pos, {
+      throw fail(`${KIND_WORDS[xk]} cannot be compared with ${KIND_WORDS[k]}`, x.pos ?? r.pos, {
         expected: [KIND_WORDS[k]],
       });
   }
@@ -167,7 +232,7 @@ function together(vs: V[], r: RenderCtx): string[] {
 function numeric(v: V, r: RenderCtx): string {
   const k = kindOf(v);
   if (v.t !== 'const' && k !== 'number' && k !== 'unknown')
-    throw fail(`arithmetic needs numbers, but ${KIND_WORDS[k]} is used`, r.pos, {
+    throw fail(`arithmetic needs numbers, but ${KIND_WORDS[k]} is used`, v.pos ?? r.pos, {
       expected: [KIND_WORDS.number],
     });
   return render(v, r, 'number');
@@ -179,7 +244,7 @@ export function renderCondition(v: V, r: RenderCtx): string {
   if (k !== 'boolean' && k !== 'unknown')
     throw fail(
       `a condition is expected (a comparison, IN, LIKE, IS NULL, a true/false attribute or a saved filter), but ${shown(v) ?? KIND_WORDS[k]} is used`,
-      r.pos,
+      v.pos ?? r.pos,
       { expected: ['a condition'] },
     );
   return render(v, r, 'boolean');
@@ -189,6 +254,8 @@ const AGG_KINDS: Partial<Record<string, Kind[]>> = {
   SUM: ['number', 'unknown'],
   AVG: ['number', 'unknown'],
   MEDIAN: ['number', 'date', 'datetime', 'unknown'],
+  PERCENTILE: ['number', 'unknown'],
+  STDDEV: ['number', 'unknown'],
 };
 
 function checkAggregate(v: Extract<V, { t: 'agg' }>, r: RenderCtx): void {
@@ -197,7 +264,7 @@ function checkAggregate(v: Extract<V, { t: 'agg' }>, r: RenderCtx): void {
   if (allowed && !allowed.includes(k))
     throw fail(
       `${v.leaf.fn} takes numbers${v.leaf.fn === 'MEDIAN' ? ' or dates' : ''}, but ${v.leaf.text} is given ${KIND_WORDS[k]}${k === 'boolean' ? '; count rows with SUM(CASE WHEN … THEN 1 ELSE 0 END)' : ''}`,
-      { ...r.pos, text: v.leaf.text },
+      v.leaf.arg.pos ?? { ...r.pos, text: v.leaf.text },
       { expected: [KIND_WORDS.number] },
     );
 }
@@ -211,39 +278,20 @@ export function render(v: V, r: RenderCtx, peer: Kind = 'unknown'): string {
     case 'col':
       return r.col(v.col);
     case 'today':
-      return 'current_date';
+      return `CAST(${r.params.add(r.params.today)} AS DATE)`;
     case 'part':
       return `${PART_SQL[v.part]}(${go(v.e)})`;
     case 'agg':
       checkAggregate(v, r);
       return r.agg(v);
     case 'arith':
-      // Division by zero gives null, not an error.
-      return v.op === '/'
-        ? `(${numeric(v.l, r)} / NULLIF(${numeric(v.r, r)}, 0))`
-        : `(${numeric(v.l, r)} ${v.op} ${numeric(v.r, r)})`;
+      return renderArith(v, r);
     case 'neg':
       return `(-${numeric(v.e, r)})`;
     case 'fn':
-      if (v.name === 'ABS') return `abs(${numeric(v.args[0]!, r)})`;
-      if (v.name === 'ROUND') {
-        const digits = v.args[1];
-        if (
-          digits &&
-          !(
-            digits.t === 'const' &&
-            typeof digits.v === 'number' &&
-            Number.isInteger(digits.v) &&
-            digits.v <= 99
-          )
-        )
-          throw fail(
-            'ROUND takes a whole number of digits from 0 to 99, e.g. ROUND([x], 2)',
-            r.pos,
-          );
-        return `round(${numeric(v.args[0]!, r)}${digits ? `, ${Number((digits as { v: number }).v)}` : ''})`;
-      }
-      return `coalesce(${together(v.args, r).join(', ')})`;
+      return renderFn(v, r);
+    case 'win':
+      return renderWindow(v, r);
     case 'case': {
       const branches = together([...v.whens.map((w) => w.then), ...(v.else ? [v.else] : [])], r);
       const whens = v.whens
@@ -281,3 +329,159 @@ export function render(v: V, r: RenderCtx, peer: Kind = 'unknown'): string {
 }
 
 export const colSql = (alias: string, column: string): string => `${alias}.${ident(column)}`;
+
+/** Text of any kind: text functions and || take numbers and dates as their text. */
+function text(v: V, r: RenderCtx): string {
+  if (v.t === 'const') return v.v === null ? 'NULL' : constAs(v, 'string', r);
+  const sql = render(v, r);
+  return kindOf(v) === 'string' ? sql : `CAST(${sql} AS VARCHAR)`;
+}
+
+/** A whole number (lengths, positions, counts of units). */
+const whole = (v: V, r: RenderCtx) => `CAST(${numeric(v, r)} AS BIGINT)`;
+
+/** A date or a date and time; a "YYYY-MM-DD" string is read as a date. */
+function dateArg(v: V, r: RenderCtx, fn: string): string {
+  const k = kindOf(v);
+  if (v.t === 'const') return constAs(v, 'date', r);
+  if (!isDate(k))
+    throw fail(`${fn} takes a date, but ${KIND_WORDS[k]} is used`, v.pos ?? r.pos, {
+      expected: [KIND_WORDS.date],
+    });
+  return render(v, r);
+}
+
+const unitOf = (v: V) => String((v as { v: unknown }).v).toLowerCase();
+
+/** n units as an interval (quarters are three months). */
+function interval(unit: string, n: string): string {
+  if (unit === 'quarter') return `to_months(${n} * 3)`;
+  return `to_${unit}s(${n})`;
+}
+
+function renderArith(v: Extract<V, { t: 'arith' }>, r: RenderCtx): string {
+  if (v.op === '||') return `(${text(v.l, r)} || ${text(v.r, r)})`;
+  const [lk, rk] = [kindOf(v.l), kindOf(v.r)];
+  if (v.op === '+' || v.op === '-') {
+    // Dates move by days: d + n, n + d, d - n; d - d is the number of days between.
+    if (isDate(lk) && isDate(rk) && v.op === '-')
+      return `date_diff('day', ${render(v.r, r)}, ${render(v.l, r)})`;
+    const [d, n] = isDate(lk) ? [v.l, v.r] : isDate(rk) && v.op === '+' ? [v.r, v.l] : [null, null];
+    if (d && n) {
+      const days = `CAST(${numeric(n, r)} AS INTEGER)`;
+      return kindOf(d) === 'date'
+        ? `(${render(d, r)} ${v.op} ${days})`
+        : `(${render(d, r)} ${v.op} to_days(${days}))`;
+    }
+  }
+  // Division by zero gives null, not an error.
+  return v.op === '/'
+    ? `(${numeric(v.l, r)} / NULLIF(${numeric(v.r, r)}, 0))`
+    : `(${numeric(v.l, r)} ${v.op} ${numeric(v.r, r)})`;
+}
+
+function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
+  const a = v.args;
+  switch (v.name) {
+    case 'ABS':
+      return `abs(${numeric(a[0]!, r)})`;
+    case 'ROUND': {
+      const digits = a[1];
+      if (
+        digits &&
+        !(
+          digits.t === 'const' &&
+          typeof digits.v === 'number' &&
+          Number.isInteger(digits.v) &&
+          digits.v <= 99
+        )
+      )
+        throw fail(
+          'ROUND takes a whole number of digits from 0 to 99, e.g. ROUND([x], 2)',
+          digits.pos ?? r.pos,
+        );
+      return `round(${numeric(a[0]!, r)}${digits ? `, ${Number((digits as { v: number }).v)}` : ''})`;
+    }
+    case 'IFNULL':
+    case 'COALESCE':
+      return `coalesce(${together(a, r).join(', ')})`;
+    case 'NULLIF':
+      return `nullif(${together(a, r).join(', ')})`;
+    case 'LEAST':
+    case 'GREATEST':
+      return `${v.name.toLowerCase()}(${together(a, r).join(', ')})`;
+    case 'UPPER':
+    case 'LOWER':
+    case 'TRIM':
+    case 'LENGTH':
+      return `${v.name.toLowerCase()}(${text(a[0]!, r)})`;
+    case 'LEFT':
+    case 'RIGHT':
+      return `${v.name.toLowerCase()}(${text(a[0]!, r)}, ${whole(a[1]!, r)})`;
+    case 'SUBSTRING':
+      return `substring(${text(a[0]!, r)}, ${a
+        .slice(1)
+        .map((x) => whole(x, r))
+        .join(', ')})`;
+    case 'CONCAT':
+      return `concat(${a.map((x) => text(x, r)).join(', ')})`;
+    case 'REPLACE':
+      return `replace(${a.map((x) => text(x, r)).join(', ')})`;
+    case 'DATE_TRUNC':
+      return `CAST(date_trunc('${unitOf(a[0]!)}', ${dateArg(a[1]!, r, 'DATE_TRUNC')}) AS DATE)`;
+    case 'DATE_ADD': {
+      const d = dateArg(a[2]!, r, 'DATE_ADD');
+      const moved = `(${d} + ${interval(unitOf(a[0]!), `CAST(${numeric(a[1]!, r)} AS INTEGER)`)})`;
+      return kindOf(a[2]!) === 'datetime' ? moved : `CAST(${moved} AS DATE)`;
+    }
+    case 'DATE_DIFF': {
+      const both = [a[1]!, a[2]!];
+      const mixed = new Set(both.map(kindOf)).size > 1;
+      const [x, y] = both.map((d) => {
+        const sql = dateArg(d, r, 'DATE_DIFF');
+        return mixed ? `CAST(${sql} AS TIMESTAMP)` : sql;
+      });
+      // Whole units from the first date to the second (date_sub counts complete units).
+      return `date_sub('${unitOf(a[0]!)}', ${x}, ${y})`;
+    }
+  }
+}
+
+function bound(b: { kind: string; n: number | null }): string {
+  if (b.kind === 'current') return 'CURRENT ROW';
+  return `${b.n === null ? 'UNBOUNDED' : b.n} ${b.kind === 'preceding' ? 'PRECEDING' : 'FOLLOWING'}`;
+}
+
+function renderWindow(v: Extract<V, { t: 'win' }>, r: RenderCtx): string {
+  const a = v.args;
+  let call: string;
+  switch (v.fn) {
+    case 'SUM':
+    case 'AVG':
+      call = `${v.fn.toLowerCase()}(${numeric(a[0]!, r)})`;
+      break;
+    case 'COUNT':
+      call = `count(${render(a[0]!, r)})`;
+      break;
+    case 'LAG':
+    case 'LEAD': {
+      const off = a[1] ? String((a[1] as { v: number }).v) : '1';
+      const vals = a[2] ? together([a[0]!, a[2]], r) : [render(a[0]!, r)];
+      call = `${v.fn.toLowerCase()}(${vals[0]}, ${off}${vals[1] ? `, ${vals[1]}` : ''})`;
+      break;
+    }
+    default:
+      call = `${v.fn.toLowerCase()}(${a.map((x) => render(x, r)).join(', ')})`;
+  }
+  const parts: string[] = [];
+  if (v.partition.length)
+    parts.push(`PARTITION BY ${v.partition.map((p) => render(p, r)).join(', ')}`);
+  const order = v.order.map((o) => `${render(o.v, r)} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`);
+  // Ties in ORDER BY would number rows (or pick neighbours) in no fixed order.
+  if (order.length && ['ROW_NUMBER', 'LAG', 'LEAD'].includes(v.fn) && r.tiebreak)
+    order.push(...r.tiebreak);
+  if (order.length) parts.push(`ORDER BY ${order.join(', ')}`);
+  if (v.frame)
+    parts.push(`${v.frame.unit} BETWEEN ${bound(v.frame.from)} AND ${bound(v.frame.to)}`);
+  return `${call} OVER (${parts.join(' ')})`;
+}

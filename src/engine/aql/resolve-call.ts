@@ -1,0 +1,266 @@
+// Resolution of function calls: aggregations become leaves, date parts and scalar functions
+// stay expressions, and `f(…) OVER (…)` becomes a window over the assembled result.
+import type { Expr } from './ast.js';
+import type { AggFn, DatePart, Frame, Leaf, ScalarFn, V, WindowFn } from './ir.js';
+import { hasWindow } from './ir.js';
+import { fail, posIn, resolveExpr, where, type Ctx } from './resolve.js';
+import { closest } from './suggest.js';
+
+const AGGS: AggFn[] = ['SUM', 'AVG', 'MIN', 'MAX', 'MEDIAN', 'COUNT', 'PERCENTILE', 'STDDEV'];
+const PARTS: DatePart[] = ['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY'];
+
+/** Scalar functions and their argument counts (max null: any number from min). */
+const SCALARS: Record<ScalarFn, [number, number | null]> = {
+  ABS: [1, 1],
+  ROUND: [1, 2],
+  IFNULL: [2, 2],
+  COALESCE: [1, null],
+  NULLIF: [2, 2],
+  LEAST: [1, null],
+  GREATEST: [1, null],
+  UPPER: [1, 1],
+  LOWER: [1, 1],
+  TRIM: [1, 1],
+  LENGTH: [1, 1],
+  LEFT: [2, 2],
+  RIGHT: [2, 2],
+  SUBSTRING: [2, 3],
+  CONCAT: [1, null],
+  REPLACE: [3, 3],
+  DATE_TRUNC: [2, 2],
+  DATE_ADD: [3, 3],
+  DATE_DIFF: [3, 3],
+};
+
+export const WINDOW_FNS: WindowFn[] = [
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'COUNT',
+  'LAG',
+  'LEAD',
+  'RANK',
+  'DENSE_RANK',
+  'ROW_NUMBER',
+  'FIRST_VALUE',
+  'LAST_VALUE',
+];
+
+/** Every function AQL knows, for "did you mean" and the full list in errors. */
+export const FUNCTIONS = [
+  ...new Set([
+    ...AGGS,
+    'COUNT_DISTINCT',
+    ...PARTS,
+    'TODAY',
+    ...(Object.keys(SCALARS) as ScalarFn[]),
+    ...WINDOW_FNS,
+  ]),
+].sort();
+
+/** Units of DATE_TRUNC, DATE_ADD and DATE_DIFF. */
+export const DATE_UNITS = ['year', 'quarter', 'month', 'week', 'day'] as const;
+
+type Call = Extract<Expr, { k: 'call' }>;
+
+function arity(e: Call, ctx: Ctx, min: number, max: number | null = min): void {
+  const n = e.args.length;
+  if (n >= min && (max === null || n <= max)) return;
+  const want = max === null ? `at least ${min}` : min === max ? `${min}` : `${min} to ${max}`;
+  throw fail(
+    `${e.name} takes ${want} argument${max === 1 ? '' : 's'}, got ${n}`,
+    where(ctx, e.pos),
+  );
+}
+
+export function resolveCall(e: Call, ctx: Ctx): V {
+  const name = e.name;
+  const pos = posIn(ctx, e.pos);
+  if ((AGGS as string[]).includes(name) || name === 'COUNT_DISTINCT') return aggregate(e, ctx);
+  if ((PARTS as string[]).includes(name)) {
+    arity(e, ctx, 1);
+    const arg = resolveExpr(e.args[0]!, ctx);
+    const ok =
+      arg.t === 'today' ||
+      (arg.t === 'col' && (arg.col.dataType === 'date' || arg.col.dataType === 'datetime')) ||
+      (arg.t === 'fn' && (arg.name === 'DATE_TRUNC' || arg.name === 'DATE_ADD'));
+    if (!ok)
+      throw fail(
+        `${name} takes a date, e.g. ${name}([Flight Date]); "${e.args[0]!.pos.text}" is not one`,
+        where(ctx, e.args[0]!.pos),
+      );
+    return { t: 'part', part: name as DatePart, e: arg, pos };
+  }
+  if (name === 'TODAY') {
+    arity(e, ctx, 0);
+    return { t: 'today', pos };
+  }
+  if (name in SCALARS) {
+    const [min, max] = SCALARS[name as ScalarFn];
+    arity(e, ctx, min, max);
+    const args = e.args.map((a) => resolveExpr(a, ctx));
+    if (name === 'DATE_TRUNC' || name === 'DATE_ADD' || name === 'DATE_DIFF')
+      checkUnit(args[0]!, name, ctx);
+    return { t: 'fn', name: name as ScalarFn, args, pos };
+  }
+  if ((WINDOW_FNS as string[]).includes(name))
+    throw fail(
+      `${name} is a window function: it needs OVER (…), e.g. ${name}(${name.endsWith('RANK') || name === 'ROW_NUMBER' ? '' : '[Revenue]'}) OVER (ORDER BY MONTH([Date]))`,
+      where(ctx, e.pos),
+    );
+  const suggestions = closest(name, FUNCTIONS, 3);
+  throw fail(
+    `unknown function ${name}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''} AQL's functions: ${FUNCTIONS.join(', ')}`,
+    where(ctx, { ...e.pos, text: name }),
+    { suggestions, functions: FUNCTIONS },
+  );
+}
+
+function checkUnit(unit: V, fn: string, ctx: Ctx): void {
+  const ok =
+    unit.t === 'const' &&
+    typeof unit.v === 'string' &&
+    (DATE_UNITS as readonly string[]).includes(unit.v.toLowerCase());
+  if (!ok)
+    throw fail(
+      `${fn} takes a unit first, one of ${DATE_UNITS.map((u) => `"${u}"`).join(', ')}, e.g. ${fn === 'DATE_TRUNC' ? 'DATE_TRUNC("month", [Flight Date])' : fn === 'DATE_ADD' ? 'DATE_ADD("day", -30, TODAY())' : 'DATE_DIFF("day", [Start], [End])'}`,
+      where(ctx, unit.pos),
+      { expected: DATE_UNITS.map((u) => `"${u}"`) },
+    );
+}
+
+function aggregate(e: Call, ctx: Ctx): V {
+  const name = e.name;
+  if (ctx.inAgg)
+    throw fail(
+      `${name} inside another aggregation: aggregations cannot be nested${ctx.inWindow ? '' : '; to aggregate a result over other rows, use a window: SUM(SUM([x])) OVER (…)'}`,
+      where(ctx, e.pos),
+    );
+  const inner = { ...ctx, inAgg: true };
+  let countIn: string | null = null;
+  let fraction: number | undefined;
+  const fn: AggFn = name === 'COUNT_DISTINCT' ? 'COUNT' : (name as AggFn);
+  if (name === 'COUNT') {
+    arity(e, ctx, 1, 2);
+    if (e.args[1]) {
+      const other = resolveExpr(e.args[1], inner);
+      if (other.t !== 'col')
+        throw fail(
+          'the second argument of COUNT names the dataset that counts, e.g. COUNT([Customer], [Order ID])',
+          where(ctx, e.args[1].pos),
+        );
+      countIn = other.col.dataset;
+    }
+  } else if (name === 'PERCENTILE') {
+    arity(e, ctx, 2);
+    const p = e.args[1]!;
+    const v = p.k === 'num' ? p.value : NaN;
+    if (!(v >= 0 && v <= 1))
+      throw fail(
+        'PERCENTILE takes a fraction from 0 to 1 second, e.g. PERCENTILE([Delay], 0.9) for the 90th percentile',
+        where(ctx, p.pos),
+      );
+    fraction = v;
+  } else arity(e, ctx, 1);
+  const first = e.args[0]!;
+  if (first.k === 'star')
+    throw fail(
+      `AQL counts rows of a dataset by one of its columns: write ${name === 'COUNT' ? 'COUNT' : name}([<a fact or key of the dataset>]), e.g. ${exampleKey(ctx)}`,
+      where(ctx, first.pos),
+      { suggestions: [exampleKey(ctx)] },
+    );
+  const arg = resolveExpr(first, inner);
+  if ((fn === 'COUNT' || name === 'COUNT_DISTINCT') && arg.t !== 'col')
+    throw fail(
+      `${name} takes an attribute, label or fact, e.g. COUNT([Flight])`,
+      where(ctx, first.pos),
+    );
+  const leaf: Leaf = {
+    id: ctx.env.counter.n++,
+    fn,
+    arg,
+    countIn,
+    ...(name === 'COUNT_DISTINCT' ? { distinct: true } : {}),
+    ...(fraction !== undefined ? { fraction } : {}),
+    where: ctx.where,
+    byAll: ctx.byAll,
+    text: e.pos.text,
+    origin: ctx.origin,
+    pos: posIn(ctx, e.pos),
+  };
+  return { t: 'agg', leaf, pos: leaf.pos };
+}
+
+/** A key to count rows by, from the model: a dataset's primary key, as in COUNT([Flight]). */
+function exampleKey(ctx: Ctx): string {
+  for (const o of ctx.env.snap.byIdent.values()) {
+    if (o.type !== 'attribute' || !(ctx.trusted || ctx.env.visible(o))) continue;
+    const def = o.def as { dataset?: string; column?: string };
+    const ds = def.dataset ? ctx.env.snap.datasets.get(def.dataset) : undefined;
+    if (ds?.primaryKey && ds.primaryKey === def.column) return `COUNT([${o.name}])`;
+  }
+  return 'COUNT([Order ID])';
+}
+
+/** `f(…) OVER (PARTITION BY … ORDER BY … frame)`. */
+export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
+  const pos = posIn(ctx, e.pos);
+  const name = e.call.name as WindowFn;
+  if (ctx.inAgg) throw fail('a window (OVER …) cannot be inside an aggregation', where(ctx, e.pos));
+  if (ctx.inWindow)
+    throw fail('a window (OVER …) cannot be inside another window', where(ctx, e.pos));
+  if (!WINDOW_FNS.includes(name))
+    throw fail(
+      `${e.call.name} cannot be used with OVER; window functions: ${WINDOW_FNS.join(', ')}`,
+      where(ctx, { ...e.call.pos, text: e.call.name }),
+      { functions: WINDOW_FNS },
+    );
+  const c: Call = e.call;
+  const inner: Ctx = { ...ctx, inWindow: true };
+  if (['RANK', 'DENSE_RANK', 'ROW_NUMBER'].includes(name)) arity(c, ctx, 0);
+  else if (name === 'LAG' || name === 'LEAD') arity(c, ctx, 1, 3);
+  else arity(c, ctx, 1);
+  const args = c.args.map((a) => resolveExpr(a, inner));
+  if (name === 'LAG' || name === 'LEAD') {
+    const off = args[1];
+    if (off && !(off.t === 'const' && Number.isSafeInteger(off.v) && (off.v as number) >= 0))
+      throw fail(
+        `${name}'s second argument is how many rows back or ahead, a whole number, e.g. ${name}([Revenue], 1)`,
+        where(ctx, off.pos),
+      );
+  }
+  const order = e.over.order.map((o) => ({ v: resolveExpr(o.e, inner), desc: o.desc }));
+  if (
+    !order.length &&
+    name !== 'SUM' &&
+    name !== 'AVG' &&
+    name !== 'MIN' &&
+    name !== 'MAX' &&
+    name !== 'COUNT'
+  )
+    throw fail(
+      `${name} needs ORDER BY inside OVER (…), since the rows have no order otherwise, e.g. ${name}(${args.length ? c.args[0]!.pos.text : ''}) OVER (ORDER BY MONTH([Flight Date]))`,
+      where(ctx, e.pos),
+    );
+  const partition = e.over.partition.map((p) => resolveExpr(p, inner));
+  let frame: Frame | null = null;
+  if (e.over.frame) {
+    const f = e.over.frame;
+    for (const b of [f.from, f.to])
+      if (b.n !== null && !(Number.isSafeInteger(b.n) && b.n >= 0))
+        throw fail('a frame bound is a whole number of rows, e.g. 2 PRECEDING', where(ctx, b.pos));
+    if (!order.length && f.unit === 'RANGE' && (f.from.n !== null || f.to.n !== null))
+      throw fail('a RANGE frame with a number needs ORDER BY', where(ctx, f.from.pos));
+    frame = {
+      unit: f.unit,
+      from: { kind: f.from.kind, n: f.from.n },
+      to: { kind: f.to.kind, n: f.to.n },
+    };
+  }
+  const v: V = { t: 'win', fn: name, args, partition, order, frame, pos };
+  for (const x of [...args, ...partition, ...order.map((o) => o.v)])
+    if (hasWindow(x))
+      throw fail('a window (OVER …) cannot be inside another window', where(ctx, x.pos));
+  return v;
+}

@@ -1,0 +1,174 @@
+// Phase 4 of compiling a query (parse → resolve → plan → SQL): the plan as one DuckDB
+// statement. Each group is a CTE l<g> with columns k<d>/x<d> (the key and the shown value of
+// dimension d) and v<j> (its j-th leaf); the frame f lists the result's rows; the assembly
+// joins every group onto the frame by the dimension keys, then applies HAVING, windows,
+// QUALIFY, ORDER BY and LIMIT.
+import type { Pos } from './ast.js';
+import { DIM, sameCol, type Dim } from './dims.js';
+import type { Leaf, V } from './ir.js';
+import type { ModelSnapshot } from './model.js';
+import { colRenderer, isRowCount, joinTree, type QueryPlan } from './plan.js';
+import type { ResolvedQuery } from './query-resolve.js';
+import { fail } from './resolve.js';
+import { Params, render, renderCondition } from './sqlgen.js';
+
+export interface QuerySql {
+  sql: string;
+  params: (string | number | boolean | null)[];
+}
+
+export function toSql(
+  rq: ResolvedQuery,
+  plan: QueryPlan,
+  snap: ModelSnapshot,
+  today: string,
+): QuerySql {
+  const params = new Params(today);
+  const { dims } = rq;
+  const ctes: string[] = [];
+  plan.groups.forEach((grp, g) => {
+    if (grp.rollup) {
+      const keys = grp.grain.map((d) => `k${d}, x${d}`).join(', ');
+      const agg = `${grp.rollup.fn}(v${grp.rollup.from.j}) AS v0`;
+      ctes.push(
+        `l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM l${grp.rollup.from.g}${keys ? ` GROUP BY ${keys}` : ''})`,
+      );
+      return;
+    }
+    const sql = groupSql(
+      grp.leaves.map((i) => ({ leaf: plan.leaves[i]!, planned: plan.planned[i]! })),
+      grp.grain,
+      dims,
+      snap,
+      params,
+    );
+    ctes.push(`l${g} AS (${sql})`);
+  });
+
+  let frame = 'f';
+  const f = plan.frame;
+  if (f.kind === 'one') ctes.push('f AS (SELECT 1 AS one)');
+  else if (f.kind === 'group') frame = `l${f.g}`;
+  else if (f.kind === 'union') {
+    const cols = dims.map((_, d) => `k${d}, x${d}`).join(', ');
+    ctes.push(`f AS (${f.groups.map((g) => `SELECT ${cols} FROM l${g}`).join(' UNION ')})`);
+  } else ctes.push(`f AS (${distinctSql(f, dims, snap, params)})`);
+
+  const joins = plan.groups
+    .map((grp, g) => {
+      if (`l${g}` === frame) return '';
+      const on = grp.grain.map((d) => `l${g}.k${d} IS NOT DISTINCT FROM ${frame}.k${d}`);
+      return ` LEFT JOIN l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
+    })
+    .join('');
+  const tiebreak = dims.flatMap((_, d) => [
+    `${frame}.x${d} ASC NULLS LAST`,
+    `${frame}.k${d} ASC NULLS LAST`,
+  ]);
+  const assemble = (v: V, pos: Pos, condition = false) =>
+    (condition ? renderCondition : render)(v, {
+      params,
+      pos,
+      tiebreak,
+      agg: (a) => {
+        const s = plan.slot.get(plan.leafIndex.get(a.leaf.id)!)!;
+        // A group with nothing to count has a count of 0, not an empty cell.
+        return a.leaf.fn === 'COUNT' ? `coalesce(l${s.g}.v${s.j}, 0)` : `l${s.g}.v${s.j}`;
+      },
+      col: (c) => {
+        if (c.dataset === DIM) return `${frame}.x${c.column}`;
+        const d = dims.findIndex((x) => sameCol(x.display, c) || sameCol(x.key, c));
+        if (d < 0) throw fail(`[${c.obj.name}] is not a dimension of this query`, pos);
+        return `${frame}.x${d}`;
+      },
+    });
+  const select = rq.items
+    .map((it, i) => {
+      const sql =
+        it.kind === 'dimension'
+          ? `${frame}.x${dims.findIndex((x) => x.item === i)}`
+          : assemble(it.v, it.pos);
+      return `${sql} AS c${i}`;
+    })
+    .join(', ');
+  const whereSql = rq.having ? ` WHERE ${assemble(rq.having, rq.having.pos, true)}` : '';
+  const qualifySql = rq.qualify ? ` QUALIFY ${assemble(rq.qualify, rq.qualify.pos, true)}` : '';
+  const orderParts = rq.order.map(
+    (o) =>
+      `${'col' in o.ref ? `c${o.ref.col}` : assemble(o.ref.v, o.pos)} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`,
+  );
+  // Dimensions break ties, so results are stable: the shown value, then the key (two
+  // customers of one name are two rows, always in the same order).
+  orderParts.push(...tiebreak);
+  const orderSql = orderParts.length ? ` ORDER BY ${orderParts.join(', ')}` : '';
+  const limitSql =
+    (rq.limit !== null ? ` LIMIT ${rq.limit}` : '') +
+    (rq.offset !== null ? ` OFFSET ${rq.offset}` : '');
+  return {
+    sql: `WITH ${ctes.join(', ')} SELECT ${select} FROM ${frame}${joins}${whereSql}${qualifySql}${orderSql}${limitSql}`,
+    params: params.values,
+  };
+}
+
+/** One aggregation query for leaves sharing anchor, conditions and grain. */
+function groupSql(
+  leaves: { leaf: Leaf; planned: QueryPlan['planned'][number] }[],
+  grain: number[],
+  dims: Dim[],
+  snap: ModelSnapshot,
+  params: Params,
+): string {
+  const first = leaves[0]!;
+  const pos = first.leaf.pos;
+  const { anchor, conditions } = first.planned;
+  const tree = joinTree(
+    anchor,
+    leaves.flatMap((x) => x.planned.needed),
+    snap,
+    pos,
+    first.leaf.text,
+  );
+  const r = { params, pos, col: colRenderer(tree), agg: () => 'NULL' };
+  const select: string[] = [];
+  const groupBy: string[] = [];
+  for (const d of grain) {
+    const key = render(dims[d]!.key, r);
+    const shown = render(dims[d]!.display, r);
+    select.push(`${key} AS k${d}`, `${shown} AS x${d}`);
+    // An attribute is its own shown value: grouping by it once is enough. Grouping by the
+    // expressions (not the aliases) keeps a dataset column named like an alias harmless.
+    groupBy.push(shown === key ? key : `${key}, ${shown}`);
+  }
+  leaves.forEach(({ leaf: l }, j) => {
+    const arg = render(l.arg, r);
+    let agg: string;
+    if (l.fn === 'COUNT')
+      agg = isRowCount(l, anchor, snap) ? `count(${arg})` : `count(DISTINCT ${arg})`;
+    else if (l.fn === 'PERCENTILE') agg = `quantile_cont(${arg}, ${Number(l.fraction)})`;
+    else if (l.fn === 'STDDEV') agg = `stddev_samp(${arg})`;
+    else agg = `${l.fn.toLowerCase()}(${arg})`;
+    select.push(`${agg} AS v${j}`);
+  });
+  const whereSql = conditions.length
+    ? ` WHERE ${conditions.map((c) => renderCondition(c, { ...r, pos: c.pos })).join(' AND ')}`
+    : '';
+  const group = groupBy.length ? ` GROUP BY ${groupBy.join(', ')}` : '';
+  return `SELECT ${select.join(', ')} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}${group}`;
+}
+
+function distinctSql(
+  f: Extract<QueryPlan['frame'], { kind: 'distinct' }>,
+  dims: Dim[],
+  snap: ModelSnapshot,
+  params: Params,
+): string {
+  const tree = joinTree(f.dataset, f.needed, snap, f.pos, `the dimensions ${f.pos.text}`);
+  const r = { params, pos: f.pos, col: colRenderer(tree), agg: () => 'NULL' };
+  const select = dims
+    .map((d, i) => `${render(d.key, r)} AS k${i}, ${render(d.display, r)} AS x${i}`)
+    .join(', ');
+  const whereSql = f.conditions.length
+    ? ` WHERE ${f.conditions.map((c) => renderCondition(c, { ...r, pos: c.pos })).join(' AND ')}`
+    : '';
+  return `SELECT DISTINCT ${select} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}`;
+}
