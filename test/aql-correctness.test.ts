@@ -1692,3 +1692,52 @@ describe('version 2: functions', () => {
     );
   });
 });
+
+describe('version 2: a 0-row answer explains text values that match no member', () => {
+  async function data(aql: string, as: string = ADMIN) {
+    const r = await s.api('POST', `/projects/${p}/app/aql/execute`, { body: { aql }, as });
+    expect(r.status, r.text).toBe(201);
+    const links = r.json.link as { rel: string; href: string; id: string }[];
+    const done = await pollJob(
+      s.api,
+      p,
+      links.find((l) => l.rel === 'scache.created')!.id,
+      isFinal,
+      { as },
+    );
+    expect(done.status).toBe('OK');
+    const d = await s.api('GET', links.find((l) => l.rel === 'data.created')!.href, { as });
+    expect(d.status, d.text).toBe(200);
+    return d.json.data as {
+      values: string;
+      warnings?: { message: string; line: number; column: number; suggestions: string[] }[];
+    };
+  }
+
+  it('closest members, case-insensitively, at the value’s own line and column', async () => {
+    const d = await data(
+      'SELECT COUNT([Order ID])\nWHERE [Region] = "eu" AND [Status] IN ("paid", "Opne")',
+    );
+    expect(d.values).toBe('0');
+    // COUNT answers one row (0): only a truly empty answer carries warnings.
+    expect(d.warnings).toBeUndefined();
+    const e = await data(
+      'SELECT [Status], COUNT([Order ID])\nWHERE [Region] = "eu" AND [Status] IN ("paid", "Opne")',
+    );
+    expect(e.values).toBe('');
+    expect(e.warnings!.map((w) => [w.message, w.line, w.column])).toEqual([
+      ['[Region] has no member "eu"; closest members: "EU"', 2, 18],
+      ['[Status] has no member "Opne"; closest members: "open"', 2, 48],
+    ]);
+    const ok = await data('SELECT [Status], COUNT([Order ID]) WHERE [Status] = "paid"');
+    expect(ok.warnings).toBeUndefined();
+  });
+
+  it('suggests only members the reader’s row-level filter lets them see', async () => {
+    const d = await data('SELECT [Region], COUNT([Order ID]) WHERE [Region] = "us"', RLS);
+    expect(d.values).toBe('');
+    expect(d.warnings![0]!.message).not.toMatch(/"US"/);
+    const admin = await data('SELECT [Region], COUNT([Order ID]) WHERE [Region] = "us"');
+    expect(admin.warnings![0]!.suggestions).toContain('US');
+  });
+});

@@ -21,10 +21,13 @@ import { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
 import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
 import { filterMeaning, meaningKey } from './row-filter.js';
+import { memberHints, type Warning } from './member-hints.js';
 
 export interface QueryResult {
   columns: { title: string; kind: string; dataType: string }[];
   rows: string[][];
+  /** Why a 0-row answer may be empty: text values in WHERE that match no member. */
+  warnings?: Warning[];
 }
 
 interface CacheEntry {
@@ -222,10 +225,28 @@ export class Aql {
       // Results are shared by every text compiling to the same SQL, but titles (aliases,
       // the text of an expression) are the job's own.
       const columns = (job.params as { columns?: QueryResult['columns'] }).columns;
-      return columns?.length === stored.columns.length ? { ...stored, columns } : stored;
-    } catch {
+      const out = columns?.length === stored.columns.length ? { ...stored, columns } : stored;
+      if (!out.rows.length) {
+        const aql = (job.params as { aql?: string }).aql;
+        const warnings = aql ? await this.emptyHints(reader, aql) : [];
+        if (warnings.length) return { ...out, warnings };
+      }
+      return out;
+    } catch (err) {
+      if (err instanceof EngineError) throw err;
       throw notFound(`the result of job "${job.id}" is no longer stored; run the query again`);
     }
+  }
+
+  /** For a 0-row answer: text values in its WHERE that match no member the reader can see. */
+  async emptyHints(reader: ProjectActor, aql: string): Promise<Warning[]> {
+    let checks;
+    try {
+      checks = this.compile(reader, aql).valueChecks;
+    } catch {
+      return []; // the model changed since: nothing to explain
+    }
+    return checks.length ? memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
   }
 
   private resultKey(projectId: string, c: Compiled): string {
@@ -348,7 +369,7 @@ export class Aql {
         const stored = JSON.parse(
           await fs.readFile(this.resultFile(a.projectId, key), 'utf8'),
         ) as QueryResult;
-        return { columns, rows: stored.rows };
+        return this.withHints(a, text, { columns, rows: stored.rows });
       } catch {
         // the file went away: compute it again
       }
@@ -359,7 +380,13 @@ export class Aql {
       signal,
       randomUUID(),
     );
-    return { columns, rows };
+    return this.withHints(a, text, { columns, rows });
+  }
+
+  private async withHints(a: ProjectActor, text: string, r: QueryResult): Promise<QueryResult> {
+    if (r.rows.length) return r;
+    const warnings = await this.emptyHints(a, text);
+    return warnings.length ? { ...r, warnings } : r;
   }
 
   /** A row-level filter must be a valid condition on the current model (400 otherwise). */

@@ -90,6 +90,8 @@ export const aqlRoutes: RouteDef[] = [
               data: {
                 values: toValues(r.rows),
                 visual: { column: r.columns.map((c) => ({ title: c.title })) },
+                // Only on 0-row answers: text values that match no member, and the closest.
+                ...(r.warnings ? { warnings: r.warnings } : {}),
               },
             },
             tabular: { columns: r.columns.map((c) => c.title), rows: r.rows },
