@@ -1,0 +1,193 @@
+// AQL v2 over REST and MCP on the demo project: errors that teach an assistant with SQL
+// habits (each at its own token's line and column), the new syntax answering the same rows
+// through both doors, and unquoted aliases in ORDER BY.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpAudience } from '../src/engine/config.js';
+import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
+import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+
+let s: TestServer;
+let mcp: Client;
+
+beforeAll(async () => {
+  s = await startTestServer({ URSA_DEMO_DATA: 'true' });
+  await waitForDemo(s);
+  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+    requestInit: {
+      headers: {
+        Authorization: `Bearer ${await s.engine.issueToken(ADMIN, { audience: mcpAudience(s.engine.config) })}`,
+      },
+    },
+  });
+  mcp = new Client({ name: 'aql-v2-test', version: '1.0.0' });
+  await mcp.connect(transport);
+}, 120_000);
+afterAll(async () => {
+  await mcp?.close();
+  await s?.close();
+});
+
+const refused = async (aql: string) => {
+  const r = await s.api('POST', `/projects/${s.demo}/app/aql/execute`, { body: { aql } });
+  expect(r.status, `${aql}\n${r.text}`).toBe(400);
+  return r.json as {
+    message: string;
+    context: { line: number; column: number; found: string; suggestions?: string[] };
+  };
+};
+
+async function runAql(aql: string) {
+  const result = (await mcp.callTool({
+    name: 'run_aql',
+    arguments: { project: s.demo, aql },
+  })) as CallToolResult;
+  const text = result.content
+    .filter((c) => c.type === 'text')
+    .map((c) => (c as { text: string }).text)
+    .join('\n');
+  return { isError: result.isError === true, text, data: result.structuredContent as unknown };
+}
+
+describe('errors that teach SQL habits, at their own token', () => {
+  const cases: [string, RegExp, number, number, string][] = [
+    ['SELECT origin, SUM([Distance])', /^names go in brackets: \[Origin\]/, 1, 8, 'origin'],
+    [
+      'SELECT [Origin], SUM([Distance])\nFROM flights',
+      /AQL has no FROM or GROUP BY: name objects in brackets; the model finds the datasets and groups by every dimension/,
+      2,
+      1,
+      'FROM',
+    ],
+    [
+      'SELECT [Origin], SUM([Distance])\n  GROUP BY [Origin]',
+      /AQL has no FROM or GROUP BY/,
+      2,
+      3,
+      'GROUP',
+    ],
+    ['SELECT [Origin] JOIN airports', /AQL has no JOIN/, 1, 17, 'JOIN'],
+    [
+      'SELECT [Origin], COUNT(*)',
+      /COUNT\(\[<a fact or key of the dataset>\]\), e\.g\. COUNT\(\[/,
+      1,
+      24,
+      '*',
+    ],
+    ['SELECT TOP 5 [Origin], SUM([Distance])', /AQL has no TOP: write LIMIT 5/, 1, 8, 'TOP'],
+    ['SELECT [Origin], SUM([Distance]) Miles', /AS "Miles"/, 1, 34, 'Miles'],
+    ['SELECT [Origin], SUM([Distance]) AS Total Miles', /AS "Total Miles"/, 1, 43, 'Miles'],
+    ['SELECT DISTINCT [Origin]', /AQL has no DISTINCT/, 1, 8, 'DISTINCT'],
+    [
+      'SELECT [Origin],\n  SUMM([Distance])',
+      /unknown function SUMM; did you mean SUM.*PERCENTILE/,
+      2,
+      3,
+      'SUMM',
+    ],
+    [
+      'SELECT COUNT([Flight])\nWHERE [Flight Date] > 5',
+      /5 \(a number\) cannot be used where a date is expected/,
+      2,
+      23,
+      '5',
+    ],
+    [
+      'SELECT COUNT([Flight])\nWHERE [Distance] > "far"',
+      /"far" is compared with a number but is not one/,
+      2,
+      20,
+      '"far"',
+    ],
+    [
+      'SELECT [Carrier Name],\n  COUNT([Calendar Date])',
+      /cannot be broken down by \[Carrier Name\]: no reference path/,
+      2,
+      3,
+      'COUNT([Calendar Date])',
+    ],
+    [
+      'SELECT [Origin State],\n       DATE_TRUNC("fortnight", [Flight Date]), COUNT([Flight])',
+      /DATE_TRUNC takes a unit first, one of "year", "quarter", "month", "week", "day"/,
+      2,
+      19,
+      '"fortnight"',
+    ],
+    [
+      'SELECT [Origin], SUM([Distance])\nHAVING RANK() OVER (ORDER BY SUM([Distance])) < 3',
+      /filter on a window with QUALIFY/,
+      2,
+      8,
+      'RANK() OVER (ORDER BY SUM([Distance]))',
+    ],
+  ];
+  for (const [aql, message, line, column, found] of cases)
+    it(`${aql.replace(/\s+/g, ' ')}`, async () => {
+      const e = await refused(aql);
+      expect(e.message).toMatch(message);
+      expect([e.context.line, e.context.column, e.context.found]).toEqual([line, column, found]);
+    });
+
+  it('bare names suggest the closest objects; an unknown function lists every function', async () => {
+    const bare = await refused('SELECT carrier_name, COUNT([Flight])');
+    expect(bare.context.suggestions).toContain('[Carrier Name]');
+    const fn = await refused('SELECT [Origin], PERCENTIL([Distance], 0.5)');
+    expect(fn.message).toMatch(/did you mean PERCENTILE/);
+    expect(fn.message).toMatch(/AQL's functions: .*DATE_TRUNC.*ROW_NUMBER/);
+  });
+
+  it('over MCP the same errors reach the assistant', async () => {
+    const r = await runAql('SELECT origin FROM flights');
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/AQL has no FROM or GROUP BY/);
+    const star = await runAql('SELECT [Origin], COUNT(*)');
+    expect(star.isError).toBe(true);
+    expect(star.text).toMatch(/COUNT\(\[<a fact or key of the dataset>\]\)/);
+  });
+});
+
+describe('the new syntax answers the same over REST and MCP', () => {
+  const QUERIES = [
+    `SELECT DATE_TRUNC("month", [Flight Date]) AS "Month", COUNT([Flight]) AS "Flights",
+       SUM(COUNT([Flight])) OVER (ORDER BY DATE_TRUNC("month", [Flight Date])) AS "Running"`,
+    `SELECT [Origin State], [Carrier Name], SUM([Distance]) AS "Miles"
+     QUALIFY ROW_NUMBER() OVER (PARTITION BY [Origin State] ORDER BY SUM([Distance]) DESC) = 1`,
+    `SELECT UPPER([Carrier Name]) || " (" || [Carrier Code] || ")" AS "Carrier",
+       PERCENTILE([Departure Delay], 0.9) AS "P90", STDDEV([Departure Delay]) AS "SD"
+     WHERE [Carrier Name] ILIKE "%air%"`,
+  ];
+  for (const aql of QUERIES)
+    it(aql.split('\n')[0]!, async () => {
+      const rest = await rowsOf(s, ADMIN, aql);
+      expect(rest.length).toBeGreaterThan(0);
+      const r = await runAql(aql);
+      expect(r.isError, r.text).toBe(false);
+      // Every REST row appears in the MCP answer's text, cell by cell.
+      for (const row of rest) for (const cell of row) expect(r.text).toContain(cell);
+    });
+
+  it('QUALIFY keeps one row per partition: the top carrier by miles in each state', async () => {
+    const top = await rowsOf(s, ADMIN, QUERIES[1]!);
+    const states = top.map((r) => r[0]);
+    expect(new Set(states).size).toBe(states.length);
+    const all = await rowsOf(s, ADMIN, 'SELECT [Origin State], [Carrier Name], SUM([Distance])');
+    for (const [state, carrier, miles] of top) {
+      const inState = all.filter((r) => r[0] === state).map((r) => Number(r[2]));
+      expect(Number(miles)).toBe(Math.max(...inState));
+      expect(all.some((r) => r[0] === state && r[1] === carrier)).toBe(true);
+    }
+  });
+
+  it('an unquoted alias in ORDER BY orders by that column', async () => {
+    const rows = await rowsOf(
+      s,
+      ADMIN,
+      'SELECT [Origin], SUM([Distance]) AS Miles ORDER BY Miles DESC LIMIT 3',
+    );
+    expect(rows).toHaveLength(3);
+    const miles = rows.map((r) => Number(r[1]));
+    expect(miles).toEqual([...miles].sort((a, b) => b - a));
+  });
+});
