@@ -145,8 +145,78 @@ const cmpOp = fc.constantFrom('=', '<>', '!=', '<', '<=', '>', '>=');
 const arithOp = fc.constantFrom('+', '-', '*', '/');
 const AGGS = ['SUM', 'AVG', 'MIN', 'MAX', 'MEDIAN', 'COUNT'];
 const PARTS = ['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY'];
-const UNKNOWN_FUNCTIONS = ['SUMM', 'COUNTD', 'CONCAT', 'LEN', 'NOW', 'AVERAGE', 'x', 'SELECT_'];
-const FUNCTIONS = [...AGGS, ...PARTS, 'TODAY', 'ABS', 'ROUND', 'IFNULL', ...UNKNOWN_FUNCTIONS];
+const UNKNOWN_FUNCTIONS = ['SUMM', 'COUNTD', 'LEN', 'NOW', 'AVERAGE', 'x', 'SELECT_'];
+/** Version 2 (AQL.md §11). */
+const TEXT_FNS = ['UPPER', 'LOWER', 'TRIM', 'LENGTH'];
+const V2_FUNCTIONS = [
+  ...TEXT_FNS,
+  'LEFT',
+  'RIGHT',
+  'SUBSTRING',
+  'CONCAT',
+  'REPLACE',
+  'COALESCE',
+  'NULLIF',
+  'LEAST',
+  'GREATEST',
+  'DATE_TRUNC',
+  'DATE_ADD',
+  'DATE_DIFF',
+  'PERCENTILE',
+  'STDDEV',
+  'COUNT_DISTINCT',
+  'RANK',
+  'ROW_NUMBER',
+  'LAG',
+];
+const FUNCTIONS = [
+  ...AGGS,
+  ...PARTS,
+  'TODAY',
+  'ABS',
+  'ROUND',
+  'IFNULL',
+  ...V2_FUNCTIONS,
+  ...UNKNOWN_FUNCTIONS,
+];
+const UNITS = ['"month"', '"day"', "'YEAR'", '"week"', '"quarter"', '"fortnight"', '1'];
+const WINDOW_AGGS = ['SUM', 'AVG', 'MIN', 'MAX', 'COUNT'];
+const RANKS = ['RANK()', 'DENSE_RANK()', 'ROW_NUMBER()'];
+const FRAMES = [
+  '',
+  ' ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+  ' ROWS 2 PRECEDING',
+  ' ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING',
+  ' RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING',
+];
+
+/** `f(measure) OVER (…)` and ranking functions, over a query's dimensions and measures. */
+function windowOf(measure: Arb, dimension: Arb): Arb {
+  const over = fc
+    .tuple(
+      fc.option(dimension, { freq: 2 }),
+      fc.option(fc.tuple(fc.oneof(measure, dimension), fc.constantFrom('', ' DESC', ' ASC'))),
+      fc.constantFrom(...FRAMES),
+    )
+    .map(
+      ([p, o, f]) =>
+        `OVER (${p === null ? '' : `PARTITION BY ${p} `}${o === null ? '' : `ORDER BY ${o[0]}${o[1]}`}${o === null ? '' : f})`,
+    );
+  return fc.oneof(
+    fc
+      .tuple(fc.constantFrom(...WINDOW_AGGS).chain(anyCase), measure, over)
+      .map(([f, m, o]) => `${f}(${m}) ${o}`),
+    fc.tuple(fc.constantFrom(...RANKS), over).map(([f, o]) => `${f} ${o}`),
+    fc
+      .tuple(
+        fc.constantFrom('LAG', 'LEAD', 'FIRST_VALUE', 'LAST_VALUE'),
+        measure,
+        fc.constantFrom('', ', 1', ', 2, 0'),
+        over,
+      )
+      .map(([f, m, a, o]) => `${f}(${m}${f.startsWith('L') && f !== 'LAST_VALUE' ? a : ''}) ${o}`),
+  );
+}
 
 /**
  * The loose grammar: any expression anywhere (dimensions, row-level expressions, measures,
@@ -200,6 +270,25 @@ export function looseQueryArbitrary(v: Vocabulary): Arb {
         fc
           .tuple(cond, row, fc.option(row))
           .map(([c, t, e]) => `CASE WHEN ${c} THEN ${t}${e === null ? '' : ` ELSE ${e}`} END`),
+        fc.tuple(fc.constantFrom(...TEXT_FNS).chain(anyCase), row).map(([f, x]) => `${f}(${x})`),
+        fc.tuple(row, row).map(([a, b]) => `${a} || ${b}`),
+        fc
+          .tuple(fc.constantFrom('CONCAT', 'COALESCE', 'LEAST', 'GREATEST', 'NULLIF'), row, row)
+          .map(([f, a, b]) => `${f}(${a}, ${b})`),
+        fc
+          .tuple(fc.constantFrom('LEFT', 'RIGHT', 'SUBSTRING'), row, fc.oneof(number, row))
+          .map(([f, a, n]) => `${f}(${a}, ${n})`),
+        fc.tuple(row, literal, literal).map(([a, b, c]) => `REPLACE(${a}, ${b}, ${c})`),
+        fc
+          .tuple(fc.constantFrom(...UNITS), fc.oneof(date, row, literal))
+          .map(([u, d]) => `DATE_TRUNC(${u}, ${d})`),
+        fc
+          .tuple(fc.constantFrom(...UNITS), fc.oneof(number, row), fc.oneof(date, literal, row))
+          .map(([u, n, d]) => `DATE_ADD(${u}, ${n}, ${d})`),
+        fc
+          .tuple(fc.constantFrom(...UNITS), fc.oneof(date, literal), fc.oneof(date, row))
+          .map(([u, a, b]) => `DATE_DIFF(${u}, ${a}, ${b})`),
+        fc.tuple(date, fc.constantFrom('+', '-'), fc.oneof(number, date)).map(join),
       ),
       measure: fc.oneof(
         d,
@@ -233,6 +322,14 @@ export function looseQueryArbitrary(v: Vocabulary): Arb {
         fc
           .tuple(tie('having'), measure, fc.option(fc.oneof(measure, literal)))
           .map(([c, t, e]) => `CASE WHEN ${c} THEN ${t}${e === null ? '' : ` ELSE ${e}`} END`),
+        fc
+          .tuple(row, fc.constantFrom('0.5', '0.9', '1', '2', '-0.1', '"x"'))
+          .map(([x, p]) => `PERCENTILE(${x}, ${p})`),
+        fc.tuple(anyCase('STDDEV'), row).map(([f, x]) => `${f}(${x})`),
+        fc
+          .tuple(anyCase('COUNT_DISTINCT'), fc.oneof(attr, fact, row))
+          .map(([f, x]) => `${f}(${x})`),
+        windowOf(measure, dimension),
       ),
       cond: fc.oneof(
         d,
@@ -324,6 +421,9 @@ export function looseQueryArbitrary(v: Vocabulary): Arb {
       items: fc.array(item, { minLength: 1, maxLength: 3 }),
       where: fc.option(g.cond, { freq: 2 }),
       having: fc.option(g.having, { freq: 4 }),
+      qualify: fc.option(fc.tuple(windowOf(g.measure, dimension), cmpOp, number).map(join), {
+        freq: 5,
+      }),
       order: fc.option(fc.array(orderItem, { minLength: 1, maxLength: 3 }), { freq: 3 }),
       limit: fc.option(fc.tuple(number, fc.option(number, { freq: 3 })), { freq: 3 }),
       sep,
@@ -332,6 +432,7 @@ export function looseQueryArbitrary(v: Vocabulary): Arb {
       const parts = [`${q.select} ${q.items.join(', ')}`];
       if (q.where !== null) parts.push(`WHERE ${q.where}`);
       if (q.having !== null) parts.push(`HAVING ${q.having}`);
+      if (q.qualify !== null) parts.push(`QUALIFY ${q.qualify}`);
       if (q.order !== null) parts.push(`ORDER BY ${q.order.join(', ')}`);
       if (q.limit !== null)
         parts.push(`LIMIT ${q.limit[0]}${q.limit[1] === null ? '' : ` OFFSET ${q.limit[1]}`}`);
@@ -384,6 +485,24 @@ export function typedQueryArbitrary(v: Vocabulary): Arb {
         .tuple(fc.constantFrom(...PARTS).chain(kw), named(v.dates).chain(show))
         .map(([f, d]) => `${f}(${d})`),
       weight: 2,
+    },
+    {
+      arbitrary: fc
+        .tuple(fc.constantFrom('"month"', '"week"', '"year"'), named(v.dates).chain(show))
+        .map(([u, d]) => `DATE_TRUNC(${u}, ${d})`),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .tuple(fc.constantFrom(...TEXT_FNS, 'LOWER'), attr.chain(show))
+        .map(([f, a]) => `${f}(${a})`),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .tuple(attr.chain(show), attr.chain(show))
+        .map(([a, b]) => `${a} || "/" || ${b}`),
+      weight: 1,
     },
   );
   const atom: Arb = fc.oneof(
@@ -446,6 +565,9 @@ export function typedQueryArbitrary(v: Vocabulary): Arb {
         fc
           .tuple(kw('COUNT'), fc.oneof(attr.chain(show), fact.chain(show)))
           .map(([f, x]) => `${f}(${x})`),
+        fc
+          .tuple(fc.constantFrom('STDDEV', 'COUNT_DISTINCT', 'PERCENTILE'), rowNumber)
+          .map(([f, x]) => (f === 'PERCENTILE' ? `${f}(${x}, 0.75)` : `${f}(${x})`)),
         ...(v.metrics.length ? [named(v.metrics).chain(show)] : []),
         fc.tuple(m, arithOp, fc.oneof(m, value('number'))).map(join),
         m.map((x) => `-(${x})`),
@@ -471,6 +593,8 @@ export function typedQueryArbitrary(v: Vocabulary): Arb {
         dimension.map((text) => ({ text, dim: true })),
         measure.map((text) => ({ text, dim: false })),
         measure.map((text) => ({ text, dim: false })),
+        // A window over the result (its dimensions may not all be in SELECT: a 400 then).
+        windowOf(measure, dimension).map((text) => ({ text, dim: false })),
       ),
       fc.option(fc.constantFrom('"Miles"', '"Flights"', 'Total', "'Share'", '"x y"'), { freq: 3 }),
     )
@@ -493,8 +617,9 @@ export function typedQueryArbitrary(v: Vocabulary): Arb {
       ),
       fc.constantFrom(' ', '\n', '  ', ' -- c\n', ' /* c */ '),
       fc.tuple(cmpOp, value('number'), fc.option(cond)),
+      fc.option(fc.constantFrom('1', '2', '3'), { freq: 4 }),
     )
-    .map(([select, items, where, pick, order, limit, sep, [op, n]]) => {
+    .map(([select, items, where, pick, order, limit, sep, [op, n], top]) => {
       const parts = [
         `${select} ${items.map((i) => (i.alias ? `${i.text} AS ${i.alias}` : i.text)).join(', ')}`,
       ];
@@ -505,6 +630,11 @@ export function typedQueryArbitrary(v: Vocabulary): Arb {
         parts.push(`HAVING ${measures[pick % measures.length]!.text} ${op} ${n}`);
       else if (pick % 3 === 1 && dims.length)
         parts.push(`HAVING ${dims[pick % dims.length]!.text} IS NOT NULL`);
+      // Top N per group: ranked within the first dimension by the first measure.
+      if (top !== null && measures.length)
+        parts.push(
+          `QUALIFY RANK() OVER (${dims.length ? `PARTITION BY ${dims[0]!.text} ` : ''}ORDER BY ${measures[0]!.text} DESC) <= ${top}`,
+        );
       if (order !== null) {
         const [k, dir] = order;
         const target = items[k % items.length]!;

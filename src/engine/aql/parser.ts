@@ -465,12 +465,14 @@ class AqlParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             const from = this.SUBRULE3(this.frameBound);
-            return { from, to: { kind: 'current' as const, n: null, pos: from.pos } };
+            // `ROWS n PRECEDING` ends at the current row (from may be missing in recovery).
+            const to = { kind: 'current' as const, n: null, pos: from?.pos ?? FAKE };
+            return { from, to };
           },
         },
       ]);
       frame = this.ACTION(() => ({
-        unit: unit.image.toUpperCase() as 'ROWS' | 'RANGE',
+        unit: (unit?.image ?? 'ROWS').toUpperCase() as 'ROWS' | 'RANGE',
         ...bounds,
       }));
     });
@@ -489,7 +491,7 @@ class AqlParser extends EmbeddedActionsParser {
             { ALT: () => this.CONSUME(T.Following) },
           ]);
           return {
-            kind: dir.tokenType === T.Preceding ? ('preceding' as const) : ('following' as const),
+            kind: dir?.tokenType === T.Preceding ? ('preceding' as const) : ('following' as const),
             n: null,
             pos: this.within(start),
           };
@@ -510,7 +512,7 @@ class AqlParser extends EmbeddedActionsParser {
             { ALT: () => this.CONSUME2(T.Following) },
           ]);
           return {
-            kind: dir.tokenType === T.Preceding ? ('preceding' as const) : ('following' as const),
+            kind: dir?.tokenType === T.Preceding ? ('preceding' as const) : ('following' as const),
             n: this.ACTION(() => Number(n.image)),
             pos: this.within(start),
           };
