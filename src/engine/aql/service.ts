@@ -21,6 +21,7 @@ import { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
 import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
 import { filterMeaning, meaningKey } from './row-filter.js';
+import { shownFilter } from './saved-refs.js';
 
 export interface QueryResult {
   columns: { title: string; kind: string; dataType: string }[];
@@ -157,7 +158,7 @@ export class Aql {
       frame: c.frame,
       sql: c.sql,
       params: c.params,
-      rowFilter: a.filter ?? null,
+      rowFilter: shownFilter(this.snapshot(a.projectId), a),
     };
   }
 
