@@ -1025,7 +1025,7 @@ describe('checks', () => {
         }),
       ]),
     );
-    expect(problems.filter((x) => x.objects?.[0] === 'metric.uses_dup')).toEqual([]);
+    expect(problems.filter((x) => (x.objects as string[])[0] === 'metric.uses_dup')).toEqual([]);
     // modifyfolder can still tidy a folder holding a dropped column.
     const r = await api('POST', `/projects/${q}/pmd/modifyfolder`, {
       body: { ident: 'folder.temp', op: 'remove', content: ['fact.tmp.n'] },
