@@ -3,6 +3,9 @@
 // them (they run, give the same numbers, the row filter still restricts) and they read with
 // the new titles. References written as identifiers stay identifiers; unknown ones are still
 // refused. Over REST and over MCP (the SDK's own client); also definitions stored before.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,7 +14,8 @@ import { mcpAudience } from '../src/engine/config.js';
 import { migrateSavedAql } from '../src/engine/aql/saved-refs.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject } from './helpers/fixtures.js';
-import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import type { RunningServer } from '../src/server.js';
+import { ADMIN, invite, startOnPort, startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 const MEMBER = 'renames-eu@example.com';
@@ -283,5 +287,56 @@ describe('saved AQL across renames', () => {
     expect(await aqlOf('metric.legacy')).toBe('SELECT SUM([Amount]) + COUNT([Nothing])');
     expect(await memberFilter()).toBe('[Region] = "EU"');
     expect(await run('SELECT [Grand total]', MEMBER)).toEqual([['15']]);
+  });
+});
+
+describe('definitions stored before the change, across a restart', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-renames-'));
+  let server: RunningServer | undefined;
+  afterAll(async () => {
+    await server?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('start-up stores their titles as identifiers; nothing unresolved is lost', async () => {
+    server = await startOnPort(dataDir, 0);
+    const demo = server.bootstrap.demoProjectId!;
+    const amount = {
+      ident: 'fact.sales.amount',
+      type: 'fact',
+      name: 'Amount',
+      def: { dataset: 'sales', column: 'amount', dataType: 'integer', source: 'load' },
+    };
+    // Written as an earlier version stored them: titles in the text, no positions.
+    server.engine.model.upsert(
+      demo,
+      [
+        amount,
+        { ident: 'metric.old', type: 'metric', name: 'Old', def: { aql: 'SELECT SUM([amount])' } },
+        { ident: 'filter.old', type: 'filter', name: 'Gone', def: { aql: '[Nowhere] = "x"' } },
+      ],
+      'test',
+    );
+    server.engine.members.restoreFilter(demo, ADMIN, '[Amount] > 1', []);
+    await server.close();
+    server = await startOnPort(dataDir, 0);
+    const e = server.engine;
+    expect(e.model.get(demo, 'metric.old')!.def).toEqual({
+      aql: 'SELECT SUM([fact.sales.amount])',
+      aqlByTitle: [0],
+    });
+    expect(e.model.get(demo, 'filter.old')!.def).toEqual({ aql: '[Nowhere] = "x"' });
+    expect(e.model.get(demo, 'metric.old')!.revision).toBe(1);
+    expect(e.members.allFilters().find((m) => m.email === ADMIN)).toMatchObject({
+      filter: '[fact.sales.amount] > 1',
+      filterByTitle: [0],
+    });
+    // Renamed afterwards: they read with the new title.
+    e.model.upsert(demo, [{ ...amount, name: 'Sales Amount' }], 'test');
+    const a = e.actor({ email: ADMIN }, demo);
+    expect(e.objects.get(a, 'metric.old').object.def).toEqual({
+      aql: 'SELECT SUM([Sales Amount])',
+    });
+    expect(e.members.get(a, ADMIN).filter).toBe('[Sales Amount] > 1');
   });
 });
