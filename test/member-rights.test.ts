@@ -174,34 +174,46 @@ describe('who changes what a member may see', () => {
   });
 
   describe('a model change that alters a row filter needs a User Admin', () => {
-    it('an MD Admin cannot edit, rename or delete the saved filter a row filter names', async () => {
+    it('an MD Admin cannot edit or delete the saved filter a row filter names', async () => {
       const f = await current('filter.eu');
-      for (const body of [
-        { ...f, def: { aql: '[Region] = "US"' } },
-        { ...f, name: 'Saved Europe' },
-      ]) {
-        const r = await s.api('PUT', obj('/filter.eu'), { as: MD, body });
-        expect(r.status, r.text).toBe(403);
-        expect(r.json.message).toMatch(/row-level filter of 2 member/);
-      }
+      const r = await s.api('PUT', obj('/filter.eu'), {
+        as: MD,
+        body: { ...f, def: { aql: '[Region] = "US"' } },
+      });
+      expect(r.status, r.text).toBe(403);
+      expect(r.json.message).toMatch(/row-level filter of 2 member/);
       expect((await s.api('DELETE', obj('/filter.eu'), { as: MD })).status).toBe(403);
       expect(await current('filter.eu')).toMatchObject({ name: 'Saved EU', revision: f.revision });
-      // What does not change its meaning is fine.
+      // What does not change its meaning is fine: a description, and a new title (row filters
+      // name it by identifier once stored, and read with the new title).
       const described = await s.api('PUT', obj('/filter.eu'), {
         as: MD,
         body: { ...f, description: 'Europe only' },
       });
       expect(described.status, described.text).toBe(200);
+      const renamed = await s.api('PUT', obj('/filter.eu'), {
+        as: MD,
+        body: { ...f, name: 'Saved Europe' },
+      });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect((await rights(EU)).filter).toBe('[Saved Europe]');
       expect(await rows(EU)).toBe('EU\t1');
+      const back = await s.api('PUT', obj('/filter.eu'), { as: MD, body: f });
+      expect(back.status, back.text).toBe(200);
+      expect((await rights(EU)).filter).toBe('[Saved EU]');
     });
 
-    it('an MD Admin cannot retitle an attribute a row filter names by title', async () => {
+    it('an MD Admin may retitle an attribute a row filter names by title: its meaning stays', async () => {
       const region = await current('attr.people.region');
       const r = await s.api('PUT', obj('/attr.people.region'), {
         as: MD,
         body: { ...region, name: 'Area' },
       });
-      expect(r.status, r.text).toBe(403);
+      expect(r.status, r.text).toBe(200);
+      expect((await rights(UA)).filter).toBe('[Area] = "EU"');
+      const restored = await s.api('PUT', obj('/attr.people.region'), { as: MD, body: region });
+      expect(restored.status, restored.text).toBe(200);
+      expect((await rights(UA)).filter).toBe('[Region] = "EU"');
       const metric = await s.api('POST', obj(), {
         as: MD,
         body: { type: 'metric', name: 'People', def: { aql: 'SELECT COUNT([Person])' } },
@@ -225,16 +237,31 @@ describe('who changes what a member may see', () => {
         dataType,
         label,
       });
-      // people's region retitled by a load: [Region] would name nothing.
-      const retitled = await load(MD, 'people', {
+      // people's region retitled by a load: the filters name it by identifier, so their
+      // meaning stays and the load may run; the filter reads with the new title.
+      const people = (region: string) =>
+        load(MD, 'people', {
+          primarykey: 'person_id',
+          columns: [
+            col('person_id', 'A', 'integer', 'Person'),
+            col('region', 'A', 'string', region),
+            col('dept', 'A', 'string', 'Dept'),
+          ],
+        });
+      for (const title of ['Area', 'Region']) {
+        const retitled = await people(title);
+        expect(retitled.status, retitled.text).toBe(202);
+        const done = await s.engine.jobs.waitFor(retitled.json.link[0].id);
+        expect(done.status, done.message).toBe('OK');
+        expect((await rights(UA)).filter).toBe(`[${title}] = "EU"`);
+      }
+      // A load dropping the column the filters name would change them: 403.
+      await rawStorage(s.engine).writeFile(p, '/people.csv', Buffer.from('person_id,dept\n1,HR\n'));
+      const dropped = await load(MD, 'people', {
         primarykey: 'person_id',
-        columns: [
-          col('person_id', 'A', 'integer', 'Person'),
-          col('region', 'A', 'string', 'Area'),
-          col('dept', 'A', 'string', 'Dept'),
-        ],
+        columns: [col('person_id', 'A', 'integer', 'Person'), col('dept', 'A', 'string', 'Dept')],
       });
-      expect(retitled.status, retitled.text).toBe(403);
+      expect(dropped.status, dropped.text).toBe(403);
       // sales no longer references people: the filter would no longer restrict its rows.
       await rawStorage(s.engine).writeFile(
         p,

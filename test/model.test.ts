@@ -934,6 +934,8 @@ describe('checks', () => {
     );
     // [Same Title] was unambiguous when metric.uses_dup was saved; the second title came
     // later, in a model from before titles were unique (the API refuses it now: 409).
+    // Saved through the API, metric.uses_dup names it by identifier; metric.legacy_dup was
+    // stored before that (its text still holds the title).
     await create(
       [
         metric('Same title', 'SELECT SUM([fact.a.amount])'),
@@ -944,6 +946,8 @@ describe('checks', () => {
     const dup = metric('same TITLE', 'SELECT MAX([fact.a.amount])');
     expect((await api('POST', `/projects/${q}/pmd/obj`, { body: dup })).status).toBe(409);
     s.engine.model.upsert(q, [{ ...dup, ident: 'metric.same_title_2', type: 'metric' }], 'test');
+    const legacy = metric('Legacy dup', 'SELECT [Same Title] * 3');
+    s.engine.model.upsert(q, [{ ...legacy, ident: 'metric.legacy_dup', type: 'metric' }], 'test');
 
     const { ok, problems } = await check('model');
     expect(ok).toBe(false);
@@ -1006,7 +1010,8 @@ describe('checks', () => {
           kind: 'missing_dependency',
           objects: ['metric.uses_temp'],
           field: 'def.aql',
-          reference: 'Temp N',
+          // Stored by identifier when saved: the reference is the dropped column's.
+          reference: 'fact.tmp.n',
         }),
         expect.objectContaining({
           kind: 'missing_dependency',
@@ -1016,10 +1021,11 @@ describe('checks', () => {
         }),
         expect.objectContaining({
           kind: 'ambiguous_reference',
-          objects: ['metric.uses_dup', 'metric.same_title', 'metric.same_title_2'],
+          objects: ['metric.legacy_dup', 'metric.same_title', 'metric.same_title_2'],
         }),
       ]),
     );
+    expect(problems.filter((x) => (x.objects as string[])[0] === 'metric.uses_dup')).toEqual([]);
     // modifyfolder can still tidy a folder holding a dropped column.
     const r = await api('POST', `/projects/${q}/pmd/modifyfolder`, {
       body: { ident: 'folder.temp', op: 'remove', content: ['fact.tmp.n'] },

@@ -33,6 +33,7 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
 import { Aql } from './aql/service.js';
+import { filterRefs, migrateSavedAql, shownFilter } from './aql/saved-refs.js';
 import { CatalogService } from './catalog/catalog.js';
 import { ProjectDatabases } from './data/databases.js';
 import { Datasets } from './data/datasets.js';
@@ -177,6 +178,10 @@ export class Engine {
     this.members.setFilterValidator((filter, projectId) =>
       this.aql.validateCondition(projectId, filter),
     );
+    // Saved AQL names objects by identifier, and reads with their current titles.
+    this.members.setFilterRefs(filterRefs((p) => this.aql.snapshot(p)));
+    this.projects.setFilterView((a) => shownFilter(this.aql.snapshot(a.projectId), a));
+    migrateSavedAql(this.model, this.members, log);
     // Only Admins and User Admins change what a member's row filter selects, also by the model.
     const guard = new RowFilterGuard(this.members, (p) => this.aql.snapshot(p));
     this.objects.setRowFilterGuard(guard);

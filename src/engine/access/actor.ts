@@ -27,6 +27,8 @@ export interface ProjectActor extends Principal {
   roles: string[];
   /** Row-level data filter (an AQL condition) applied to everything this user reads. */
   filter: string | null;
+  /** Positions of `filter`'s references written by title (shown by title, aql/ref-rewrite.ts). */
+  filterByTitle?: number[] | null;
   maintenance: boolean;
 }
 
@@ -66,6 +68,7 @@ function prepareLookup(db: Db) {
       useradmin: projectUsers.useradmin,
       roles: projectUsers.roles,
       filter: projectUsers.filter,
+      filterByTitle: projectUsers.filterByTitle,
       maintenance: projects.maintenance,
     })
     .from(projectUsers)

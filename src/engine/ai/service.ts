@@ -12,6 +12,7 @@ import { projects } from '../db/schema.js';
 import { conflict, unavailable } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
+import { shownFilter } from '../aql/saved-refs.js';
 import { parseInput } from '../validate.js';
 import { runAgent } from './agent.js';
 import type { AgentBudget } from './config.js';
@@ -253,7 +254,9 @@ export class AiService {
       user: a.email,
       today: new Date().toISOString().slice(0, 10),
       row_filter: a.filter
-        ? fill(this.prompts.nudges.row_filter_set, { filter: a.filter })
+        ? fill(this.prompts.nudges.row_filter_set, {
+            filter: shownFilter(this.d.aql.snapshot(a.projectId), a)!,
+          })
         : this.prompts.nudges.row_filter_none,
       aql_guide: this.prompts.aqlGuide,
       model: overview(catalog),

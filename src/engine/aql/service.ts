@@ -22,6 +22,7 @@ import { parse } from './parser.js';
 import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
 import { filterMeaning, meaningKey } from './row-filter.js';
 import { memberHints, type Warning } from './member-hints.js';
+import { shownFilter } from './saved-refs.js';
 
 export interface QueryResult {
   columns: { title: string; kind: string; dataType: string }[];
@@ -166,7 +167,7 @@ export class Aql {
       frame: c.frame,
       sql: c.sql,
       params: c.params,
-      rowFilter: a.filter ?? null,
+      rowFilter: shownFilter(this.snapshot(a.projectId), a),
     };
   }
 

@@ -10,6 +10,8 @@ import { invalid, notFound } from '../errors.js';
 import { TITLED_TYPES, titleKey } from '../model/defs.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ObjectRow } from '../model/store.js';
+import { refModel } from '../aql/ref-rewrite.js';
+import { showDef } from '../model/saved-aql.js';
 
 export interface CatalogColumn {
   id: string;
@@ -117,6 +119,7 @@ export class CatalogService {
         `no dataset "${opts.dataset}"; datasets: ${[...snap.datasets.keys()].join(', ') || 'none loaded yet'}`,
       );
     }
+    const names = refModel(snap.byIdent.values());
     const saved = (type: string) =>
       objs
         .filter((o) => o.type === type && matches(o))
@@ -124,7 +127,7 @@ export class CatalogService {
           id: o.ident,
           title: o.name,
           ...(o.description ? { description: o.description } : {}),
-          aql: String((o.def as { aql?: unknown }).aql ?? ''),
+          aql: String(showDef(o.type, o.def, names).aql ?? ''),
         }));
     // Pagination walks datasets; metrics and filters come with the first page.
     const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);

@@ -69,6 +69,8 @@ export const projectUsers = sqliteTable(
       .notNull()
       .default(sql`'[]'`),
     filter: text('filter'),
+    /** Positions of `filter`'s references written by title (aql/ref-rewrite.ts). */
+    filterByTitle: text('filter_by_title', { mode: 'json' }).$type<number[]>(),
     invitedBy: text('invited_by'),
     created: text('created').notNull(),
     updated: text('updated').notNull(),

@@ -3,6 +3,7 @@
 // identifier. An ambiguous title depends on every object that has it: deleting either would
 // change what the AQL means, so both are protected.
 import { referencesIn } from '../aql/references.js';
+import type { RefModel } from '../aql/ref-rewrite.js';
 import { TITLED_TYPES, titleKey } from './defs.js';
 import type { ObjectRow } from './store.js';
 
@@ -72,6 +73,11 @@ export class ModelIndex {
   readonly byIdent: Map<string, ObjectRow>;
   private readonly byTitle = new Map<string, ObjectRow[]>();
   private reverse: Map<string, Set<string>> | null = null;
+  /** Resolution by name, for storing and showing saved AQL (aql/ref-rewrite.ts). */
+  readonly names: RefModel = {
+    byIdent: (ident) => this.byIdent.get(ident),
+    byTitle: (title) => this.byTitle.get(titleKey(title)) ?? [],
+  };
 
   constructor(readonly rows: ObjectRow[]) {
     this.byIdent = new Map(rows.map((r) => [r.ident, r]));

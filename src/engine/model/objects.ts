@@ -26,6 +26,8 @@ import {
   type ObjectType,
 } from './defs.js';
 import type { Ref } from './dependencies.js';
+import { refModel } from '../aql/ref-rewrite.js';
+import { showDef, storeDef } from './saved-aql.js';
 import { ldmGraph, odmGraph, type LdmGraph, type OdmGraph } from './graphs.js';
 import { ModelScope } from './scope.js';
 import { parseSearchFields, searchRows, type MatchKind, type SearchField } from './search.js';
@@ -346,12 +348,24 @@ export class ModelObjects {
           tags: p.tag ?? p.tags ?? [],
         });
       });
+      // AQL references become identifiers; the batch's own titles count (they may name each other).
+      const names = refModel([...before.index.rows, ...inputs]);
+      const written = new Map<string, unknown>();
+      for (const o of inputs) {
+        written.set(o.ident, o.def.aql);
+        o.def = storeDef(o.type, o.def, names);
+      }
       this.writes++;
       this.store.upsert(actor.projectId, inputs, actor.email);
       // Checked once all are in: objects of one batch may depend on each other.
       const after = this.scope(actor);
       inputs.forEach((o, i) =>
-        this.checkRefs(after, after.index.byIdent.get(o.ident)!, batch ? i : undefined),
+        this.checkRefs(
+          after,
+          after.index.byIdent.get(o.ident)!,
+          batch ? i : undefined,
+          written.get(o.ident),
+        ),
       );
       for (const o of inputs) this.record(actor, 'create', after.index.byIdent.get(o.ident)!);
       return inputs.map((o) => this.view(after.index.byIdent.get(o.ident)!, after));
@@ -414,6 +428,16 @@ export class ModelObjects {
           { ident, type: row.type, name: p.name },
           undefined,
         );
+      // AQL references become identifiers, under the object's new title. The same text as
+      // stored (a GET sent back) keeps what was written by title, also where an identifier
+      // is shown because the title would not name the object again.
+      const written = def.aql;
+      def = storeDef(
+        row.type,
+        def,
+        refModel(s.index.rows.map((r) => (r.ident === ident ? { ...r, name: p.name } : r))),
+        row.def,
+      );
       this.writes++;
       const changed = this.store.upsert(
         actor.projectId,
@@ -433,7 +457,7 @@ export class ModelObjects {
       const after = this.scope(actor);
       const updated = after.index.byIdent.get(ident)!;
       if (changed) {
-        if (checkAll) this.checkRefs(after, updated, undefined);
+        if (checkAll) this.checkRefs(after, updated, undefined, written);
         this.record(actor, 'update', updated);
       }
       return this.view(updated, after);
@@ -585,7 +609,13 @@ export class ModelObjects {
   }
 
   /** What the def names must exist, be readable and be of the right type; AQL must compile. */
-  private checkRefs(s: ModelScope, row: ObjectRow, at: number | undefined): void {
+  private checkRefs(
+    s: ModelScope,
+    row: ObjectRow,
+    at: number | undefined,
+    /** def.aql as the caller wrote it: compile errors point into their text, not the stored one. */
+    written?: unknown,
+  ): void {
     const fail = (field: string, message: string, extra: Record<string, unknown> = {}) => {
       throw invalid(`invalid object: ${where(at)}${field}: ${message}`, {
         ident: row.ident,
@@ -616,7 +646,7 @@ export class ModelObjects {
     const aqlRefs = refs.filter((r) => r.aql);
     // The compiler reports unknown references itself, with suggestions; without it, we do.
     if (!this.compileCheck) for (const r of aqlRefs) need(r, null);
-    if (kind) compile(def.aql, kind, 'def.aql');
+    if (kind) compile(written ?? def.aql, kind, 'def.aql');
     switch (row.type) {
       case 'dashboard': {
         const items = def.items as Array<{ id: string; report: string }>;
@@ -680,7 +710,7 @@ export class ModelObjects {
       type: row.type,
       name: row.name,
       description: row.description,
-      def: publicDef(row, s),
+      def: showDef(row.type, publicDef(row, s), s.index.names),
       acl: row.acl,
       tag: row.tags,
       revision: row.revision,

@@ -159,6 +159,23 @@ export class ModelStore {
     );
   }
 
+  /**
+   * Replaces a def in place, without a revision or a new model version: only for rewrites
+   * that keep its meaning (start-up migration of saved AQL, aql/saved-refs.ts).
+   */
+  rewriteDef(projectId: string, ident: string, def: Record<string, unknown>): void {
+    this.db
+      .update(objects)
+      .set({ def })
+      .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)))
+      .run();
+  }
+
+  /** Every project's objects of these types (start-up migrations). */
+  allOfTypes(types: string[]): ObjectRow[] {
+    return this.db.select().from(objects).where(inArray(objects.type, types)).all();
+  }
+
   remove(projectId: string, idents: string[]): number {
     if (!idents.length) return 0;
     const r = this.db

@@ -106,6 +106,8 @@ export type ProjectHook = (projectId: string) => void | Promise<void>;
 
 export class Projects {
   private deleteHooks: ProjectHook[] = [];
+  /** The caller's row-level filter as shown (references by their current titles). */
+  private filterView: (a: ProjectActor) => string | null = (a) => a.filter;
 
   constructor(
     private readonly db: Db,
@@ -115,6 +117,10 @@ export class Projects {
     private readonly limits: Limits,
     private readonly activity: ActivityLog,
   ) {}
+
+  setFilterView(view: (a: ProjectActor) => string | null): void {
+    this.filterView = view;
+  }
 
   /** Areas holding per-project resources (open files, databases) release them here first. */
   onDelete(hook: ProjectHook): void {
@@ -283,7 +289,7 @@ export class Projects {
         mdadmin: a.mdadmin || a.admin,
         useradmin: a.useradmin || a.admin,
         roles: a.roles,
-        filter: a.filter,
+        filter: this.filterView(a),
       },
       limits: await this.adherence(a),
       announcement: row.announcement ? viewAnnouncement(row.announcement) : null,

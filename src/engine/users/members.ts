@@ -15,7 +15,12 @@ import { invitationMessage, type InvitationSignIn } from '../mail/invitation.js'
 import type { Mailer } from '../mail/mailer.js';
 import { normalizeEmail } from '../orgs/orgs.js';
 import { parseInput, zBool } from '../validate.js';
-import { structuralFilterCheck, type RowFilterValidator } from './row-filter.js';
+import {
+  structuralFilterCheck,
+  verbatimFilterRefs,
+  type FilterRefs,
+  type RowFilterValidator,
+} from './row-filter.js';
 
 const ROLE_ID = z.string().min(1).max(200);
 const rightsFields = {
@@ -57,9 +62,14 @@ export interface InviteResult {
 }
 
 type Row = typeof projectUsers.$inferSelect;
+type Rights = Pick<
+  Row,
+  'active' | 'admin' | 'mdadmin' | 'useradmin' | 'roles' | 'filter' | 'filterByTitle'
+>;
 
 export class Members {
   private validateFilter: RowFilterValidator = structuralFilterCheck;
+  private filterRefs: FilterRefs = verbatimFilterRefs;
 
   constructor(
     private readonly db: Db,
@@ -74,6 +84,49 @@ export class Members {
   /** The AQL compiler replaces the structural check with a full one. */
   setFilterValidator(v: RowFilterValidator): void {
     this.validateFilter = v;
+  }
+
+  /** The AQL compiler stores filters' references as identifiers and shows them by title. */
+  setFilterRefs(refs: FilterRefs): void {
+    this.filterRefs = refs;
+  }
+
+  /** A member's filter as shown: references written by title read with the current titles. */
+  showFilter(projectId: string, r: Pick<Row, 'filter' | 'filterByTitle'>): string | null {
+    return r.filter === null ? null : this.filterRefs.show(r.filter, r.filterByTitle, projectId);
+  }
+
+  /** Every member's filter as stored, for start-up migration (aql/saved-refs.ts). */
+  allFilters(): Array<Pick<Row, 'projectId' | 'email' | 'filter' | 'filterByTitle'>> {
+    return this.db
+      .select({
+        projectId: projectUsers.projectId,
+        email: projectUsers.email,
+        filter: projectUsers.filter,
+        filterByTitle: projectUsers.filterByTitle,
+      })
+      .from(projectUsers)
+      .where(isNotNull(projectUsers.filter))
+      .all();
+  }
+
+  /** Rewrites a stored filter in place (same meaning; no event, no `updated` change). */
+  restoreFilter(projectId: string, email: string, filter: string, byTitle: number[]): void {
+    this.db
+      .update(projectUsers)
+      .set({ filter, filterByTitle: byTitle.length ? byTitle : null })
+      .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))
+      .run();
+  }
+
+  private toMember(projectId: string, r: Row): Member {
+    return { ...toMember(r), filter: this.showFilter(projectId, r) };
+  }
+
+  /** What an activity event says the member's rights are: the filter as shown. */
+  private detail(projectId: string, next: Rights) {
+    const { filterByTitle: _positions, ...rest } = next;
+    return { ...rest, filter: this.showFilter(projectId, next) };
   }
 
   countActive(projectId: string): number {
@@ -128,12 +181,12 @@ export class Members {
         .from(projectUsers)
         .where(where)
         .get()?.n ?? 0;
-    return { items: rows.map(toMember), total };
+    return { items: rows.map((r) => this.toMember(a.projectId, r)), total };
   }
 
   get(a: ProjectActor, userId: string): Member {
     requireLevel(a, 'useradmin');
-    return toMember(this.row(a.projectId, userId));
+    return this.toMember(a.projectId, this.row(a.projectId, userId));
   }
 
   async invite(a: ProjectActor, body: unknown): Promise<InviteResult[]> {
@@ -180,7 +233,11 @@ export class Members {
           user: a.email,
           object: p.email,
           message: memberEventMessage(p.email, p.existing, p.next),
-          detail: { action: memberAction(p.existing, p.next), target: p.email, ...p.next },
+          detail: {
+            action: memberAction(p.existing, p.next),
+            target: p.email,
+            ...this.detail(a.projectId, p.next),
+          },
         });
       }
       this.assertAdminRemains(a.projectId);
@@ -215,11 +272,15 @@ export class Members {
         user: a.email,
         object: existing.email,
         message: memberEventMessage(existing.email, existing, next),
-        detail: { action: memberAction(existing, next), target: existing.email, ...next },
+        detail: {
+          action: memberAction(existing, next),
+          target: existing.email,
+          ...this.detail(a.projectId, next),
+        },
       });
       this.assertAdminRemains(a.projectId);
     })();
-    return toMember(this.row(a.projectId, existing.email));
+    return this.toMember(a.projectId, this.row(a.projectId, existing.email));
   }
 
   remove(a: ProjectActor, userId: string): void {
@@ -275,15 +336,24 @@ export class Members {
   }
 
   /** The member's state after applying `input`, with every rule checked. */
-  private apply(a: ProjectActor, existing: Row | undefined, input: RightsInput, email: string) {
+  private apply(
+    a: ProjectActor,
+    existing: Row | undefined,
+    input: RightsInput,
+    email: string,
+  ): Rights {
     if (existing) this.assertMayTouch(a, existing);
-    const next = {
+    // Checked as written (errors point into the caller's text), stored with identifiers.
+    if (input.filter !== undefined && input.filter !== null)
+      this.validateFilter(input.filter, a.projectId);
+    const filter = this.storedFilter(a.projectId, existing, input.filter);
+    const next: Rights = {
       active: input.active ?? existing?.active ?? true,
       admin: input.admin ?? existing?.admin ?? false,
       mdadmin: input.mdadmin ?? existing?.mdadmin ?? false,
       useradmin: input.useradmin ?? existing?.useradmin ?? false,
       roles: input.roles ?? existing?.roles ?? [],
-      filter: input.filter !== undefined ? input.filter : (existing?.filter ?? null),
+      ...filter,
     };
     if (existing && existing.email === normalizeEmail(a.email)) assertOwnRightsKept(existing, next);
     if (!a.admin) {
@@ -298,9 +368,22 @@ export class Members {
         );
       }
     }
-    if (input.filter !== undefined && input.filter !== null)
-      this.validateFilter(input.filter, a.projectId);
     return next;
+  }
+
+  /** The filter to store (unchanged when not given; the same text keeps its positions). */
+  private storedFilter(
+    projectId: string,
+    existing: Row | undefined,
+    input: string | null | undefined,
+  ): Pick<Row, 'filter' | 'filterByTitle'> {
+    if (input === undefined)
+      return { filter: existing?.filter ?? null, filterByTitle: existing?.filterByTitle ?? null };
+    if (input === null) return { filter: null, filterByTitle: null };
+    const s = this.filterRefs.store(input, projectId);
+    const kept = existing?.filter === s.filter ? (existing.filterByTitle ?? []) : [];
+    const byTitle = [...new Set([...s.byTitle, ...kept])].sort((x, y) => x - y);
+    return { filter: s.filter, filterByTitle: byTitle.length ? byTitle : null };
   }
 
   private assertAdminRemains(projectId: string): void {

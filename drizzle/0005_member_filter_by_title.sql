@@ -1,0 +1,1 @@
+ALTER TABLE `project_users` ADD `filter_by_title` text;
