@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpAudience } from '../src/engine/config.js';
+import { loadConfig, mcpAudience, todayIn } from '../src/engine/config.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -13,7 +13,8 @@ let s: TestServer;
 let mcp: Client;
 
 beforeAll(async () => {
-  s = await startTestServer({ URSA_DEMO_DATA: 'true' });
+  // A zone far from UTC: for most of the day its date differs from UTC's.
+  s = await startTestServer({ URSA_DEMO_DATA: 'true', URSA_TIMEZONE: 'Pacific/Kiritimati' });
   await waitForDemo(s);
   const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
     requestInit: {
@@ -189,5 +190,20 @@ describe('the new syntax answers the same over REST and MCP', () => {
     expect(rows).toHaveLength(3);
     const miles = rows.map((r) => Number(r[1]));
     expect(miles).toEqual([...miles].sort((a, b) => b - a));
+  });
+});
+
+describe('TODAY() follows URSA_TIMEZONE', () => {
+  it('is bound as the date in that zone (explain shows it), so a cached answer never outlives its day', async () => {
+    const r = await s.api('POST', `/projects/${s.demo}/app/aql/explain`, {
+      body: { aql: 'SELECT COUNT([Flight]) WHERE [Flight Date] <= DATE_ADD("day", -1, TODAY())' },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.explain.params).toContain(todayIn('Pacific/Kiritimati'));
+    expect(todayIn('Pacific/Kiritimati', new Date('2025-01-07T12:00:00Z'))).toBe('2025-01-08');
+  });
+
+  it('an unknown zone is refused at start-up', () => {
+    expect(() => loadConfig({ URSA_TIMEZONE: 'Mars/Olympus_Mons' })).toThrow(/URSA_TIMEZONE/);
   });
 });
