@@ -117,6 +117,13 @@ describe('errors that teach SQL habits, at their own token', () => {
       '"fortnight"',
     ],
     [
+      'SELECT [Origin], SUM([Distance])\nQUALIFY SUM([Distance]) > 10',
+      /QUALIFY filters on window values, and this query has none; filter on measures with HAVING/,
+      2,
+      9,
+      'SUM([Distance]) > 10',
+    ],
+    [
       'SELECT [Origin], SUM([Distance])\nHAVING RANK() OVER (ORDER BY SUM([Distance])) < 3',
       /filter on a window with QUALIFY/,
       2,

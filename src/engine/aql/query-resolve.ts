@@ -98,6 +98,11 @@ export function resolveQuery(q: Query, env: ResolveEnv, rowFilter: string | null
       windowPos(having),
     );
   const qualify = q.qualify ? assembledClause(resolveExpr(q.qualify, ctx), dims, 'QUALIFY') : null;
+  if (qualify && !hasWindow(qualify) && !items.some((i) => hasWindow(i.v)))
+    throw fail(
+      'QUALIFY filters on window values, and this query has none; filter on measures with HAVING, or rank in QUALIFY, e.g. QUALIFY RANK() OVER (ORDER BY SUM([x]) DESC) <= 3',
+      q.qualify!.pos,
+    );
   const security = rowFilter
     ? resolveExpr(parse(rowFilter, 'condition'), rootCtx(env, true))
     : null;

@@ -4,6 +4,7 @@ import type { Expr } from './ast.js';
 import type { AggFn, DatePart, Frame, Leaf, ScalarFn, V, WindowFn } from './ir.js';
 import { hasWindow } from './ir.js';
 import { fail, posIn, resolveExpr, where, type Ctx } from './resolve.js';
+import { kindOf } from './sqlgen.js';
 import { closest } from './suggest.js';
 
 const AGGS: AggFn[] = ['SUM', 'AVG', 'MIN', 'MAX', 'MEDIAN', 'COUNT', 'PERCENTILE', 'STDDEV'];
@@ -250,8 +251,21 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
     for (const b of [f.from, f.to])
       if (b.n !== null && !(Number.isSafeInteger(b.n) && b.n >= 0))
         throw fail('a frame bound is a whole number of rows, e.g. 2 PRECEDING', where(ctx, b.pos));
-    if (!order.length && f.unit === 'RANGE' && (f.from.n !== null || f.to.n !== null))
-      throw fail('a RANGE frame with a number needs ORDER BY', where(ctx, f.from.pos));
+    const rank = { preceding: 0, current: 1, following: 2 } as const;
+    const unboundedWrongWay =
+      (f.from.kind === 'following' && f.from.n === null) ||
+      (f.to.kind === 'preceding' && f.to.n === null);
+    if (unboundedWrongWay || rank[f.from.kind] > rank[f.to.kind])
+      throw fail(
+        'a frame runs from an earlier row to a later one, e.g. ROWS BETWEEN 2 PRECEDING AND CURRENT ROW (ROWS 2 PRECEDING alone ends at the current row)',
+        where(ctx, f.from.pos),
+      );
+    const offset = f.from.n !== null || f.to.n !== null;
+    if (f.unit === 'RANGE' && offset && (order.length !== 1 || kindOf(order[0]!.v) !== 'number'))
+      throw fail(
+        'a RANGE frame with a number of rows needs ORDER BY one number (a RANGE counts in its values); use ROWS to count rows',
+        where(ctx, f.from.pos),
+      );
     frame = {
       unit: f.unit,
       from: { kind: f.from.kind, n: f.from.n },

@@ -337,8 +337,9 @@ function text(v: V, r: RenderCtx): string {
   return kindOf(v) === 'string' ? sql : `CAST(${sql} AS VARCHAR)`;
 }
 
-/** A whole number (lengths, positions, counts of units). */
-const whole = (v: V, r: RenderCtx) => `CAST(${numeric(v, r)} AS BIGINT)`;
+/** A text position or length: whole, and within what any text can hold (no overflow). */
+const whole = (v: V, r: RenderCtx) =>
+  `CAST(least(greatest(${numeric(v, r)}, -1000000000), 1000000000) AS BIGINT)`;
 
 /** A date or a date and time; a "YYYY-MM-DD" string is read as a date. */
 function dateArg(v: V, r: RenderCtx, fn: string): string {
@@ -350,6 +351,15 @@ function dateArg(v: V, r: RenderCtx, fn: string): string {
     });
   return render(v, r);
 }
+
+/** 10,000 years in each unit: further is outside any calendar a database keeps. */
+const MAX_UNITS: Record<string, number> = {
+  year: 10_000,
+  quarter: 40_000,
+  month: 120_000,
+  week: 522_000,
+  day: 3_653_000,
+};
 
 const unitOf = (v: V) => String((v as { v: unknown }).v).toLowerCase();
 
@@ -430,6 +440,13 @@ function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
     case 'DATE_TRUNC':
       return `CAST(date_trunc('${unitOf(a[0]!)}', ${dateArg(a[1]!, r, 'DATE_TRUNC')}) AS DATE)`;
     case 'DATE_ADD': {
+      const unit = unitOf(a[0]!);
+      const n = a[1]!;
+      if (n.t === 'const' && typeof n.v === 'number' && Math.abs(n.v) > MAX_UNITS[unit]!)
+        throw fail(
+          `DATE_ADD moves a date by at most ${MAX_UNITS[unit]} ${unit}s (10,000 years)`,
+          n.pos ?? r.pos,
+        );
       const d = dateArg(a[2]!, r, 'DATE_ADD');
       const moved = `(${d} + ${interval(unitOf(a[0]!), `CAST(${numeric(a[1]!, r)} AS INTEGER)`)})`;
       return kindOf(a[2]!) === 'datetime' ? moved : `CAST(${moved} AS DATE)`;
