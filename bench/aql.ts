@@ -1,4 +1,6 @@
-// bench:aql — what AQL costs over hand-written SQL. A deterministic retail model (1,000,000
+// bench:aql — what AQL costs over hand-written SQL, in two parts (BENCH_PART=retail|flights,
+// default both): retail below, flights (3M real flights over REST) in aql-flights.ts.
+// Retail: a deterministic model (1,000,000
 // sales and 200,000 returns referencing stores and products, ~1% of the rows pointing at a
 // store that does not exist) is loaded through the real engine in-process. For each query,
 // three sides run in a rotating order on the same read-connection path: AQL (engine.aql.compile
