@@ -1,8 +1,8 @@
 // bench:aql — what AQL costs over hand-written SQL, in two parts (BENCH_PART=retail|flights,
 // default both): retail below, flights (3M real flights over REST) in aql-flights.ts.
-// Retail: a deterministic model (1,000,000
-// sales and 200,000 returns referencing stores and products, ~1% of the rows pointing at a
-// store that does not exist) is loaded through the real engine in-process. For each query,
+// Retail: a deterministic model (1,000,000 sales and 200,000 returns referencing stores and
+// products, ~1% of the rows pointing at a store that does not exist) is loaded through the
+// real engine in-process. For each query,
 // three sides run in a rotating order on the same read-connection path: AQL (engine.aql.compile
 // with its cache cleared, then its SQL, bypassing the job runner), AQL's SQL alone (compiled
 // beforehand: the cost of its shape) and a hand-written DuckDB query with the same answer
