@@ -1023,8 +1023,14 @@ describe('file formats', () => {
         prescription: {
           primarykey: 'id',
           columns: [
-            { id: 'id', originalheader: 'id', objectType: 'A', dataType: 'integer', label: 'id' },
-            { id: 'at', originalheader: 'at', objectType: 'A', dataType: 'datetime', label: 'at' },
+            { id: 'id', originalheader: 'id', objectType: 'A', dataType: 'integer', label: 'Time' },
+            {
+              id: 'at',
+              originalheader: 'at',
+              objectType: 'A',
+              dataType: 'datetime',
+              label: 'Time At',
+            },
           ],
         },
       }),
