@@ -1,6 +1,8 @@
-// bench:aql — what AQL costs over hand-written SQL. A deterministic retail model (1,000,000
-// sales and 200,000 returns referencing stores and products, ~1% of the rows pointing at a
-// store that does not exist) is loaded through the real engine in-process. For each query,
+// bench:aql — what AQL costs over hand-written SQL, in two parts (BENCH_PART=retail|flights,
+// default both): retail below, flights (3M real flights over REST) in aql-flights.ts.
+// Retail: a deterministic model (1,000,000 sales and 200,000 returns referencing stores and
+// products, ~1% of the rows pointing at a store that does not exist) is loaded through the
+// real engine in-process. For each query,
 // three sides run in a rotating order on the same read-connection path: AQL (engine.aql.compile
 // with its cache cleared, then its SQL, bypassing the job runner), AQL's SQL alone (compiled
 // beforehand: the cost of its shape) and a hand-written DuckDB query with the same answer
@@ -19,6 +21,7 @@ import { startServer } from '../src/server.js';
 import { formatCell } from '../src/engine/aql/format.js';
 import { csvPrescription } from '../src/engine/data/prescription-builder.js';
 import type { Prescription } from '../src/engine/data/prescription.js';
+import { median, quantile, sameRows } from './compare.js';
 
 const SALES = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RETURNS = Math.floor(SALES / 5);
@@ -215,34 +218,7 @@ const CASES: Case[] = [
   },
 ];
 
-// ---- measuring -------------------------------------------------------------------------
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
-
-/** Cells equal as text, numbers within a relative 1e-9 (parallel float sums differ in the last bits). */
-function sameRows(a: string[][], b: string[][]): string | null {
-  if (a.length !== b.length) return `${a.length} rows vs ${b.length}`;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.length !== y.length) return `row ${i}: ${x.length} cells vs ${y.length}`;
-    for (let j = 0; j < x.length; j++) {
-      if (x[j] === y[j]) continue;
-      const p = Number(x[j]);
-      const q = Number(y[j]);
-      const close =
-        x[j] !== '' &&
-        y[j] !== '' &&
-        Math.abs(p - q) <= 1e-9 * Math.max(1, Math.abs(p), Math.abs(q));
-      if (!close) return `row ${i} cell ${j}: ${x[j]} vs ${y[j]}`;
-    }
-  }
-  return null;
-}
-
-async function main(): Promise<void> {
+async function retail(): Promise<void> {
   let t0 = performance.now();
   const files = generate();
   console.log(
@@ -453,4 +429,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+const PART = process.env.BENCH_PART ?? 'all';
+if (!['all', 'retail', 'flights'].includes(PART))
+  throw new Error(`BENCH_PART is retail, flights or all, not "${PART}"`);
+if (PART !== 'flights') await retail();
+if (PART !== 'retail') await (await import('./aql-flights.js')).flights();

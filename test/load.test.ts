@@ -1011,6 +1011,40 @@ describe('file formats', () => {
       { id: 3n, day: null, at: null, at_zone: null },
     ]);
   });
+
+  it('datetimes keep fractions, times before 1970, far years and infinities', async () => {
+    await put(
+      p,
+      '/times.csv',
+      'id,at\n1,2024-01-02 10:11:12.345678\n2,1899-12-31T23:00:00.000001-01:30\n3,9999-12-31 23:59:59.999999+00:00\n4,infinity\n5,-infinity\n',
+    );
+    await loadOk(p, {
+      times: wd('/times.csv', {
+        prescription: {
+          primarykey: 'id',
+          columns: [
+            { id: 'id', originalheader: 'id', objectType: 'A', dataType: 'integer', label: 'Time' },
+            {
+              id: 'at',
+              originalheader: 'at',
+              objectType: 'A',
+              dataType: 'datetime',
+              label: 'Time At',
+            },
+          ],
+        },
+      }),
+    });
+    expect(
+      await query(p, `SELECT id, CAST("at" AS VARCHAR) AS "at" FROM "ds_times" ORDER BY id`),
+    ).toEqual([
+      { id: 1n, at: '2024-01-02 10:11:12.345678' },
+      { id: 2n, at: '1900-01-01 00:30:00.000001' },
+      { id: 3n, at: '9999-12-31 23:59:59.999999' },
+      { id: 4n, at: 'infinity' },
+      { id: 5n, at: '-infinity' },
+    ]);
+  });
 });
 
 describe('guessupload', () => {

@@ -158,6 +158,11 @@ export class Aql {
     this.compiled.clear();
   }
 
+  /** Forgets which results are stored, so the next run of each computes it (benchmarks). */
+  clearResultCache(): void {
+    this.memo.clear();
+  }
+
   explain(a: ProjectActor, text: string) {
     const c = this.compile(a, text);
     return {

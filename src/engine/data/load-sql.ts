@@ -97,7 +97,11 @@ function selectExpr(p: Prescription, c: Column): string {
       : `CAST(${col} AS ${DUCK_TYPES[c.dataType]})`;
     return `CAST(${parsed} AS ${duckType(c.dataType)}) AS ${col}`;
   }
-  if (c.dataType === 'datetime') return `CAST(${col} AS TIMESTAMP) AS ${col}`;
+  // Its UTC wall time from the instant's microseconds: the same as CAST(… AS TIMESTAMP) under
+  // TimeZone UTC, without that cast's per-value calendar conversion (~0.2 s per million rows).
+  // Infinities have no microseconds and keep the cast.
+  if (c.dataType === 'datetime')
+    return `CASE WHEN isfinite(${col}) THEN make_timestamp(epoch_us(${col})) ELSE CAST(${col} AS TIMESTAMP) END AS ${col}`;
   if (c.dataType === 'integer') return integerExpr(c);
   if (c.dataType !== 'boolean') return col;
   return `CASE WHEN lower(trim(${col})) IN ${TRUE} THEN true WHEN lower(trim(${col})) IN ${FALSE} THEN false END AS ${col}`;
