@@ -200,6 +200,17 @@ describe('SQL', () => {
     expect(sql).toContain(`GROUP BY ${dim}`);
   });
 
+  it('measures of two anchors at the full grain meet in one FULL JOIN, no other join', () => {
+    const { sql } = sqlOf('SELECT [Origin State], COUNT([Airport Code]), COUNT([Flight])');
+    expect(sql).toMatch(
+      /f AS \(SELECT coalesce\(l0\.k0, l1\.k0\) AS k0, .* FROM l0 FULL JOIN l1 ON l0\.k0 IS NOT DISTINCT FROM l1\.k0\)/,
+    );
+    expect(sql).not.toMatch(/LEFT JOIN l\d/);
+    expect(sql).toContain(
+      'SELECT f.x0 AS c0, coalesce(f.g0_v0, 0) AS c1, coalesce(f.g1_v0, 0) AS c2 FROM f ',
+    );
+  });
+
   it('a rolled-up BY ALL reads its twin, not the dataset', () => {
     const { sql } = sqlOf(
       'SELECT [Origin State], COUNT([Flight]) / (SELECT COUNT([Flight]) BY ALL)',

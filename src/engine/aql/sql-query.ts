@@ -46,17 +46,39 @@ export function toSql(
   });
 
   let frame = 'f';
+  /** Groups whose values the frame itself carries (as g<g>_v<j>). */
+  const inFrame = new Set<number>();
   const f = plan.frame;
   if (f.kind === 'one') ctes.push('f AS (SELECT 1 AS one)');
   else if (f.kind === 'group') frame = `l${f.g}`;
   else if (f.kind === 'union') {
-    const cols = dims.map((_, d) => `k${d}, x${d}`).join(', ');
-    ctes.push(`f AS (${f.groups.map((g) => `SELECT ${cols} FROM l${g}`).join(' UNION ')})`);
+    // Full-grain groups of different anchors: one FULL JOIN on the dimension keys (a row
+    // missing on one side keeps the other's values), carrying every group's values along.
+    const [first, ...rest] = f.groups as [number, ...number[]];
+    const either = (col: string, upTo: number) => {
+      const cols = f.groups.slice(0, upTo + 1).map((g) => `l${g}.${col}`);
+      return cols.length === 1 ? cols[0]! : `coalesce(${cols.join(', ')})`;
+    };
+    const from = rest
+      .map((g, i) => {
+        const on = dims.map((_, d) => `${either(`k${d}`, i)} IS NOT DISTINCT FROM l${g}.k${d}`);
+        return ` FULL JOIN l${g} ON ${on.join(' AND ')}`;
+      })
+      .join('');
+    const keys = dims.map(
+      (_, d) =>
+        `${either(`k${d}`, f.groups.length - 1)} AS k${d}, ${either(`x${d}`, f.groups.length - 1)} AS x${d}`,
+    );
+    const values = f.groups.flatMap((g) =>
+      plan.groups[g]!.leaves.map((_, j) => `l${g}.v${j} AS g${g}_v${j}`),
+    );
+    ctes.push(`f AS (SELECT ${[...keys, ...values].join(', ')} FROM l${first}${from})`);
+    f.groups.forEach((g) => inFrame.add(g));
   } else ctes.push(`f AS (${distinctSql(f, dims, snap, params)})`);
 
   const joins = plan.groups
     .map((grp, g) => {
-      if (`l${g}` === frame) return '';
+      if (`l${g}` === frame || inFrame.has(g)) return '';
       const on = grp.grain.map((d) => `l${g}.k${d} IS NOT DISTINCT FROM ${frame}.k${d}`);
       return ` LEFT JOIN l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
     })
@@ -72,8 +94,9 @@ export function toSql(
       tiebreak,
       agg: (a) => {
         const s = plan.slot.get(plan.leafIndex.get(a.leaf.id)!)!;
+        const value = inFrame.has(s.g) ? `f.g${s.g}_v${s.j}` : `l${s.g}.v${s.j}`;
         // A group with nothing to count has a count of 0, not an empty cell.
-        return a.leaf.fn === 'COUNT' ? `coalesce(l${s.g}.v${s.j}, 0)` : `l${s.g}.v${s.j}`;
+        return a.leaf.fn === 'COUNT' ? `coalesce(${value}, 0)` : value;
       },
       col: (c) => {
         if (c.dataset === DIM) return `${frame}.x${c.column}`;
