@@ -461,4 +461,75 @@ describe('AQL over REST', () => {
     const done = await pollJob(s.api, s.demo, job.id!, (j) => j.status === 'OK');
     expect(done.finished).toBeDefined();
   });
+
+  describe('Prefer: wait answers inline', () => {
+    const waiting = (aql: string, prefer: string, as: string = ADMIN) =>
+      s.api('POST', `/projects/${s.demo}/app/aql/execute`, {
+        as,
+        body: { aql },
+        headers: { prefer },
+      });
+
+    it('a query done within the wait: 200 with the data and the same links', async () => {
+      const aql =
+        'SELECT [Origin Region], COUNT([Flight]) AS "Flights" WHERE [Origin Region] <> "x"';
+      const r = await waiting(aql, 'wait=10');
+      expect(r.status, r.text).toBe(200);
+      expect(r.headers.get('preference-applied')).toBe('wait=10');
+      expect(r.json.status).toBe('OK');
+      const data = linkOf(r.json.link as Link[], 'data.created');
+      linkOf(r.json.link as Link[], 'scache.created');
+      expect(r.headers.get('location')).toBe(data.href);
+      // The same body as the data link answers.
+      const d = await s.api('GET', data.href);
+      expect(r.json.data).toEqual(d.json.data);
+      expect(r.json.data.values.split('\n').length).toBeGreaterThan(2);
+    });
+
+    it('other preferences, quotes and case are understood; a wait over 60 s is capped', async () => {
+      const r = await waiting(
+        'SELECT [Carrier Code], COUNT([Flight])',
+        'respond-async, WAIT="999"',
+      );
+      expect(r.status, r.text).toBe(200);
+      expect(r.headers.get('preference-applied')).toBe('wait=60');
+    });
+
+    it('without the header, or with one it does not understand, execute answers 201 as before', async () => {
+      for (const prefer of ['', 'wait=soon', 'return=minimal']) {
+        const r = await waiting('SELECT [Carrier Code], COUNT([Flight])', prefer);
+        expect(r.status, `${prefer}: ${r.text}`).toBe(201);
+        expect(r.headers.get('preference-applied')).toBeNull();
+      }
+    });
+
+    it('invalid AQL is still a 400 at once; a row-filtered member gets filtered rows inline', async () => {
+      expect((await waiting('SELECT [Origin State', 'wait=5')).status).toBe(400);
+      const r = await waiting('SELECT [Origin State], COUNT([Flight])', 'wait=5', CA);
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.data.values.split('\n').map((l: string) => l.split('\t')[0])).toEqual(['CA']);
+    });
+
+    it('a query still running when the wait ends: 202 with the job links; it finishes later', async () => {
+      const gate = await holdJobSlot();
+      try {
+        const t0 = Date.now();
+        const r = await waiting(
+          'SELECT [Origin State], SUM([Distance]) WHERE [Distance] > 1',
+          'wait=1',
+        );
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+        expect(r.status, r.text).toBe(202);
+        expect(r.headers.get('preference-applied')).toBe('wait=1');
+        expect(r.json.status).toBe('PREPARED');
+        expect(r.json.data).toBeUndefined();
+        const job = linkOf(r.json.link as Link[], 'scache.created');
+        gate.resolve();
+        const done = await pollJob(s.api, s.demo, job.id!, (j) => j.status === 'OK');
+        expect(done.status).toBe('OK');
+      } finally {
+        gate.resolve();
+      }
+    });
+  });
 });

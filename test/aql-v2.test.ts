@@ -146,6 +146,18 @@ describe('errors that teach SQL habits, at their own token', () => {
     expect(fn.message).toMatch(/AQL's functions: .*DATE_TRUNC.*ROW_NUMBER/);
   });
 
+  it('over MCP a 0-row answer names the value that matches no member and the closest members', async () => {
+    const r = await runAql(
+      'SELECT [Carrier Name], COUNT([Flight]) WHERE [Carrier Name] = "delta air lines"',
+    );
+    expect(r.isError, r.text).toBe(false);
+    const data = r.data as { rows: string[][]; warnings?: string[] };
+    expect(data.rows).toEqual([]);
+    expect(data.warnings).toEqual([
+      '[Carrier Name] has no member "delta air lines"; closest members: "Delta Air Lines"',
+    ]);
+  });
+
   it('over MCP the same errors reach the assistant', async () => {
     const r = await runAql('SELECT origin FROM flights');
     expect(r.isError).toBe(true);

@@ -202,6 +202,8 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
           ...(rows.length < r.rows.length
             ? { note: `first ${rows.length} of ${r.rows.length} rows${cut ? ' (cut to fit)' : ''}` }
             : {}),
+          // No rows: WHERE values that match no member, with the closest members.
+          ...(r.warnings ? { warnings: r.warnings.map((w) => w.message) } : {}),
         }));
       },
     }),

@@ -10,7 +10,7 @@ import type { ProjectDatabases } from '../data/databases.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Prescription } from '../data/prescription.js';
 import { conflict, EngineError, notFound } from '../errors.js';
-import { JobFailure, type Job, type JobRunner } from '../jobs/jobs.js';
+import { FINAL_STATUSES, JobFailure, type Job, type JobRunner } from '../jobs/jobs.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ModelStore, ObjectRow } from '../model/store.js';
 import { compileQuery, type Compiled } from './compile.js';
@@ -207,6 +207,40 @@ export class Aql {
         cached: true,
       });
     return this.jobs.submit(a, 'report', params);
+  }
+
+  /**
+   * Starts a query and waits up to `waitMs` for it (every front door's way to answer without
+   * polling): the finished job with its result, or the job still under way when the wait is
+   * over or `signal` aborts (the caller went away; the job runs on).
+   */
+  async executeAndWait(
+    a: ProjectActor,
+    text: string,
+    waitMs: number,
+    signal?: AbortSignal,
+    /** Told the job as soon as it exists (MCP reports progress on it while waiting). */
+    onStart?: (job: Job) => void,
+  ): Promise<{ job: Job; result?: QueryResult }> {
+    let job = this.execute(a, text);
+    onStart?.(job);
+    if (!FINAL_STATUSES.includes(job.status) && waitMs > 0 && !signal?.aborted) {
+      let onAbort = () => {};
+      const aborted = new Promise<null>((resolve) => {
+        onAbort = () => resolve(null);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        job =
+          (await Promise.race([
+            this.jobs.finished(a, job.id, waitMs).catch(() => null),
+            aborted,
+          ])) ?? this.jobs.get(a, job.id);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    }
+    return job.status === 'OK' ? { job, result: await this.result(a, job) } : { job };
   }
 
   /**

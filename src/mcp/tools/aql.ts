@@ -8,7 +8,8 @@ import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
-import { waitForJob, type ToolExtra } from '../wait.js';
+import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
+import type { QueryResult } from '../../engine/aql/service.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 import { findObject } from './model.js';
 
@@ -68,6 +69,10 @@ const resultShape = {
   truncated: z.boolean().describe('More rows follow (or are coming); pass cursor to run_aql'),
   cursor: z.string().nullable(),
   csv: z.string().describe('Resource URI of the result as CSV (paged, 100 KB per read)'),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('Only when no rows: WHERE values that match no member, with the closest members'),
 };
 type ResultOut = z.infer<z.ZodObject<typeof resultShape>>;
 
@@ -98,12 +103,14 @@ async function page(
   offset: number,
   limit: number,
   extra: ToolExtra,
+  /** The result, when the caller already has it. */
+  known?: QueryResult,
 ): Promise<Reply<ResultOut>> {
-  const done = await waitForJob(ctx, a, job, extra, 'the query');
+  const done = known ? job : await waitForJob(ctx, a, job, extra, 'the query');
   if (!FINAL_STATUSES.includes(done.status)) return running(a, done, offset, limit);
   if (done.status === 'ERROR') throw invalid(`the query failed: ${done.message ?? 'no reason'}`);
   if (done.status === 'CANCELLED') throw invalid('the query was cancelled; run it again');
-  const r = await ctx.engine.aql.result(a, done);
+  const r = known ?? (await ctx.engine.aql.result(a, done));
   const total = r.rows.length;
   const csv = resultUri(a.projectId, done.id);
   const shape = (n: number): ResultOut => {
@@ -120,6 +127,8 @@ async function page(
       truncated: next < total,
       cursor: next < total ? encodeCursor({ p: a.projectId, j: done.id, o: next, l: limit }) : null,
       csv,
+      // No rows: text values in WHERE that match no member, with the closest members.
+      ...(r.warnings ? { warnings: r.warnings.map((w) => w.message) } : {}),
     };
   };
   const link: ResourceLink = {
@@ -143,7 +152,11 @@ async function execute(
   limit: number,
   extra: ToolExtra,
 ) {
-  return page(ctx, a, ctx.engine.aql.execute(a, aql), 0, limit, extra);
+  // The engine's own wait (as REST's Prefer: wait), with progress notifications meanwhile.
+  const { job, result } = await withProgress(extra, 'the query', (started) =>
+    ctx.engine.aql.executeAndWait(a, aql, ctx.engine.config.mcpWaitMs, extra.signal, started),
+  );
+  return page(ctx, a, job, 0, limit, extra, result);
 }
 
 const rowsArg = z

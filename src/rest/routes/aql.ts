@@ -1,6 +1,7 @@
 // Queries: execute (a job plus the link to its data), the data itself, and explain.
 import { z } from 'zod';
-import { FINAL_STATUSES } from '../../engine/jobs/jobs.js';
+import type { QueryResult } from '../../engine/aql/service.js';
+import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import { parseInput } from '../../engine/validate.js';
 import { toValues } from '../../engine/aql/format.js';
 import { HttpError } from '../errors.js';
@@ -20,6 +21,64 @@ addJobLinks((job) =>
     : [],
 );
 
+/** The longest wait a client may ask for (seconds). */
+const MAX_WAIT_S = 60;
+
+/**
+ * `wait=<seconds>` of a Prefer header (RFC 7240: comma-separated preferences, names in any
+ * case, values possibly quoted), capped at 60; null when absent or not a whole number —
+ * a preference a server does not understand is ignored.
+ */
+export function preferredWait(header: string | string[] | undefined): number | null {
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!text) return null;
+  for (const part of text.split(',')) {
+    const m = /^\s*wait\s*=\s*"?(\d{1,9})"?\s*(?:;.*)?$/i.exec(part);
+    if (m) return Math.min(Number(m[1]), MAX_WAIT_S);
+  }
+  return null;
+}
+
+/** The links of a query's job and data (and its status), as execute answers them. */
+function started(job: Job, title: string) {
+  const data = dataPath(job.projectId, job.id);
+  return {
+    title,
+    body: {
+      link: [
+        link('scache.created', jobPath(job.projectId, job.id), { id: job.id }),
+        link('data.created', data, { id: job.id }),
+      ],
+      status: job.status,
+    },
+    headers: { Location: `/api/v1${data}` } as Record<string, string>,
+  };
+}
+
+/** A final job that did not end OK answers as its data link would: 400 or 409. */
+function failed(job: Job): void {
+  if (job.status === 'ERROR')
+    throw new HttpError(400, job.message ?? 'the query failed', { id: job.id, status: job.status });
+  if (job.status === 'CANCELLED')
+    throw new HttpError(409, 'the query was cancelled; run it again', {
+      id: job.id,
+      status: job.status,
+    });
+}
+
+function resultBody(r: QueryResult) {
+  return {
+    data: {
+      values: toValues(r.rows),
+      visual: { column: r.columns.map((c) => ({ title: c.title })) },
+      // Only on 0-row answers: text values that match no member, and the closest.
+      ...(r.warnings ? { warnings: r.warnings } : {}),
+    },
+  };
+}
+
+const tabularOf = (r: QueryResult) => ({ columns: r.columns.map((c) => c.title), rows: r.rows });
+
 export const aqlRoutes: RouteDef[] = [
   {
     group: 'Queries',
@@ -29,21 +88,36 @@ export const aqlRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Run `{ aql }` → links `scache.created` (the job) and `data.created` (its result). 400 at once for invalid AQL.',
-        handler: ({ engine, actor, body }) => {
+        handler: async ({ engine, actor, body, req, res }) => {
           const { aql } = parseInput(bodySchema, body, 'query');
-          const job = engine.aql.execute(actor, aql);
-          const data = dataPath(actor.projectId, job.id);
+          const wait = preferredWait(req.headers.prefer);
+          if (wait === null) {
+            const job = engine.aql.execute(actor, aql);
+            return { status: 201, ...started(job, 'Query started') };
+          }
+          // Prefer: wait=<s> (RFC 7240): answer inline when the job ends within the wait.
+          const gone = new AbortController();
+          res.once('close', () => gone.abort());
+          const { job, result } = await engine.aql.executeAndWait(
+            actor,
+            aql,
+            wait * 1000,
+            gone.signal,
+          );
+          const applied = { 'Preference-Applied': `wait=${wait}` };
+          if (!FINAL_STATUSES.includes(job.status)) {
+            const s = started(job, 'Query running');
+            return { status: 202, ...s, headers: { ...s.headers, ...applied } };
+          }
+          failed(job);
+          const s = started(job, 'Query result');
           return {
-            status: 201,
-            title: 'Query started',
-            body: {
-              link: [
-                link('scache.created', jobPath(actor.projectId, job.id), { id: job.id }),
-                link('data.created', data, { id: job.id }),
-              ],
-              status: job.status,
-            },
-            headers: { Location: `/api/v1${data}` },
+            status: 200,
+            ...s,
+            body: { ...resultBody(result!), ...s.body },
+            headers: { ...s.headers, ...applied },
+            tabular: tabularOf(result!),
+            filename: 'result',
           };
         },
       },
@@ -73,28 +147,12 @@ export const aqlRoutes: RouteDef[] = [
               },
             };
           }
-          if (job.status === 'ERROR')
-            throw new HttpError(400, job.message ?? 'the query failed', {
-              id: job.id,
-              status: job.status,
-            });
-          if (job.status === 'CANCELLED')
-            throw new HttpError(409, 'the query was cancelled; run it again', {
-              id: job.id,
-              status: job.status,
-            });
+          failed(job);
           const r = await engine.aql.result(actor, job);
           return {
             title: 'Query result',
-            body: {
-              data: {
-                values: toValues(r.rows),
-                visual: { column: r.columns.map((c) => ({ title: c.title })) },
-                // Only on 0-row answers: text values that match no member, and the closest.
-                ...(r.warnings ? { warnings: r.warnings } : {}),
-              },
-            },
-            tabular: { columns: r.columns.map((c) => c.title), rows: r.rows },
+            body: resultBody(r),
+            tabular: tabularOf(r),
             filename: 'result',
           };
         },
