@@ -218,6 +218,10 @@ const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Today's date, "YYYY-MM-DD", in a time zone (en-CA writes dates that way). */
 export function todayIn(timeZone: string, now = new Date()): string {
+  // Asked on every compile: formatting a date costs more than the compile cache lookup.
+  const second = Math.floor(now.getTime() / 1000);
+  const hit = lastDay.get(timeZone);
+  if (hit && hit.second === second) return hit.day;
   let f = dayFormats.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-CA', {
@@ -228,5 +232,9 @@ export function todayIn(timeZone: string, now = new Date()): string {
     });
     dayFormats.set(timeZone, f);
   }
-  return f.format(now);
+  const day = f.format(now);
+  lastDay.set(timeZone, { second, day });
+  return day;
 }
+
+const lastDay = new Map<string, { second: number; day: string }>();

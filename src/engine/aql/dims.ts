@@ -67,6 +67,9 @@ export function dimTitle(d: Dim): string {
   return d.display.t === 'col' ? d.display.col.obj.name : d.text;
 }
 
+/** The structural keys of a query's dimensions, computed once per query. */
+const dimKeys = new WeakMap<Dim[], { keys: string[][]; kinds: Set<string> }>();
+
 /** Marks a synthetic column standing for a query dimension (see dimsAsColumns). */
 export const DIM = '\u0000dim';
 
@@ -77,9 +80,16 @@ export const DIM = '\u0000dim';
  */
 export function dimsAsColumns(v: V, dims: Dim[]): V {
   if (!dims.length) return v;
-  const keys = dims.map((d) => [shapeKey(d.display), shapeKey(d.key)]);
-  // Only nodes of a kind some dimension has can equal one (keeps long chains linear).
-  const kinds = new Set(dims.flatMap((d) => [d.display.t, d.key.t]));
+  let known = dimKeys.get(dims);
+  if (!known) {
+    known = {
+      keys: dims.map((d) => [shapeKey(d.display), shapeKey(d.key)]),
+      // Only nodes of a kind some dimension has can equal one (keeps long chains linear).
+      kinds: new Set(dims.flatMap((d) => [d.display.t, d.key.t])),
+    };
+    dimKeys.set(dims, known);
+  }
+  const { keys, kinds } = known;
   return mapV(v, (x) => {
     if (x.t === 'agg') return x;
     if (x.t === 'const' || !kinds.has(x.t)) return null;

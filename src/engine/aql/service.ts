@@ -38,6 +38,8 @@ interface CacheEntry {
 }
 
 const MAX_COMPILED = 2000;
+/** Cells of recent results kept in memory (about a few MB). */
+const RECENT_CELLS = 200_000;
 const MAX_TEXT = 100_000;
 
 /** Parentheses deeper than this in the generated SQL exceed what DuckDB will plan. */
@@ -161,6 +163,8 @@ export class Aql {
   /** Forgets which results are stored, so the next run of each computes it (benchmarks). */
   clearResultCache(): void {
     this.memo.clear();
+    this.recent.clear();
+    this.recentCells = 0;
   }
 
   explain(a: ProjectActor, text: string) {
@@ -261,7 +265,11 @@ export class Aql {
     }
     const file = this.resultFile(job.projectId, r.key);
     try {
-      const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
+      // From memory when recent — but only while its file is still stored (a swept result
+      // is gone for every process alike).
+      const mem = this.recent.get(`${job.projectId}/${r.key}`);
+      if (mem) await fs.access(file);
+      const stored = mem ?? (JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult);
       // Results are shared by every text compiling to the same SQL, but titles (aliases,
       // the text of an expression) are the job's own.
       const columns = (job.params as { columns?: QueryResult['columns'] }).columns;
@@ -341,8 +349,10 @@ export class Aql {
           if (now - st.mtimeMs <= ttlMs) continue;
           await fs.rm(file, { force: true });
           removed++;
-          if (name.endsWith('.json'))
+          if (name.endsWith('.json')) {
             this.memo.delete(`${projectId}/${name.slice(0, -'.json'.length)}`);
+            this.forget(`${projectId}/${name.slice(0, -'.json'.length)}`);
+          }
         } catch {
           // gone meanwhile
         }
@@ -387,12 +397,54 @@ export class Aql {
     });
     signal.throwIfAborted();
     const file = this.resultFile(projectId, p.key);
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    const dir = path.dirname(file);
+    if (!this.dirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.dirs.add(dir);
+    }
     const tmp = `${file}.${tag}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify({ columns: p.columns, rows }));
+    try {
+      await fs.writeFile(tmp, JSON.stringify({ columns: p.columns, rows }));
+    } catch (err) {
+      // The directory went away (a project deleted and made again): make it once more.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(tmp, JSON.stringify({ columns: p.columns, rows }));
+    }
     await fs.rename(tmp, file);
     this.memo.set(`${projectId}/${p.key}`, { key: p.key, file, rowCount: rows.length });
+    this.remember(`${projectId}/${p.key}`, { columns: p.columns, rows });
     return rows;
+  }
+
+  /** Result directories known to exist (a mkdir per query costs more than the write). */
+  private dirs = new Set<string>();
+
+  /**
+   * The latest results, in memory as well as in their files: the answer a waiting caller
+   * reads right after its job ends, and repeats, skip reading the file back. The files stay
+   * the record (other processes and restarts read those); this only saves work.
+   */
+  private recent = new Map<string, QueryResult>();
+  private recentCells = 0;
+
+  private remember(key: string, r: QueryResult): void {
+    const cells = r.rows.length * Math.max(1, r.columns.length);
+    if (cells > RECENT_CELLS / 4) return; // a big result is read from its file
+    this.forget(key);
+    this.recent.set(key, r);
+    this.recentCells += cells;
+    for (const [k] of this.recent) {
+      if (this.recentCells <= RECENT_CELLS) break;
+      this.forget(k);
+    }
+  }
+
+  private forget(key: string): void {
+    const r = this.recent.get(key);
+    if (!r) return;
+    this.recent.delete(key);
+    this.recentCells -= r.rows.length * Math.max(1, r.columns.length);
   }
 
   /**

@@ -8,7 +8,12 @@ interface Entry {
   instance: DuckDBInstance;
   /** Tail of the per-project write queue. */
   writes: Promise<unknown>;
+  /** Read connections that finished cleanly, for the next reads (connecting costs ~0.5 ms). */
+  idle: DuckDBConnection[];
 }
+
+/** Idle read connections kept per project. */
+const IDLE_READERS = 4;
 
 export class ProjectDatabases {
   private entries = new Map<string, Promise<Entry>>();
@@ -25,6 +30,7 @@ export class ProjectDatabases {
       e = DuckDBInstance.create(this.file(projectId), { threads: '2' }).then((instance) => ({
         instance,
         writes: Promise.resolve(),
+        idle: [],
       }));
       // A failed open must be retried next time, not cached.
       e.catch(() => this.entries.delete(projectId));
@@ -35,12 +41,17 @@ export class ProjectDatabases {
 
   /** A fresh connection for reads (queries run concurrently on their own connections). */
   async read<T>(projectId: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-    const { instance } = await this.entry(projectId);
-    const c = await instance.connect();
+    const e = await this.entry(projectId);
+    const c = e.idle.pop() ?? (await e.instance.connect());
+    let clean = false;
     try {
-      return await fn(c);
+      const out = await fn(c);
+      clean = true;
+      return out;
     } finally {
-      c.closeSync();
+      // Only a connection whose work ended normally is reused (not one interrupted or failed).
+      if (clean && e.idle.length < IDLE_READERS && this.entries.has(projectId)) e.idle.push(c);
+      else c.closeSync();
     }
   }
 
@@ -67,6 +78,7 @@ export class ProjectDatabases {
     try {
       const entry = await e;
       await entry.writes;
+      for (const c of entry.idle.splice(0)) c.closeSync();
       entry.instance.closeSync();
     } catch {
       // never opened: nothing to close

@@ -263,8 +263,21 @@ export class JobRunner {
     return job.createdBy === a.email || hasLevel(a, 'mdadmin');
   }
 
+  // Read several times per job (every query is one): prepared once, as drizzle would
+  // otherwise build and prepare the SQL on each call.
+  private loadStmt?: ReturnType<JobRunner['prepareLoad']>;
+
+  private prepareLoad() {
+    return this.db
+      .select()
+      .from(jobs)
+      .where(eq(jobs.id, sql.placeholder('id')))
+      .prepare();
+  }
+
   private load(id: string): Job | undefined {
-    const row = this.db.select().from(jobs).where(eq(jobs.id, id)).get();
+    this.loadStmt ??= this.prepareLoad();
+    const row = this.loadStmt.get({ id });
     return row ? toJob(row) : undefined;
   }
 
@@ -334,10 +347,13 @@ export class JobRunner {
       progress: (p) => this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)).run(),
     };
     try {
-      this.setStatus(id, 'EXPANDING', { started: nowIso() });
-      if (handler.expand) await handler.expand(ctx);
-      ctrl.signal.throwIfAborted();
-      this.setStatus(id, 'RUNNING');
+      // A job without a planning phase goes straight to RUNNING: one status write, not two.
+      if (handler.expand) {
+        this.setStatus(id, 'EXPANDING', { started: nowIso() });
+        await handler.expand(ctx);
+        ctrl.signal.throwIfAborted();
+        this.setStatus(id, 'RUNNING');
+      } else this.setStatus(id, 'RUNNING', { started: nowIso() });
       const result = await handler.run(ctx);
       // A handler that finished did its work (a load may have committed as the cancel came):
       // the job is OK. Handlers honour a cancel by throwing.
