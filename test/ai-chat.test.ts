@@ -147,6 +147,7 @@ describe.each([
     expect(first['stream'] === true).toBe(stream);
     const tools = first['tools'] as { name?: string; function?: { name: string } }[];
     expect(tools.map((x) => x.name ?? x.function?.name).sort()).toEqual([
+      'aql_help',
       'compatible_objects',
       'explain_aql',
       'get_attribute_values',

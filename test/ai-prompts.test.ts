@@ -25,6 +25,7 @@ describe('chat prompts', () => {
   it('loads the shipped texts: every tool described, every nudge present', () => {
     const p = loadChatPrompts();
     expect(Object.keys(p.tools).sort()).toEqual([
+      'aql_help',
       'compatible_objects',
       'explain_aql',
       'get_attribute_values',

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHEATSHEET, CHEATSHEET_HEAD } from '../src/engine/aql/cheatsheet.js';
 import { loadConfig, mcpAudience, todayIn } from '../src/engine/config.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
@@ -224,5 +225,35 @@ describe('TODAY() follows URSA_TIMEZONE', () => {
 
   it('an unknown zone is refused at start-up', () => {
     expect(() => loadConfig({ URSA_TIMEZONE: 'Mars/Olympus_Mons' })).toThrow(/URSA_TIMEZONE/);
+  });
+});
+
+describe('the AQL cheatsheet', () => {
+  const examples = CHEATSHEET.split('\n').filter((l) => l.startsWith('SELECT '));
+
+  it('every example in it is a query that runs on the demo project', async () => {
+    expect(examples.length).toBeGreaterThanOrEqual(8);
+    for (const aql of examples) {
+      const rows = await rowsOf(s, ADMIN, aql);
+      expect(rows.length, aql).toBeGreaterThan(0);
+    }
+  });
+
+  it('is an MCP resource and the aql_help tool', async () => {
+    const listed = await mcp.listResources();
+    expect(listed.resources.map((r) => r.uri)).toContain('ursa://aql/cheatsheet');
+    const read = await mcp.readResource({ uri: 'ursa://aql/cheatsheet' });
+    expect((read.contents[0] as { text: string }).text).toBe(CHEATSHEET);
+    const help = await mcp.callTool({ name: 'aql_help', arguments: {} });
+    expect((help.structuredContent as { cheatsheet: string }).cheatsheet).toBe(CHEATSHEET);
+  });
+
+  it('its first lines follow every AQL error an assistant gets over MCP, not over REST', async () => {
+    const r = await runAql('SELECT [Origin State], SUM([Distance]');
+    expect(r.isError).toBe(true);
+    expect(r.text).toMatch(/^AQL error: syntax error at line 1, column 38/);
+    expect(r.text).toContain(CHEATSHEET_HEAD);
+    const rest = await refused('SELECT [Origin State], SUM([Distance]');
+    expect(rest.message).not.toContain('AQL in brief');
   });
 });

@@ -87,7 +87,7 @@ describe('MCP over stdio', () => {
       readOnlyHint: true,
       openWorldHint: false,
     });
-    expect((await client.listResourceTemplates()).resourceTemplates).toHaveLength(5);
+    expect((await client.listResourceTemplates()).resourceTemplates).toHaveLength(6);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('build-report');
     const prompt = await client.getPrompt({
       name: 'explain-metric',

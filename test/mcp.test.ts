@@ -168,6 +168,7 @@ describe('MCP over Streamable HTTP', () => {
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
       expect(Object.keys(byName).sort()).toEqual(
         [
+          'aql_help',
           'ask',
           'compatible_objects',
           'create_metric',
@@ -188,7 +189,8 @@ describe('MCP over Streamable HTTP', () => {
         expect(t.description!.length, t.name).toBeLessThan(400);
         expect(t.inputSchema.type).toBe('object');
         expect(t.outputSchema?.type, t.name).toBe('object');
-        if (t.name !== 'list_projects')
+        // Tools about a project take it; the two about Ursa itself do not.
+        if (!['list_projects', 'aql_help'].includes(t.name))
           expect(Object.keys(t.inputSchema.properties!)).toContain('project');
         if (!['create_metric', 'update_object', 'ask'].includes(t.name))
           expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
@@ -228,6 +230,7 @@ describe('MCP over Streamable HTTP', () => {
     it('lists resource templates and resources', async () => {
       const { resourceTemplates } = await admin.listResourceTemplates();
       expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+        'ursa://aql/cheatsheet',
         'ursa://projects/{project}/model',
         'ursa://projects/{project}/model{?cursor}',
         'ursa://projects/{project}/objects/{id}',

@@ -385,6 +385,7 @@ describe('public web surface', () => {
         'compatible_objects',
         'run_aql',
         'explain_aql',
+        'aql_help',
         'ask',
         'list_reports',
         'run_report',

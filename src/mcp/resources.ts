@@ -3,6 +3,7 @@
 // most MAX_OUTPUT_BYTES, like a tool call: the model and a result are paged (the next page's
 // URI is in the answer), anything else over it is an error saying where to read it instead.
 // Errors are JSON-RPC errors: -32002 for a resource that does not exist for the caller.
+import { CHEATSHEET } from '../engine/aql/cheatsheet.js';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   ErrorCode,
@@ -149,6 +150,8 @@ function resourceError(ctx: McpContext, uri: string, err: unknown): ResourceErro
 
 type Read = (uri: URL, vars: Record<string, string | string[]>) => Promise<ReadResourceResult>;
 
+const CHEATSHEET_URI = 'ursa://aql/cheatsheet';
+
 export function registerResources(server: McpServer, ctx: McpContext): void {
   const completeProject = {
     project: () => projects(ctx).map((p) => p.a.projectId),
@@ -291,6 +294,24 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     }),
     { ...resultMeta, title: 'Query result (rows from offset)' },
     readCsv(true),
+  );
+
+  register(
+    'aql-cheatsheet',
+    new ResourceTemplate(CHEATSHEET_URI, {
+      list: () => ({
+        resources: [{ uri: CHEATSHEET_URI, name: 'AQL cheatsheet', mimeType: 'text/markdown' }],
+      }),
+    }),
+    {
+      title: 'AQL cheatsheet',
+      description:
+        'AQL in brief for assistants with SQL habits: query form, brackets, aggregations, dates, windows, functions, with examples',
+      mimeType: 'text/markdown',
+    },
+    async () => ({
+      contents: [{ uri: CHEATSHEET_URI, mimeType: 'text/markdown', text: CHEATSHEET }],
+    }),
   );
 
   // Our own resources/read (replacing the SDK's, which answers -32602 for an unknown URI and

@@ -7,6 +7,7 @@ import { MCP_CAPABILITIES } from './capabilities.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAqlTools } from './tools/aql.js';
+import { registerHelpTools } from './tools/help.js';
 import { registerAskTool } from './tools/ask.js';
 import type { McpContext } from './tools/common.js';
 import { registerModelTools } from './tools/model.js';
@@ -49,6 +50,7 @@ export function buildMcpServer(
   registerProjectTools(server, ctx);
   registerModelTools(server, ctx);
   registerAqlTools(server, ctx);
+  registerHelpTools(server, ctx);
   registerAskTool(server, ctx);
   // Write tools only for users who are MD Admin (or Admin) somewhere; the engine still checks
   // the level in the project each call names.

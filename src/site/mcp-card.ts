@@ -68,6 +68,12 @@ export const MCP_TOOLS: readonly ToolInfo[] = [
     readOnly: true,
   },
   {
+    name: 'aql_help',
+    title: 'AQL cheatsheet',
+    description: 'The AQL cheatsheet, with examples (also the resource ursa://aql/cheatsheet).',
+    readOnly: true,
+  },
+  {
     name: 'ask',
     title: 'Ask a question',
     description:

@@ -3,6 +3,7 @@
 // Arguments are checked here; a tool's answer is compact JSON text, capped in size.
 import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
+import { CHEATSHEET } from '../aql/cheatsheet.js';
 import type { Aql } from '../aql/service.js';
 import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError, invalid } from '../errors.js';
@@ -206,6 +207,11 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
           ...(r.warnings ? { warnings: r.warnings.map((w) => w.message) } : {}),
         }));
       },
+    }),
+    define(prompts, {
+      name: 'aql_help',
+      input: {},
+      run: async () => CHEATSHEET,
     }),
     define(prompts, {
       name: 'explain_aql',

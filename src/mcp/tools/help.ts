@@ -1,0 +1,19 @@
+// aql_help: the AQL cheatsheet as a tool (assistants that do not read resources still get it).
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CHEATSHEET } from '../../engine/aql/cheatsheet.js';
+import { defineTool, READ_ONLY, type McpContext } from './common.js';
+
+export function registerHelpTools(server: McpServer, ctx: McpContext): void {
+  defineTool(server, ctx, {
+    name: 'aql_help',
+    title: 'AQL cheatsheet',
+    description:
+      'The AQL cheatsheet: query form, names in brackets, aggregations, dates, windows and QUALIFY, functions and conditions, with examples. Read it before writing AQL, or when a query is refused.',
+    input: {},
+    output: { cheatsheet: z.string() },
+    annotations: READ_ONLY,
+    narrow: 'the cheatsheet is short; read the resource ursa://aql/cheatsheet',
+    run: async () => ({ data: { cheatsheet: CHEATSHEET } }),
+  });
+}
