@@ -2,6 +2,7 @@
 // SEP-2127, which follows the registry's server.json): where to connect, which protocol
 // versions, and what needs authentication. Everything the MCP server does needs a bearer
 // token; only discovery documents are public.
+import { toolsOf } from '../engine/tools/catalog.js';
 import { MCP_CAPABILITIES } from '../mcp/capabilities.js';
 import { SITE_VERSION } from './layout.js';
 
@@ -9,102 +10,8 @@ export const SERVER_CARD_SCHEMA =
   'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
 export const MCP_PROTOCOL_VERSIONS = ['2025-06-18', '2025-11-25'] as const;
 
-interface ToolInfo {
-  name: string;
-  title: string;
-  description: string;
-  readOnly: boolean;
-}
-
-/** The MCP server's tools. Their argument schemas come from tools/list once signed in. */
-export const MCP_TOOLS: readonly ToolInfo[] = [
-  {
-    name: 'list_projects',
-    title: 'List projects',
-    description: 'Projects the signed-in user was invited to.',
-    readOnly: true,
-  },
-  {
-    name: 'get_model',
-    title: 'Get the model',
-    description:
-      'A project’s semantic model: datasets, attributes, labels, facts, metrics and references.',
-    readOnly: true,
-  },
-  {
-    name: 'search_objects',
-    title: 'Search objects',
-    description: 'Find model objects by name, identifier, tag, type or description.',
-    readOnly: true,
-  },
-  {
-    name: 'get_object',
-    title: 'Get an object',
-    description: 'One model object with its definition, access and dependencies.',
-    readOnly: true,
-  },
-  {
-    name: 'get_attribute_values',
-    title: 'Get attribute values',
-    description: 'Distinct values of an attribute, as the caller’s row-level filter allows.',
-    readOnly: true,
-  },
-  {
-    name: 'compatible_objects',
-    title: 'Compatible objects',
-    description: 'Attributes and metrics that can be combined in one query with the given ones.',
-    readOnly: true,
-  },
-  {
-    name: 'run_aql',
-    title: 'Run AQL',
-    description: 'Run an AQL query with the caller’s permissions and return the result rows.',
-    readOnly: true,
-  },
-  {
-    name: 'explain_aql',
-    title: 'Explain AQL',
-    description: 'Compile an AQL query and show its join paths and aggregation without running it.',
-    readOnly: true,
-  },
-  {
-    name: 'aql_help',
-    title: 'AQL cheatsheet',
-    description: 'The AQL cheatsheet, with examples (also the resource ursa://aql/cheatsheet).',
-    readOnly: true,
-  },
-  {
-    name: 'ask',
-    title: 'Ask a question',
-    description:
-      'Answer a plain-language question with Ursa’s own AI agent: Markdown, the AQL it ran and the results.',
-    readOnly: false,
-  },
-  {
-    name: 'list_reports',
-    title: 'List reports',
-    description: 'Saved reports the caller can read.',
-    readOnly: true,
-  },
-  {
-    name: 'run_report',
-    title: 'Run a report',
-    description: 'Run a saved report and return its result.',
-    readOnly: true,
-  },
-  {
-    name: 'create_metric',
-    title: 'Create a metric',
-    description: 'Save a new metric defined in AQL (MD Admin).',
-    readOnly: false,
-  },
-  {
-    name: 'update_object',
-    title: 'Update an object',
-    description: 'Change a model object’s name, description, tags or definition (write access).',
-    readOnly: false,
-  },
-];
+/** The MCP server's tools, from the tool catalog. Argument schemas come from tools/list once signed in. */
+export const MCP_TOOLS = toolsOf('mcp');
 
 export const mcpUrl = (siteUrl: string): string => `${siteUrl}/mcp`;
 export const protectedResourceMetadataUrl = (siteUrl: string): string =>

@@ -10,10 +10,9 @@ export const CHAT_PROMPTS_DIR = fileURLToPath(new URL('../../../prompts/chat/', 
 
 const toolsSchema = z.record(
   z.string(),
-  z.object({
-    description: z.string().min(1),
-    params: z.record(z.string(), z.string()).default({}),
-  }),
+  // Descriptions come from the tool catalog (src/engine/tools/catalog.ts); these are the
+  // texts of each tool's parameters, as the chat model reads them.
+  z.object({ params: z.record(z.string(), z.string()).default({}) }).strict(),
 );
 
 const NUDGES = [

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import { CHEATSHEET } from '../aql/cheatsheet.js';
+import { TOOL_LIMITS, toolEntry } from '../tools/catalog.js';
 import type { Aql } from '../aql/service.js';
 import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError, invalid } from '../errors.js';
@@ -15,7 +16,7 @@ import type { ToolSpec } from './provider.js';
 import type { AiChart, AiQuery } from './types.js';
 
 /** What a tool answer may hold: a model reads it all, so it stays small. */
-export const MAX_TOOL_CHARS = 12_000;
+export const MAX_TOOL_CHARS = TOOL_LIMITS.chat.maxChars;
 /** Rows of each query kept with the answer (the user's table). */
 export const STORED_ROWS = 200;
 
@@ -73,7 +74,7 @@ function define<S extends z.ZodRawShape>(prompts: ChatPrompts, def: Def<S>): Age
   const schema = z.object(shape).strict();
   const { $schema: _drop, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
   return {
-    spec: { name: def.name, description: guide.description, parameters },
+    spec: { name: def.name, description: toolEntry(def.name, 'chat').description, parameters },
     run: async (args, ctx) => {
       const parsed = schema.safeParse(args);
       if (!parsed.success)
@@ -166,7 +167,10 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
     }),
     define(prompts, {
       name: 'run_aql',
-      input: { aql: z.string().min(1), limit: z.number().int().min(1).max(200).optional() },
+      input: {
+        aql: z.string().min(1),
+        limit: z.number().int().min(1).max(TOOL_LIMITS.chat.maxRows).optional(),
+      },
       run: async ({ aql: text, limit }, ctx) => {
         const id = `q${ctx.queries.length + 1}`;
         let r;
@@ -195,7 +199,7 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
           totalRows: r.rows.length,
           truncated: r.rows.length > STORED_ROWS,
         });
-        return fit(r.rows.slice(0, limit ?? 50), (rows, cut) => ({
+        return fit(r.rows.slice(0, limit ?? TOOL_LIMITS.chat.defaultRows), (rows, cut) => ({
           query: id,
           columns: columns.map((c) => c.title),
           rows,

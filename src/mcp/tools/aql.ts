@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
+import { TOOL_LIMITS } from '../../engine/tools/catalog.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
@@ -13,8 +14,8 @@ import type { QueryResult } from '../../engine/aql/service.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 import { findObject } from './model.js';
 
-export const DEFAULT_ROWS = 100;
-export const MAX_ROWS = 1000;
+export const DEFAULT_ROWS = TOOL_LIMITS.mcp.defaultRows;
+export const MAX_ROWS = TOOL_LIMITS.mcp.maxRows;
 
 export const resultUri = (project: string, jobId: string) =>
   `ursa://projects/${encodeURIComponent(project)}/results/${encodeURIComponent(jobId)}.csv`;
@@ -173,9 +174,6 @@ const RESULT_NARROW =
 export function registerAqlTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'run_aql',
-    title: 'Run an AQL query',
-    description:
-      'Run an AQL query, e.g. SELECT [Carrier], SUM([Distance]) WHERE [Year] = 2024 ORDER BY 2 DESC. Returns up to limit rows; when truncated (or status RUNNING), call again with cursor (and no aql) for the next rows. The csv resource holds all rows.',
     input: {
       project: projectArg,
       aql: z.string().optional().describe('The query; not needed with cursor'),
@@ -212,9 +210,6 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'explain_aql',
-    title: 'Explain an AQL query',
-    description:
-      'Check a query without running it: the objects it uses, each aggregation with its dataset and joins, the SQL, and your row filter. Errors say where and how to fix.',
     input: { project: projectArg, aql: z.string().min(1).describe('The query') },
     output: {
       columns: z.array(z.object({ title: z.string(), kind: z.string(), dataType: z.string() })),
@@ -259,9 +254,6 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'list_reports',
-    title: 'List reports',
-    description:
-      'Saved reports (an AQL query each), optionally filtered by text; run one with run_report.',
     input: {
       project: projectArg,
       search: z
@@ -310,9 +302,6 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'run_report',
-    title: 'Run a report',
-    description:
-      'Run a saved report (by id or title) and return its rows like run_aql; continue with run_aql and the cursor.',
     input: {
       project: projectArg,
       report: z.string().min(1).describe('Report id or title'),

@@ -97,9 +97,6 @@ async function settle(
 export function registerAskTool(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'ask',
-    title: 'Ask a question',
-    description:
-      "Ask a question about the project's data in plain language; Ursa's own agent finds the objects, runs AQL as you and answers in Markdown with the queries it ran. Continue with conversation. Counts against the plan's AI messages per day.",
     input: {
       project: projectArg,
       question: z.string().optional().describe('The question; not needed with job'),

@@ -9,6 +9,7 @@ import type { Engine } from '../../engine/engine.js';
 import { describeEngineError } from '../../engine/describe-error.js';
 import { EngineError, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
+import { toolEntry } from '../../engine/tools/catalog.js';
 import { capped, errorResult, type Reply } from '../limits.js';
 import type { ToolExtra } from '../wait.js';
 
@@ -29,9 +30,8 @@ export const projectArg = z
   .describe('Project id from list_projects; may be omitted when you have exactly one project');
 
 export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  /** Its title and description come from the tool catalog (src/engine/tools/catalog.ts). */
   name: string;
-  title: string;
-  description: string;
   input: I;
   output: O;
   annotations: ToolAnnotations;
@@ -47,14 +47,15 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
   ctx: McpContext,
   spec: ToolSpec<I, O>,
 ): void {
+  const entry = toolEntry(spec.name, 'mcp');
   server.registerTool(
     spec.name,
     {
-      title: spec.title,
-      description: spec.description,
+      title: entry.title,
+      description: entry.description,
       inputSchema: spec.input,
       outputSchema: spec.output,
-      annotations: { title: spec.title, ...spec.annotations },
+      annotations: { title: entry.title, ...spec.annotations, readOnlyHint: entry.readOnly },
     },
     (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
       try {

@@ -7,9 +7,6 @@ import { defineTool, READ_ONLY, type McpContext } from './common.js';
 export function registerHelpTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'aql_help',
-    title: 'AQL cheatsheet',
-    description:
-      'The AQL cheatsheet: query form, names in brackets, aggregations, dates, windows and QUALIFY, functions and conditions, with examples. Read it before writing AQL, or when a query is refused.',
     input: {},
     output: { cheatsheet: z.string() },
     annotations: READ_ONLY,

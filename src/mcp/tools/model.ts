@@ -87,9 +87,6 @@ const catalogOut = (c: Catalog) => ({
 export function registerModelTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'get_model',
-    title: 'Get the model',
-    description:
-      'The queryable model: datasets with their attributes, labels and facts (id, title, type, cardinality, example values), and saved metrics and filters. Use the ids or titles in AQL as [Title]. Filter with search or dataset; page with cursor.',
     input: {
       project: projectArg,
       search: z
@@ -131,9 +128,6 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'search_objects',
-    title: 'Search objects',
-    description:
-      'Full-text search over model objects (datasets, attributes, facts, metrics, filters, reports…) by id, title, description and tags, best matches first.',
     input: {
       project: projectArg,
       query: z.string().min(1).describe('Text to search for'),
@@ -165,9 +159,6 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'get_object',
-    title: 'Get an object',
-    description:
-      "One model object by id (or title) with its definition (a metric's or report's AQL is def.aql); related=true adds what it uses and what uses it.",
     input: {
       project: projectArg,
       id: z.string().min(1).describe('Object id, e.g. metric.revenue, or its exact title'),
@@ -196,9 +187,6 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'get_attribute_values',
-    title: 'Get attribute values',
-    description:
-      'Distinct values of an attribute or label with their row counts, most frequent first; prefix narrows them. Use it so filters use values that exist.',
     input: {
       project: projectArg,
       attribute: z.string().min(1).describe('Attribute or label id or title'),
@@ -228,9 +216,6 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'compatible_objects',
-    title: 'Compatible objects',
-    description:
-      'For a metric or fact: the attributes that can break it down. For an attribute or label: the facts and metrics it can break down.',
     input: {
       project: projectArg,
       object: z.string().min(1).describe('Metric, fact, attribute or label id or title'),

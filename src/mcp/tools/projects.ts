@@ -6,9 +6,6 @@ import { defineTool, READ_ONLY, type McpContext } from './common.js';
 export function registerProjectTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'list_projects',
-    title: 'List projects',
-    description:
-      'The projects you can query, with your level in each (mdAdmin may create metrics). Other tools take one of these ids as "project".',
     input: {},
     output: {
       projects: z.array(

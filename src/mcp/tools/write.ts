@@ -9,9 +9,6 @@ import { findObject, objectOut, objectShape } from './model.js';
 export function registerWriteTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'create_metric',
-    title: 'Create a metric',
-    description:
-      'Save a metric (MD Admin). aql is a metric definition: SELECT <measure> [BY ALL …] [WHERE …], e.g. SELECT SUM([Distance]) WHERE [Cancelled] = false. Use it in queries as [title].',
     input: {
       project: projectArg,
       title: z.string().min(1).max(255),
@@ -42,9 +39,6 @@ export function registerWriteTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'update_object',
-    title: 'Update an object',
-    description:
-      'Change a model object (MD Admin): its title, description, tags, or the AQL of a metric, filter or report. Fields left out keep their value; the change is saved as a new revision.',
     input: {
       project: projectArg,
       id: z.string().min(1).describe('Object id or title'),

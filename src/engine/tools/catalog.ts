@@ -1,0 +1,147 @@
+// Every tool Ursa offers assistants, defined once: name, title, description, which doors carry
+// it (the MCP server, the AI chat agent) and its limits. The MCP registrations, the chat
+// agent's tool specs and the public server card all read it, so they cannot drift apart.
+// Argument schemas live with each door's handler (MCP tools take a project; the chat runs in
+// one), and their shared limits are here.
+
+export type Door = 'mcp' | 'chat';
+
+export interface ToolEntry {
+  title: string;
+  description: string;
+  doors: readonly Door[];
+  /** Reads only (MCP annotation readOnlyHint). */
+  readOnly: boolean;
+}
+
+export const TOOLS = {
+  list_projects: {
+    title: 'List projects',
+    description:
+      'The projects you can query, with your level in each (mdAdmin may create metrics). Other tools take one of these ids as "project".',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  get_model: {
+    title: 'Get the model',
+    description:
+      'The queryable model: datasets with their attributes, labels and facts (id, title, type, cardinality, example values), and saved metrics and filters. Use the ids or titles in AQL as [Title]. Filter with search or dataset; page with cursor.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  search_objects: {
+    title: 'Search objects',
+    description:
+      'Full-text search over model objects (datasets, attributes, facts, metrics, filters, reports…) by id, title, description and tags, best matches first.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  get_object: {
+    title: 'Get an object',
+    description:
+      "One model object by id (or title) with its definition (a metric's or report's AQL is def.aql); related=true adds what it uses and what uses it.",
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  get_attribute_values: {
+    title: 'Get attribute values',
+    description:
+      'Distinct values of an attribute or label with their row counts, most frequent first; prefix narrows them. Use it so filters use values that exist.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  compatible_objects: {
+    title: 'Compatible objects',
+    description:
+      'For a metric or fact: the attributes that can break it down. For an attribute or label: the facts and metrics it can break down.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  run_aql: {
+    title: 'Run an AQL query',
+    description:
+      'Run an AQL query as you (your permissions and row-level filter apply), e.g. SELECT [Carrier], SUM([Distance]) WHERE [Year] = 2024 ORDER BY 2 DESC. Returns up to limit rows; when truncated (or status RUNNING), call again with cursor (and no aql) for the next rows. With no rows, warnings name filter values that match no member. aql_help has the cheatsheet.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  explain_aql: {
+    title: 'Explain an AQL query',
+    description:
+      'Check a query without running it: the objects it uses, each aggregation with its dataset and joins, the SQL, and your row filter. Errors say where and how to fix.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  aql_help: {
+    title: 'AQL cheatsheet',
+    description:
+      'The AQL cheatsheet: query form, names in brackets, aggregations, dates, windows and QUALIFY, functions and conditions, with examples. Read it before writing AQL, or when a query is refused.',
+    doors: ['mcp', 'chat'],
+    readOnly: true,
+  },
+  ask: {
+    title: 'Ask a question',
+    description:
+      "Ask a question about the project's data in plain language; Ursa's own agent finds the objects, runs AQL as you and answers in Markdown with the queries it ran. Continue with conversation. Counts against the plan's AI messages per day.",
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  list_reports: {
+    title: 'List reports',
+    description:
+      'Saved reports (an AQL query each), optionally filtered by text; run one with run_report.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  run_report: {
+    title: 'Run a report',
+    description:
+      'Run a saved report (by id or title) and return its rows like run_aql; continue with run_aql and the cursor.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  create_metric: {
+    title: 'Create a metric',
+    description:
+      'Save a metric (MD Admin). aql is a metric definition: SELECT <measure> [BY ALL …] [WHERE …], e.g. SELECT SUM([Distance]) WHERE [Cancelled] = false. Use it in queries as [title].',
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  update_object: {
+    title: 'Update an object',
+    description:
+      'Change a model object (MD Admin): its title, description, tags, or the AQL of a metric, filter or report. Fields left out keep their value; the change is saved as a new revision.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  make_chart: {
+    title: 'Make a chart',
+    description:
+      'Draw one query result as a chart shown with your answer (the last call wins). Columns are named by their titles as run_aql returned them.',
+    doors: ['chat'],
+    readOnly: true,
+  },
+} as const satisfies Record<string, ToolEntry>;
+
+export type ToolName = keyof typeof TOOLS;
+
+/** Limits of the query tools, per door (a chat turn has less room than an MCP answer). */
+export const TOOL_LIMITS = {
+  mcp: { defaultRows: 100, maxRows: 1000 },
+  chat: { defaultRows: 50, maxRows: 200, maxChars: 12_000 },
+} as const;
+
+/** The catalog entry of a tool; a tool missing from it is a programming error. */
+export function toolEntry(name: string, door: Door): ToolEntry & { name: string } {
+  const e = (TOOLS as Record<string, ToolEntry>)[name];
+  if (!e || !e.doors.includes(door))
+    throw new Error(
+      `tool ${name} is not in the tool catalog for ${door} (src/engine/tools/catalog.ts)`,
+    );
+  return { name, ...e };
+}
+
+/** The tools a door carries, in catalog order. */
+export const toolsOf = (door: Door): (ToolEntry & { name: string })[] =>
+  Object.entries(TOOLS as Record<string, ToolEntry>)
+    .filter(([, e]) => e.doors.includes(door))
+    .map(([name, e]) => ({ name, ...e }));

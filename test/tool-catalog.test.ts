@@ -1,0 +1,82 @@
+// One tool catalog (src/engine/tools/catalog.ts): what MCP's tools/list, the chat agent's tool
+// specs and the public server card say about each tool is the catalog's entry, so the three
+// cannot drift apart.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentTools } from '../src/engine/ai/tools.js';
+import { loadChatPrompts } from '../src/engine/ai/prompts.js';
+import { mcpAudience } from '../src/engine/config.js';
+import { TOOLS, toolsOf } from '../src/engine/tools/catalog.js';
+import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+
+let s: TestServer;
+let mcp: Client;
+
+beforeAll(async () => {
+  s = await startTestServer({ URSA_DEMO_DATA: 'false' });
+  const token = await s.engine.issueToken(ADMIN, { audience: mcpAudience(s.engine.config) });
+  mcp = new Client({ name: 'catalog-test', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+}, 60_000);
+afterAll(async () => {
+  await mcp?.close();
+  await s?.close();
+});
+
+describe('one tool catalog', () => {
+  it('MCP tools/list: the catalog’s MCP tools, with its titles, descriptions and read-only hints', async () => {
+    const { tools } = await mcp.listTools();
+    const listed = tools
+      .map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        readOnly: t.annotations?.readOnlyHint,
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const catalog = toolsOf('mcp')
+      .map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        readOnly: t.readOnly,
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    expect(listed).toEqual(catalog);
+  });
+
+  it('the chat agent: the catalog’s chat tools with the same descriptions', () => {
+    const specs = agentTools(
+      { aql: s.engine.aql, catalog: s.engine.catalog, objects: s.engine.objects } as never,
+      loadChatPrompts(),
+    ).map((t) => ({ name: t.spec.name, description: t.spec.description }));
+    expect(specs.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      toolsOf('chat')
+        .map((t) => ({ name: t.name, description: t.description }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    );
+    // Tools on both doors say the same thing.
+    const both = Object.entries(TOOLS).filter(([, e]) => e.doors.length === 2);
+    expect(both.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('the public server card: the catalog’s MCP tools, in its order, with its texts', async () => {
+    const r = await fetch(`${s.url}/.well-known/mcp.json`);
+    const card = (await r.json()) as {
+      tools: {
+        name: string;
+        title: string;
+        description: string;
+        annotations: { readOnlyHint: boolean };
+      }[];
+    };
+    expect(
+      card.tools.map((t) => [t.name, t.title, t.description, t.annotations.readOnlyHint]),
+    ).toEqual(toolsOf('mcp').map((t) => [t.name, t.title, t.description, t.readOnly]));
+  });
+});
