@@ -8,6 +8,7 @@ import { planQuery } from '../src/engine/aql/plan.js';
 import { resolveQuery, type ResolvedQuery } from '../src/engine/aql/query-resolve.js';
 import type { ResolveEnv } from '../src/engine/aql/resolve.js';
 import { toSql } from '../src/engine/aql/sql-query.js';
+import { shiftDate } from '../src/engine/aql/sqlgen.js';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -193,7 +194,11 @@ describe('SQL', () => {
       'SELECT UPPER(CONCAT([Origin City], ", ", [Origin State])), COUNT([Flight]) WHERE [Flight Date] >= DATE_ADD("day", -30, TODAY())',
       '2025-01-07',
     );
-    expect(params).toContain('2025-01-07');
+    // DATE_ADD of TODAY() by a constant is computed here: the database gets one date.
+    expect(params).toContain('2024-12-08');
+    expect(
+      sqlOf('SELECT COUNT([Flight]) WHERE [Flight Date] <= TODAY()', '2025-01-07').params,
+    ).toContain('2025-01-07');
     expect(params.filter((p) => p === ', ')).toHaveLength(1);
     // The dimension renders identically in SELECT and GROUP BY.
     const dim = /SELECT (upper\(concat\([^)]*\)\)) AS k0/.exec(sql)![1]!;
@@ -217,5 +222,37 @@ describe('SQL', () => {
     );
     expect(sql).toContain('l1 AS (SELECT sum(v0) AS v0 FROM l0)');
     expect(sql.match(/FROM "ds_flights"|FROM ds_flights/g) ?? []).toHaveLength(1);
+  });
+});
+
+describe('constant dates are moved at compile time, as the database would', () => {
+  it('days, weeks, month ends, leap years, quarters and years; odd years are left to the database', () => {
+    expect(shiftDate('2025-01-07', 'day', -30)).toBe('2024-12-08');
+    expect(shiftDate('2024-02-26', 'week', 1)).toBe('2024-03-04');
+    expect(shiftDate('2024-01-31', 'month', 1)).toBe('2024-02-29');
+    expect(shiftDate('2023-01-31', 'month', 1)).toBe('2023-02-28');
+    expect(shiftDate('2024-03-31', 'month', -1)).toBe('2024-02-29');
+    expect(shiftDate('2024-11-30', 'quarter', 1)).toBe('2025-02-28');
+    expect(shiftDate('2024-02-29', 'year', 1)).toBe('2025-02-28');
+    expect(shiftDate('0050-01-01', 'day', 1)).toBeNull();
+    expect(shiftDate('8999-12-31', 'year', 2000)).toBeNull();
+  });
+
+  it('matches DuckDB for every unit over a span of days', async () => {
+    const cases: [string, string, number][] = [];
+    for (const unit of ['day', 'week', 'month', 'quarter', 'year'])
+      for (const n of [-13, -1, 1, 2, 11])
+        for (const day of ['2023-01-29', '2023-12-31', '2024-02-29', '2024-05-31', '2024-08-31'])
+          cases.push([day, unit, n]);
+    const sql = cases
+      .map(
+        ([d, u, n]) =>
+          `CAST(CAST('${d}' AS DATE) + ${u === 'quarter' ? `to_months(${n} * 3)` : `to_${u}s(${n})`} AS DATE)::VARCHAR`,
+      )
+      .join(', ');
+    const rows = await s.engine.dbs.read(s.demo, async (c) =>
+      (await c.runAndReadAll(`SELECT ${sql}`)).getRowsJson(),
+    );
+    expect(rows[0]).toEqual(cases.map(([d, u, n]) => shiftDate(d, u, n)));
   });
 });

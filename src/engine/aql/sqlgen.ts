@@ -352,6 +352,38 @@ function dateArg(v: V, r: RenderCtx, fn: string): string {
   return render(v, r);
 }
 
+/** A number written as a constant, possibly negated (`-30` is a minus sign and 30). */
+function constNumber(v: V): number | null {
+  if (v.t === 'const' && typeof v.v === 'number') return v.v;
+  if (v.t === 'neg') {
+    const inner = constNumber(v.e);
+    return inner === null ? null : -inner;
+  }
+  return null;
+}
+
+/**
+ * "YYYY-MM-DD" moved by n units, as the database would: months keep the day, or end on the
+ * last day of a shorter month (January 31 + 1 month = February 28 or 29).
+ */
+export function shiftDate(date: string, unit: string, n: number): string | null {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  // Years 0–99 mean 1900–1999 to Date.UTC, and years past 9999 do not print as YYYY:
+  // such dates are left to the database.
+  if (y < 1000 || y > 9000 || Math.abs(n) > 12_000) return null;
+  const iso = (t: Date) => t.toISOString().slice(0, 10);
+  if (unit === 'day' || unit === 'week') {
+    const out = iso(new Date(Date.UTC(y, m - 1, d + n * (unit === 'week' ? 7 : 1))));
+    return /^\d{4}-/.test(out) && out >= '1000' ? out : null;
+  }
+  const months = n * (unit === 'year' ? 12 : unit === 'quarter' ? 3 : 1);
+  const first = new Date(Date.UTC(y, m - 1 + months, 1));
+  const last = new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 0)).getUTCDate();
+  first.setUTCDate(Math.min(d, last));
+  const out = iso(first);
+  return /^\d{4}-/.test(out) && out >= '1000' ? out : null;
+}
+
 /** 10,000 years in each unit: further is outside any calendar a database keeps. */
 const MAX_UNITS: Record<string, number> = {
   year: 10_000,
@@ -442,11 +474,22 @@ function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
     case 'DATE_ADD': {
       const unit = unitOf(a[0]!);
       const n = a[1]!;
-      if (n.t === 'const' && typeof n.v === 'number' && Math.abs(n.v) > MAX_UNITS[unit]!)
+      const k = constNumber(n);
+      if (k !== null && Math.abs(k) > MAX_UNITS[unit]!)
         throw fail(
           `DATE_ADD moves a date by at most ${MAX_UNITS[unit]} ${unit}s (10,000 years)`,
           n.pos ?? r.pos,
         );
+      // A constant date moved by a constant is computed here: the database then sees one
+      // date, which it can use to skip blocks of rows (zone maps), as with a date written out.
+      const base =
+        a[2]!.t === 'today'
+          ? r.params.today
+          : a[2]!.t === 'const' && typeof a[2]!.v === 'string' && isDateText(a[2]!.v, 'date')
+            ? a[2]!.v
+            : null;
+      const shifted = base && k !== null && Number.isInteger(k) ? shiftDate(base, unit, k) : null;
+      if (shifted) return `CAST(${r.params.add(shifted)} AS DATE)`;
       const d = dateArg(a[2]!, r, 'DATE_ADD');
       const moved = `(${d} + ${interval(unitOf(a[0]!), `CAST(${numeric(a[1]!, r)} AS INTEGER)`)})`;
       return kindOf(a[2]!) === 'datetime' ? moved : `CAST(${moved} AS DATE)`;
