@@ -18,12 +18,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/engine/config.js';
 import { EngineError } from '../src/engine/errors.js';
-import { createLogger } from '../src/engine/logger.js';
 import { formatCell } from '../src/engine/aql/format.js';
-import { startServer } from '../src/server.js';
-import { median, quantile, sameRows } from './compare.js';
+import { median, quantile, sameRows, startBenchServer } from './compare.js';
 import { AIRPORT_ROWS, duckdbLoad, FLIGHT_ROWS, flightFiles, Rest } from './flights-data.js';
 
 const ROUNDS = Number(process.env.BENCH_FLIGHT_ROUNDS ?? 11);
@@ -125,16 +122,7 @@ export async function flights(): Promise<void> {
     `\nflights: ${files.flights} (${mb(files.flights)} MB), ${files.airports} (${mb(files.airports)} MB) ready in ${(performance.now() - t0).toFixed(0)} ms`,
   );
 
-  const config = loadConfig({
-    ...process.env,
-    URSA_DATA_DIR: path.join(tmp, 'data'),
-    PORT: '0',
-    HOST: '127.0.0.1',
-    URSA_DEMO_DATA: 'false',
-    URSA_DEFAULT_PLAN: 'enterprise',
-    URSA_LOG_LEVEL: process.env.URSA_LOG_LEVEL ?? 'warn',
-  });
-  const running = await startServer(config, createLogger(config.logLevel), false);
+  const { config, running } = await startBenchServer(tmp);
   const { engine } = running;
   try {
     const project = running.bootstrap.demoProjectId!;

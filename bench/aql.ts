@@ -15,13 +15,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../src/engine/config.js';
-import { createLogger } from '../src/engine/logger.js';
-import { startServer } from '../src/server.js';
 import { formatCell } from '../src/engine/aql/format.js';
 import { csvPrescription } from '../src/engine/data/prescription-builder.js';
 import type { Prescription } from '../src/engine/data/prescription.js';
-import { median, quantile, sameRows } from './compare.js';
+import { median, quantile, sameRows, startBenchServer } from './compare.js';
 
 const SALES = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RETURNS = Math.floor(SALES / 5);
@@ -225,16 +222,7 @@ async function retail(): Promise<void> {
     `generated ${SALES} sales, ${RETURNS} returns, ${STORES} stores, ${PRODUCTS} products in ${(performance.now() - t0).toFixed(0)} ms`,
   );
 
-  const config = loadConfig({
-    ...process.env,
-    URSA_DATA_DIR: path.join(tmp, 'data'),
-    PORT: '0',
-    HOST: '127.0.0.1',
-    URSA_DEMO_DATA: 'false',
-    URSA_DEFAULT_PLAN: 'enterprise',
-    URSA_LOG_LEVEL: process.env.URSA_LOG_LEVEL ?? 'warn',
-  });
-  const running = await startServer(config, createLogger(config.logLevel), false);
+  const { config, running } = await startBenchServer(tmp);
   const { engine } = running;
   try {
     const project = running.bootstrap.demoProjectId!;

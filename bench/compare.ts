@@ -1,4 +1,9 @@
-// What the benchmarks share: medians and quantiles, and comparing two answers as text cells.
+// What the benchmarks share: medians and quantiles, comparing two answers as text cells, and
+// starting the server in-process.
+import path from 'node:path';
+import { loadConfig } from '../src/engine/config.js';
+import { createLogger } from '../src/engine/logger.js';
+import { startServer } from '../src/server.js';
 
 export const median = (xs: number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -25,4 +30,18 @@ export function sameRows(a: string[][], b: string[][]): string | null {
     }
   }
   return null;
+}
+
+/** The whole server in-process on a loopback port, with an empty data directory under `dir`. */
+export async function startBenchServer(dir: string) {
+  const config = loadConfig({
+    ...process.env,
+    URSA_DATA_DIR: path.join(dir, 'data'),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    URSA_DEMO_DATA: 'false',
+    URSA_DEFAULT_PLAN: 'enterprise',
+    URSA_LOG_LEVEL: process.env.URSA_LOG_LEVEL ?? 'warn',
+  });
+  return { config, running: await startServer(config, createLogger(config.logLevel), false) };
 }

@@ -2,14 +2,14 @@
 // habits (each at its own token's line and column), the new syntax answering the same rows
 // through both doors, and unquoted aliases in ORDER BY.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHEATSHEET, CHEATSHEET_HEAD } from '../src/engine/aql/cheatsheet.js';
 import { shiftDate } from '../src/engine/aql/sqlgen.js';
-import { loadConfig, mcpAudience, todayIn } from '../src/engine/config.js';
+import { loadConfig, todayIn } from '../src/engine/config.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp } from './helpers/mcp-client.js';
 
 let s: TestServer;
 let mcp: Client;
@@ -18,15 +18,7 @@ beforeAll(async () => {
   // A zone far from UTC: for most of the day its date differs from UTC's.
   s = await startTestServer({ URSA_DEMO_DATA: 'true', URSA_TIMEZONE: 'Pacific/Kiritimati' });
   await waitForDemo(s);
-  const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-    requestInit: {
-      headers: {
-        Authorization: `Bearer ${await s.engine.issueToken(ADMIN, { audience: mcpAudience(s.engine.config) })}`,
-      },
-    },
-  });
-  mcp = new Client({ name: 'aql-v2-test', version: '1.0.0' });
-  await mcp.connect(transport);
+  mcp = await connectMcp(s, ADMIN, 'aql-v2-test');
 }, 120_000);
 afterAll(async () => {
   await mcp?.close();

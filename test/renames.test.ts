@@ -8,14 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { mcpAudience } from '../src/engine/config.js';
 import { migrateSavedAql } from '../src/engine/aql/saved-refs.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject } from './helpers/fixtures.js';
 import type { RunningServer } from '../src/server.js';
 import { ADMIN, invite, startOnPort, startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp } from './helpers/mcp-client.js';
 import { rawStorage } from './helpers/storage.js';
 
 const MEMBER = 'renames-eu@example.com';
@@ -124,15 +123,7 @@ describe('saved AQL across renames', () => {
     });
     expect(r.status, r.text).toBe(201);
     await invite(s, p, MEMBER, { filter: '[REGION] = "EU"' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-      requestInit: {
-        headers: {
-          Authorization: `Bearer ${await s.engine.issueToken(ADMIN, { audience: mcpAudience(s.engine.config) })}`,
-        },
-      },
-    });
-    mcp = new Client({ name: 'renames-test', version: '1.0.0' });
-    await mcp.connect(transport);
+    mcp = await connectMcp(s, ADMIN, 'renames-test');
   });
   afterAll(async () => {
     await mcp?.close();

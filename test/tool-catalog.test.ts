@@ -2,26 +2,19 @@
 // specs and the public server card say about each tool is the catalog's entry, so the three
 // cannot drift apart.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentTools } from '../src/engine/ai/tools.js';
 import { loadChatPrompts } from '../src/engine/ai/prompts.js';
-import { mcpAudience } from '../src/engine/config.js';
 import { TOOLS, toolsOf } from '../src/engine/tools/catalog.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp } from './helpers/mcp-client.js';
 
 let s: TestServer;
 let mcp: Client;
 
 beforeAll(async () => {
   s = await startTestServer({ URSA_DEMO_DATA: 'false' });
-  const token = await s.engine.issueToken(ADMIN, { audience: mcpAudience(s.engine.config) });
-  mcp = new Client({ name: 'catalog-test', version: '1.0.0' });
-  await mcp.connect(
-    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    }),
-  );
+  mcp = await connectMcp(s, ADMIN, 'catalog-test');
 }, 60_000);
 afterAll(async () => {
   await mcp?.close();
