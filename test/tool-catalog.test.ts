@@ -4,8 +4,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentTools } from '../src/engine/ai/tools.js';
-import { loadChatPrompts } from '../src/engine/ai/prompts.js';
-import { TOOLS, toolsOf } from '../src/engine/tools/catalog.js';
+import { TOOLS, toolsOf, type Door } from '../src/engine/tools/catalog.js';
+import { TOOL_INPUTS } from '../src/engine/tools/inputs.js';
+import { z } from 'zod';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 import { connectMcp } from './helpers/mcp-client.js';
 
@@ -44,10 +45,11 @@ describe('one tool catalog', () => {
   });
 
   it('the chat agent: the catalog’s chat tools with the same descriptions', () => {
-    const specs = agentTools(
-      { aql: s.engine.aql, catalog: s.engine.catalog, objects: s.engine.objects } as never,
-      loadChatPrompts(),
-    ).map((t) => ({ name: t.spec.name, description: t.spec.description }));
+    const specs = agentTools({
+      aql: s.engine.aql,
+      catalog: s.engine.catalog,
+      objects: s.engine.objects,
+    }).map((t) => ({ name: t.spec.name, description: t.spec.description }));
     expect(specs.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
       toolsOf('chat')
         .map((t) => ({ name: t.name, description: t.description }))
@@ -56,6 +58,37 @@ describe('one tool catalog', () => {
     // Tools on both doors say the same thing.
     const both = Object.entries(TOOLS).filter(([, e]) => e.doors.length === 2);
     expect(both.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('arguments: each door’s schema is the catalog’s (MCP adds project, and run_aql’s cursor)', async () => {
+    const catalogSchema = (name: string, door: Door) => {
+      const make = (TOOL_INPUTS as Record<string, (d: Door) => z.ZodRawShape>)[name]!;
+      const { $schema: _s, ...schema } = z.toJSONSchema(z.object(make(door)).strict()) as Record<
+        string,
+        unknown
+      >;
+      return schema as { properties?: Record<string, unknown>; required?: string[] };
+    };
+    const { tools } = await mcp.listTools();
+    let compared = 0;
+    for (const t of tools) {
+      if (!(t.name in TOOL_INPUTS)) continue;
+      const want = catalogSchema(t.name, 'mcp');
+      const props = { ...(t.inputSchema.properties as Record<string, unknown>) };
+      delete props.project;
+      if (t.name === 'run_aql') delete props.cursor;
+      const { ...expected } = want.properties ?? {};
+      // run_aql over MCP: the same aql, optional (a cursor alone continues a query).
+      expect(props, t.name).toEqual(expected);
+      compared++;
+    }
+    expect(compared).toBeGreaterThanOrEqual(7);
+    for (const spec of agentTools({
+      aql: s.engine.aql,
+      catalog: s.engine.catalog,
+      objects: s.engine.objects,
+    }).map((t) => t.spec))
+      expect(spec.parameters, spec.name).toEqual(catalogSchema(spec.name, 'chat'));
   });
 
   it('the public server card: the catalog’s MCP tools, in its order, with its texts', async () => {

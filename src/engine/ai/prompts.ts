@@ -1,5 +1,5 @@
-// The AI chat's texts, from prompts/chat/: the system prompt, the AQL primer, the tools'
-// descriptions and the agent's nudges. Read once; a missing file or key fails at start-up.
+// The AI chat's texts, from prompts/chat/: the system prompt, the AQL primer and the agent's
+// nudges (tools are described in the one tool catalog, src/engine/tools/). Read once; a missing file or key fails at start-up.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,13 +7,6 @@ import { z } from 'zod';
 import { parseYaml } from '../../shared/yaml.js';
 
 export const CHAT_PROMPTS_DIR = fileURLToPath(new URL('../../../prompts/chat/', import.meta.url));
-
-const toolsSchema = z.record(
-  z.string(),
-  // Descriptions come from the tool catalog (src/engine/tools/catalog.ts); these are the
-  // texts of each tool's parameters, as the chat model reads them.
-  z.object({ params: z.record(z.string(), z.string()).default({}) }).strict(),
-);
 
 const NUDGES = [
   'ungrounded',
@@ -33,7 +26,6 @@ const nudgesSchema = z.object(
 export interface ChatPrompts {
   system: string;
   aqlGuide: string;
-  tools: z.infer<typeof toolsSchema>;
   nudges: Record<NudgeName, string>;
 }
 
@@ -88,7 +80,6 @@ export function loadChatPrompts(dir = CHAT_PROMPTS_DIR): ChatPrompts {
     hit = {
       system: read(dir, 'system.md'),
       aqlGuide: read(dir, 'aql-guide.md').trim(),
-      tools: parse(toolsSchema, read(dir, 'tools.yaml'), 'tools.yaml'),
       nudges: parse(nudgesSchema, read(dir, 'nudges.yaml'), 'nudges.yaml'),
     };
     checkPlaceholders('system', hit.system, 'system.md');

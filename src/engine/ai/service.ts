@@ -70,7 +70,7 @@ export class AiService {
   constructor(private readonly d: AiServiceDeps) {
     this.conversations = new Conversations(d.db);
     this.prompts = loadChatPrompts();
-    this.tools = agentTools(d, this.prompts);
+    this.tools = agentTools(d);
     d.jobs.register(
       'ai',
       { run: (ctx) => this.answer(ctx) },

@@ -5,13 +5,13 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import { CHEATSHEET } from '../aql/cheatsheet.js';
 import { TOOL_LIMITS, toolEntry } from '../tools/catalog.js';
+import { TOOL_INPUTS } from '../tools/inputs.js';
 import type { Aql } from '../aql/service.js';
 import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure } from '../jobs/jobs.js';
 import type { ModelObjects } from '../model/objects.js';
-import { buildChartSpec, CHART_MARKS, renderChartSvg } from './chart.js';
-import type { ChatPrompts } from './prompts.js';
+import { buildChartSpec, renderChartSvg } from './chart.js';
 import type { ToolSpec } from './provider.js';
 import type { AiChart, AiQuery } from './types.js';
 
@@ -62,16 +62,10 @@ interface Def<S extends z.ZodRawShape> {
   run(args: z.infer<z.ZodObject<S>>, ctx: ToolContext): Promise<string>;
 }
 
-function define<S extends z.ZodRawShape>(prompts: ChatPrompts, def: Def<S>): AgentTool {
-  const guide = prompts.tools[def.name];
-  if (!guide) throw new Error(`prompts/chat/tools.yaml has no entry for tool ${def.name}`);
-  const shape = Object.fromEntries(
-    Object.entries(def.input).map(([k, s]) => {
-      const text = guide.params[k];
-      return [k, text ? (s as z.ZodType).describe(text) : s];
-    }),
-  ) as S;
-  const schema = z.object(shape).strict();
+function define<S extends z.ZodRawShape>(def: Def<S>): AgentTool {
+  // Its description and argument schema (with their texts) come from the tool catalog and
+  // TOOL_INPUTS, shared with MCP.
+  const schema = z.object(def.input).strict();
   const { $schema: _drop, ...parameters } = z.toJSONSchema(schema) as Record<string, unknown>;
   return {
     spec: { name: def.name, description: toolEntry(def.name, 'chat').description, parameters },
@@ -88,18 +82,19 @@ function define<S extends z.ZodRawShape>(prompts: ChatPrompts, def: Def<S>): Age
   };
 }
 
-export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
+export function agentTools(deps: AgentDeps): AgentTool[] {
   const { aql, catalog, objects } = deps;
   return [
-    define(prompts, {
+    define({
       name: 'get_model',
-      input: {
-        search: z.string().optional(),
-        dataset: z.string().optional(),
-        cursor: z.string().optional(),
-      },
-      run: async ({ search, dataset, cursor }, ctx) => {
-        const c = await catalog.catalog(ctx.actor, { search, dataset, cursor, limit: 10 });
+      input: TOOL_INPUTS.get_model('chat'),
+      run: async ({ search, dataset, cursor, limit }, ctx) => {
+        const c = await catalog.catalog(ctx.actor, {
+          search,
+          dataset,
+          cursor,
+          limit: limit ?? TOOL_LIMITS.chat.modelPage,
+        });
         return fit(c.datasets, (datasets, cut) => ({
           datasets: datasets.map((d) => ({
             name: d.name,
@@ -122,9 +117,9 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
         }));
       },
     }),
-    define(prompts, {
+    define({
       name: 'search_objects',
-      input: { query: z.string().min(1), limit: z.number().int().min(1).max(50).optional() },
+      input: TOOL_INPUTS.search_objects('chat'),
       run: async ({ query, limit }, ctx) => {
         const r = objects.search(ctx.actor, { query, limit: limit ?? 20 });
         return fit(r.hits, (hits) => ({
@@ -133,18 +128,14 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
         }));
       },
     }),
-    define(prompts, {
+    define({
       name: 'get_attribute_values',
-      input: {
-        attribute: z.string().min(1),
-        prefix: z.string().optional(),
-        limit: z.number().int().min(1).max(200).optional(),
-      },
+      input: TOOL_INPUTS.get_attribute_values('chat'),
       run: async ({ attribute, prefix, limit }, ctx) => {
         const obj = catalog.find(ctx.actor, attribute);
         const r = await catalog.attributeValues(ctx.actor, obj.ident, {
           prefix,
-          limit: limit ?? 30,
+          limit: limit ?? TOOL_LIMITS.chat.valuesDefault,
         });
         return fit(r.values, (values, cut) => ({
           attribute: { id: obj.ident, title: obj.name },
@@ -153,9 +144,9 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
         }));
       },
     }),
-    define(prompts, {
+    define({
       name: 'compatible_objects',
-      input: { object: z.string().min(1) },
+      input: TOOL_INPUTS.compatible_objects(),
       run: async ({ object }, ctx) => {
         const r = catalog.compatible(ctx.actor, object);
         return fit(r.compatible, (compatible, cut) => ({
@@ -165,12 +156,9 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
         }));
       },
     }),
-    define(prompts, {
+    define({
       name: 'run_aql',
-      input: {
-        aql: z.string().min(1),
-        limit: z.number().int().min(1).max(TOOL_LIMITS.chat.maxRows).optional(),
-      },
+      input: TOOL_INPUTS.run_aql('chat'),
       run: async ({ aql: text, limit }, ctx) => {
         const id = `q${ctx.queries.length + 1}`;
         let r;
@@ -212,14 +200,14 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
         }));
       },
     }),
-    define(prompts, {
+    define({
       name: 'aql_help',
-      input: {},
+      input: TOOL_INPUTS.aql_help(),
       run: async () => CHEATSHEET,
     }),
-    define(prompts, {
+    define({
       name: 'explain_aql',
-      input: { aql: z.string().min(1) },
+      input: TOOL_INPUTS.explain_aql(),
       run: async ({ aql: text }, ctx) => {
         const e = aql.explain(ctx.actor, text);
         return json({
@@ -234,16 +222,9 @@ export function agentTools(deps: AgentDeps, prompts: ChatPrompts): AgentTool[] {
         });
       },
     }),
-    define(prompts, {
+    define({
       name: 'make_chart',
-      input: {
-        query: z.string().min(1),
-        mark: z.enum(CHART_MARKS),
-        x: z.string().min(1),
-        y: z.string().min(1),
-        color: z.string().optional(),
-        title: z.string().max(200).optional(),
-      },
+      input: TOOL_INPUTS.make_chart(),
       run: async ({ query, mark, x, y, color, title }, ctx) => {
         const q = ctx.queries.find((c) => c.id === query.trim());
         const ok = ctx.queries.filter((c) => !c.error).map((c) => c.id);

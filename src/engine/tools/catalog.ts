@@ -126,8 +126,23 @@ export type ToolName = keyof typeof TOOLS;
 
 /** Limits of the query tools, per door (a chat turn has less room than an MCP answer). */
 export const TOOL_LIMITS = {
-  mcp: { defaultRows: 100, maxRows: 1000 },
-  chat: { defaultRows: 50, maxRows: 200, maxChars: 12_000 },
+  mcp: {
+    defaultRows: 100,
+    maxRows: 1000,
+    modelPage: 20,
+    searchMax: 100,
+    valuesDefault: 50,
+    valuesMax: 1000,
+  },
+  chat: {
+    defaultRows: 50,
+    maxRows: 200,
+    modelPage: 10,
+    searchMax: 50,
+    valuesDefault: 30,
+    valuesMax: 200,
+    maxChars: 12_000,
+  },
 } as const;
 
 /** The catalog entry of a tool; a tool missing from it is a programming error. */

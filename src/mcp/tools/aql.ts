@@ -7,6 +7,7 @@ import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
 import { TOOL_LIMITS } from '../../engine/tools/catalog.js';
+import { TOOL_INPUTS } from '../../engine/tools/inputs.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
@@ -160,13 +161,7 @@ async function execute(
   return page(ctx, a, job, 0, limit, extra, result);
 }
 
-const rowsArg = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_ROWS)
-  .optional()
-  .describe(`Rows per answer (default ${DEFAULT_ROWS}, max ${MAX_ROWS})`);
+const RUN_AQL = TOOL_INPUTS.run_aql('mcp');
 
 const RESULT_NARROW =
   'even one row is too large; select fewer or shorter columns (or read the csv resource)';
@@ -176,12 +171,13 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     name: 'run_aql',
     input: {
       project: projectArg,
-      aql: z.string().optional().describe('The query; not needed with cursor'),
+      // The catalog's aql, optional here: a cursor alone continues a query.
+      aql: RUN_AQL.aql.optional(),
       cursor: z
         .string()
         .optional()
         .describe('cursor of a previous answer: its next rows (or its rows once RUNNING ends)'),
-      limit: rowsArg,
+      limit: RUN_AQL.limit,
     },
     output: resultShape,
     annotations: READ_ONLY,
@@ -210,7 +206,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'explain_aql',
-    input: { project: projectArg, aql: z.string().min(1).describe('The query') },
+    input: { project: projectArg, ...TOOL_INPUTS.explain_aql() },
     output: {
       columns: z.array(z.object({ title: z.string(), kind: z.string(), dataType: z.string() })),
       objects: z.array(z.object({ id: z.string(), type: z.string(), title: z.string() })),
@@ -305,7 +301,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     input: {
       project: projectArg,
       report: z.string().min(1).describe('Report id or title'),
-      limit: rowsArg,
+      limit: RUN_AQL.limit,
     },
     output: {
       report: z.object({ id: z.string(), title: z.string(), aql: z.string() }),

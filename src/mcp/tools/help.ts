@@ -2,12 +2,13 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CHEATSHEET } from '../../engine/aql/cheatsheet.js';
+import { TOOL_INPUTS } from '../../engine/tools/inputs.js';
 import { defineTool, READ_ONLY, type McpContext } from './common.js';
 
 export function registerHelpTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'aql_help',
-    input: {},
+    input: TOOL_INPUTS.aql_help(),
     output: { cheatsheet: z.string() },
     annotations: READ_ONLY,
     narrow: 'the cheatsheet is short; read the resource ursa://aql/cheatsheet',

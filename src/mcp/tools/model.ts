@@ -6,6 +6,7 @@ import type { ProjectActor } from '../../engine/access/actor.js';
 import type { Catalog } from '../../engine/catalog/catalog.js';
 import { EngineError } from '../../engine/errors.js';
 import type { ObjectDetails, ObjectSummary, ObjectView } from '../../engine/model/objects.js';
+import { TOOL_INPUTS } from '../../engine/tools/inputs.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 
 const ref = z.object({ id: z.string(), type: z.string(), title: z.string() });
@@ -87,16 +88,7 @@ const catalogOut = (c: Catalog) => ({
 export function registerModelTools(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'get_model',
-    input: {
-      project: projectArg,
-      search: z
-        .string()
-        .optional()
-        .describe('Only objects whose id, title or description contain this'),
-      dataset: z.string().optional().describe('Only this dataset'),
-      cursor: z.string().optional().describe('nextCursor of the previous page'),
-      limit: z.number().int().min(1).max(100).optional().describe('Datasets per page (default 20)'),
-    },
+    input: { project: projectArg, ...TOOL_INPUTS.get_model('mcp') },
     output: {
       datasets: z.array(
         z.object({
@@ -128,11 +120,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'search_objects',
-    input: {
-      project: projectArg,
-      query: z.string().min(1).describe('Text to search for'),
-      limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
-    },
+    input: { project: projectArg, ...TOOL_INPUTS.search_objects('mcp') },
     output: {
       hits: z.array(ref.extend({ description: z.string(), field: z.string(), match: z.string() })),
       total: z.number(),
@@ -187,12 +175,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'get_attribute_values',
-    input: {
-      project: projectArg,
-      attribute: z.string().min(1).describe('Attribute or label id or title'),
-      prefix: z.string().optional().describe('Only values starting with this, in any case'),
-      limit: z.number().int().min(1).max(1000).optional().describe('Default 50'),
-    },
+    input: { project: projectArg, ...TOOL_INPUTS.get_attribute_values('mcp') },
     output: {
       attribute: ref,
       values: z.array(z.object({ value: z.string(), count: z.number() })),
@@ -216,10 +199,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
 
   defineTool(server, ctx, {
     name: 'compatible_objects',
-    input: {
-      project: projectArg,
-      object: z.string().min(1).describe('Metric, fact, attribute or label id or title'),
-    },
+    input: { project: projectArg, ...TOOL_INPUTS.compatible_objects() },
     output: {
       object: ref,
       anchors: z.array(z.string()).describe('Datasets the measure aggregates on'),

@@ -1,0 +1,75 @@
+// The arguments of each tool, defined once for every door that carries it: their types,
+// bounds and the texts a model reads. A door passes its own limits (an MCP answer has more
+// room than a chat turn); the MCP door adds `project`, and run_aql's `cursor` there.
+import { z } from 'zod';
+import { CHART_MARKS } from '../ai/chart.js';
+import { TOOL_LIMITS, type Door } from './catalog.js';
+
+const rows = (door: Door) => TOOL_LIMITS[door];
+
+export const TOOL_INPUTS = {
+  get_model: (door: Door) => ({
+    search: z
+      .string()
+      .optional()
+      .describe('Only objects whose id, title or description contain this'),
+    dataset: z.string().optional().describe('Only this dataset (its name)'),
+    cursor: z.string().optional().describe('nextCursor of the previous page'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(`Datasets per page (default ${rows(door).modelPage})`),
+  }),
+  search_objects: (door: Door) => ({
+    query: z.string().min(1).describe('Text to search for'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(rows(door).searchMax)
+      .optional()
+      .describe(`How many hits (default 20, max ${rows(door).searchMax})`),
+  }),
+  get_attribute_values: (door: Door) => ({
+    attribute: z.string().min(1).describe('Attribute or label id or title'),
+    prefix: z.string().optional().describe('Only values starting with this, in any case'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(rows(door).valuesMax)
+      .optional()
+      .describe(
+        `How many values (default ${rows(door).valuesDefault}, max ${rows(door).valuesMax})`,
+      ),
+  }),
+  compatible_objects: () => ({
+    object: z.string().min(1).describe('Metric, fact, attribute or label id or title'),
+  }),
+  run_aql: (door: Door) => ({
+    aql: z.string().min(1).describe('The AQL query'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(rows(door).maxRows)
+      .optional()
+      .describe(`Rows to return (default ${rows(door).defaultRows}, max ${rows(door).maxRows})`),
+  }),
+  explain_aql: () => ({ aql: z.string().min(1).describe('The AQL query') }),
+  aql_help: () => ({}),
+  make_chart: () => ({
+    query: z.string().min(1).describe('The query id from run_aql, e.g. q1'),
+    mark: z.enum(CHART_MARKS).describe('bar, line, area, point or arc (pie)'),
+    x: z
+      .string()
+      .min(1)
+      .describe('Column for the x axis (categories or time; for arc, the slices)'),
+    y: z.string().min(1).describe('Numeric column for the y axis (for arc, the slice sizes)'),
+    color: z.string().optional().describe('Optional column splitting the data into series'),
+    title: z.string().max(200).optional().describe('Optional chart title'),
+  }),
+};
