@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../src/engine/errors.js';
 import { formatCell } from '../src/engine/aql/format.js';
-import { median, quantile, sameRows, startBenchServer } from './compare.js';
+import { hotCompileMs, median, quantile, sameRows, startBenchServer } from './compare.js';
 import { AIRPORT_ROWS, duckdbLoad, FLIGHT_ROWS, flightFiles, Rest } from './flights-data.js';
 
 const ROUNDS = Number(process.env.BENCH_FLIGHT_ROUNDS ?? 11);
@@ -264,16 +264,7 @@ export async function flights(): Promise<void> {
         r.compile.push((await timed(async () => engine.aql.compile(actor, q.aql))).ms);
       }
     }
-    const hot = ready.map(({ q }) => {
-      const xs: number[] = [];
-      for (let i = 0; i < HOT + 50; i++) {
-        engine.aql.clearCompileCache();
-        const t = performance.now();
-        engine.aql.compile(actor, q.aql);
-        if (i >= 50) xs.push(performance.now() - t);
-      }
-      return median(xs);
-    });
+    const hot = ready.map(({ q }) => hotCompileMs(engine.aql, actor, q.aql, HOT));
 
     // A cached repeat over REST: the stored result answers (the first query of the list).
     const repeat = ready[0]?.q.aql;

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { formatCell } from '../src/engine/aql/format.js';
 import { csvPrescription } from '../src/engine/data/prescription-builder.js';
 import type { Prescription } from '../src/engine/data/prescription.js';
-import { median, quantile, sameRows, startBenchServer } from './compare.js';
+import { hotCompileMs, median, quantile, sameRows, startBenchServer } from './compare.js';
 
 const SALES = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RETURNS = Math.floor(SALES / 5);
@@ -304,16 +304,7 @@ async function retail(): Promise<void> {
     }
 
     // Compilation alone, hot: back to back with the cache cleared each time.
-    const hot = CASES.map((q) => {
-      const xs: number[] = [];
-      for (let i = 0; i < HOT + 50; i++) {
-        engine.aql.clearCompileCache();
-        const t = performance.now();
-        engine.aql.compile(actor, q.aql);
-        if (i >= 50) xs.push(performance.now() - t);
-      }
-      return median(xs);
-    });
+    const hot = CASES.map((q) => hotCompileMs(engine.aql, actor, q.aql, HOT));
 
     // A cached repeat over REST: the result is stored, so execute answers with a finished job.
     const token = await engine.issueToken(config.adminEmail);

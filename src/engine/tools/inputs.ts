@@ -7,6 +7,10 @@ import { TOOL_LIMITS, type Door } from './catalog.js';
 
 const rows = (door: Door) => TOOL_LIMITS[door];
 
+/** An optional `limit` from 1 to `max`, saying its default. */
+const limit = (what: string, def: number, max: number) =>
+  z.number().int().min(1).max(max).optional().describe(`${what} (default ${def}, max ${max})`);
+
 export const TOOL_INPUTS = {
   get_model: (door: Door) => ({
     search: z
@@ -15,49 +19,23 @@ export const TOOL_INPUTS = {
       .describe('Only objects whose id, title or description contain this'),
     dataset: z.string().optional().describe('Only this dataset (its name)'),
     cursor: z.string().optional().describe('nextCursor of the previous page'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe(`Datasets per page (default ${rows(door).modelPage})`),
+    limit: limit('Datasets per page', rows(door).modelPage, 100),
   }),
   search_objects: (door: Door) => ({
     query: z.string().min(1).describe('Text to search for'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(rows(door).searchMax)
-      .optional()
-      .describe(`How many hits (default 20, max ${rows(door).searchMax})`),
+    limit: limit('How many hits', 20, rows(door).searchMax),
   }),
   get_attribute_values: (door: Door) => ({
     attribute: z.string().min(1).describe('Attribute or label id or title'),
     prefix: z.string().optional().describe('Only values starting with this, in any case'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(rows(door).valuesMax)
-      .optional()
-      .describe(
-        `How many values (default ${rows(door).valuesDefault}, max ${rows(door).valuesMax})`,
-      ),
+    limit: limit('How many values', rows(door).valuesDefault, rows(door).valuesMax),
   }),
   compatible_objects: () => ({
     object: z.string().min(1).describe('Metric, fact, attribute or label id or title'),
   }),
   run_aql: (door: Door) => ({
     aql: z.string().min(1).describe('The AQL query'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(rows(door).maxRows)
-      .optional()
-      .describe(`Rows to return (default ${rows(door).defaultRows}, max ${rows(door).maxRows})`),
+    limit: limit('Rows to return', rows(door).defaultRows, rows(door).maxRows),
   }),
   explain_aql: () => ({ aql: z.string().min(1).describe('The AQL query') }),
   aql_help: () => ({}),
