@@ -75,6 +75,8 @@ export async function startServer(
     throw err;
   }
   const sweeper = startSweeper(engine, log);
+  // Timers fire (and missed runs catch up) only once the app answers.
+  engine.triggers.start();
   server.off('request', starting);
   server.on('request', app);
   const url = `http://localhost:${port}`;

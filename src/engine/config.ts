@@ -51,6 +51,11 @@ const envSchema = z.object({
   /** The earlier name of URSA_MCP_WAIT_MS (it covered only `ask`), still read. */
   URSA_MCP_ASK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   URSA_TRUST_PROXY: z.string().min(1).optional(),
+  /** Hosts connectors may reach although they resolve to private, loopback or link-local addresses. */
+  URSA_CONNECTOR_ALLOW_HOSTS: z.string().optional(),
+  URSA_SFTP_POLL_SECONDS: z.coerce.number().positive().max(86_400).default(60),
+  /** How often timers and SFTP watches are checked (ms); tests make it short. */
+  URSA_TRIGGER_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   URSA_TIMEZONE: z
     .string()
     .min(1)
@@ -115,6 +120,12 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** The IANA time zone of AQL's TODAY(). */
   timeZone: string;
+  flows: {
+    /** Host names or addresses (lower case) connectors may reach on private networks. */
+    allowHosts: string[];
+    sftpPollSeconds: number;
+    triggerTickMs: number;
+  };
 }
 
 export const API_PREFIX = '/api/v1';
@@ -193,6 +204,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthRegistrationsPerHour: e.URSA_OAUTH_REGISTRATIONS_PER_HOUR,
     trustProxy: parseTrustProxy(e.URSA_TRUST_PROXY),
     timeZone: e.URSA_TIMEZONE,
+    flows: {
+      allowHosts: (e.URSA_CONNECTOR_ALLOW_HOSTS ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+        .filter(Boolean),
+      sftpPollSeconds: e.URSA_SFTP_POLL_SECONDS,
+      triggerTickMs: e.URSA_TRIGGER_TICK_MS,
+    },
   };
 }
 

@@ -40,6 +40,8 @@ import { Datasets } from './data/datasets.js';
 import { Loads } from './data/loads.js';
 import { Packages } from './data/packages/packages.js';
 import { Prescriptions } from './data/prescriptions.js';
+import { Flows } from './flows/flows.js';
+import { Triggers } from './flows/triggers/triggers.js';
 import { ModelObjects } from './model/objects.js';
 import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
@@ -93,6 +95,10 @@ export class Engine {
   readonly throttle: Throttle;
   /** Revoked access tokens and grants, refused by the verifier. */
   readonly revocations: Revocations;
+  /** Data integration: flow runs (jobs of type flow) and the box catalog. */
+  readonly flows: Flows;
+  /** Timers and watchers that start flows; started by the server once it serves. */
+  readonly triggers: Triggers;
 
   private constructor(
     readonly config: Config,
@@ -216,6 +222,20 @@ export class Engine {
       budget: config.aiAgent,
       actorOf: (email, projectId) => this.actor({ email }, projectId),
     });
+    this.flows = new Flows();
+    this.triggers = new Triggers({
+      db: this.db,
+      model: this.model,
+      objects: this.objects,
+      jobs: this.jobs,
+      activity: this.activity,
+      storage: this.storage,
+      flows: this.flows,
+      actorOf: (email, projectId) => this.actor({ email }, projectId),
+      credentials: () => null,
+      config: config.flows,
+      log,
+    });
     this.registerUsage();
   }
 
@@ -279,6 +299,7 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    await this.triggers.stop();
     await this.jobs.stop();
     await this.dbs.closeAll();
     await this.passwordLinks.idle();

@@ -402,3 +402,61 @@ export const rateEvents = sqliteTable(
   },
   (t) => [index('rate_events_key').on(t.scope, t.key, t.at), index('rate_events_at').on(t.at)],
 );
+
+/**
+ * One running flow per flow: the row is the lock, taken in the same statement that checks it,
+ * so two processes cannot both start a run. Deleted when the run ends; a restart removes the
+ * locks of jobs it ends as interrupted.
+ */
+export const flowLocks = sqliteTable(
+  'flow_locks',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    flow: text('flow').notNull(),
+    jobId: text('job_id').notNull(),
+    since: text('since').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.flow] })],
+);
+
+/**
+ * Trigger firings, claimed by (trigger, slot): a timer's slot is its scheduled minute, a file
+ * trigger's the change it saw. INSERT OR IGNORE claims it, so a firing happens once per
+ * deployment however many processes watch the same trigger.
+ */
+export const triggerFirings = sqliteTable(
+  'trigger_firings',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    trigger: text('trigger').notNull(),
+    slot: text('slot').notNull(),
+    time: text('time').notNull(),
+    /** The run it started; null when skipped or failed to start. */
+    jobId: text('job_id'),
+    /** 'started' | 'skipped' | 'failed' */
+    outcome: text('outcome').notNull(),
+    message: text('message'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.trigger, t.slot] }),
+    index('trigger_firings_time').on(t.projectId, t.trigger, t.time),
+  ],
+);
+
+/** What a trigger watches between checks (an SFTP listing), kept for every process. */
+export const triggerState = sqliteTable(
+  'trigger_state',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    trigger: text('trigger').notNull(),
+    state: text('state', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    updated: text('updated').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.trigger] })],
+);
