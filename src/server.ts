@@ -63,6 +63,13 @@ export async function startServer(
       log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
     // Temporary files a killed process left, before anything of ours writes new ones (the demo
     // starts writing during bootstrap: a later sweep raced it and removed its files).
+    const flowLocks = await engine.flows.recover(
+      engine.projects.allIds().map((projectId) => ({
+        projectId,
+        dir: engine!.projects.dir(projectId),
+      })),
+    );
+    if (flowLocks) log.warn({ flowLocks }, 'flow runs ended by the restart were unlocked');
     const leftovers = await engine.uploads.sweepLeftovers(Date.now());
     if (leftovers)
       log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');

@@ -207,7 +207,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     flows: {
       allowHosts: (e.URSA_CONNECTOR_ALLOW_HOSTS ?? '')
         .split(',')
-        .map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, ''))
+        .map((h) =>
+          h
+            .trim()
+            .toLowerCase()
+            .replace(/^\[|\]$/g, ''),
+        )
         .filter(Boolean),
       sftpPollSeconds: e.URSA_SFTP_POLL_SECONDS,
       triggerTickMs: e.URSA_TRIGGER_TICK_MS,

@@ -222,7 +222,21 @@ export class Engine {
       budget: config.aiAgent,
       actorOf: (email, projectId) => this.actor({ email }, projectId),
     });
-    this.flows = new Flows();
+    this.flows = new Flows({
+      db: this.db,
+      model: this.model,
+      objects: this.objects,
+      jobs: this.jobs,
+      loads: this.loads,
+      datasets: this.datasets,
+      storage: this.storage,
+      activity: this.activity,
+      projectDir: (p) => this.projects.dir(p),
+      today: () => todayIn(config.timeZone),
+      net: { allowHosts: config.flows.allowHosts },
+      log,
+    });
+    this.objects.setLimitCheck((p, name, extra) => this.limits.check(p, name, extra));
     this.triggers = new Triggers({
       db: this.db,
       model: this.model,
@@ -232,7 +246,7 @@ export class Engine {
       storage: this.storage,
       flows: this.flows,
       actorOf: (email, projectId) => this.actor({ email }, projectId),
-      credentials: () => null,
+      credentials: (projectId, ident) => this.flows.credentialsOf(projectId, ident),
       config: config.flows,
       log,
     });
@@ -247,6 +261,7 @@ export class Engine {
   private registerUsage(): void {
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
     this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
+    this.limits.registerUsage('flows', (p) => this.model.listByType(p, ['flow']).length);
     this.limits.registerUsage('datasetRows', (p) => this.datasets.totalRows(p));
     this.limits.registerUsage('storageBytes', async (p) => (await this.storage.quota(p)).used);
     this.limits.registerUsage('aiMessagesPerDay', (p) => {

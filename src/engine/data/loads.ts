@@ -56,13 +56,24 @@ const bodySchema = z.object({
 
 export const SOURCE_TYPES = ['webdav'] as const;
 
-interface PlannedCluster {
+export interface PlannedCluster {
   name: string;
   source: string;
   mode: 'full' | 'incremental';
   prescription: Prescription;
   /** Written by someone (inline, edited, the dataset's own), not a guess nobody edited. */
   edited?: boolean;
+}
+
+/**
+ * One dataset to load, however its rows arrive: `stage` creates the staging table (every
+ * column in its final type) on the load's connection; the loader does the rest (keys, row
+ * limit, model checks, swap or upsert, records), all or nothing with the other clusters.
+ */
+export interface ClusterLoad extends PlannedCluster {
+  /** Remember the prescription for `source` (a storage path): file loads only. */
+  remember: boolean;
+  stage(c: DuckDBConnection): Promise<void>;
 }
 
 export interface LoadResult {
@@ -146,7 +157,7 @@ export class Loads {
     });
   }
 
-  private checkIncremental(projectId: string, p: Prescription): void {
+  checkIncremental(projectId: string, p: Prescription): void {
     if (!p.primarykey)
       throw invalid(`incremental load of "${p.clustername}" needs a primary key`, {
         cluster: p.clustername,
@@ -171,8 +182,25 @@ export class Loads {
   }
 
   private async run(ctx: JobContext): Promise<LoadResult> {
-    const { projectId, createdBy } = ctx.job;
-    const plan = planOf(ctx.job);
+    const clusters = planOf(ctx.job).map((cl): ClusterLoad => ({
+      ...cl,
+      remember: true,
+      stage: (c) => this.stageFile(c, ctx, cl),
+    }));
+    return this.loadClusters(ctx, ctx.job.createdBy, clusters);
+  }
+
+  /**
+   * Loads every cluster in one DuckDB transaction: a failure or a cancel leaves every dataset
+   * as it was. `beforeCommit` runs last inside it (a flow writes its storage outputs there).
+   */
+  async loadClusters(
+    ctx: JobContext,
+    user: string,
+    plan: ClusterLoad[],
+    beforeCommit?: () => Promise<void>,
+  ): Promise<LoadResult> {
+    const { projectId } = ctx.job;
     const counts: Record<string, number> = {};
     await this.dbs.write(projectId, async (c) => {
       const stop = () => c.interrupt();
@@ -186,8 +214,9 @@ export class Loads {
           for (const cl of plan) counts[cl.name] = await this.loadOne(c, ctx, cl);
           await this.checkRowLimit(c, projectId, plan);
           // The model may have changed since the request: checked again before committing.
-          this.recheckModel(projectId, createdBy, plan);
+          this.recheckModel(projectId, user, plan);
           ctx.signal.throwIfAborted();
+          await beforeCommit?.();
           await c.run('COMMIT');
         } catch (err) {
           await c.run('ROLLBACK').catch(() => undefined);
@@ -199,7 +228,7 @@ export class Loads {
     });
     return this.recordLoaded(
       projectId,
-      createdBy,
+      user,
       ctx.job.id,
       plan,
       counts,
@@ -219,8 +248,8 @@ export class Loads {
     }
   }
 
-  /** Stages one cluster, checks it, and swaps or upserts it; returns the rows in the file. */
-  private async loadOne(c: DuckDBConnection, ctx: JobContext, cl: PlannedCluster): Promise<number> {
+  /** Stages a file's rows (read by its prescription) and checks every value. */
+  private async stageFile(c: DuckDBConnection, ctx: JobContext, cl: PlannedCluster): Promise<void> {
     const p = cl.prescription;
     // Checked again here (no links on the way): DuckDB opens the path itself.
     const file = await this.storage.localFile(ctx.job.projectId, cl.source);
@@ -249,6 +278,13 @@ export class Loads {
         );
       }
     }
+  }
+
+  /** Stages one cluster, checks its keys, and swaps or upserts it; returns the rows staged. */
+  private async loadOne(c: DuckDBConnection, ctx: JobContext, cl: ClusterLoad): Promise<number> {
+    const p = cl.prescription;
+    await cl.stage(c);
+    ctx.signal.throwIfAborted();
     const rows = Number(
       (
         await c.runAndReadAll(`SELECT count(*) AS n FROM ${stagingTable(cl.name)}`)
@@ -345,7 +381,7 @@ export class Loads {
     projectId: string,
     user: string,
     jobId: string,
-    plan: PlannedCluster[],
+    plan: ClusterLoad[],
     loaded: Record<string, number>,
     totals: Record<string, number>,
   ): LoadResult {
@@ -365,7 +401,8 @@ export class Loads {
           user,
           dataVersion,
         );
-        this.prescriptions.remember(projectId, cl.source, cl.prescription, cl.edited !== false);
+        if (cl.remember)
+          this.prescriptions.remember(projectId, cl.source, cl.prescription, cl.edited !== false);
       }
       this.datasets.syncModel(projectId, user, before);
       for (const cl of plan) {

@@ -1,14 +1,420 @@
 // Flows: model objects of type "flow" whose def is a graph of boxes; a run is a job of type
-// "flow" (FLOWS.md). Filled in below by the run engine.
-import type { ProjectActor } from '../access/actor.js';
-import type { Job } from '../jobs/jobs.js';
+// "flow" (FLOWS.md). One run per flow at a time, claimed by a row in `flow_locks` (shared by
+// every server process); outputs commit only when every box succeeded.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Logger } from 'pino';
+import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
+import type { ActivityLog } from '../activity/activity.js';
+import type { Db } from '../db/index.js';
+import { flowLocks, jobs as jobsTable } from '../db/schema.js';
+import type { Datasets } from '../data/datasets.js';
+import type { Loads } from '../data/loads.js';
+import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
+import { nowIso } from '../ids.js';
+import {
+  FINAL_STATUSES,
+  JobFailure,
+  type Job,
+  type JobContext,
+  type JobRunner,
+} from '../jobs/jobs.js';
+import { titleKey } from '../model/defs.js';
+import type { ModelObjects } from '../model/objects.js';
+import type { ModelStore, ObjectRow } from '../model/store.js';
+import type { Storage } from '../storage/storage.js';
+import { BOX_TYPES, BOXES, boxView } from './boxes.js';
+import type { Credentials, NetPolicy } from './connectors/types.js';
+import { BoxError } from './errors.js';
+import { checkFlowDef, type FlowGraph } from './flow-def.js';
+import { fileStream, runFlow, type FlowRunResult } from './run.js';
+
+export interface FlowDeps {
+  db: Db;
+  model: ModelStore;
+  objects: ModelObjects;
+  jobs: JobRunner;
+  loads: Loads;
+  datasets: Datasets;
+  storage: Storage;
+  activity: ActivityLog;
+  projectDir(projectId: string): string;
+  today(): string;
+  net: NetPolicy;
+  log: Logger;
+}
+
+export interface FlowListItem {
+  id: string;
+  name: string;
+  inputs: Array<{ box: string; type: string; source: string }>;
+  outputs: Array<{ box: string; type: string; target: string }>;
+  running: boolean;
+  lastRun: {
+    job: string;
+    status: string;
+    started: string | null;
+    finished: string | null;
+    message?: string;
+  } | null;
+  def?: Record<string, unknown>;
+  triggers?: Array<{ id: string; name: string; type: string; enabled: boolean }>;
+}
+
+const scratchRoot = (projectDir: string) => path.join(projectDir, 'flow-runs');
 
 export class Flows {
-  async start(_a: ProjectActor, _flow: string, _origin: { trigger?: string } = {}): Promise<Job> {
-    throw new Error('not yet');
+  constructor(private readonly deps: FlowDeps) {
+    deps.jobs.register('flow', { run: (ctx) => this.execute(ctx) });
+    // The lock goes with the run, however it ends (OK, ERROR, CANCELLED).
+    deps.jobs.onFinish((job) => {
+      if (job.type !== 'flow') return;
+      deps.db.delete(flowLocks).where(eq(flowLocks.jobId, job.id)).run();
+      this.recordEnd(job);
+    });
   }
 
-  isRunning(_projectId: string, _flow: string): boolean {
-    return false;
+  // ---- the box catalog ----
+
+  boxes() {
+    return { boxes: BOX_TYPES.map(boxView) };
   }
+
+  box(id: string) {
+    const b = BOXES.get(id);
+    if (!b)
+      throw notFound(`no box type "${id}"; box types: ${[...BOXES.keys()].join(', ')}`, {
+        id,
+        boxes: [...BOXES.keys()],
+      });
+    return boxView(b);
+  }
+
+  // ---- runs ----
+
+  /** Starts a run as `a` (MD Admin): 404 for an unknown flow, 403 while it runs. */
+  async start(a: ProjectActor, flow: string, origin: { trigger?: string } = {}): Promise<Job> {
+    requireLevel(a, 'mdadmin');
+    const row = this.flowRow(a, flow);
+    // Checked again now: a credentials object may have gone since the flow was saved.
+    this.graphOf(a, row);
+    const { db, jobs } = this.deps;
+    const since = nowIso();
+    const claimed = db
+      .insert(flowLocks)
+      .values({ projectId: a.projectId, flow: row.ident, jobId: '', since })
+      .onConflictDoNothing()
+      .run().changes;
+    if (!claimed) throw alreadyRunning(row.ident, this.lockOf(a.projectId, row.ident));
+    let job: Job;
+    try {
+      job = jobs.submit(a, 'flow', {
+        id: row.ident,
+        ...(origin.trigger ? { trigger: origin.trigger } : {}),
+      });
+    } catch (err) {
+      db.delete(flowLocks)
+        .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)))
+        .run();
+      throw err;
+    }
+    db.update(flowLocks)
+      .set({ jobId: job.id })
+      .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)))
+      .run();
+    this.deps.activity.record(a.projectId, 'flow_run', {
+      user: a.email,
+      object: row.ident,
+      message: `started flow "${row.name}" (${row.ident})${origin.trigger ? ` by trigger ${origin.trigger}` : ''}`,
+      detail: {
+        flow: row.ident,
+        jobId: job.id,
+        phase: 'start',
+        ...(origin.trigger ? { trigger: origin.trigger } : {}),
+      },
+    });
+    return job;
+  }
+
+  /** Stops the flow's running run: it ends CANCELLED and no output changes. */
+  stop(a: ProjectActor, body: unknown): Job {
+    requireLevel(a, 'mdadmin');
+    const flow = flowIdOf(body);
+    const row = this.flowRow(a, flow);
+    const lock = this.lockOf(a.projectId, row.ident);
+    if (!lock?.jobId)
+      throw conflict(`flow "${row.ident}" is not running`, { id: row.ident, running: false });
+    return this.deps.jobs.cancel(a, lock.jobId);
+  }
+
+  isRunning(projectId: string, flow: string): boolean {
+    return this.lockOf(projectId, flow) !== undefined;
+  }
+
+  /**
+   * At start-up, after unfinished jobs were ended: locks of runs that ended with the last
+   * process go, and so do their scratch folders.
+   */
+  async recover(projectDirs: Array<{ projectId: string; dir: string }>): Promise<number> {
+    const { db } = this.deps;
+    const stale = db
+      .select({ jobId: flowLocks.jobId, projectId: flowLocks.projectId, flow: flowLocks.flow })
+      .from(flowLocks)
+      .leftJoin(jobsTable, eq(jobsTable.id, flowLocks.jobId))
+      .where(sql`${jobsTable.status} IS NULL OR ${inArray(jobsTable.status, [...FINAL_STATUSES])}`)
+      .all();
+    for (const l of stale) {
+      db.delete(flowLocks)
+        .where(and(eq(flowLocks.projectId, l.projectId), eq(flowLocks.flow, l.flow)))
+        .run();
+      const job = l.jobId ? this.deps.jobs.peek(l.jobId) : undefined;
+      if (job) this.recordEnd(job);
+    }
+    for (const p of projectDirs)
+      await fs.rm(scratchRoot(p.dir), { recursive: true, force: true }).catch(() => undefined);
+    return stale.length;
+  }
+
+  // ---- the flow list ----
+
+  list(a: ProjectActor, fullLoad: boolean): { flows: FlowListItem[] } {
+    const scope = this.deps.objects.scope(a);
+    const rows = scope.rows().filter((r) => r.type === 'flow');
+    const triggers = fullLoad ? scope.rows().filter((r) => r.type === 'trigger') : [];
+    return {
+      flows: rows.map((r) => {
+        const def = this.deps.objects.view(r, scope).def as {
+          boxes?: Array<Record<string, unknown>>;
+        };
+        const boxes = Array.isArray(def.boxes) ? def.boxes : [];
+        const kind = (b: Record<string, unknown>) => BOXES.get(String(b.type))?.kind;
+        const item: FlowListItem = {
+          id: r.ident,
+          name: r.name,
+          inputs: boxes
+            .filter((b) => kind(b) === 'input')
+            .map((b) => ({ box: String(b.id), type: String(b.type), source: sourceOf(b) })),
+          outputs: boxes
+            .filter((b) => kind(b) === 'output')
+            .map((b) => ({ box: String(b.id), type: String(b.type), target: targetOf(b) })),
+          running: this.isRunning(a.projectId, r.ident),
+          lastRun: this.lastRun(a.projectId, r.ident),
+        };
+        if (fullLoad) {
+          item.def = def;
+          item.triggers = triggers
+            .filter((t) => t.def.flow === r.ident)
+            .map((t) => ({
+              id: t.ident,
+              name: t.name,
+              type: String(t.def.type),
+              enabled: t.def.enabled === true,
+            }));
+        }
+        return item;
+      }),
+    };
+  }
+
+  private lastRun(projectId: string, flow: string): FlowListItem['lastRun'] {
+    const j = this.deps.db
+      .select()
+      .from(jobsTable)
+      .where(
+        and(
+          eq(jobsTable.projectId, projectId),
+          eq(jobsTable.type, 'flow'),
+          sql`json_extract(${jobsTable.params}, '$.id') = ${flow}`,
+        ),
+      )
+      .orderBy(desc(sql`rowid`))
+      .limit(1)
+      .get();
+    if (!j) return null;
+    return {
+      job: j.id,
+      status: j.status,
+      started: j.started ?? null,
+      finished: j.finished ?? null,
+      ...(j.message ? { message: j.message } : {}),
+    };
+  }
+
+  // ---- inside the job ----
+
+  private async execute(ctx: JobContext): Promise<FlowRunResult> {
+    const { projectId, createdBy } = ctx.job;
+    const flow = String(ctx.job.params.id);
+    // The run acts as the member who started it, with their rights as they are now.
+    let a: ProjectActor;
+    try {
+      a = resolveActor(this.deps.db, { email: createdBy }, projectId, { ignoreMaintenance: true });
+      requireLevel(a, 'mdadmin');
+    } catch (err) {
+      throw new JobFailure(`the run cannot act as ${createdBy}: ${(err as Error).message}`);
+    }
+    const row = this.flowRow(a, flow);
+    const graph = this.graphOf(a, row);
+    const { deps } = this;
+    const dir = path.join(scratchRoot(deps.projectDir(projectId)), ctx.job.id);
+    return runFlow(ctx, {
+      flow,
+      user: createdBy,
+      graph,
+      scratchDir: dir,
+      today: deps.today(),
+      net: deps.net,
+      localFile: (p) => deps.storage.localFile(projectId, p),
+      credentials: (id) => this.credentials(a, id),
+      dataset: (name) => ({
+        existing: deps.datasets.prescriptionOf(projectId, name),
+        titlesOutside: this.titlesOutside(projectId, name),
+      }),
+      load: (c, clusters, beforeCommit) =>
+        deps.loads.loadClusters(c, createdBy, clusters, beforeCommit),
+      checkLoad: (l) => {
+        if (l.mode !== 'incremental') return;
+        try {
+          deps.loads.checkIncremental(projectId, l.prescription);
+        } catch (err) {
+          if (err instanceof EngineError) {
+            const box = graph.order.find((id) => graph.boxes.get(id)!.dataset === l.name)!;
+            throw new BoxError(box, 'mode', err.message);
+          }
+          throw err;
+        }
+      },
+      writeFile: async (p, file) =>
+        (
+          await deps.storage.writeFile(projectId, p, fileStream(file), {
+            user: createdBy,
+            createParents: true,
+          })
+        ).item,
+    });
+  }
+
+  /** Titles of every object outside the dataset (its own columns may keep theirs). */
+  private titlesOutside(projectId: string, dataset: string): Set<string> {
+    const out = new Set<string>();
+    for (const o of this.deps.model.all(projectId)) {
+      if (!['attribute', 'label', 'fact', 'metric', 'filter'].includes(o.type)) continue;
+      if ((o.def as { dataset?: string }).dataset === dataset) continue;
+      out.add(titleKey(o.name));
+    }
+    return out;
+  }
+
+  /**
+   * A credentials object for engine work without a request (a trigger's SFTP watch): read with
+   * the rights of the member who last wrote it; null when it is gone or they lost MD Admin.
+   */
+  credentialsOf(projectId: string, ident: string): Credentials | null {
+    const row = this.deps.model.get(projectId, ident);
+    if (!row || row.type !== 'credentials') return null;
+    try {
+      const a = resolveActor(this.deps.db, { email: row.updatedBy }, projectId, {
+        ignoreMaintenance: true,
+      });
+      requireLevel(a, 'mdadmin');
+      return this.credentials(a, ident);
+    } catch {
+      return null;
+    }
+  }
+
+  private credentials(a: ProjectActor, ident: string): Credentials {
+    const row = this.deps.objects.scope(a).get(ident);
+    if (!row || row.type !== 'credentials')
+      throw new JobFailure(`credentials "${ident}" do not exist or are not readable by ${a.email}`);
+    const def = row.def as Omit<Credentials, 'ident' | 'secret'>;
+    return {
+      ident,
+      kind: def.kind,
+      ...(def.host !== undefined ? { host: def.host } : {}),
+      ...(def.port !== undefined ? { port: def.port } : {}),
+      ...(def.user !== undefined ? { user: def.user } : {}),
+      ...(def.database !== undefined ? { database: def.database } : {}),
+      secret: this.deps.objects.secretOf(a, ident),
+    };
+  }
+
+  private flowRow(a: ProjectActor, flow: string): ObjectRow {
+    const row = this.deps.objects.scope(a).get(flow);
+    if (!row || row.type !== 'flow')
+      throw notFound(`flow "${flow}" not found in project "${a.projectId}"`, { id: flow });
+    return row;
+  }
+
+  private graphOf(a: ProjectActor, row: ObjectRow): FlowGraph {
+    const scope = this.deps.objects.scope(a);
+    return checkFlowDef(row.def, (id) => {
+      const c = scope.get(id);
+      return c && c.type === 'credentials' ? String(c.def.kind) : null;
+    });
+  }
+
+  private lockOf(projectId: string, flow: string) {
+    return this.deps.db
+      .select()
+      .from(flowLocks)
+      .where(and(eq(flowLocks.projectId, projectId), eq(flowLocks.flow, flow)))
+      .get();
+  }
+
+  /** Activity `flow_run` for the end of a run: status, rows, what it wrote. */
+  private recordEnd(job: Job): void {
+    const flow = String(job.params.id);
+    const result = job.result as FlowRunResult | undefined;
+    const rows = result?.outputs?.reduce((n, o) => n + o.rows, 0);
+    this.deps.activity.record(job.projectId, 'flow_run', {
+      user: job.createdBy,
+      object: flow,
+      message: `flow ${flow} ended ${job.status}${rows !== undefined ? `: ${rows} rows written` : ''}${job.message ? `: ${job.message}` : ''}`,
+      detail: {
+        flow,
+        jobId: job.id,
+        phase: 'end',
+        status: job.status,
+        ...(job.message ? { message: job.message } : {}),
+        ...(result?.outputs ? { outputs: result.outputs } : {}),
+        ...(job.params.trigger ? { trigger: job.params.trigger } : {}),
+        started: job.started ?? null,
+        finished: job.finished ?? null,
+      },
+    });
+  }
+}
+
+function alreadyRunning(flow: string, lock: { jobId: string; since: string } | undefined) {
+  return forbidden(`flow ${flow} is already running`, {
+    id: flow,
+    running: true,
+    ...(lock?.jobId ? { job: lock.jobId, since: lock.since } : {}),
+  });
+}
+
+function flowIdOf(body: unknown): string {
+  const id = (body as { id?: unknown } | undefined)?.id;
+  if (typeof id !== 'string' || !id)
+    throw invalid('name the flow to stop: { "id": <flow id> }', { field: 'id' });
+  return id;
+}
+
+function sourceOf(b: Record<string, unknown>): string {
+  switch (b.type) {
+    case 'input.http':
+      return String(b.url ?? '');
+    case 'input.postgres':
+      return `postgres ${String(b.credentials ?? '')}`;
+    case 'input.sftp':
+      return `sftp ${String(b.credentials ?? '')}:${String(b.path ?? '')}`;
+    default:
+      return String(b.path ?? '');
+  }
+}
+
+function targetOf(b: Record<string, unknown>): string {
+  return b.type === 'output.dataset' ? String(b.dataset ?? '') : String(b.path ?? '');
 }

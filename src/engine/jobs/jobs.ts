@@ -156,6 +156,11 @@ export class JobRunner {
     return this.load(id)!;
   }
 
+  /** A job as stored, without rights (engine-internal: recovery, listeners). */
+  peek(id: string): Job | undefined {
+    return this.load(id);
+  }
+
   /** Members see their own jobs; Admins and MD Admins see every job of the project. */
   get(a: ProjectActor, id: string): Job {
     const job = this.load(id);

@@ -8,7 +8,8 @@ import { hasLevel, requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Datasets } from '../data/datasets.js';
 import { tx, type Db } from '../db/index.js';
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
+import { checkFlowDef } from '../flows/flow-def.js';
 import { pagingSchema, parseInput } from '../validate.js';
 import { checkModel, checkObjects, type Problem } from './checks.js';
 import {
@@ -121,6 +122,13 @@ export class ModelObjects {
   /** The AQL compiler plugs in here; until then AQL is checked for unknown references only. */
   setCompileCheck(check: CompileCheck | null): void {
     this.compileCheck = check;
+  }
+
+  private limitCheck: ((projectId: string, name: 'flows', extra: number) => void) | null = null;
+
+  /** Plan limits on objects (flows): a create beyond the limit is refused with 402. */
+  setLimitCheck(check: (projectId: string, name: 'flows', extra: number) => void): void {
+    this.limitCheck = check;
   }
 
   /** Model writes that change what a member's row-level filter selects need a User Admin. */
@@ -313,6 +321,8 @@ export class ModelObjects {
         { count: items.length, limit: MAX_BATCH },
       );
     const parsed = items.map((raw, i) => parseNew(raw, batch ? i : undefined));
+    const flows = parsed.filter((p) => p.type === 'flow').length;
+    if (flows) this.limitCheck?.(actor.projectId, 'flows', flows);
 
     return this.change(actor, () => {
       const before = this.scope(actor);
@@ -677,17 +687,20 @@ export class ModelObjects {
         for (const r of refs) need(r, r.field === 'def.credentials' ? ['credentials'] : ['flow']);
         break;
       case 'flow': {
-        const boxes = def.boxes as Array<{ id: string }>;
-        const ids = new Set<string>();
-        boxes.forEach((b, i) => {
-          if (ids.has(b.id)) fail(`def.boxes.${i}.id`, `duplicate box id "${b.id}"`);
-          ids.add(b.id);
-        });
-        ((def.edges as Array<{ from: string; to: string }> | undefined) ?? []).forEach((e, i) => {
-          for (const end of ['from', 'to'] as const)
-            if (!ids.has(e[end])) fail(`def.edges.${i}.${end}`, `no box with id "${e[end]}"`);
-        });
         for (const r of refs) need(r, ['credentials']);
+        // The whole graph: box types and parameters, edges, cycles, inputs, expressions.
+        try {
+          checkFlowDef(def, (id) => {
+            const c = s.index.byIdent.get(id);
+            return c && s.visible(c) && c.type === 'credentials' ? String(c.def.kind) : null;
+          });
+        } catch (err) {
+          if (err instanceof EngineError)
+            fail(String(err.context.field ?? 'def'), err.message.replace(/^def\.[^:]*: /, ''), {
+              ...err.context,
+            });
+          throw err;
+        }
         break;
       }
     }

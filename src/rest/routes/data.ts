@@ -2,7 +2,8 @@
 import { link, projectPath } from '../links.js';
 import type { RouteDef } from '../router.js';
 import { jobStarted } from './jobs.js';
-import { notFound } from '../../engine/errors.js';
+import { invalid } from '../../engine/errors.js';
+import { runStarted } from './flows.js';
 
 const guessReply = (projectId: string, g: { ident: string; prescription: unknown }) => ({
   title: 'Structure guess',
@@ -45,13 +46,16 @@ export const dataRoutes: RouteDef[] = [
       POST: {
         access: 'mdadmin',
         description:
-          'Load files into datasets `{ type: "cluster", clusters: { <name>: { source_type: "webdav", source, mode? } } }` → job link.',
+          'Load files into datasets `{ type: "cluster", clusters: { <name>: { source_type: "webdav", source, mode? } } }` → 202 job link; run a flow `{ type: "flow", id }` → 201 job link (403 while it runs).',
         handler: async ({ engine, actor, body }) => {
           const type = (body as { type?: unknown } | undefined)?.type;
           if (type === 'flow') {
-            const id = String((body as { id?: unknown }).id ?? '');
-            // Flows are model objects; none can run until they exist.
-            throw notFound(`flow "${id}" not found in project "${actor.projectId}"`, { id });
+            const id = (body as { id?: unknown }).id;
+            if (typeof id !== 'string' || !id)
+              throw invalid('name the flow to run: { "type": "flow", "id": <flow id> }', {
+                field: 'id',
+              });
+            return runStarted(await engine.flows.start(actor, id));
           }
           return jobStarted(await engine.loads.start(actor, body));
         },

@@ -1,0 +1,172 @@
+// One flow run: every box in order in the run's own DuckDB, outputs prepared as files, then
+// committed together only when every box succeeded (FLOWS.md "Runs"). A cancel or a failure
+// before the commit leaves every dataset and file as it was.
+import { createReadStream } from 'node:fs';
+import type { ClusterLoad, LoadResult } from '../data/loads.js';
+import type { JobContext } from '../jobs/jobs.js';
+import type { StorageItem } from '../storage/storage.js';
+import { BOXES } from './boxes.js';
+import type { Credentials, NetPolicy } from './connectors/types.js';
+import { BoxError } from './errors.js';
+import type { FlowColumn } from './expressions.js';
+import type { FlowGraph } from './flow-def.js';
+import { firstLine, readInput } from './inputs.js';
+import {
+  prepareOutput,
+  stageFromFile,
+  type DatasetContext,
+  type PreparedOutput,
+} from './outputs.js';
+import { Scratch } from './scratch.js';
+import { transformSql, type InputTable } from './transforms.js';
+
+export interface BoxResult {
+  rows: number;
+  ms: number;
+}
+
+export interface FlowRunResult {
+  boxes: Record<string, BoxResult>;
+  outputs: Array<
+    | { box: string; type: 'output.dataset'; dataset: string; mode: string; rows: number }
+    | { box: string; type: 'output.storage'; path: string; rows: number }
+  >;
+  dataVersion?: number;
+}
+
+export interface RunDeps {
+  flow: string;
+  user: string;
+  graph: FlowGraph;
+  scratchDir: string;
+  today: string;
+  net: NetPolicy;
+  localFile(storagePath: string): Promise<string>;
+  credentials(ident: string): Credentials;
+  dataset(name: string): DatasetContext;
+  /** Loads datasets in one transaction; `beforeCommit` runs inside it, last. */
+  load(
+    ctx: JobContext,
+    clusters: ClusterLoad[],
+    beforeCommit: () => Promise<void>,
+  ): Promise<LoadResult>;
+  writeFile(storagePath: string, file: string): Promise<StorageItem>;
+  /** Checks made again right before committing (e.g. an incremental dataset's shape). */
+  checkLoad(load: ClusterLoad): void;
+}
+
+export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunResult> {
+  const { graph } = deps;
+  const boxes: Record<string, BoxResult> = {};
+  const progress: Record<string, { status: string; rows?: number; ms?: number }> = {};
+  for (const id of graph.order) progress[id] = { status: 'waiting' };
+  const report = () => ctx.progress({ boxes: progress });
+  const tables = new Map<string, { table: string; columns: FlowColumn[] }>();
+  const prepared: PreparedOutput[] = [];
+  const s = await Scratch.open(deps.scratchDir, ctx.signal);
+  try {
+    for (const [n, id] of graph.order.entries()) {
+      const box = graph.boxes.get(id)!;
+      const kind = BOXES.get(box.type)!.kind;
+      const table = `b${n}`;
+      const started = Date.now();
+      progress[id] = { status: 'running' };
+      report();
+      let rows: number;
+      try {
+        if (kind === 'input') {
+          rows = (
+            await readInput(box, table, s, {
+              localFile: deps.localFile,
+              credentials: deps.credentials,
+              net: deps.net,
+              signal: ctx.signal,
+              progress: (r) => {
+                progress[id] = { status: 'running', rows: r };
+                report();
+              },
+            })
+          ).rows;
+          tables.set(id, { table, columns: await s.columns(table) });
+        } else if (kind === 'transform') {
+          const inputs: InputTable[] = graph.inputs
+            .get(id)!
+            .map((from) => ({ box: from, ...tables.get(from)! }));
+          const made = await s.table(table, transformSql(box, inputs, deps.today));
+          tables.set(id, { table, columns: made.columns });
+          rows = made.rows;
+        } else {
+          const from = tables.get(graph.inputs.get(id)![0]!)!;
+          rows = await s.count(from.table);
+          prepared.push(
+            await prepareOutput(box, from.table, from.columns, rows, s, deps.flow, deps.dataset),
+          );
+        }
+      } catch (err) {
+        ctx.signal.throwIfAborted();
+        if (err instanceof BoxError || (err as { kind?: string }).kind) throw err;
+        // DuckDB's own words (a cast that fails on a value, a type mismatch) name the box.
+        throw new BoxError(id, null, firstLine(err));
+      }
+      boxes[id] = { rows, ms: Date.now() - started };
+      progress[id] = { status: 'done', ...boxes[id] };
+      report();
+      ctx.signal.throwIfAborted();
+    }
+    return await commit(ctx, deps, prepared, boxes);
+  } finally {
+    await s.close();
+  }
+}
+
+/** Outputs become visible together, only now. */
+async function commit(
+  ctx: JobContext,
+  deps: RunDeps,
+  prepared: PreparedOutput[],
+  boxes: Record<string, BoxResult>,
+): Promise<FlowRunResult> {
+  ctx.signal.throwIfAborted();
+  const files = prepared.filter((p) => p.type === 'output.storage');
+  const loads: ClusterLoad[] = prepared
+    .filter((p) => p.type === 'output.dataset')
+    .map((p) => {
+      const { columns: _c, ...load } = p.load!;
+      return { ...load, stage: (c) => stageFromFile(c, p).then(() => undefined) };
+    });
+  const names = new Set<string>();
+  for (const l of loads) {
+    if (names.has(l.name))
+      throw new BoxError(
+        prepared.find((p) => p.load?.name === l.name)!.box,
+        'dataset',
+        `two outputs write dataset "${l.name}"`,
+      );
+    names.add(l.name);
+    deps.checkLoad(l);
+  }
+  const writeFiles = async () => {
+    ctx.signal.throwIfAborted();
+    for (const f of files) await deps.writeFile(f.path!, f.file);
+  };
+  const outputs: FlowRunResult['outputs'] = [];
+  let dataVersion: number | undefined;
+  if (loads.length) dataVersion = (await deps.load(ctx, loads, writeFiles)).dataVersion;
+  else await writeFiles();
+  for (const p of prepared)
+    outputs.push(
+      p.type === 'output.storage'
+        ? { box: p.box, type: p.type, path: p.path!, rows: p.rows }
+        : {
+            box: p.box,
+            type: p.type,
+            dataset: p.load!.name,
+            mode: p.load!.mode,
+            rows: p.rows,
+          },
+    );
+  return { boxes, outputs, ...(dataVersion !== undefined ? { dataVersion } : {}) };
+}
+
+/** A file of the run, streamed into storage. */
+export const fileStream = (file: string) => createReadStream(file);
