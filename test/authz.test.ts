@@ -40,6 +40,7 @@ interface Params {
   revision: string;
   conversationId: string;
   messageId: string;
+  boxId: string;
 }
 
 interface CheckContext {
@@ -89,6 +90,41 @@ function chunkQuery(ident: string, size: number): string {
 }
 
 /** A throwaway file in the shared project's storage, so destructive cases touch only it. */
+/** A flow (and a trigger starting it) of its own: storage file → storage file. */
+async function throwawayFlow(
+  f: AuthzFixture,
+  tag: string,
+): Promise<{ flow: string; trigger: string }> {
+  const { path } = await throwawayFile(f, `${tag}-in`);
+  const flow = f.unique(`flow-${tag}`);
+  const trigger = f.unique(`trigger-${tag}`);
+  f.s.engine.model.upsert(
+    f.project,
+    [
+      {
+        ident: flow,
+        type: 'flow',
+        name: flow,
+        def: {
+          boxes: [
+            { id: 'in', type: 'input.storage', path },
+            { id: 'out', type: 'output.storage', path: `/${flow}.csv`, format: 'csv' },
+          ],
+          edges: [{ from: 'in', to: 'out' }],
+        },
+      },
+      {
+        ident: trigger,
+        type: 'trigger',
+        name: trigger,
+        def: { type: 'flowTimer', flow, cron: '0 3 * * *', enabled: false },
+      },
+    ],
+    ADMIN,
+  );
+  return { flow, trigger };
+}
+
 async function throwawayFile(
   f: AuthzFixture,
   tag: string,
@@ -287,6 +323,44 @@ const MATRIX: Record<string, Entry> = {
         body: { type: 'cluster', clusters: { [cluster]: { source_type: 'webdav', source: path } } },
       };
     },
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.link[0].rel).toBe('scache');
+    },
+  },
+  'GET /projects/{project}/inflow/box': {
+    level: 'member',
+    success: 200,
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.boxes.length).toBeGreaterThan(10);
+    },
+  },
+  'GET /projects/{project}/inflow/box/{boxId}': {
+    level: 'member',
+    success: 200,
+    prepare: () => ({ params: { boxId: 'transform.filter' } }),
+  },
+  'GET /projects/{project}/inflow/flowlist': { level: 'member', success: 200 },
+  'POST /projects/{project}/kodiak/transform/stop': {
+    level: 'mdadmin',
+    // The caller may stop runs; this flow is not running, which only they learn (409).
+    success: 409,
+    prepare: async (f) => ({ body: { id: (await throwawayFlow(f, 'authz-stop')).flow } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.message).toContain('is not running');
+    },
+  },
+  'GET /projects/{project}/inflow/trigger/list': { level: 'member', success: 200 },
+  'PUT /projects/{project}/inflow/trigger/toggle': {
+    level: 'mdadmin',
+    success: 200,
+    prepare: async (f) => ({
+      body: { disabled: [(await throwawayFlow(f, 'authz-toggle')).trigger] },
+    }),
+  },
+  'POST /projects/{project}/inflow/trigger/run': {
+    level: 'mdadmin',
+    success: 201,
+    prepare: async (f) => ({ body: { id: (await throwawayFlow(f, 'authz-run')).trigger } }),
     check: (r, { ok }) => {
       if (ok) expect(r.json.link[0].rel).toBe('scache');
     },
@@ -757,6 +831,7 @@ describe('maintenance', () => {
         revision: '1',
         conversationId: 'any',
         messageId: 'any',
+        boxId: 'input.storage',
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -821,6 +896,7 @@ describe('revoked member (active: false)', () => {
         revision: '1',
         conversationId: 'any',
         messageId: 'any',
+        boxId: 'input.storage',
       }),
       entry.body,
     );

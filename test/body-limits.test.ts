@@ -18,16 +18,18 @@ function expect400(r: { status: number; json: unknown; text: string }, limit: st
   return body;
 }
 
-// A flow keeps unknown keys of its boxes as given, so whatever a body holds there is stored:
-// the place where an expanded bomb or a deep document did its damage.
+// An HTTP box keeps the JSON body it sends as given, so whatever a request holds there is
+// stored: the place where an expanded bomb or a deep document did its damage.
+const OUT = { id: 'b', type: 'output.storage', path: '/b.csv', format: 'csv' };
+const HTTP = { id: 'a', type: 'input.http', url: 'https://example.org/x', method: 'POST' };
 const flowJson = (payload: unknown, name = 'Payload') => ({
   type: 'flow',
   name,
-  def: { boxes: [{ id: 'a', type: 'x', payload }] },
+  def: { boxes: [OUT, { ...HTTP, body: payload }], edges: [{ from: 'a', to: 'b' }] },
 });
 
 const flowYaml = (payloadYaml: string, name = 'Payload') =>
-  `type: flow\nname: ${name}\ndef:\n  boxes:\n    - id: a\n      type: x\n${payloadYaml}`;
+  `type: flow\nname: ${name}\ndef:\n  edges:\n    - from: a\n      to: b\n  boxes:\n    - id: b\n      type: output.storage\n      path: /b.csv\n      format: csv\n    - id: a\n      type: input.http\n      url: https://example.org/x\n      method: POST\n${payloadYaml}`;
 
 const nested = (depth: number): unknown => {
   let v: unknown = 1;
@@ -87,7 +89,7 @@ describe('request body limits', () => {
   });
 
   it('refuses JSON nested 100,000 deep, and one level past the limit', async () => {
-    const deep = `{"type":"flow","name":"Deep","def":{"boxes":[{"id":"a","type":"x","payload":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}}`;
+    const deep = `{"type":"flow","name":"Deep","def":{"boxes":[{"id":"a","type":"input.http","url":"https://example.org/x","body":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}}`;
     const r = await s.api('POST', objects, { raw: { type: 'application/json', data: deep } });
     const body = expect400(r, 'depth');
     expect(body.message).toBe('the JSON body nests deeper than 64 levels');
@@ -101,16 +103,16 @@ describe('request body limits', () => {
   });
 
   it('refuses YAML nested too deep, in flow and in block style', async () => {
-    const flow = `      payload: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`;
+    const flow = `      body: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`;
     expect(expect400(await post({ yaml: flowYaml(flow, 'DeepFlow') }), 'depth').message).toBe(
       'the YAML body nests deeper than 64 levels',
     );
     const block =
-      '      payload:\n' +
+      '      body:\n' +
       Array.from({ length: 200 }, (_, i) => `${' '.repeat(8 + 2 * i)}- `).join('\n') +
       'x\n';
     expect400(await post({ yaml: flowYaml(block, 'DeepBlock') }), 'depth');
-    const ok = await post({ yaml: flowYaml(`      payload: ${JSON.stringify(nested(60))}\n`) });
+    const ok = await post({ yaml: flowYaml(`      body: ${JSON.stringify(nested(60))}\n`) });
     expect(ok.status, ok.text).toBe(201);
     expect(await flowNames()).not.toContain('DeepFlow');
     expect(await flowNames()).not.toContain('DeepBlock');
@@ -124,7 +126,7 @@ describe('request body limits', () => {
   });
 
   it('refuses a YAML body with more tokens than 100,000 values could need', async () => {
-    const many = `      payload: [${Array(400_000).fill(0).join(',')}]\n`;
+    const many = `      body: [${Array(400_000).fill(0).join(',')}]\n`;
     const body = expect400(await post({ yaml: flowYaml(many, 'ManyYaml') }), 'tokens');
     expect(body.message).toMatch(/^the YAML body has more than \d+ tokens/);
   });

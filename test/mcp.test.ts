@@ -182,6 +182,9 @@ describe('MCP over Streamable HTTP', () => {
           'run_report',
           'search_objects',
           'update_object',
+          'list_flows',
+          'run_flow',
+          'get_flow_run',
         ].sort(),
       );
       for (const t of tools) {
@@ -192,7 +195,7 @@ describe('MCP over Streamable HTTP', () => {
         // Tools about a project take it; the two about Ursa itself do not.
         if (!['list_projects', 'aql_help'].includes(t.name))
           expect(Object.keys(t.inputSchema.properties!)).toContain('project');
-        if (!['create_metric', 'update_object', 'ask'].includes(t.name))
+        if (!['create_metric', 'update_object', 'ask', 'run_flow'].includes(t.name))
           expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
       }
       expect(byName.update_object!.annotations).toMatchObject({
@@ -208,6 +211,12 @@ describe('MCP over Streamable HTTP', () => {
       expect(byName.create_metric!.annotations).toMatchObject({
         readOnlyHint: false,
         destructiveHint: false,
+      });
+      // run_flow replaces datasets and files, and its connectors reach other servers.
+      expect(byName.run_flow!.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+        openWorldHint: true,
       });
       const run = byName.run_aql!;
       expect(run.inputSchema.properties).toMatchObject({

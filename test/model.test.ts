@@ -347,7 +347,13 @@ describe('create, read, list', () => {
         ident: 'flow.nightly',
         type: 'flow',
         name: 'Nightly',
-        def: { boxes: [{ id: 'in', type: 'sftp', credentials: 'credentials.sftp', dir: '/' }] },
+        def: {
+          boxes: [
+            { id: 'in', type: 'input.sftp', credentials: 'credentials.sftp', path: '/x.csv' },
+            { id: 'out', type: 'output.dataset', dataset: 'nightly', mode: 'full' },
+          ],
+          edges: [{ from: 'in', to: 'out' }],
+        },
       },
       {
         ident: 'trigger.nightly',

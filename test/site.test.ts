@@ -391,6 +391,9 @@ describe('public web surface', () => {
         'run_report',
         'create_metric',
         'update_object',
+        'list_flows',
+        'run_flow',
+        'get_flow_run',
       ];
       expect(access.authenticated.tools).toEqual(tools);
       expect(card.tools.map((t: { name: string }) => t.name)).toEqual(tools);

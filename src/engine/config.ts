@@ -229,7 +229,8 @@ function parseTrustProxy(v: string | undefined): boolean | number | string {
   return v;
 }
 
-function validTimeZone(tz: string): boolean {
+/** Whether `tz` is an IANA time zone this runtime knows. */
+export function validTimeZone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat('en-CA', { timeZone: tz });
     return true;

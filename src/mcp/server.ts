@@ -9,6 +9,7 @@ import { registerResources } from './resources.js';
 import { registerAqlTools } from './tools/aql.js';
 import { registerHelpTools } from './tools/help.js';
 import { registerAskTool } from './tools/ask.js';
+import { registerFlowRunTool, registerFlowTools } from './tools/flows.js';
 import type { McpContext } from './tools/common.js';
 import { registerModelTools } from './tools/model.js';
 import { registerProjectTools } from './tools/projects.js';
@@ -52,10 +53,13 @@ export function buildMcpServer(
   registerAqlTools(server, ctx);
   registerHelpTools(server, ctx);
   registerAskTool(server, ctx);
+  registerFlowTools(server, ctx);
   // Write tools only for users who are MD Admin (or Admin) somewhere; the engine still checks
   // the level in the project each call names.
-  if (engine.projects.list(principal).some((p) => p.hasAccess && p.isMdAdmin))
+  if (engine.projects.list(principal).some((p) => p.hasAccess && p.isMdAdmin)) {
     registerWriteTools(server, ctx);
+    registerFlowRunTool(server, ctx);
+  }
   registerResources(server, ctx);
   registerPrompts(server);
   // Registering marks every list as changing (listChanged: true); ours do not change.

@@ -9,11 +9,13 @@ import { specPath } from './router.js';
 import { aiRoutes } from './routes/ai.js';
 import { aqlRoutes } from './routes/aql.js';
 import { dataRoutes } from './routes/data.js';
+import { flowRoutes } from './routes/flows.js';
 import { jobRoutes } from './routes/jobs.js';
 import { modelRoutes } from './routes/model.js';
 import { packageRoutes } from './routes/packages.js';
 import { projectRoutes } from './routes/projects.js';
 import { storageRoutes } from './routes/storage.js';
+import { triggerRoutes } from './routes/triggers.js';
 import { uploadRoutes } from './routes/upload.js';
 import { userRoutes } from './routes/users.js';
 
@@ -57,6 +59,8 @@ export function apiRoutes(): RouteDef[] {
     ...storageRoutes,
     ...uploadRoutes,
     ...dataRoutes,
+    ...flowRoutes,
+    ...triggerRoutes,
     ...aqlRoutes,
     ...aiRoutes,
     ...packageRoutes,

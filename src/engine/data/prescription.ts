@@ -93,6 +93,16 @@ export const prescriptionSchema = z
   })
   .strict();
 
+/** The CSV format DuckDB writes and the loader reads back (packages, flow outputs). */
+export const CSV_FORMAT = {
+  delimiter: ',',
+  quote: '"',
+  escape: '"',
+  header: true,
+  encoding: 'utf-8',
+  bom: false,
+} as const satisfies z.infer<typeof formatSchema>;
+
 export type Column = z.infer<typeof columnSchema>;
 export type CsvFormat = z.infer<typeof formatSchema>;
 export type Prescription = z.infer<typeof prescriptionSchema>;

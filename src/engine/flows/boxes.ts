@@ -2,6 +2,9 @@
 // parameters as a zod schema. `inflow/box` answers the JSON Schema made from the same schema
 // that checks a flow on save, so a client (or an assistant) can build a flow from it alone.
 import { z } from 'zod';
+import { httpInputSchema } from './connectors/http.js';
+import { postgresInputSchema } from './connectors/postgres.js';
+import { sftpInputSchema } from './connectors/sftp.js';
 
 export type BoxKind = 'input' | 'transform' | 'output';
 
@@ -25,44 +28,6 @@ const zStoragePath = z
   .regex(/^\//, { error: 'must be an absolute storage path such as "/in/sales.csv"' });
 const zColumn = z.string().min(1).max(255);
 const zExpr = z.string().trim().min(1).max(20_000);
-const zIdentRef = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_.-]{0,199}$/, { error: 'must be the identifier of an object' });
-const zJsonPointer = z
-  .string()
-  .max(1000)
-  .regex(/^(\/.*)?$/, { error: 'must be a JSON pointer such as "/data/items" ("" = the body)' });
-
-const pagination = z.discriminatedUnion('type', [
-  z
-    .object({
-      type: z.literal('page'),
-      param: z.string().min(1).max(100).describe('query parameter holding the page number'),
-      start: z.number().int().min(0).optional().describe('first page number (default 1)'),
-      sizeParam: z.string().min(1).max(100).optional().describe('query parameter of the page size'),
-      size: z.number().int().min(1).max(100_000).optional().describe('page size to ask for'),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal('offset'),
-      param: z.string().min(1).max(100).describe('query parameter holding the offset'),
-      limitParam: z.string().min(1).max(100).describe('query parameter of the page size'),
-      limit: z.number().int().min(1).max(100_000).describe('page size to ask for'),
-    })
-    .strict(),
-  z
-    .object({
-      type: z.literal('cursor'),
-      param: z.string().min(1).max(100).describe('query parameter the cursor is sent in'),
-      path: zJsonPointer.describe('JSON pointer to the next cursor in each page'),
-    })
-    .strict(),
-  z
-    .object({ type: z.literal('link') })
-    .strict()
-    .describe('follows Link: <…>; rel="next"'),
-]);
 
 export const BOX_TYPES: BoxType[] = [
   {
@@ -86,35 +51,7 @@ export const BOX_TYPES: BoxType[] = [
     description:
       'Reads records from a JSON API, page after page (page, offset, cursor or Link header) until an empty page; retries 429 and 5xx honouring Retry-After.',
     inputs: [0, 0],
-    params: z
-      .object({
-        url: z.url().max(4096).describe('http(s) URL of the first page'),
-        method: z.enum(['GET', 'POST']).optional().describe('default GET'),
-        headers: z
-          .record(z.string().max(200), z.string().max(8192))
-          .optional()
-          .describe('extra request headers'),
-        body: z.unknown().optional().describe('JSON body sent with POST'),
-        credentials: zIdentRef
-          .optional()
-          .describe('credentials object of kind "http": a bearer token, or "user:password"'),
-        auth: z
-          .enum(['bearer', 'basic'])
-          .optional()
-          .describe('how the credentials secret is sent (default bearer)'),
-        records: zJsonPointer
-          .optional()
-          .describe('JSON pointer to the array of records in each page, e.g. "/data/items"'),
-        pagination: pagination.optional().describe('how to ask for the next page'),
-        maxPages: z
-          .number()
-          .int()
-          .min(1)
-          .max(100_000)
-          .optional()
-          .describe('more pages than this fail the run (default 1000)'),
-      })
-      .strict(),
+    params: httpInputSchema,
   },
   {
     id: 'input.postgres',
@@ -123,12 +60,7 @@ export const BOX_TYPES: BoxType[] = [
     description:
       'Runs one query in a read-only transaction and streams its rows; column types follow PostgreSQL’s.',
     inputs: [0, 0],
-    params: z
-      .object({
-        credentials: zIdentRef.describe('credentials object of kind "postgres"'),
-        query: z.string().trim().min(1).max(100_000).describe('one SQL statement (read only)'),
-      })
-      .strict(),
+    params: postgresInputSchema,
   },
   {
     id: 'input.sftp',
@@ -136,15 +68,7 @@ export const BOX_TYPES: BoxType[] = [
     title: 'File from an SFTP server',
     description: 'Downloads one file (CSV, JSON, NDJSON, Parquet) from an SFTP server.',
     inputs: [0, 0],
-    params: z
-      .object({
-        credentials: zIdentRef.describe(
-          'credentials object of kind "sftp": a password or a private key',
-        ),
-        path: z.string().min(1).max(4096).describe('remote path of the file'),
-        format: z.enum(FORMATS).optional().describe('file format; default from the extension'),
-      })
-      .strict(),
+    params: sftpInputSchema,
   },
   {
     id: 'transform.filter',

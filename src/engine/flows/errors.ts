@@ -11,3 +11,12 @@ export class BoxError extends JobFailure {
     super(`box "${box}"${field ? ` (${field})` : ''}: ${message}`);
   }
 }
+
+/** An error's own text, without the `box "…" (field): ` prefix of a BoxError. */
+export function boxErrorDetail(err: unknown): string {
+  if (err instanceof BoxError) {
+    const prefix = `box "${err.box}"${err.field ? ` (${err.field})` : ''}: `;
+    return err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

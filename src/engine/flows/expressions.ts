@@ -12,7 +12,7 @@ import { rootCtx, resolveExpr } from '../aql/resolve.js';
 import { Params, render, renderCondition, type RenderCtx } from '../aql/sqlgen.js';
 import { closest } from '../aql/suggest.js';
 import { ident } from '../data/databases.js';
-import type { DataType } from '../data/prescription.js';
+import { CSV_FORMAT, type DataType } from '../data/prescription.js';
 import type { ObjectRow } from '../model/store.js';
 import { BoxError } from './errors.js';
 
@@ -237,14 +237,7 @@ function snapshotOf(columns: FlowColumn[]): ModelSnapshot {
           dataType: c.type!,
           label: c.name,
         })),
-        format: {
-          delimiter: ',',
-          quote: '"',
-          escape: '"',
-          header: true,
-          encoding: 'utf-8',
-          bom: false,
-        },
+        format: { ...CSV_FORMAT },
       },
     },
   ]);

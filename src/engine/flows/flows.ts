@@ -263,6 +263,7 @@ export class Flows {
       user: createdBy,
       graph,
       scratchDir: dir,
+      readable: [deps.storage.root(projectId)],
       today: deps.today(),
       net: deps.net,
       localFile: (p) => deps.storage.localFile(projectId, p),

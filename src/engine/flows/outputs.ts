@@ -9,6 +9,7 @@ import { slugId } from '../data/guess.js';
 import type { ClusterLoad } from '../data/loads.js';
 import { stagingTable } from '../data/load-sql.js';
 import {
+  CSV_FORMAT,
   FACT_TYPES,
   validatePrescription,
   type Column,
@@ -140,14 +141,7 @@ function prescriptionFor(box: Box, columns: FlowColumn[], ctx: DatasetContext): 
     clustername: name,
     primarykey: pkName ? idOf.get(pkName)! : '',
     columns: out,
-    format: {
-      delimiter: ',',
-      quote: '"',
-      escape: '"',
-      header: true,
-      encoding: 'utf-8',
-      bom: false,
-    },
+    format: { ...CSV_FORMAT },
   };
   try {
     // New labels avoid the titles of other datasets and objects, as guessed file loads do.

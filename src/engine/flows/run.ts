@@ -39,6 +39,8 @@ export interface RunDeps {
   user: string;
   graph: FlowGraph;
   scratchDir: string;
+  /** Folders the run may read (the project's files). */
+  readable: string[];
   today: string;
   net: NetPolicy;
   localFile(storagePath: string): Promise<string>;
@@ -63,7 +65,7 @@ export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunRe
   const report = () => ctx.progress({ boxes: progress });
   const tables = new Map<string, { table: string; columns: FlowColumn[] }>();
   const prepared: PreparedOutput[] = [];
-  const s = await Scratch.open(deps.scratchDir, ctx.signal);
+  const s = await Scratch.open(deps.scratchDir, deps.readable, ctx.signal);
   try {
     for (const [n, id] of graph.order.entries()) {
       const box = graph.boxes.get(id)!;

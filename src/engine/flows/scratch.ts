@@ -17,7 +17,12 @@ export class Scratch {
     readonly dir: string,
   ) {}
 
-  static async open(dir: string, signal: AbortSignal): Promise<Scratch> {
+  /**
+   * `readable`: the folders the run may read besides its own (the project's files). Everything
+   * else is closed to this DuckDB for good: a defence below the expression compiler's, which
+   * already cannot name a file.
+   */
+  static async open(dir: string, readable: string[], signal: AbortSignal): Promise<Scratch> {
     await fs.mkdir(dir, { recursive: true });
     const instance = await DuckDBInstance.create(':memory:', {
       threads: '2',
@@ -26,6 +31,9 @@ export class Scratch {
       preserve_insertion_order: 'true',
     });
     const c = await instance.connect();
+    const dirs = [dir, ...readable].map((d) => lit(d.endsWith('/') ? d : `${d}/`));
+    await c.run(`SET allowed_directories = [${dirs.join(', ')}]`);
+    await c.run('SET enable_external_access = false');
     signal.addEventListener('abort', () => c.interrupt(), { once: true });
     return new Scratch(instance, c, dir);
   }

@@ -1,7 +1,9 @@
 // The `def` of every model object type (docs/api.md "Semantic model"). Zod checks the shape;
 // whether the objects a def names exist is checked by the service (objects.ts), which sees
 // the whole model including the other objects of the same batch.
+import { Cron } from 'croner';
 import { z } from 'zod';
+import { validTimeZone } from '../config.js';
 import { DATA_TYPE_NAMES } from '../data/prescription.js';
 
 export const OBJECT_TYPES = [
@@ -169,14 +171,32 @@ export const TRIGGER_TYPES = [
   'flowWebdavFilechange',
 ] as const;
 
-// Five fields (minute hour day-of-month month day-of-week) of digits, names and * , - /.
-const CRON_RE = /^\s*[\w*,/-]+(\s+[\w*,/-]+){4}\s*$/;
+/**
+ * Why a cron expression cannot schedule a trigger, or null: five fields (minute hour
+ * day-of-month month day-of-week), parsed by croner (the scheduler that runs it), and due at
+ * least once in the future.
+ */
+export function cronProblem(cron: string, timezone?: string): string | null {
+  if (cron.trim().split(/\s+/).length !== 5)
+    return 'must be a five-field cron expression: minute hour day-of-month month day-of-week';
+  try {
+    const next = new Cron(cron.trim(), { mode: '5-part', timezone }).nextRun();
+    return next ? null : 'never matches a future time';
+  } catch (err) {
+    return (err as Error).message.replace(/^CronPattern: /, '');
+  }
+}
 
 export const triggerDef = z
   .object({
     type: z.enum(TRIGGER_TYPES),
     flow: zIdent,
-    cron: z.string().regex(CRON_RE, { error: 'must be a five-field cron expression' }).optional(),
+    cron: z.string().max(1000).optional(),
+    timezone: z
+      .string()
+      .max(100)
+      .refine(validTimeZone, { error: 'must be an IANA time zone such as UTC or Europe/Prague' })
+      .optional(),
     after: zIdent.optional(),
     path: z.string().min(1).max(4096).optional(),
     credentials: zIdent.optional(),
@@ -193,12 +213,34 @@ export const triggerDef = z
         });
     };
     if (t.type === 'flowTimer') need('cron');
-    if (t.type === 'flowSequence') need('after');
+    if (t.type === 'flowSequence') {
+      need('after');
+      // It would start itself again at the end of every run, forever.
+      if (t.after === t.flow)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['after'],
+          message: 'a flow cannot be started after itself; name another flow',
+        });
+    }
     if (t.type === 'flowSftpFilechange') {
       need('path');
       need('credentials');
     }
-    if (t.type === 'flowWebdavFilechange') need('path');
+    if (t.type === 'flowWebdavFilechange') {
+      need('path');
+      if (t.path !== undefined && !t.path.startsWith('/'))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['path'],
+          message: 'a storage path glob starts with "/", such as /drop/*.csv',
+        });
+    }
+    if (t.cron !== undefined) {
+      const tz = t.timezone !== undefined && validTimeZone(t.timezone) ? t.timezone : undefined;
+      const problem = cronProblem(t.cron, tz);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['cron'], message: problem });
+    }
   });
 
 export const CREDENTIAL_KINDS = ['postgres', 'sftp', 'http'] as const;

@@ -113,6 +113,27 @@ export const TOOLS = {
     doors: ['mcp'],
     readOnly: false,
   },
+  list_flows: {
+    title: 'List flows',
+    description:
+      'Data integration flows: each with its inputs (files, HTTP APIs, PostgreSQL, SFTP), outputs (datasets, files), whether it is running and its last run. fullLoad=true adds each definition and its triggers.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  run_flow: {
+    title: 'Run a flow',
+    description:
+      'Start a flow (MD Admin): it reads its inputs and, when every box succeeds, replaces or upserts its output datasets and files. Waits for the run like run_aql; when it answers RUNNING, follow it with get_flow_run. A flow already running is refused.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  get_flow_run: {
+    title: 'Get a flow run',
+    description:
+      'A flow run by its job id: status (RUNNING, OK, ERROR, CANCELLED), rows and time per box, what it wrote, and the error naming the box and field when it failed.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
   make_chart: {
     title: 'Make a chart',
     description:

@@ -1,6 +1,6 @@
 // What a data package is: a prebuilt dataset shipped with the product, generated (or read
 // from the repository) for the parameters a caller chooses, and loaded like any file.
-import type { DataType, ObjectType, Prescription } from '../prescription.js';
+import { CSV_FORMAT, type DataType, type ObjectType, type Prescription } from '../prescription.js';
 
 export interface PackageParameter {
   type: 'date';
@@ -42,14 +42,7 @@ export interface DataPackage {
   };
 }
 
-export const CSV_FORMAT: Prescription['format'] = {
-  delimiter: ',',
-  quote: '"',
-  escape: '"',
-  header: true,
-  encoding: 'utf-8',
-  bom: false,
-};
+export { CSV_FORMAT };
 
 /** The explicit prescription a package is loaded with, so every type is exact. */
 export function packagePrescription(pkg: DataPackage): Prescription {

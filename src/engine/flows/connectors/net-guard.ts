@@ -6,7 +6,7 @@
 // (redirects and keep-alive included) through guardedLookup.
 import dns from 'node:dns';
 import net from 'node:net';
-import { BoxError } from '../errors.js';
+import { BoxError, boxErrorDetail } from '../errors.js';
 import type { NetPolicy } from './types.js';
 
 export interface GuardContext {
@@ -280,4 +280,22 @@ export function guardedLookup(ctx: GuardContext): net.LookupFunction {
       process.nextTick(() => callback(err, '', 0));
     }
   };
+}
+
+/**
+ * The guard for a server named by a credentials object: its refusal names host:port under
+ * the `credentials` field ("PostgreSQL server db.internal:5432: …").
+ */
+export async function resolveServer(
+  what: string,
+  host: string,
+  port: number,
+  ctx: { box: string; net: NetPolicy },
+): Promise<{ address: string; family: 4 | 6 }> {
+  try {
+    return await resolveAllowed(host, { box: ctx.box, field: 'credentials', net: ctx.net });
+  } catch (err) {
+    if (err instanceof BoxError && err.message.includes(`${host}:${port}`)) throw err;
+    throw new BoxError(ctx.box, 'credentials', `${what} ${host}:${port}: ${boxErrorDetail(err)}`);
+  }
 }

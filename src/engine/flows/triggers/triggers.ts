@@ -1,15 +1,36 @@
 // Triggers (type "trigger" model objects) start flow runs: on a cron schedule, after another
-// flow, on a storage file change, on an SFTP file change. Filled in by the triggers work.
+// flow, on a storage file change, on an SFTP file change (FLOWS.md "Triggers").
+//
+// Every firing is first claimed in trigger_firings (project, trigger, slot) with INSERT OR
+// IGNORE: only the claimant starts the run, so several server processes on one database fire
+// each slot once. The run starts as the trigger's last editor (a manual run as its caller); the
+// claim row then records the outcome (started, skipped because the flow is running, failed)
+// and every firing is a `flow_trigger` activity event.
+//
+// Storage changes (flowWebdavFilechange) include the files flows write. A change that arrives
+// while the trigger's flow is running (its own outputs, among others) does not start it again:
+// it is recorded once per run as a skipped firing. So a flow whose output matches its own
+// trigger's glob runs once per outside change, not forever.
 import type { Logger } from 'pino';
-import type { ProjectActor } from '../../access/actor.js';
+import { z } from 'zod';
+import { requireLevel, type ProjectActor } from '../../access/actor.js';
 import type { ActivityLog } from '../../activity/activity.js';
 import type { Config } from '../../config.js';
-import type { Db } from '../../db/index.js';
+import { tx, type Db } from '../../db/index.js';
+import { EngineError, invalid, notFound } from '../../errors.js';
+import { uuid } from '../../ids.js';
 import type { Job, JobRunner } from '../../jobs/jobs.js';
 import type { ModelObjects } from '../../model/objects.js';
-import type { ModelStore } from '../../model/store.js';
-import type { Storage } from '../../storage/storage.js';
+import type { ModelStore, ObjectRow } from '../../model/store.js';
+import type { Storage, StorageChange } from '../../storage/storage.js';
+import { parseInput } from '../../validate.js';
+import { sftpList } from '../connectors/sftp.js';
 import type { Credentials } from '../connectors/types.js';
+import { claim, jobStatuses, lastFirings, lockedBy, settle, type Outcome } from './claims.js';
+import { Debouncer, isFileArrival, pathMatches } from './file-watch.js';
+import { armedSince, nextRun, previousRun } from './schedule.js';
+import { SftpWatch, type SftpLister } from './sftp-watch.js';
+import { WatchedTriggers } from './watched.js';
 
 /** What triggers need from the rest of the engine. */
 export interface TriggerDeps {
@@ -35,33 +56,452 @@ export interface TriggerDeps {
   log: Logger;
 }
 
+/** Test seams; the engine passes none. */
+export interface TriggerOptions {
+  /** The clock timers are evaluated on. */
+  now?: () => Date;
+  /** Quiet period that debounces storage changes into one run (ms, default 2000). */
+  debounceMs?: number;
+  /** Lists files on an SFTP server (default: the SFTP connector's sftpList). */
+  sftpList?: SftpLister;
+}
+
 export interface TriggerView {
   id: string;
   name: string;
   type: string;
   flow: string;
   enabled: boolean;
-  lastRun: { time: string; job: string | null; status: string } | null;
+  /** The latest firing: the run's current status, or SKIPPED / FAILED (with why). */
+  lastRun: { time: string; job: string | null; status: string; message?: string } | null;
   nextRun: string | null;
 }
 
+/** A trigger's def as stored (validated by defs.ts triggerDef when written). */
+interface TriggerDef {
+  type: 'flowTimer' | 'flowSequence' | 'flowSftpFilechange' | 'flowWebdavFilechange';
+  flow: string;
+  cron?: string;
+  timezone?: string;
+  after?: string;
+  path?: string;
+  credentials?: string;
+  enabled: boolean;
+}
+
+const defOf = (row: ObjectRow): TriggerDef => row.def as unknown as TriggerDef;
+const keyOf = (projectId: string, ident: string) => `${projectId}\u0000${ident}`;
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+const zIds = z
+  .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(1000)])
+  .transform((v) => (Array.isArray(v) ? v : [v]));
+const toggleBody = z
+  .object({ enabled: zIds.optional(), disabled: zIds.optional() })
+  .strict()
+  .refine((b) => b.enabled !== undefined || b.disabled !== undefined, {
+    error: 'list trigger ids in "enabled" and/or "disabled"',
+  });
+const runBody = z.object({ id: z.string().min(1).max(200) }).strict();
+
+/** What a firing did; `error` is what starting the run threw. */
+interface Fired {
+  outcome: Outcome;
+  job: Job | null;
+  message: string | null;
+  error?: unknown;
+}
+
 export class Triggers {
-  constructor(private readonly deps: TriggerDeps) {}
+  private started = false;
+  private listening = false;
+  private tickTimer: NodeJS.Timeout | null = null;
+  /** The last timer slot each trigger was checked for (saves a claim attempt per tick). */
+  private timerSeen = new Map<string, string>();
+  private readonly debouncer: Debouncer;
+  private readonly sftp: SftpWatch;
+  private readonly now: () => Date;
+  private readonly watched: WatchedTriggers;
+  /** Firings under way: stop() waits for them before the database closes. */
+  private inflight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly deps: TriggerDeps,
+    opts: TriggerOptions = {},
+  ) {
+    this.now = opts.now ?? (() => new Date());
+    this.watched = new WatchedTriggers(deps.db, deps.model);
+    this.debouncer = new Debouncer(
+      (key, first, changes) => this.fileQuiet(key, first, changes),
+      opts.debounceMs ?? 2000,
+    );
+    this.sftp = new SftpWatch(
+      {
+        db: deps.db,
+        list: opts.sftpList ?? sftpList,
+        credentials: (p, ident) => deps.credentials(p, ident),
+        net: { allowHosts: deps.config.allowHosts },
+        log: deps.log,
+        now: this.now,
+        fire: async (row, slot, changes) => {
+          await this.fire(row, slot, {
+            note: `${changes.length} changed file(s): ${changes
+              .slice(0, 5)
+              .map((c) => c.path)
+              .join(', ')}`,
+          });
+        },
+        failed: async (row, slot, message) => {
+          await this.fire(row, slot, { failure: `SFTP poll failed: ${message}` });
+        },
+      },
+      Math.max(1, Math.round(deps.config.sftpPollSeconds * 1000)),
+    );
+  }
 
   /** Starts the timers and watchers (once the server serves); catches up missed timer runs. */
-  start(): void {}
-
-  async stop(): Promise<void> {}
-
-  list(_a: ProjectActor): { triggers: TriggerView[] } {
-    return { triggers: [] };
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    if (!this.listening) {
+      // Listeners cannot be removed: they check `started` (a stopped service does nothing).
+      this.listening = true;
+      this.deps.jobs.onFinish((job) => this.jobFinished(job));
+      this.deps.storage.onChange((change) => this.storageChanged(change));
+    }
+    this.sftp.start();
+    // The first tick fires what was missed while the server was down.
+    this.tick();
+    this.tickTimer = setInterval(() => this.tick(), this.deps.config.triggerTickMs);
+    this.tickTimer.unref();
   }
 
-  toggle(_a: ProjectActor, _body: unknown): { triggers: TriggerView[] } {
-    return { triggers: [] };
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    this.tickTimer = null;
+    this.debouncer.clear();
+    await this.sftp.stop();
+    await Promise.allSettled([...this.inflight]);
   }
 
-  async run(_a: ProjectActor, _body: unknown): Promise<Job> {
-    throw new Error('not yet');
+  // ---- API ----
+
+  list(a: ProjectActor): { triggers: TriggerView[] } {
+    const rows = this.deps.objects
+      .scope(a)
+      .rows()
+      .filter((r) => r.type === 'trigger');
+    const last = lastFirings(this.deps.db, a.projectId);
+    const statuses = jobStatuses(
+      this.deps.db,
+      [...last.values()].map((f) => f.jobId).filter((j): j is string => !!j),
+    );
+    const now = this.now();
+    return {
+      triggers: rows.map((row) => {
+        const def = defOf(row);
+        const f = last.get(row.ident);
+        let lastRun: TriggerView['lastRun'] = null;
+        if (f) {
+          const status = f.jobId
+            ? (statuses.get(f.jobId) ?? 'UNKNOWN')
+            : f.outcome === 'skipped'
+              ? 'SKIPPED'
+              : f.outcome === 'failed'
+                ? 'FAILED'
+                : 'PENDING';
+          lastRun = {
+            time: f.time,
+            job: f.jobId,
+            status,
+            ...(f.message && !f.jobId ? { message: f.message } : {}),
+          };
+        }
+        const next =
+          def.type === 'flowTimer' && def.enabled && def.cron
+            ? nextRun({ cron: def.cron, timezone: def.timezone }, now)
+            : null;
+        return {
+          id: row.ident,
+          name: row.name,
+          type: def.type,
+          flow: def.flow,
+          enabled: def.enabled === true,
+          lastRun,
+          nextRun: next ? next.toISOString() : null,
+        };
+      }),
+    };
+  }
+
+  /**
+   * Enables and disables triggers (MD Admin): each changed one gets a new revision with
+   * `def.enabled`, written through the model API with the caller's rights, all or nothing.
+   */
+  toggle(a: ProjectActor, body: unknown): { triggers: TriggerView[] } {
+    requireLevel(a, 'mdadmin');
+    const b = parseInput(toggleBody, body ?? {}, 'trigger toggle');
+    const enable = [...new Set(b.enabled ?? [])];
+    const disable = [...new Set(b.disabled ?? [])];
+    const both = enable.filter((id) => disable.includes(id));
+    if (both.length)
+      throw invalid(
+        `trigger ${both.map((id) => `"${id}"`).join(', ')} is listed in both enabled and disabled`,
+        { field: 'enabled', ids: both },
+      );
+    const scope = this.deps.objects.scope(a);
+    const wanted = [
+      ...enable.map((id) => [id, true] as const),
+      ...disable.map((id) => [id, false] as const),
+    ];
+    const unknown = wanted.map(([id]) => id).filter((id) => !scope.get(id));
+    if (unknown.length)
+      throw notFound(
+        `no trigger ${unknown.map((id) => `"${id}"`).join(', ')} in project "${a.projectId}"`,
+        { ids: unknown },
+      );
+    const wrong = wanted.map(([id]) => scope.get(id)!).filter((r) => r.type !== 'trigger');
+    if (wrong.length)
+      throw invalid(
+        `not a trigger: ${wrong.map((r) => `"${r.ident}" is a ${r.type}`).join(', ')}`,
+        { ids: wrong.map((r) => r.ident) },
+      );
+    tx(this.deps.db, () => {
+      for (const [id, enabled] of wanted) {
+        const row = scope.get(id)!;
+        if (defOf(row).enabled === enabled) continue;
+        this.deps.objects.replace(a, id, {
+          name: row.name,
+          description: row.description,
+          def: { ...row.def, enabled },
+          tag: row.tags,
+        });
+      }
+    });
+    return this.list(a);
+  }
+
+  /**
+   * Fires a trigger once now (MD Admin), enabled or not, as the caller: the started run, or the
+   * error starting it threw (403 when the flow is running). Recorded like every firing.
+   */
+  async run(a: ProjectActor, body: unknown): Promise<Job> {
+    requireLevel(a, 'mdadmin');
+    const { id } = parseInput(runBody, body ?? {}, 'trigger run');
+    const row = this.deps.objects.scope(a).get(id);
+    if (!row) throw notFound(`no trigger "${id}" in project "${a.projectId}"`, { id });
+    if (row.type !== 'trigger')
+      throw invalid(`"${id}" is a ${row.type}, not a trigger`, { id, type: row.type });
+    const fired = await this.fire(row, `manual:${uuid()}`, { actor: a });
+    if (fired?.job) return fired.job;
+    throw fired?.error ?? new Error(fired?.message ?? 'the trigger did not start its flow');
+  }
+
+  // ---- watching ----
+
+  /** One pass over every project's timers (due slots fire) and SFTP triggers (polling set). */
+  tick(): void {
+    if (!this.started) return;
+    try {
+      const now = this.now();
+      const seen = new Set<string>();
+      const sftp: ObjectRow[] = [];
+      for (const row of this.watched.all()) {
+        const def = defOf(row);
+        if (def.enabled !== true) continue;
+        if (def.type === 'flowTimer') {
+          seen.add(keyOf(row.projectId, row.ident));
+          this.checkTimer(row, def, now);
+        } else if (def.type === 'flowSftpFilechange') sftp.push(row);
+      }
+      for (const k of this.timerSeen.keys()) if (!seen.has(k)) this.timerSeen.delete(k);
+      this.sftp.sync(sftp);
+    } catch (err) {
+      this.deps.log.error({ err }, 'trigger tick failed');
+    }
+  }
+
+  /** A timer's latest scheduled time fires once, if it came after the timer was armed. */
+  private checkTimer(row: ObjectRow, def: TriggerDef, now: Date): void {
+    if (!def.cron) return;
+    const prev = previousRun({ cron: def.cron, timezone: def.timezone }, now);
+    if (!prev) return;
+    const slot = prev.toISOString();
+    const key = keyOf(row.projectId, row.ident);
+    if (this.timerSeen.get(key) === slot) return;
+    this.timerSeen.set(key, slot);
+    // Unchanged since before the slot: owed. Otherwise, since when has it been scheduled so?
+    if (prev.getTime() <= Date.parse(row.updated)) {
+      const revisions = this.deps.model.revisions(row.projectId, row.ident).map((r) => ({
+        time: r.time,
+        def: (r.snapshot as { def?: Record<string, unknown> }).def,
+      }));
+      if (prev.getTime() <= armedSince(row.def, row.created, row.updated, revisions)) return;
+    }
+    this.track(this.fire(row, slot, {}));
+  }
+
+  private jobFinished(job: Job): void {
+    if (!this.started || job.type !== 'flow' || job.status !== 'OK') return;
+    const flow = job.params.id;
+    if (typeof flow !== 'string') return;
+    try {
+      for (const row of this.deps.model.listByType(job.projectId, ['trigger'])) {
+        const def = defOf(row);
+        if (def.enabled === true && def.type === 'flowSequence' && def.after === flow)
+          this.track(this.fire(row, `after:${job.id}`, { note: `after flow "${flow}" ended OK` }));
+      }
+    } catch (err) {
+      this.deps.log.error({ err, jobId: job.id }, 'flowSequence triggers failed');
+    }
+  }
+
+  private storageChanged(change: StorageChange): void {
+    if (!this.started || !isFileArrival(change)) return;
+    try {
+      for (const row of this.deps.model.listByType(change.projectId, ['trigger'])) {
+        const def = defOf(row);
+        if (def.enabled !== true || def.type !== 'flowWebdavFilechange' || !def.path) continue;
+        if (!pathMatches(def.path, change.path)) continue;
+        const running = this.runningJob(row.projectId, def.flow);
+        if (running !== null) {
+          // Its own outputs among them: recorded once per run, never a run after this one.
+          this.track(
+            this.fire(row, `file:during:${running || this.now().toISOString()}`, {
+              skip: `flow "${def.flow}" was running when "${change.path}" changed`,
+            }),
+          );
+          continue;
+        }
+        this.debouncer.touch(keyOf(row.projectId, row.ident), this.now().getTime());
+      }
+    } catch (err) {
+      this.deps.log.error({ err, project: change.projectId }, 'storage trigger check failed');
+    }
+  }
+
+  /** A storage trigger's changes went quiet: one run for all of them. */
+  private fileQuiet(key: string, first: number, changes: number): void {
+    if (!this.started) return;
+    const [projectId, ident] = key.split('\u0000') as [string, string];
+    const row = this.deps.model.get(projectId, ident);
+    if (!row) return;
+    this.track(
+      this.fire(row, `file:${new Date(first).toISOString()}`, {
+        note: `${changes} file change(s) matching "${defOf(row).path}"`,
+      }),
+    );
+  }
+
+  /** The running job of a flow ('' when only this process knows it runs), or null. */
+  private runningJob(projectId: string, flow: string): string | null {
+    const locked = lockedBy(this.deps.db, projectId, flow);
+    if (locked) return locked;
+    return this.deps.flows.isRunning(projectId, flow) ? '' : null;
+  }
+
+  private track(p: Promise<unknown>): void {
+    const q = p.catch((err: unknown) => this.deps.log.error({ err }, 'trigger firing failed'));
+    this.inflight.add(q);
+    void q.finally(() => this.inflight.delete(q));
+  }
+
+  // ---- firing ----
+
+  /**
+   * Claims the slot and, if this call got it, starts the run: as `how.actor` (a manual run,
+   * enabled or not), else as the trigger's last editor while it is still enabled. `skip` and
+   * `failure` record the firing without starting anything. Null when the slot was taken.
+   */
+  private async fire(
+    row: ObjectRow,
+    slot: string,
+    how: { actor?: ProjectActor; note?: string; skip?: string; failure?: string },
+  ): Promise<Fired | null> {
+    const manual = how.actor !== undefined;
+    if (!manual) {
+      // Read again: it may have been disabled, changed or deleted since it was seen.
+      const current = this.deps.model.get(row.projectId, row.ident);
+      if (!current || current.type !== 'trigger' || defOf(current).enabled !== true) return null;
+      row = current;
+    }
+    const def = defOf(row);
+    const { projectId, ident } = row;
+    if (!claim(this.deps.db, projectId, ident, slot, this.now().toISOString())) return null;
+    let user = how.actor?.email ?? row.updatedBy;
+    let fired: Fired;
+    if (how.skip) fired = { outcome: 'skipped', job: null, message: how.skip };
+    else if (how.failure) fired = { outcome: 'failed', job: null, message: how.failure };
+    else fired = await this.startRun(row, def, how.actor);
+    settle(
+      this.deps.db,
+      projectId,
+      ident,
+      slot,
+      fired.outcome,
+      fired.job?.id ?? null,
+      fired.message,
+    );
+    if (fired.job) user = fired.job.createdBy;
+    const what = `trigger "${row.name}" (${def.type}${manual ? ', run now' : ''})`;
+    const message =
+      fired.outcome === 'started'
+        ? `${what} started flow "${def.flow}" (job ${fired.job!.id})`
+        : fired.outcome === 'skipped'
+          ? `${what} skipped: ${fired.message}`
+          : `${what} could not start flow "${def.flow}": ${fired.message}`;
+    this.deps.activity.record(projectId, 'flow_trigger', {
+      user,
+      object: ident,
+      message,
+      detail: {
+        trigger: ident,
+        type: def.type,
+        flow: def.flow,
+        outcome: fired.outcome,
+        ...(fired.job ? { jobId: fired.job.id } : {}),
+        slot,
+        ...(manual ? { manual: true } : {}),
+        ...(fired.message && fired.outcome !== 'started' ? { reason: fired.message } : {}),
+        ...(how.note ? { note: how.note } : {}),
+      },
+    });
+    if (fired.outcome !== 'started')
+      this.deps.log.info({ project: projectId, trigger: ident, slot, ...fired }, message);
+    return fired;
+  }
+
+  private async startRun(row: ObjectRow, def: TriggerDef, actor?: ProjectActor): Promise<Fired> {
+    const { projectId, ident } = row;
+    let a: ProjectActor;
+    try {
+      a = actor ?? this.deps.actorOf(row.updatedBy, projectId);
+    } catch (err) {
+      return {
+        outcome: 'failed',
+        job: null,
+        message: `the trigger runs as its last editor ${row.updatedBy}, who cannot: ${messageOf(err)}`,
+        error: err,
+      };
+    }
+    if (!actor && this.runningJob(projectId, def.flow) !== null)
+      return { outcome: 'skipped', job: null, message: `flow "${def.flow}" is already running` };
+    try {
+      const job = await this.deps.flows.start(a, def.flow, { trigger: ident });
+      return { outcome: 'started', job, message: null };
+    } catch (err) {
+      // One run per flow: the 403 of a start while it runs is a skip, not a failure.
+      const busy =
+        err instanceof EngineError &&
+        err.kind === 'forbidden' &&
+        (/already running/i.test(err.message) || this.runningJob(projectId, def.flow) !== null);
+      return {
+        outcome: busy ? 'skipped' : 'failed',
+        job: null,
+        message: busy ? `flow "${def.flow}" is already running` : messageOf(err),
+        error: err,
+      };
+    }
   }
 }

@@ -1,0 +1,144 @@
+// Firing claims in the metadata DB (trigger_firings): a firing is one row per (project,
+// trigger, slot), taken with INSERT OR IGNORE. Whoever inserts it starts the run; every other
+// process (or a later tick of the same one) sees the row and leaves the slot alone.
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import { flowLocks, jobs, triggerFirings, triggerState } from '../../db/schema.js';
+
+export type Outcome = 'started' | 'skipped' | 'failed';
+/** Stored while the claimant starts the run; replaced by the outcome right after. */
+export const PENDING = 'pending';
+
+export type FiringRow = typeof triggerFirings.$inferSelect;
+
+/** Claims a slot; true when this call took it (and must fire), false when it was taken. */
+export function claim(
+  db: Db,
+  projectId: string,
+  trigger: string,
+  slot: string,
+  time: string,
+): boolean {
+  const r = db
+    .insert(triggerFirings)
+    .values({ projectId, trigger, slot, time, outcome: PENDING })
+    .onConflictDoNothing()
+    .run();
+  return r.changes === 1;
+}
+
+/** Records what the claimant did with its slot. */
+export function settle(
+  db: Db,
+  projectId: string,
+  trigger: string,
+  slot: string,
+  outcome: Outcome,
+  jobId: string | null,
+  message: string | null,
+): void {
+  db.update(triggerFirings)
+    .set({ outcome, jobId, message })
+    .where(
+      and(
+        eq(triggerFirings.projectId, projectId),
+        eq(triggerFirings.trigger, trigger),
+        eq(triggerFirings.slot, slot),
+      ),
+    )
+    .run();
+}
+
+export function hasClaim(db: Db, projectId: string, trigger: string, slot: string): boolean {
+  return !!db
+    .select({ one: sql<number>`1` })
+    .from(triggerFirings)
+    .where(
+      and(
+        eq(triggerFirings.projectId, projectId),
+        eq(triggerFirings.trigger, trigger),
+        eq(triggerFirings.slot, slot),
+      ),
+    )
+    .get();
+}
+
+/** The latest firing of each trigger of a project (ties on time: the last inserted). */
+export function lastFirings(db: Db, projectId: string): Map<string, FiringRow> {
+  const rows = db
+    .select()
+    .from(triggerFirings)
+    .where(
+      and(
+        eq(triggerFirings.projectId, projectId),
+        sql`${triggerFirings.time} = (select max(m.time) from trigger_firings m where m.project_id = ${triggerFirings.projectId} and m.trigger = ${triggerFirings.trigger})`,
+      ),
+    )
+    .orderBy(sql`rowid`)
+    .all();
+  const out = new Map<string, FiringRow>();
+  for (const r of rows) out.set(r.trigger, r);
+  return out;
+}
+
+/** Every firing of a trigger, oldest first (tests and diagnostics). */
+export function firingsOf(db: Db, projectId: string, trigger: string): FiringRow[] {
+  return db
+    .select()
+    .from(triggerFirings)
+    .where(and(eq(triggerFirings.projectId, projectId), eq(triggerFirings.trigger, trigger)))
+    .orderBy(triggerFirings.time, sql`rowid`)
+    .all();
+}
+
+/** Current statuses of jobs by id. */
+export function jobStatuses(db: Db, ids: string[]): Map<string, string> {
+  if (!ids.length) return new Map();
+  const rows = db
+    .select({ id: jobs.id, status: jobs.status })
+    .from(jobs)
+    .where(inArray(jobs.id, ids))
+    .all();
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/** What a trigger watches between checks, shared by every process; null before the first. */
+export function readState<T extends Record<string, unknown>>(
+  db: Db,
+  projectId: string,
+  trigger: string,
+): T | null {
+  const row = db
+    .select({ state: triggerState.state })
+    .from(triggerState)
+    .where(and(eq(triggerState.projectId, projectId), eq(triggerState.trigger, trigger)))
+    .get();
+  return (row?.state as T | undefined) ?? null;
+}
+
+export function writeState(
+  db: Db,
+  projectId: string,
+  trigger: string,
+  state: Record<string, unknown>,
+  time: string,
+): void {
+  db.insert(triggerState)
+    .values({ projectId, trigger, state, updated: time })
+    .onConflictDoUpdate({
+      target: [triggerState.projectId, triggerState.trigger],
+      set: { state, updated: time },
+    })
+    .run();
+}
+
+/** The run holding a flow's lock (any process), or null. */
+export function lockedBy(db: Db, projectId: string, flow: string): string | null {
+  return (
+    db
+      .select({ jobId: flowLocks.jobId })
+      .from(flowLocks)
+      .where(and(eq(flowLocks.projectId, projectId), eq(flowLocks.flow, flow)))
+      .get()?.jobId ?? null
+  );
+}
