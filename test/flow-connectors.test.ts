@@ -158,6 +158,31 @@ describe('input.http', () => {
     expect(job.message).not.toContain('not-the-token');
   });
 
+  it('sends credentials that name a host to that host only', async () => {
+    await create({
+      ident: 'cred.bound',
+      type: 'credentials',
+      name: 'Bound token',
+      def: { kind: 'http', host: 'api.example.org', secret: TOKEN },
+    });
+    await create({
+      ident: 'flow.bound',
+      type: 'flow',
+      name: 'Bound',
+      def: toDataset(
+        { type: 'input.http', url: `${api.url}/v1`, credentials: 'cred.bound' },
+        'bound',
+      ),
+    });
+    const before = api.hits();
+    const job = await run('flow.bound');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toBe(
+      'box "src" (credentials): credentials "cred.bound" are for host api.example.org, not 127.0.0.1',
+    );
+    expect(api.hits()).toBe(before);
+  });
+
   it('refuses loopback unless URSA_CONNECTOR_ALLOW_HOSTS lists it, before any request', async () => {
     const strict = await startTestServer({ URSA_DEFAULT_PLAN: 'team' });
     try {

@@ -137,9 +137,54 @@ describe('one run per flow', () => {
   });
 });
 
+describe('loads waiting behind a run', () => {
+  it('guess labels that avoid the titles of loads still queued', async () => {
+    // One job at a time: the held flow run keeps both loads queued.
+    const t = await startTestServer({
+      URSA_DEFAULT_PLAN: 'team',
+      URSA_CONNECTOR_ALLOW_HOSTS: '127.0.0.1',
+      URSA_JOB_CONCURRENCY: '1',
+    });
+    try {
+      const store = rawStorage(t.engine);
+      await store.writeFile(t.demo, '/one.csv', Buffer.from('code,amount\na,1\n'));
+      await store.writeFile(t.demo, '/two.csv', Buffer.from('code,amount\nb,2\n'));
+      const flow = await t.api('POST', `/projects/${t.demo}/pmd/obj`, {
+        body: { ident: 'flow.slow', type: 'flow', name: 'Slow', def: slowFlow(api.url) },
+      });
+      expect(flow.status, flow.text).toBe(201);
+      const before = api.requests;
+      const run = await t.api('POST', `/projects/${t.demo}/kodiak/transform/execute`, {
+        body: { type: 'flow', id: 'flow.slow' },
+      });
+      expect(run.status).toBe(201);
+      await waitFor(() => (api.requests > before ? true : undefined), 10_000);
+      const load = (cluster: string, source: string) =>
+        t.api('POST', `/projects/${t.demo}/kodiak/transform/execute`, {
+          body: { type: 'cluster', clusters: { [cluster]: { source_type: 'webdav', source } } },
+        });
+      const one = await load('one', '/one.csv');
+      const two = await load('two', '/two.csv');
+      expect(one.status, one.text).toBe(202);
+      expect(two.status, two.text).toBe(202);
+      api.release();
+      for (const r of [run, one, two]) {
+        const job = await t.engine.jobs.waitFor(r.json.link[0].id, 30_000);
+        expect(job.status, job.message).toBe('OK');
+      }
+      const titles = async (id: string) =>
+        (await t.api('GET', `/projects/${t.demo}/pmd/obj/${id}`)).json.object.name;
+      expect(await titles('attr.one.code')).toBe('code');
+      expect(await titles('attr.two.code')).toBe('code (two)');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('plan limit', () => {
-  it('refuses a flow beyond the plan with 402 and creates nothing', async () => {
-    const plans = writePlansFile({ flows: 1 });
+  it('refuses a flow beyond the plan with 402 and creates nothing; outputs that would not fit the storage are refused before any is written', async () => {
+    const plans = writePlansFile({ flows: 1, storageBytes: 4000 });
     const t = await startTestServer({ URSA_PLANS_FILE: plans.file });
     try {
       const flow = (ident: string) => ({
@@ -150,8 +195,12 @@ describe('plan limit', () => {
           boxes: [
             { id: 'a', type: 'input.storage', path: '/a.csv' },
             { id: 'b', type: 'output.storage', path: '/b.csv', format: 'csv' },
+            { id: 'c', type: 'output.storage', path: '/c.csv', format: 'csv' },
           ],
-          edges: [{ from: 'a', to: 'b' }],
+          edges: [
+            { from: 'a', to: 'b' },
+            { from: 'a', to: 'c' },
+          ],
         },
       });
       expect(
@@ -163,6 +212,18 @@ describe('plan limit', () => {
       expect((await t.api('GET', `/projects/${t.demo}/pmd/obj/f2`)).status).toBe(404);
       const adherence = await t.api('GET', `/projects/${t.demo}/limitadherence`);
       expect(adherence.json.flows).toEqual({ limit: 1, value: 1 });
+      // 1.5 KB in, two copies of it out: 3 KB more where 2.5 KB are free.
+      const csv = `n,text\n${Array.from({ length: 100 }, (_, i) => `${i},row ${String(i).padStart(6, '0')}`).join('\n')}\n`;
+      await rawStorage(t.engine).writeFile(t.demo, '/a.csv', Buffer.from(csv));
+      const r = await t.api('POST', `/projects/${t.demo}/kodiak/transform/execute`, {
+        body: { type: 'flow', id: 'f1' },
+      });
+      expect(r.status, r.text).toBe(201);
+      const job = await t.engine.jobs.waitFor(r.json.link[0].id);
+      expect(job.status).toBe('ERROR');
+      expect(job.message).toMatch(/^box "b" \(path\): plan limit "storageBytes" exceeded/);
+      expect(await rawStorage(t.engine).stat(t.demo, '/b.csv')).toBeNull();
+      expect(await rawStorage(t.engine).stat(t.demo, '/c.csv')).toBeNull();
     } finally {
       await t.close();
       plans.remove();

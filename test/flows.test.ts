@@ -272,6 +272,10 @@ describe('runs', () => {
     expect(result.outputs).toEqual([
       { box: 'out', type: 'output.dataset', dataset: 'region_sales', mode: 'full', rows: 2 },
     ]);
+    // Progress keeps every box's rows after the commit (the loader's own beside them).
+    const progress = job.progress as { boxes: Record<string, { status: string; rows: number }> };
+    expect(progress.boxes.agg).toMatchObject({ status: 'done', rows: 2 });
+    expect(progress.boxes.out).toMatchObject({ status: 'done', rows: 2 });
     const q = await aql('SELECT [region], SUM([total]), SUM([orders]), SUM([buyers])');
     expect(q.data.values.split('\n')).toEqual(['eu\t30\t2\t2', 'us\t15\t1\t1']);
     const obj = await s.api('GET', `/projects/${p}/pmd/obj/fact.region_sales.total`);
@@ -330,6 +334,118 @@ describe('runs', () => {
     const lines = file.text.trim().split('\n');
     expect(lines[0]).toBe('who,tier,id');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['Zed', 'Birch', 'Acme']);
+  });
+
+  it('writes Parquet and reads Parquet and JSON arrays back with their types', async () => {
+    await put(
+      '/in/events.json',
+      JSON.stringify([
+        { at: '2024-05-01T10:00:00Z', kind: 'click', n: 3, ok: true },
+        { at: '2024-05-02T11:30:00Z', kind: 'view', n: 5, ok: false },
+      ]),
+    );
+    const write = {
+      boxes: [
+        { id: 'src', type: 'input.storage', path: '/in/events.json' },
+        { id: 'pq', type: 'output.storage', path: '/out/events.parquet', format: 'parquet' },
+      ],
+      edges: [{ from: 'src', to: 'pq' }],
+    };
+    const read = {
+      boxes: [
+        { id: 'pq', type: 'input.storage', path: '/out/events.parquet' },
+        { id: 'twice', type: 'transform.derive', columns: { n2: '[n] * 2' } },
+        { id: 'out', type: 'output.dataset', dataset: 'events', mode: 'full' },
+      ],
+      edges: [
+        { from: 'pq', to: 'twice' },
+        { from: 'twice', to: 'out' },
+      ],
+    };
+    expect((await saveFlow('flow.pqw', write)).status).toBe(201);
+    expect((await saveFlow('flow.pqr', read)).status).toBe(201);
+    expect((await run('flow.pqw')).status).toBe('OK');
+    const job = await run('flow.pqr');
+    expect(job.status, job.message).toBe('OK');
+    const types = Object.fromEntries(
+      (
+        await Promise.all(
+          ['at', 'kind', 'n', 'ok', 'n2'].map((c) =>
+            s.api(
+              'GET',
+              `/projects/${p}/pmd/obj/${c === 'n' || c === 'n2' ? 'fact' : 'attr'}.events.${c}`,
+            ),
+          ),
+        )
+      ).map((r, i) => [['at', 'kind', 'n', 'ok', 'n2'][i], r.json?.object?.def?.dataType]),
+    );
+    expect(types).toEqual({
+      at: 'datetime',
+      kind: 'string',
+      n: 'integer',
+      ok: 'boolean',
+      n2: 'integer',
+    });
+    expect((await aql('SELECT SUM([n2])')).data.values).toBe('16');
+  });
+
+  it('loads references between datasets, so AQL joins them', async () => {
+    const def = {
+      boxes: [
+        { id: 'cust', type: 'input.storage', path: '/in/customers.csv' },
+        { id: 'sales', type: 'input.storage', path: '/in/sales.csv' },
+        {
+          id: 'known',
+          type: 'transform.join',
+          left: 'sales',
+          right: 'cust',
+          on: [['customer', 'customer']],
+          how: 'inner',
+        },
+        { id: 'slim', type: 'transform.select', columns: ['id', 'customer', 'amount'] },
+        {
+          id: 'dim',
+          type: 'output.dataset',
+          dataset: 'customer_dim',
+          mode: 'full',
+          primarykey: 'customer',
+          columns: { name: { label: 'Customer Name' }, customer: { label: 'Customer Key' } },
+        },
+        {
+          id: 'facts',
+          type: 'output.dataset',
+          dataset: 'known_sales',
+          mode: 'full',
+          primarykey: 'id',
+          references: { customer: 'customer_dim' },
+          columns: {
+            amount: { label: 'Known Amount' },
+            id: { label: 'Known Sale' },
+            customer: { label: 'Sale Customer' },
+          },
+        },
+      ],
+      edges: [
+        { from: 'cust', to: 'dim' },
+        { from: 'sales', to: 'known' },
+        { from: 'cust', to: 'known' },
+        { from: 'known', to: 'slim' },
+        { from: 'slim', to: 'facts' },
+      ],
+    };
+    expect((await saveFlow('flow.refs', def)).status).toBe(201);
+    const job = await run('flow.refs');
+    expect(job.status, job.message).toBe('OK');
+    expect((job.result as { boxes: Record<string, { rows: number }> }).boxes.known!.rows).toBe(5);
+    const attr = await s.api('GET', `/projects/${p}/pmd/obj/attr.known_sales.customer`);
+    expect(attr.json.object.def.reference).toEqual({
+      dataset: 'customer_dim',
+      attribute: 'attr.customer_dim.customer',
+    });
+    expect(
+      (await aql('SELECT [Customer Name], SUM([Known Amount]) ORDER BY [Customer Name]')).data
+        .values,
+    ).toBe('Acme\t75\nBirch\t32.5');
   });
 
   it('names the box, the field and the closest column for an unknown column', async () => {
@@ -409,7 +525,7 @@ describe('runs', () => {
     expect((await saveFlow('flow.stock3', flow('/in/day3.csv', 'incremental'))).status).toBe(201);
     const bad = await run('flow.stock3');
     expect(bad.status).toBe('ERROR');
-    expect(bad.message).toContain('not unique');
+    expect(bad.message).toMatch(/^box "out" \(primarykey\): dataset "stock": .*not unique/);
     expect((await aql('SELECT [sku], SUM([qty]) ORDER BY [sku]')).data.values).toBe(
       'a\t1\nb\t20\nc\t30',
     );

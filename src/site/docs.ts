@@ -40,6 +40,13 @@ const WANTED: readonly Omit<DocFile, 'sections' | 'markdown'>[] = [
     topic: 'api',
   },
   {
+    name: 'flows.md',
+    title: 'Flows and triggers',
+    about:
+      'data integration: boxes reading files, HTTP APIs, PostgreSQL and SFTP into datasets, runs, triggers, credentials, network rules',
+    topic: 'api',
+  },
+  {
     name: 'operations.md',
     title: 'Operations',
     about: 'configuration variables, data directory, command line, identity, plans and limits',

@@ -6,7 +6,9 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
+import { jobs } from '../db/schema.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
@@ -29,7 +31,7 @@ import {
   upsertSql,
 } from './load-sql.js';
 import type { Prescription } from './prescription.js';
-import type { Prescriptions } from './prescriptions.js';
+import { uniqueLabels, type Prescriptions } from './prescriptions.js';
 
 const CLUSTER = /^[a-z][a-z0-9_]{0,62}$/;
 
@@ -150,11 +152,44 @@ export class Loads {
         edited: resolved.edited,
       });
     }
+    // Guessed labels are made unique once more, with no wait before the check and the submit:
+    // a load that committed while the files were read may have taken one, and loads still
+    // running hold theirs.
+    const inFlight = this.titlesInFlight(a.projectId, new Set(names));
+    const mine = new Set<string>();
+    for (const cl of planned) {
+      if (cl.edited === false) {
+        const titles = this.datasets.titlesOutside(a.projectId, cl.name);
+        cl.prescription = uniqueLabels(cl.prescription, new Set([...titles, ...inFlight, ...mine]));
+      }
+      for (const col of cl.prescription.columns) mine.add(titleKey(col.label || col.id));
+    }
     this.checkModel(a, planned);
     return this.jobs.submit(a, 'transform', {
       type: 'cluster',
       clusters: planned as unknown as Record<string, unknown>[],
     });
+  }
+
+  /** Column titles that file loads queued or running will give (other clusters than `except`). */
+  private titlesInFlight(projectId: string, except: Set<string>): Set<string> {
+    const out = new Set<string>();
+    const rows = this.db
+      .select({ params: jobs.params })
+      .from(jobs)
+      .where(
+        and(
+          eq(jobs.projectId, projectId),
+          eq(jobs.type, 'transform'),
+          inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']),
+        ),
+      )
+      .all();
+    for (const r of rows)
+      for (const cl of (r.params as { clusters?: PlannedCluster[] }).clusters ?? [])
+        if (!except.has(cl.name))
+          for (const col of cl.prescription.columns) out.add(titleKey(col.label || col.id));
+    return out;
   }
 
   checkIncremental(projectId: string, p: Prescription): void {

@@ -122,7 +122,7 @@ function checkNames(
           throw new BoxError(
             box,
             field,
-            `column [${col.name}] is of type ${col.duck}, which expressions cannot use; derive a text column from it first or leave it out`,
+            `column [${col.name}] is of type ${col.duck}, which expressions cannot use; leave it out with transform.select, or flatten it at the source (for an HTTP API, point records at the nested array or object)`,
           );
         return;
       }

@@ -286,6 +286,22 @@ export class Flows {
           throw err;
         }
       },
+      checkRoom: async (files) => {
+        let growth = 0;
+        for (const f of files) {
+          const before = await deps.storage.stat(projectId, f.path).catch(() => null);
+          growth += (await fs.stat(f.file)).size - (before?.type === 'file' ? before.size : 0);
+        }
+        const quota = await deps.storage.quota(projectId);
+        if (quota.used + growth > quota.limit) {
+          const box = graph.order.find((id) => graph.boxes.get(id)!.path === files[0]!.path)!;
+          throw new BoxError(
+            box,
+            'path',
+            `plan limit "storageBytes" exceeded: the files would take ${growth} more bytes, ${Math.max(0, quota.limit - quota.used)} are free; nothing was written`,
+          );
+        }
+      },
       writeFile: async (p, file) =>
         (
           await deps.storage.writeFile(projectId, p, fileStream(file), {

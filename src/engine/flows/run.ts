@@ -3,7 +3,7 @@
 // before the commit leaves every dataset and file as it was.
 import { createReadStream } from 'node:fs';
 import type { ClusterLoad, LoadResult } from '../data/loads.js';
-import type { JobContext } from '../jobs/jobs.js';
+import { JobFailure, type JobContext } from '../jobs/jobs.js';
 import type { StorageItem } from '../storage/storage.js';
 import { BOXES } from './boxes.js';
 import type { Credentials, NetPolicy } from './connectors/types.js';
@@ -53,6 +53,8 @@ export interface RunDeps {
     beforeCommit: () => Promise<void>,
   ): Promise<LoadResult>;
   writeFile(storagePath: string, file: string): Promise<StorageItem>;
+  /** Refuses (402) files that together would not fit the plan's storage, before any is written. */
+  checkRoom(files: Array<{ path: string; file: string }>): Promise<void>;
   /** Checks made again right before committing (e.g. an incremental dataset's shape). */
   checkLoad(load: ClusterLoad): void;
 }
@@ -105,6 +107,8 @@ export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunRe
           );
         }
       } catch (err) {
+        progress[id] = { status: 'failed' };
+        report();
         ctx.signal.throwIfAborted();
         if (err instanceof BoxError || (err as { kind?: string }).kind) throw err;
         // DuckDB's own words (a cast that fails on a value, a type mismatch) name the box.
@@ -115,7 +119,12 @@ export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunRe
       report();
       ctx.signal.throwIfAborted();
     }
-    return await commit(ctx, deps, prepared, boxes);
+    // The loader reports its own progress while it commits; the boxes stay in view beside it.
+    const committing: JobContext = {
+      ...ctx,
+      progress: (p) => ctx.progress({ boxes: progress, commit: p }),
+    };
+    return await commit(committing, deps, prepared, boxes);
   } finally {
     await s.close();
   }
@@ -147,14 +156,21 @@ async function commit(
     names.add(l.name);
     deps.checkLoad(l);
   }
+  // The likely failure of a storage write (the plan's room) comes before anything is written.
+  if (files.length) await deps.checkRoom(files.map((f) => ({ path: f.path!, file: f.file })));
   const writeFiles = async () => {
     ctx.signal.throwIfAborted();
     for (const f of files) await deps.writeFile(f.path!, f.file);
   };
   const outputs: FlowRunResult['outputs'] = [];
   let dataVersion: number | undefined;
-  if (loads.length) dataVersion = (await deps.load(ctx, loads, writeFiles)).dataVersion;
-  else await writeFiles();
+  if (loads.length) {
+    try {
+      dataVersion = (await deps.load(ctx, loads, writeFiles)).dataVersion;
+    } catch (err) {
+      throw loaderError(err, prepared);
+    }
+  } else await writeFiles();
   for (const p of prepared)
     outputs.push(
       p.type === 'output.storage'
@@ -168,6 +184,16 @@ async function commit(
           },
     );
   return { boxes, outputs, ...(dataVersion !== undefined ? { dataVersion } : {}) };
+}
+
+/** The loader names the dataset ("cluster"); a flow's reader wants the box and its field. */
+function loaderError(err: unknown, prepared: PreparedOutput[]): unknown {
+  if (!(err instanceof JobFailure) || err instanceof BoxError) return err;
+  const m = /^cluster "([^"]+)": ([\s\S]*)$/.exec(err.message);
+  const out = m && prepared.find((p) => p.load?.name === m[1]);
+  if (!m || !out) return err;
+  const field = /primary key/.test(m[2]!) ? 'primarykey' : 'dataset';
+  return new BoxError(out.box, field, `dataset "${m[1]}": ${m[2]}`);
 }
 
 /** A file of the run, streamed into storage. */

@@ -816,6 +816,17 @@ export async function* httpRecords(
   const method = inp.method ?? 'GET';
   const body = inp.body === undefined ? undefined : Buffer.from(JSON.stringify(inp.body), 'utf8');
   const auth = authorizationOf(inp, cred, box);
+  // Credentials that name their host go to that host only: whoever can edit a flow cannot
+  // send a stored token to a server of their own.
+  if (
+    cred?.host &&
+    cred.host.toLowerCase() !== start.hostname.toLowerCase().replace(/^\[|\]$/g, '')
+  )
+    throw new BoxError(
+      box,
+      'credentials',
+      `credentials "${cred.ident}" are for host ${cred.host}, not ${start.hostname}`,
+    );
   const client = new Client(ctx, lim, start, inp.headers ?? {}, auth.header, auth.secrets);
   const p = inp.pagination;
   const maxPages = inp.maxPages ?? MAX_PAGES_DEFAULT;
