@@ -342,6 +342,61 @@ describe.skipIf(SFTP_MISSING !== null && !inCi)('input.sftp', () => {
     expect(await values('SELECT SUM([qty])')).toBe('6');
   });
 
+  it('connects only to the server whose host key the credentials pin', async () => {
+    const other = 'SHA256:' + 'A'.repeat(43);
+    for (const [ident, hostKey] of [
+      ['cred.pinned', srv.hostKeyFingerprint],
+      ['cred.otherkey', other],
+    ] as const)
+      await create({
+        ident,
+        type: 'credentials',
+        name: ident,
+        def: {
+          kind: 'sftp',
+          host: srv.host,
+          port: srv.port,
+          user: srv.user,
+          hostKey,
+          secret: srv.password,
+        },
+      });
+    const def = (cred: string, dataset: string) =>
+      toDataset(
+        { type: 'input.sftp', credentials: cred, path: path.join(srv.root, 'stock.csv') },
+        dataset,
+      );
+    await create({
+      ident: 'flow.pinned',
+      type: 'flow',
+      name: 'Pinned',
+      def: def('cred.pinned', 'pinned'),
+    });
+    await create({
+      ident: 'flow.otherkey',
+      type: 'flow',
+      name: 'Other key',
+      def: def('cred.otherkey', 'otherkey'),
+    });
+    expect((await run('flow.pinned')).status).toBe('OK');
+    const job = await run('flow.otherkey');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toBe(
+      `box "src" (credentials): the SFTP server at ${srv.host}:${srv.port} presented host key ${srv.hostKeyFingerprint}, not the ${other} the credentials pin; nothing was sent`,
+    );
+    const bad = await s.api('POST', `/projects/${p}/pmd/obj`, {
+      body: {
+        type: 'credentials',
+        name: 'Bad pin',
+        def: { kind: 'sftp', hostKey: 'MD5:xx', secret: 'x' },
+      },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(
+      /^invalid object: def\.hostKey: must be an SHA256 fingerprint/,
+    );
+  });
+
   it('names the path when the file is missing', async () => {
     await create({
       ident: 'flow.sftp404',

@@ -23,6 +23,8 @@ export interface TestSftp {
   privateKey: string;
   /** An RSA private key in PEM format that may log in too. */
   privateKeyPem: string;
+  /** The server's host key fingerprint, as `ssh-keygen -lf` prints it (`SHA256:…`). */
+  hostKeyFingerprint: string;
   /** A writable folder served by the server (at the same path); the login directory. */
   root: string;
   stop(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startSftp(): Promise<TestSftp> {
 
   const hostKey = path.join(dir, 'host_ed25519');
   sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ursa-test-host', '-f', hostKey]);
+  const hostKeyFingerprint = sh('ssh-keygen', ['-lf', `${hostKey}.pub`]).split(' ')[1]!;
   const clientKey = path.join(dir, 'client_ed25519');
   sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ursa-test', '-f', clientKey]);
   const clientPem = path.join(dir, 'client_rsa');
@@ -159,6 +162,7 @@ export async function startSftp(): Promise<TestSftp> {
     password,
     privateKey,
     privateKeyPem,
+    hostKeyFingerprint,
     root,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {

@@ -144,7 +144,7 @@ export class Flows {
     const row = this.flowRow(a, flow);
     const lock = this.lockOf(a.projectId, row.ident);
     if (!lock?.jobId)
-      throw conflict(`flow "${row.ident}" is not running`, { id: row.ident, running: false });
+      throw conflict(`flow ${row.ident} is not running`, { id: row.ident, running: false });
     return this.deps.jobs.cancel(a, lock.jobId);
   }
 
@@ -353,6 +353,7 @@ export class Flows {
       ...(def.port !== undefined ? { port: def.port } : {}),
       ...(def.user !== undefined ? { user: def.user } : {}),
       ...(def.database !== undefined ? { database: def.database } : {}),
+      ...(def.hostKey !== undefined ? { hostKey: def.hostKey } : {}),
       secret: this.deps.objects.secretOf(a, ident),
     };
   }

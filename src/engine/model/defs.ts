@@ -257,6 +257,13 @@ export const credentialsDef = z
     port: zInt.min(1).max(65535).optional(),
     user: z.string().max(255).optional(),
     database: z.string().max(255).optional(),
+    /** SFTP: the server's host key fingerprint (`ssh-keygen -lf`); only that server is used. */
+    hostKey: z
+      .string()
+      .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, {
+        error: 'must be an SHA256 fingerprint as ssh-keygen -lf prints it: SHA256:<43 characters>',
+      })
+      .optional(),
     secret: z.string().min(1).max(10_000).optional(),
     secretSet: z.boolean().optional(),
   })

@@ -15,6 +15,8 @@ export interface Credentials {
   port?: number;
   user?: string;
   database?: string;
+  /** SFTP: the server's pinned host key fingerprint (`SHA256:…`). */
+  hostKey?: string;
   /** The decrypted secret: a password, a token, `user:password`, or a private key (PEM). */
   secret: string | null;
 }
