@@ -9,7 +9,7 @@ import Cursor from 'pg-cursor';
 import { z } from 'zod';
 import { zIdent } from '../../model/defs.js';
 import { BoxError } from '../errors.js';
-import { resolveServer } from './net-guard.js';
+import { credentialServer } from './server.js';
 import type { ColumnInfo, ColumnType, Credentials, ReadContext } from './types.js';
 
 export const postgresInputSchema = z
@@ -171,22 +171,20 @@ export async function* postgresRows(
   const { signal, box } = ctx;
   signal.throwIfAborted();
 
-  if (!cred.host) throw new BoxError(box, 'credentials', 'the credentials have no host');
-  if (!cred.user) throw new BoxError(box, 'credentials', 'the credentials have no user');
-  const port = cred.port ?? DEFAULT_PORT;
-  const where = `${cred.host}:${port}`;
-  const clean = (text: string) => scrub(text, cred.secret);
-
-  const target = await resolveServer('PostgreSQL server', cred.host, port, ctx);
-  signal.throwIfAborted();
+  const { target, port, user, where, clean } = await credentialServer(
+    'PostgreSQL server',
+    cred,
+    DEFAULT_PORT,
+    ctx,
+  );
 
   const client = new pg.Client({
     host: target.address,
     port,
-    user: cred.user,
+    user,
     // Always a string: `null` would make pg read PGPASSWORD or ~/.pgpass of the server.
     password: cred.secret ?? '',
-    database: cred.database || cred.user,
+    database: cred.database || user,
     application_name: APPLICATION_NAME,
     connectionTimeoutMillis: connectTimeoutMs,
     keepAlive: true,
@@ -278,7 +276,7 @@ export async function* postgresRows(
     throw describeError(err, {
       box,
       where,
-      user: cred.user,
+      user,
       query,
       phase,
       statementTimeoutMs,
@@ -300,11 +298,6 @@ export async function* postgresRows(
       await shutdown(busy);
     }
   }
-}
-
-/** `text` with every occurrence of the secret masked (belt and braces: none is expected). */
-function scrub(text: string, secret: string | null): string {
-  return secret && secret.length >= 3 ? text.split(secret).join('***') : text;
 }
 
 interface ErrorContext {

@@ -16,7 +16,7 @@ import SftpClient from 'ssh2-sftp-client';
 import { z } from 'zod';
 import { zIdent } from '../../model/defs.js';
 import { BoxError } from '../errors.js';
-import { resolveServer } from './net-guard.js';
+import { credentialServer } from './server.js';
 import type { Credentials, ReadContext } from './types.js';
 
 export const SFTP_FORMATS = ['csv', 'json', 'ndjson', 'parquet'] as const;
@@ -241,14 +241,12 @@ async function withSftp<T>(
 ): Promise<T> {
   const { box, signal } = ctx;
   signal.throwIfAborted();
-  if (!cred.host) throw new BoxError(box, 'credentials', 'the credentials have no host');
-  if (!cred.user) throw new BoxError(box, 'credentials', 'the credentials have no user');
-  const port = cred.port ?? DEFAULT_PORT;
-  const where = `${cred.host}:${port}`;
-  const clean = (text: string) => scrub(text, cred.secret);
-
-  const target = await resolveServer('SFTP server', cred.host, port, ctx);
-  signal.throwIfAborted();
+  const { target, port, user, where, clean } = await credentialServer(
+    'SFTP server',
+    cred,
+    DEFAULT_PORT,
+    ctx,
+  );
 
   // The callbacks replace the library's console logging; with them an error or a dropped
   // connection outside any request is a no-op instead of an uncaught exception.
@@ -313,7 +311,7 @@ async function withSftp<T>(
         client.connect({
           host: target.address,
           port,
-          username: cred.user,
+          username: user,
           ...auth,
           readyTimeout: timeoutMs,
           // See the top of the file: a pinned key must match; otherwise any is accepted.
@@ -334,7 +332,7 @@ async function withSftp<T>(
           'credentials',
           `the SFTP server at ${where} presented host key ${seenKey}, not the ${cred.hostKey} the credentials pin; nothing was sent`,
         );
-      throw connectError(err, box, where, cred.user, clean);
+      throw connectError(err, box, where, user, clean);
     }
     sftp.on('error', () => {});
     return await race(fn(session));
@@ -417,14 +415,4 @@ function tooLarge(box: string, remotePath: string, maxBytes: number): BoxError {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** `text` with every occurrence of the secret (or a line of the key) masked. */
-function scrub(text: string, secret: string | null): string {
-  if (!secret) return text;
-  let out = text;
-  for (const part of [secret, ...secret.split(/\r?\n/)])
-    if (part.trim().length >= 8 || (part === secret && part.length >= 3))
-      out = out.split(part).join('***');
-  return out;
 }
