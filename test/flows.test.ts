@@ -448,6 +448,40 @@ describe('runs', () => {
     ).toBe('Acme\t75\nBirch\t32.5');
   });
 
+  it('turns nested objects of JSON records into columns named by their path', async () => {
+    await put(
+      '/in/orders.ndjson',
+      [
+        { id: 1, customer: { name: 'Acme', address: { city: 'Oslo' } }, items: [1, 2] },
+        { id: 2, customer: { name: 'Birch', address: { city: 'Lima' } }, items: [] },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n'),
+    );
+    const def = {
+      boxes: [
+        { id: 'src', type: 'input.storage', path: '/in/orders.ndjson' },
+        { id: 'oslo', type: 'transform.filter', condition: '[customer.address.city] = "Oslo"' },
+        { id: 'out', type: 'output.dataset', dataset: 'nested', mode: 'full' },
+      ],
+      edges: [
+        { from: 'src', to: 'oslo' },
+        { from: 'oslo', to: 'out' },
+      ],
+    };
+    expect((await saveFlow('flow.nested', def)).status).toBe(201);
+    const job = await run('flow.nested');
+    expect(job.status, job.message).toBe('OK');
+    const ds = await s.api('GET', `/projects/${p}/kodiak/dataload`);
+    const nested = ds.json.dataload.datasets.find((d: { name: string }) => d.name === 'nested');
+    expect(nested.rows).toBe(1);
+    const city = await s.api('GET', `/projects/${p}/pmd/obj/attr.nested.customer_address_city`);
+    expect(city.status, city.text).toBe(200);
+    expect(city.json.object.name).toBe('customer.address.city');
+    // Arrays stay one column, stored as JSON text.
+    expect((await aql('SELECT [items]')).data.values).toBe('[1,2]');
+  });
+
   it('names the box, the field and the closest column for an unknown column', async () => {
     const def = {
       boxes: [

@@ -105,6 +105,7 @@ export async function readInput(
       await s.c.run(
         `CREATE TABLE ${ident(table)} AS SELECT * FROM read_json(${lit(file)}, format = 'newline_delimited', sample_size = -1)`,
       );
+      await flattenObjects(s, table);
       return { rows };
     }
     case 'input.postgres': {
@@ -164,8 +165,48 @@ async function fromFile(
       `reading "${String(box.path)}" as ${format} failed: ${firstLine(err).replaceAll(file, String(box.path))}`,
     );
   }
+  if (format === 'json' || format === 'ndjson') await flattenObjects(s, table);
   return { rows: await s.count(table) };
 }
+
+/** Deepest nesting of objects turned into columns; deeper ones stay JSON text. */
+const FLATTEN_DEPTH = 5;
+
+/**
+ * Nested objects of JSON records become columns of their own, named by their path
+ * (`customer.name`), so expressions can use them; arrays stay one column (stored as JSON).
+ */
+async function flattenObjects(s: Scratch, table: string): Promise<void> {
+  for (let depth = 0; depth < FLATTEN_DEPTH; depth++) {
+    const cols = await s.columns(table);
+    if (!cols.some((c) => isStruct(c.duck))) return;
+    const taken = new Set(cols.map((c) => c.name.toLowerCase()));
+    const items: string[] = [];
+    for (const c of cols) {
+      if (!isStruct(c.duck)) {
+        items.push(ident(c.name));
+        continue;
+      }
+      // DuckDB expands a struct's fields with `col.*`; DESCRIBE names them exactly.
+      const fields = (
+        await s.c.runAndReadAll(`DESCRIBE SELECT ${ident(c.name)}.* FROM ${ident(table)}`)
+      )
+        .getRowObjectsJson()
+        .map((r) => String(r.column_name));
+      for (const f of fields) {
+        let name = `${c.name}.${f}`;
+        for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${c.name}.${f}_${n}`;
+        taken.add(name.toLowerCase());
+        items.push(`${ident(c.name)}.${ident(f)} AS ${ident(name)}`);
+      }
+    }
+    await s.c.run(
+      `CREATE OR REPLACE TABLE ${ident(table)} AS SELECT ${items.join(', ')} FROM ${ident(table)}`,
+    );
+  }
+}
+
+const isStruct = (duck: string) => /^STRUCT\(/i.test(duck);
 
 /** Writes records as NDJSON, waiting when the disk is slower than the source. */
 async function writeNdjson(
