@@ -234,7 +234,6 @@ export class Engine {
       projectDir: (p) => this.projects.dir(p),
       today: () => todayIn(config.timeZone),
       net: { allowHosts: config.flows.allowHosts },
-      log,
     });
     this.objects.setLimitCheck((p, name, extra) => this.limits.check(p, name, extra));
     this.triggers = new Triggers({

@@ -1,10 +1,10 @@
 // Flows: model objects of type "flow" whose def is a graph of boxes; a run is a job of type
 // "flow" (FLOWS.md). One run per flow at a time, claimed by a row in `flow_locks` (shared by
 // every server process); outputs commit only when every box succeeded.
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Logger } from 'pino';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Db } from '../db/index.js';
@@ -28,7 +28,7 @@ import { BOX_TYPES, BOXES, boxView } from './boxes.js';
 import type { Credentials, NetPolicy } from './connectors/types.js';
 import { BoxError } from './errors.js';
 import { checkFlowDef, type FlowGraph } from './flow-def.js';
-import { fileStream, runFlow, type FlowRunResult } from './run.js';
+import { runFlow, type FlowRunResult } from './run.js';
 
 export interface FlowDeps {
   db: Db;
@@ -42,7 +42,6 @@ export interface FlowDeps {
   projectDir(projectId: string): string;
   today(): string;
   net: NetPolicy;
-  log: Logger;
 }
 
 export interface FlowListItem {
@@ -304,7 +303,7 @@ export class Flows {
       },
       writeFile: async (p, file) =>
         (
-          await deps.storage.writeFile(projectId, p, fileStream(file), {
+          await deps.storage.writeFile(projectId, p, createReadStream(file), {
             user: createdBy,
             createParents: true,
           })

@@ -1,7 +1,6 @@
 // One flow run: every box in order in the run's own DuckDB, outputs prepared as files, then
 // committed together only when every box succeeded (FLOWS.md "Runs"). A cancel or a failure
 // before the commit leaves every dataset and file as it was.
-import { createReadStream } from 'node:fs';
 import type { ClusterLoad, LoadResult } from '../data/loads.js';
 import { JobFailure, type JobContext } from '../jobs/jobs.js';
 import type { StorageItem } from '../storage/storage.js';
@@ -195,6 +194,3 @@ function loaderError(err: unknown, prepared: PreparedOutput[]): unknown {
   const field = /primary key/.test(m[2]!) ? 'primarykey' : 'dataset';
   return new BoxError(out.box, field, `dataset "${m[1]}": ${m[2]}`);
 }
-
-/** A file of the run, streamed into storage. */
-export const fileStream = (file: string) => createReadStream(file);
