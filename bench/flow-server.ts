@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { lastLine, runCli, startCli, type StartedCli } from '../test/helpers/cli.js';
 import { readServerRecord } from '../src/engine/server-record.js';
+import { Rest } from './flights-data.js';
 
 const ADMIN = 'admin@example.com';
 
@@ -72,39 +73,18 @@ export class ServerProcess {
     }
   }
 
-  get base(): string {
-    return `${this.cli.url}/api/v1/projects/${this.project}`;
+  /** The REST client (bench:aql's): calls and one-shot uploads as the admin. */
+  get rest(): Rest {
+    return new Rest(this.cli.url, this.project, this.token);
   }
 
-  async call(
-    method: string,
-    p: string,
-    body?: unknown,
-  ): Promise<{ status: number; json: unknown }> {
-    const r = await fetch(p.startsWith('/api/') ? `${this.cli.url}${p}` : `${this.base}${p}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.token}`,
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: r.status, json: await r.json() };
+  call(method: string, p: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+    return this.rest.call(method, p, body);
   }
 
   /** A one-shot multipart upload of a local file into the storage root, as `name`. */
-  async upload(file: string, name: string): Promise<void> {
-    const form = new FormData();
-    form.append('folder', '/');
-    form.append('file', await fs.openAsBlob(file), name);
-    const r = await fetch(`${this.base}/storage/upload`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' },
-      body: form,
-    });
-    if (r.status !== 201)
-      throw new Error(`upload of ${name} answered ${r.status}: ${await r.text()}`);
+  upload(file: string, name: string): Promise<void> {
+    return this.rest.upload(file, name);
   }
 
   /** Saves a flow (a model object of type flow). */
