@@ -7,7 +7,7 @@ import {
   MAX_CHART_ROWS,
   renderChartSvg,
   type ChartTable,
-} from '../src/engine/ai/chart.js';
+} from '../src/engine/reports/chart.js';
 import { EngineError } from '../src/engine/errors.js';
 
 const sales: ChartTable = {

@@ -150,6 +150,7 @@ describe.each([
       'aql_help',
       'compatible_objects',
       'explain_aql',
+      'find_dashboards',
       'get_attribute_values',
       'get_model',
       'make_chart',

@@ -41,6 +41,8 @@ interface Params {
   conversationId: string;
   messageId: string;
   boxId: string;
+  /** A dashboard's ident (pmd/share/{dashboardId}). */
+  dashboardId: string;
 }
 
 interface CheckContext {
@@ -158,6 +160,70 @@ function throwawayObject(f: AuthzFixture, tag: string): string {
     def: { content: [] },
   });
   return o!.ident;
+}
+
+/** A throwaway bar report on the tiny dataset, and a dashboard showing it (no ACL). */
+function throwawayDashboard(f: AuthzFixture, tag: string): { report: string; dashboard: string } {
+  const report = `report.${f.unique(tag)}`;
+  const dashboard = `dashboard.${f.unique(tag)}`;
+  f.s.engine.model.upsert(
+    f.project,
+    [
+      {
+        ident: report,
+        type: 'report',
+        name: f.unique(`${tag} report`),
+        def: { aql: AUTHZ_QUERY, visualization: { type: 'bar' } },
+      },
+      {
+        ident: dashboard,
+        type: 'dashboard',
+        name: f.unique(`${tag} dashboard`),
+        def: { items: [{ id: 'a', report }], layout: [], filters: [] },
+      },
+    ],
+    ADMIN,
+  );
+  return { report, dashboard };
+}
+
+/** A throwaway dashboard on which `caller` holds `s` (a role listing them): any member shares it. */
+function sharableDashboard(f: AuthzFixture, caller: Caller, tag: string): string {
+  const role = `userrole.${f.unique(`${tag}-role`)}`;
+  const dashboard = `dashboard.${f.unique(tag)}`;
+  f.s.engine.model.upsert(
+    f.project,
+    [
+      { ident: role, type: 'userrole', name: role, def: { members: [emailOf(caller) ?? ''] } },
+      {
+        ident: dashboard,
+        type: 'dashboard',
+        name: dashboard,
+        def: { items: [], layout: [], filters: [] },
+        acl: [{ userrole: role, acl: 'r--s-' }],
+      },
+    ],
+    ADMIN,
+  );
+  return dashboard;
+}
+
+/** The same, already shared privately with another member (by the Admin). */
+async function sharedDashboard(f: AuthzFixture, caller: Caller, tag: string): Promise<string> {
+  const dashboard = sharableDashboard(f, caller, tag);
+  const admin = f.s.engine.actor({ email: ADMIN }, f.project);
+  await f.s.engine.shares.create(admin, {
+    type: 'private',
+    object: dashboard,
+    users: [OTHER_MEMBER],
+  });
+  return dashboard;
+}
+
+/** Whether the dashboard is still shared (as the Admin sees the shares). */
+function isShared(f: AuthzFixture, dashboard: string): boolean {
+  const admin = f.s.engine.actor({ email: ADMIN }, f.project);
+  return f.s.engine.shares.list(admin).some((x) => x.dashboard === dashboard);
 }
 
 /** The user a caller's own job belongs to: callers who are not members use another member's. */
@@ -523,6 +589,41 @@ const MATRIX: Record<string, Entry> = {
     success: 200,
     prepare: () => ({ query: '?query=authz' }),
   },
+  'POST /projects/{project}/app/obj/batch': {
+    level: 'member',
+    success: 200,
+    body: { userrole: 'authz-viewers', acl: 'r----', objects: ['folder.any'] },
+    // A throwaway folder on which the caller holds `a` through a role listing them.
+    prepare: (f, caller) => {
+      const role = `userrole.${f.unique('authz-batch-role')}`;
+      const id = `folder.${f.unique('authz-batch')}`;
+      f.s.engine.model.upsert(
+        f.project,
+        [
+          { ident: role, type: 'userrole', name: role, def: { members: [emailOf(caller) ?? ''] } },
+          {
+            ident: id,
+            type: 'folder',
+            name: id,
+            def: { content: [] },
+            acl: [{ userrole: role, acl: 'r---a' }],
+          },
+        ],
+        ADMIN,
+      );
+      return {
+        params: { id },
+        body: { userrole: 'authz-viewers', acl: 'r----', objects: [id] },
+      };
+    },
+    check: (r, { f, params, ok }) => {
+      const acl = f.s.engine.model.get(f.project, params.id!)!.acl;
+      expect(acl.map((e) => e.userrole).includes('authz-viewers'), 'changed only on success').toBe(
+        ok,
+      );
+      if (ok) expect(r.json.objects).toMatchObject([{ ident: params.id, acl }]);
+    },
+  },
   'POST /projects/{project}/pmd/modifyfolder': {
     level: 'mdadmin',
     success: 200,
@@ -535,6 +636,95 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/pmd/graph/odm': { level: 'member', success: 200 },
   'GET /projects/{project}/pmd/check/model': { level: 'mdadmin', success: 200 },
   'GET /projects/{project}/pmd/check/obj': { level: 'mdadmin', success: 200 },
+  'GET /projects/{project}/app/dashboards': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => {
+      throwawayDashboard(f, 'authz-dash-list');
+      return {};
+    },
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.dashboards.length).toBeGreaterThan(0);
+    },
+  },
+  'GET /projects/{project}/app/dashboards/{id}': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({ params: { id: throwawayDashboard(f, 'authz-dash').dashboard } }),
+    check: (r, { ok }) => {
+      if (ok)
+        expect(r.json.items[0].rows).toEqual([
+          ['EU', '3'],
+          ['US', '4'],
+        ]);
+    },
+  },
+  'GET /projects/{project}/app/reports/{id}': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({ params: { id: throwawayDashboard(f, 'authz-report').report } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.chart.svg).toMatch(/^<svg/);
+    },
+  },
+  'GET /projects/{project}/pmd/share': {
+    level: 'member',
+    success: 200,
+    prepare: async (f, caller) => {
+      await sharedDashboard(f, caller, 'authz-share-list');
+      return {};
+    },
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.shares.length).toBeGreaterThan(0);
+    },
+  },
+  'POST /projects/{project}/pmd/share': {
+    level: 'member',
+    success: 201,
+    body: { type: 'private', object: 'dashboard.any', users: [OTHER_MEMBER] },
+    prepare: (f, caller) => ({
+      body: {
+        type: 'private',
+        object: sharableDashboard(f, caller, 'authz-share-create'),
+        users: [OTHER_MEMBER],
+      },
+    }),
+    check: (r, { f, ok }) => {
+      const object = (r.json?.share?.dashboard ?? '') as string;
+      if (ok) expect(isShared(f, object)).toBe(true);
+    },
+  },
+  'GET /projects/{project}/pmd/share/{dashboardId}': {
+    level: 'member',
+    success: 200,
+    prepare: async (f, caller) => ({
+      params: { dashboardId: await sharedDashboard(f, caller, 'authz-share-get') },
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.share).toMatchObject({ type: 'private', users: [OTHER_MEMBER] });
+    },
+  },
+  'PUT /projects/{project}/pmd/share/{dashboardId}': {
+    level: 'member',
+    success: 200,
+    body: { users: [OTHER_MEMBER, ADMIN] },
+    prepare: async (f, caller) => ({
+      params: { dashboardId: await sharedDashboard(f, caller, 'authz-share-put') },
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.share.users).toEqual([OTHER_MEMBER, ADMIN]);
+    },
+  },
+  'DELETE /projects/{project}/pmd/share/{dashboardId}': {
+    level: 'member',
+    success: 204,
+    prepare: async (f, caller) => ({
+      params: { dashboardId: await sharedDashboard(f, caller, 'authz-share-delete') },
+    }),
+    check: (_r, { f, params, ok }) => {
+      expect(isShared(f, params.dashboardId!), 'stopped only by a successful DELETE').toBe(!ok);
+    },
+  },
   'POST /projects/{project}/app/aql/execute': {
     level: 'member',
     success: 201,
@@ -566,6 +756,26 @@ const MATRIX: Record<string, Entry> = {
           'attr.authz_sales.region',
           'fact.authz_sales.amount',
         ]);
+    },
+  },
+  // The caller passes the level check and the body is read: a bad option (or a URL that is no
+  // page of this site) is refused with 400 before Chromium is needed, so no browser is used.
+  'POST /projects/{project}/app/export/html': {
+    level: 'member',
+    success: 400,
+    body: { html: '<p>authz</p>', pageType: 'B5' },
+    prepare: () => ({ query: '?format=pdf' }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.context.field).toBe('pageType');
+    },
+  },
+  'POST /projects/{project}/app/export/url': {
+    level: 'member',
+    success: 400,
+    body: { url: 'https://elsewhere.example/' },
+    prepare: () => ({ query: '?format=pdf' }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.context.field).toBe('url');
     },
   },
   'POST /projects/{project}/app/ai/messages': {
@@ -832,6 +1042,7 @@ describe('maintenance', () => {
         conversationId: 'any',
         messageId: 'any',
         boxId: 'input.storage',
+        dashboardId: 'dashboard.any',
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -897,6 +1108,7 @@ describe('revoked member (active: false)', () => {
         conversationId: 'any',
         messageId: 'any',
         boxId: 'input.storage',
+        dashboardId: 'dashboard.any',
       }),
       entry.body,
     );

@@ -180,6 +180,8 @@ describe('MCP over Streamable HTTP', () => {
           'list_reports',
           'run_aql',
           'run_report',
+          'list_dashboards',
+          'get_dashboard',
           'search_objects',
           'update_object',
           'list_flows',

@@ -389,6 +389,8 @@ describe('public web surface', () => {
         'ask',
         'list_reports',
         'run_report',
+        'list_dashboards',
+        'get_dashboard',
         'create_metric',
         'update_object',
         'list_flows',

@@ -49,6 +49,8 @@ describe('one tool catalog', () => {
       aql: s.engine.aql,
       catalog: s.engine.catalog,
       objects: s.engine.objects,
+      reports: s.engine.reports,
+      siteUrl: () => s.engine.config.siteUrl,
     }).map((t) => ({ name: t.spec.name, description: t.spec.description }));
     expect(specs.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
       toolsOf('chat')
@@ -87,6 +89,8 @@ describe('one tool catalog', () => {
       aql: s.engine.aql,
       catalog: s.engine.catalog,
       objects: s.engine.objects,
+      reports: s.engine.reports,
+      siteUrl: () => s.engine.config.siteUrl,
     }).map((t) => t.spec))
       expect(spec.parameters, spec.name).toEqual(catalogSchema(spec.name, 'chat'));
   });

@@ -61,6 +61,10 @@ const envSchema = z.object({
     .min(1)
     .default('UTC')
     .refine(validTimeZone, { message: 'an IANA time zone such as UTC or Europe/Prague' }),
+  /** The headless Chromium that renders PDF exports (looked for on the first export). */
+  URSA_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  URSA_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  URSA_EXPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 export interface Config {
@@ -126,6 +130,8 @@ export interface Config {
     sftpPollSeconds: number;
     triggerTickMs: number;
   };
+  /** PDF export: the Chromium binary, exports rendered at once, and their time limit. */
+  export: { chromiumPath: string; concurrency: number; timeoutMs: number };
 }
 
 export const API_PREFIX = '/api/v1';
@@ -216,6 +222,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .filter(Boolean),
       sftpPollSeconds: e.URSA_SFTP_POLL_SECONDS,
       triggerTickMs: e.URSA_TRIGGER_TICK_MS,
+    },
+    export: {
+      chromiumPath: e.URSA_CHROMIUM_PATH,
+      concurrency: e.URSA_EXPORT_CONCURRENCY,
+      timeoutMs: e.URSA_EXPORT_TIMEOUT_MS,
     },
   };
 }

@@ -15,6 +15,7 @@ import { AiService } from './ai/service.js';
 import { todayIn, type Config } from './config.js';
 import { openDb, type Db } from './db/index.js';
 import { jobs } from './db/schema.js';
+import { Exports } from './export/exports.js';
 import {
   loadOrCreateCookieKeys,
   loadOrCreateSigningKey,
@@ -45,6 +46,8 @@ import { Triggers } from './flows/triggers/triggers.js';
 import { ModelObjects } from './model/objects.js';
 import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
+import { Reports } from './reports/reports.js';
+import { Shares } from './sharing/shares.js';
 import { DavProps } from './storage/dav-props.js';
 import { ProjectFiles } from './storage/project-files.js';
 import { Storage } from './storage/storage.js';
@@ -97,8 +100,14 @@ export class Engine {
   readonly revocations: Revocations;
   /** Data integration: flow runs (jobs of type flow) and the box catalog. */
   readonly flows: Flows;
+  /** Reports and dashboards computed for a reader (charts, KPIs, dashboard filters). */
+  readonly reports: Reports;
+  /** Dashboard shares: private ones open dashboards to named members, public ones to anyone. */
+  readonly shares: Shares;
   /** Timers and watchers that start flows; started by the server once it serves. */
   readonly triggers: Triggers;
+  /** PDF export: HTML printed by one headless Chromium, launched on the first export. */
+  readonly exports: Exports;
 
   private constructor(
     readonly config: Config,
@@ -175,6 +184,20 @@ export class Engine {
       (p) => this.projects.dir(p),
       () => todayIn(config.timeZone),
     );
+    this.reports = new Reports(this.objects, this.aql);
+    this.shares = new Shares({
+      db: this.db,
+      objects: this.objects,
+      members: this.members,
+      reports: this.reports,
+      activity: this.activity,
+      mailer: this.mailer,
+      siteUrl: () => config.siteUrl,
+      actorOf: (email, projectId) => this.actor({ email }, projectId),
+    });
+    this.reports.setShareGrant((p, dashboard, email) =>
+      this.shares.sharedWith(p, dashboard, email),
+    );
     this.catalog = new CatalogService(
       this.aql,
       this.dbs,
@@ -218,6 +241,8 @@ export class Engine {
       aql: this.aql,
       catalog: this.catalog,
       objects: this.objects,
+      reports: this.reports,
+      siteUrl: () => config.siteUrl,
       provider: config.ai ? providerFromConfig(config.ai) : null,
       budget: config.aiAgent,
       actorOf: (email, projectId) => this.actor({ email }, projectId),
@@ -249,6 +274,7 @@ export class Engine {
       config: config.flows,
       log,
     });
+    this.exports = new Exports(config.export, log);
     this.registerUsage();
   }
 
@@ -313,6 +339,7 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    await this.exports.close();
     await this.triggers.stop();
     await this.jobs.stop();
     await this.dbs.closeAll();

@@ -2,8 +2,13 @@
 // whole result: the text block, structuredContent and links). Every tool answer passes
 // through capped(): a tool that can give less (fewer rows, with truncated=true and a cursor)
 // offers a shrink step; otherwise an oversized answer becomes an isError telling how to
-// narrow the call.
-import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
+// narrow the call. Images (charts as PNG) are not counted in those bytes — a model reads an
+// image by its pixels, not its base64 — so the tools that attach them bound their number.
+import type {
+  CallToolResult,
+  ImageContent,
+  ResourceLink,
+} from '@modelcontextprotocol/sdk/types.js';
 
 export const MAX_OUTPUT_BYTES = 100_000;
 /** Error texts are short by design; a pathological one is cut rather than flooding the model. */
@@ -13,6 +18,8 @@ export interface Reply<T extends object> {
   data: T;
   /** Extra content blocks, e.g. a link to the full CSV. */
   links?: ResourceLink[];
+  /** Image blocks after the text and links (not counted in MAX_OUTPUT_BYTES). */
+  images?: ImageContent[];
   /** A smaller answer of the same shape (e.g. half the rows), or null when it cannot shrink. */
   shrink?: (data: T) => T | null | Promise<T | null>;
 }
@@ -42,7 +49,10 @@ export async function capped<T extends object>(
     result = build(data, reply.links);
     size = sizeOf(result);
   }
-  if (size <= max) return result;
+  if (size <= max) {
+    if (reply.images?.length) result.content.push(...reply.images);
+    return result;
+  }
   return errorResult(
     `the answer would be ${Math.ceil(size / 1000)} KB, over the ${max / 1000} KB limit of one tool call; ${narrow}`,
   );

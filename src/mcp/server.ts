@@ -9,6 +9,7 @@ import { registerResources } from './resources.js';
 import { registerAqlTools } from './tools/aql.js';
 import { registerHelpTools } from './tools/help.js';
 import { registerAskTool } from './tools/ask.js';
+import { registerDashboardTools } from './tools/dashboards.js';
 import { registerFlowRunTool, registerFlowTools } from './tools/flows.js';
 import type { McpContext } from './tools/common.js';
 import { registerModelTools } from './tools/model.js';
@@ -51,6 +52,7 @@ export function buildMcpServer(
   registerProjectTools(server, ctx);
   registerModelTools(server, ctx);
   registerAqlTools(server, ctx);
+  registerDashboardTools(server, ctx);
   registerHelpTools(server, ctx);
   registerAskTool(server, ctx);
   registerFlowTools(server, ctx);

@@ -8,9 +8,13 @@ import type { RouteDef } from './router.js';
 import { specPath } from './router.js';
 import { aiRoutes } from './routes/ai.js';
 import { aqlRoutes } from './routes/aql.js';
+import { batchRoutes } from './routes/batch.js';
 import { dataRoutes } from './routes/data.js';
+import { exportRoutes } from './routes/export.js';
 import { flowRoutes } from './routes/flows.js';
 import { jobRoutes } from './routes/jobs.js';
+import { reportRoutes } from './routes/reports.js';
+import { shareRoutes } from './routes/shares.js';
 import { modelRoutes } from './routes/model.js';
 import { packageRoutes } from './routes/packages.js';
 import { projectRoutes } from './routes/projects.js';
@@ -62,9 +66,13 @@ export function apiRoutes(): RouteDef[] {
     ...flowRoutes,
     ...triggerRoutes,
     ...aqlRoutes,
+    ...exportRoutes,
     ...aiRoutes,
     ...packageRoutes,
     ...modelRoutes,
+    ...reportRoutes,
+    ...batchRoutes,
+    ...shareRoutes,
   ];
   const index: RouteDef = {
     group: 'API',

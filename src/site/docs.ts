@@ -47,6 +47,13 @@ const WANTED: readonly Omit<DocFile, 'sections' | 'markdown'>[] = [
     topic: 'api',
   },
   {
+    name: 'sharing.md',
+    title: 'Sharing dashboards',
+    about:
+      'private shares for named members, public shares served without signing in, the embedding settings, and framing a dashboard with an iframe',
+    topic: 'api',
+  },
+  {
     name: 'operations.md',
     title: 'Operations',
     about: 'configuration variables, data directory, command line, identity, plans and limits',

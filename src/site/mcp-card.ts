@@ -33,8 +33,8 @@ export function mcpServerCard(siteUrl: string, issuer: string): Record<string, u
     title: 'Ursa',
     description:
       'Ask questions of your data in Ursa: browse projects and the semantic model, run AQL ' +
-      'queries and saved reports, and define metrics, always with your own permissions and ' +
-      'row-level security.',
+      'queries and saved reports, open dashboards with their charts, and define metrics, ' +
+      'always with your own permissions and row-level security.',
     websiteUrl: siteUrl,
     remotes: [
       {

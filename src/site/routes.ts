@@ -13,6 +13,7 @@ import { mcpServerCard } from './mcp-card.js';
 import { loadPosts } from './posts.js';
 import { pricingPage, loadPricing } from './pricing.js';
 import { prepare, preparePage, sendPrepared, type Prepared } from './send.js';
+import { sharePage } from './share.js';
 
 const pricing = loadPricing();
 const posts = loadPosts();
@@ -86,6 +87,11 @@ export const siteRoutes: RouteDef[] = [
     if (!doc) throw notFound(`no document ${c.params.file}`, { available: [...docFiles.keys()] });
     sendPrepared(c.req, c.res, doc);
   }),
+  get(
+    '/share/:token',
+    "A public dashboard share (HTML, framable by the project's embedOrigins; JSON with ?format=json); `filter` as for app/dashboards.",
+    sharePage,
+  ),
   get('/assets/:file', 'Stylesheet and images of the site.', ({ req, res, params }) => {
     const asset = assets.get(`/assets/${params.file}`);
     if (!asset) throw notFound(`no asset ${params.file}`);

@@ -27,6 +27,11 @@ export interface PageSpec {
    * redirect URI (any scheme), which `form-action` would block.
    */
   formsLeaveSite?: boolean;
+  /**
+   * Origins that may frame the page (a public share's `embedOrigins`; `*` any). Left out, no
+   * page may frame it.
+   */
+  frameAncestors?: string[];
   /** More <head> markup (alternate links). */
   head?: Html;
   body: Html;
@@ -84,7 +89,7 @@ function contentSecurityPolicy(spec: PageSpec): string {
     spec.connect && "connect-src 'self'",
     "base-uri 'none'",
     !spec.formsLeaveSite && "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${spec.frameAncestors?.length ? spec.frameAncestors.join(' ') : "'none'"}`,
   ];
   return directives.filter(Boolean).join('; ');
 }

@@ -17,6 +17,7 @@ import { parseInput } from '../validate.js';
 import { runAgent } from './agent.js';
 import type { AgentBudget } from './config.js';
 import { Conversations, type ConversationSummary, type ConversationView } from './conversations.js';
+import { linksIn } from './dashboards.js';
 import { fill, loadChatPrompts, type ChatPrompts } from './prompts.js';
 import { AiProviderError, type ChatMessage, type ChatProvider } from './provider.js';
 import { agentTools, type AgentDeps, type AgentTool, type ToolContext } from './tools.js';
@@ -142,7 +143,13 @@ export class AiService {
     const a = this.d.actorOf(job.job.createdBy, job.job.projectId);
     const msg = this.conversations.question(message);
     if (!msg) throw new JobFailure('the conversation was deleted before the question was answered');
-    const ctx: ToolContext = { actor: a, signal: job.signal, queries: [], chart: null };
+    const ctx: ToolContext = {
+      actor: a,
+      signal: job.signal,
+      queries: [],
+      chart: null,
+      links: [],
+    };
     const spent: Spent = { usage: { inputTokens: 0, outputTokens: 0 }, steps: 0, queries: 0 };
     this.spent.set(job.job.id, spent);
     try {
@@ -173,6 +180,7 @@ export class AiService {
         answer: outcome.answer,
         queries: ctx.queries,
         chart: ctx.chart,
+        links: linksIn(outcome.answer, ctx.links),
         usage: outcome.usage,
         steps: outcome.steps,
         provider: provider.name,

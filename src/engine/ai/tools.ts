@@ -1,5 +1,6 @@
 // The AI agent's tools: the engine functions the MCP tools use (catalog, search, attribute
-// values, compatible objects, run and explain AQL) plus make_chart, all as the calling user.
+// values, compatible objects, run and explain AQL) plus make_chart and find_dashboards, all as
+// the calling user.
 // Arguments are checked here; a tool's answer is compact JSON text, capped in size.
 import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
@@ -11,9 +12,11 @@ import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure } from '../jobs/jobs.js';
 import type { ModelObjects } from '../model/objects.js';
-import { buildChartSpec, renderChartSvg } from './chart.js';
+import type { Reports } from '../reports/reports.js';
+import { buildChartSpec, renderChartSvg } from '../reports/chart.js';
+import { findDashboards, shown } from './dashboards.js';
 import type { ToolSpec } from './provider.js';
-import type { AiChart, AiQuery } from './types.js';
+import type { AiChart, AiLink, AiQuery } from './types.js';
 
 /** What a tool answer may hold: a model reads it all, so it stays small. */
 export const MAX_TOOL_CHARS = TOOL_LIMITS.chat.maxChars;
@@ -24,6 +27,9 @@ export interface AgentDeps {
   aql: Aql;
   catalog: CatalogService;
   objects: ModelObjects;
+  reports: Reports;
+  /** The server's public address (read when a tool runs: final only once the server listens). */
+  siteUrl: () => string;
 }
 
 export interface ToolContext {
@@ -32,6 +38,8 @@ export interface ToolContext {
   /** Every query run so far, in order; run_aql adds to it. */
   queries: AiQuery[];
   chart: AiChart | null;
+  /** Every dashboard and report find_dashboards returned (the answer keeps those it links). */
+  links: AiLink[];
 }
 
 export interface AgentTool {
@@ -83,7 +91,7 @@ function define<S extends z.ZodRawShape>(def: Def<S>): AgentTool {
 }
 
 export function agentTools(deps: AgentDeps): AgentTool[] {
-  const { aql, catalog, objects } = deps;
+  const { aql, catalog, objects, reports, siteUrl } = deps;
   return [
     define({
       name: 'get_model',
@@ -244,6 +252,35 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
         const svg = await renderChartSvg(spec);
         ctx.chart = { queryId: q.id, spec, svg };
         return json({ chart: 'ready', query: q.id, mark });
+      },
+    }),
+    define({
+      name: 'find_dashboards',
+      input: TOOL_INPUTS.find_dashboards(),
+      run: async ({ query, kind, limit }, ctx) => {
+        const r = findDashboards(reports, siteUrl(), ctx.actor, { query, kind });
+        const items = r.items.slice(0, limit ?? 20);
+        for (const i of items)
+          if (!ctx.links.some((l) => l.url === i.url))
+            ctx.links.push({ kind: i.kind, ident: i.ident, name: i.name, url: i.url });
+        const what = kind ? `${kind}s` : 'dashboards or reports';
+        return fit(items, (list, cut) => ({
+          total: r.items.length,
+          items: list.map(shown),
+          ...(r.items.length === 0
+            ? {
+                note: query
+                  ? `none of the ${what} you may open matches "${query}"; call again without query to list them all`
+                  : `there are no ${what} you may open in this project`,
+              }
+            : r.partial
+              ? { note: `none matches every word of "${query}"; these match some` }
+              : list.length < r.items.length
+                ? {
+                    note: `first ${list.length} of ${r.items.length}${cut ? ' (cut to fit)' : ''}; narrow the query`,
+                  }
+                : {}),
+        }));
       },
     }),
   ];

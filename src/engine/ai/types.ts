@@ -29,6 +29,15 @@ export interface AiChart {
   svg: string;
 }
 
+/** A dashboard or report the answer links to, as find_dashboards returned it. */
+export interface AiLink {
+  kind: 'dashboard' | 'report';
+  ident: string;
+  name: string;
+  /** `{site_url}/api/v1/projects/{project}/app/dashboards/{id}` (or `…/app/reports/{id}`). */
+  url: string;
+}
+
 export interface AiAnswer {
   conversation: string;
   message: string;
@@ -37,6 +46,8 @@ export interface AiAnswer {
   answer: string;
   queries: AiQuery[];
   chart: AiChart | null;
+  /** Dashboards and reports linked in `answer`: only URLs a tool returned in this turn. */
+  links: AiLink[];
   usage: AiUsage;
   /** Model calls made. */
   steps: number;

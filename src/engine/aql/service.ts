@@ -109,7 +109,8 @@ export class Aql {
     return snap;
   }
 
-  private env(a: ProjectActor, snap: ModelSnapshot): ResolveEnv {
+  private env(a: ProjectActor, snap: ModelSnapshot, seeAll = false): ResolveEnv {
+    if (seeAll) return { snap, visible: () => true, counter: { n: 0 } };
     const userroles = [...snap.byIdent.values()].filter((o) => o.type === 'userrole');
     const visible = visibility(a, effectiveRoles(a, userroles));
     return { snap, visible: (o: ObjectRow) => visible(o), counter: { n: 0 } };
@@ -126,8 +127,12 @@ export class Aql {
       : `${a.email.toLowerCase()}\u0000${[...a.roles].sort().join(',')}`;
   }
 
-  /** Compiles a query for this caller: their visibility and row-level filter are part of it. */
-  compile(a: ProjectActor, text: string): Compiled {
+  /**
+   * Compiles a query for this caller: their visibility and row-level filter are part of it.
+   * `seeAll`: the text is a saved report shared with them (a dashboard share), so it may name
+   * objects their roles hide; their row-level filter still applies.
+   */
+  compile(a: ProjectActor, text: string, seeAll = false): Compiled {
     if (typeof text !== 'string' || !text.trim())
       throw new AqlError('the query is empty; write e.g. SELECT [Attribute], SUM([Fact])', {
         line: 1,
@@ -144,12 +149,13 @@ export class Aql {
     const { modelVersion } = this.model.versions(a.projectId);
     // TODAY() is a bound value: a query compiled yesterday is compiled again today.
     const today = this.today();
-    const key = `${a.projectId}\u0000${modelVersion}\u0000${today}\u0000${this.visibilityKey(a)}\u0000${a.filter ?? ''}\u0000${text}`;
+    const seen = seeAll ? '*' : this.visibilityKey(a);
+    const key = `${a.projectId}\u0000${modelVersion}\u0000${today}\u0000${seen}\u0000${a.filter ?? ''}\u0000${text}`;
     const hit = this.compiled.get(key);
     if (hit) return hit;
     const snap = this.snapshot(a.projectId, modelVersion);
     const c = withinDepth(() =>
-      compileQuery(parse(text, 'query'), this.env(a, snap), a.filter, today),
+      compileQuery(parse(text, 'query'), this.env(a, snap, seeAll), a.filter, today),
     );
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
@@ -465,8 +471,13 @@ export class Aql {
    * Runs a query for this caller now, without a job, sharing the result cache (the AI agent's
    * queries: they run inside its own job and stop with it).
    */
-  async query(a: ProjectActor, text: string, signal: AbortSignal): Promise<QueryResult> {
-    const c = this.compile(a, text);
+  async query(
+    a: ProjectActor,
+    text: string,
+    signal: AbortSignal,
+    opts: { seeAll?: boolean } = {},
+  ): Promise<QueryResult> {
+    const c = this.compile(a, text, opts.seeAll);
     const key = this.resultKey(a.projectId, c);
     const columns = c.columns;
     const hit = this.cached(a.projectId, key);

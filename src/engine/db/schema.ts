@@ -1,6 +1,14 @@
 // Metadata database schema. Times are ISO-8601 strings; JSON columns hold small documents.
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import {
+  foreignKey,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
 
 export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
@@ -44,6 +52,10 @@ export const projects = sqliteTable('projects', {
   dataVersion: integer('data_version').notNull().default(0),
   /** Bumped by every model change. */
   modelVersion: integer('model_version').notNull().default(0),
+  /** Public shares of dashboards are allowed (sharing/shares.ts). */
+  dashboardEmbedding: integer('dashboard_embedding', { mode: 'boolean' }).notNull().default(false),
+  /** Origins that may frame public shares; null: any (`frame-ancestors *`). */
+  embedOrigins: text('embed_origins', { mode: 'json' }).$type<string[] | null>(),
 });
 
 export interface Announcement {
@@ -459,4 +471,38 @@ export const triggerState = sqliteTable(
     updated: text('updated').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.trigger] })],
+);
+
+/**
+ * Dashboard shares (sharing/shares.ts): one per dashboard, gone with it (the foreign key on
+ * the model object) and with the project. `users` are lowercase e-mails; `token` is the
+ * public share's URL token (null for a private share).
+ */
+export const shares = sqliteTable(
+  'shares',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    dashboard: text('dashboard').notNull(),
+    type: text('type').$type<'private' | 'public'>().notNull(),
+    users: text('users', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    emailNotif: integer('email_notif', { mode: 'boolean' }).notNull().default(false),
+    token: text('token'),
+    createdBy: text('created_by').notNull(),
+    created: text('created').notNull(),
+    updatedBy: text('updated_by').notNull(),
+    updated: text('updated').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.dashboard] }),
+    uniqueIndex('shares_token').on(t.token),
+    foreignKey({
+      columns: [t.projectId, t.dashboard],
+      foreignColumns: [objects.projectId, objects.ident],
+    }).onDelete('cascade'),
+  ],
 );

@@ -11,6 +11,7 @@ import { tx, type Db } from '../db/index.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { checkFlowDef } from '../flows/flow-def.js';
 import { pagingSchema, parseInput } from '../validate.js';
+import { parseRoleAcl, withRoleAcl } from './acl-batch.js';
 import { checkModel, checkObjects, type Problem } from './checks.js';
 import {
   AQL_KIND,
@@ -505,6 +506,54 @@ export class ModelObjects {
     });
   }
 
+  /**
+   * Batch access (SHARING.md): one role's access string on many objects, all or nothing. Any
+   * member may call; each object must exist for them (404 naming the first that does not) and
+   * they need `a` on each (403 naming every one without). An object whose ACL this changes
+   * gets a revision and an obj_action event; one already so is left alone.
+   */
+  setRoleAcl(actor: ProjectActor, body: unknown): Array<ObjectSummary & { acl: AclEntry[] }> {
+    const input = parseRoleAcl(body);
+    return this.change(actor, () => {
+      const s = this.scope(actor);
+      const rows = input.objects.map((ident) => this.mustSee(s, ident));
+      const denied = rows.filter((r) => !s.allows(r, 'a')).map((r) => r.ident);
+      if (denied.length)
+        throw forbidden(
+          `changing the acl needs the "a" position, which you do not hold on ${denied.map((d) => `"${d}"`).join(', ')}; nothing was changed`,
+          { needs: 'a', idents: denied },
+        );
+      const next = rows.map((row) => ({
+        row,
+        acl: withRoleAcl(row.acl, input.userrole, input.acl),
+      }));
+      const changed = next.filter((n) => !sameJson(n.acl, n.row.acl));
+      if (changed.length) {
+        this.writes++;
+        this.store.upsert(
+          actor.projectId,
+          changed.map(({ row, acl }) => ({
+            ident: row.ident,
+            type: row.type,
+            name: row.name,
+            description: row.description,
+            def: row.def,
+            tags: row.tags,
+            acl,
+          })),
+          actor.email,
+        );
+        const after = this.scope(actor);
+        for (const { row } of changed)
+          this.record(actor, 'update', after.index.byIdent.get(row.ident)!, {
+            userrole: input.userrole,
+            acl: input.acl,
+          });
+      }
+      return next.map(({ row, acl }) => ({ ...summary(row), acl }));
+    });
+  }
+
   modifyFolder(actor: ProjectActor, body: unknown): ObjectView {
     requireLevel(actor, 'mdadmin');
     const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
@@ -706,13 +755,18 @@ export class ModelObjects {
     }
   }
 
-  private record(actor: ProjectActor, action: string, row: ObjectRow): void {
+  private record(
+    actor: ProjectActor,
+    action: string,
+    row: ObjectRow,
+    extra: Record<string, unknown> = {},
+  ): void {
     const verb = { create: 'created', update: 'changed', delete: 'deleted' }[action] ?? action;
     this.activity.record(actor.projectId, 'obj_action', {
       user: actor.email,
       object: row.ident,
       message: `${verb} ${row.type} "${row.name}" (${row.ident})`,
-      detail: { action, ident: row.ident, type: row.type, revision: row.revision },
+      detail: { action, ident: row.ident, type: row.type, revision: row.revision, ...extra },
     });
   }
 

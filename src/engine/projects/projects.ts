@@ -14,6 +14,7 @@ import { hashPassword } from '../identity/passwords.js';
 import { assertWithin, type Limits } from '../limits/limits.js';
 import type { Plans } from '../limits/plans.js';
 import type { Orgs } from '../orgs/orgs.js';
+import { embedOriginsField, storedEmbedOrigins } from '../sharing/embed-origins.js';
 import { parseInput, zBool } from '../validate.js';
 
 export const PROJECT_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -44,6 +45,9 @@ const updateSchema = z
     webdavToken: z
       .union([z.string().min(12, 'a WebDAV token needs at least 12 characters').max(200), z.null()])
       .optional(),
+    /** Public shares of dashboards allowed (SHARING.md). */
+    dashboardEmbedding: zBool.optional(),
+    embedOrigins: embedOriginsField.optional(),
   })
   .strict();
 
@@ -77,6 +81,10 @@ export interface ProjectDetails {
   plan: string;
   maintenance: boolean;
   webdavTokenSet: boolean;
+  /** Public shares of dashboards allowed. */
+  dashboardEmbedding: boolean;
+  /** Origins that may frame public shares; empty: any. */
+  embedOrigins: string[];
   created: string;
   updated: string;
   createdBy: string;
@@ -281,6 +289,8 @@ export class Projects {
       plan: org?.plan ?? '',
       maintenance: row.maintenance,
       webdavTokenSet: Boolean(row.webdavTokenHash),
+      dashboardEmbedding: row.dashboardEmbedding,
+      embedOrigins: row.embedOrigins ?? [],
       created: row.created,
       updated: row.updated,
       createdBy: row.createdBy,
@@ -313,6 +323,10 @@ export class Projects {
     if (input.label !== undefined) changes.label = input.label;
     if (input.desc !== undefined) changes.description = input.desc;
     if (input.maintenance !== undefined) changes.maintenance = input.maintenance;
+    if (input.dashboardEmbedding !== undefined)
+      changes.dashboardEmbedding = input.dashboardEmbedding;
+    if (input.embedOrigins !== undefined)
+      changes.embedOrigins = storedEmbedOrigins(input.embedOrigins);
     if (input.webdavToken !== undefined) {
       changes.webdavTokenHash =
         input.webdavToken === null ? null : await hashPassword(input.webdavToken);

@@ -95,7 +95,21 @@ export const TOOLS = {
   run_report: {
     title: 'Run a report',
     description:
-      'Run a saved report (by id or title) and return its rows like run_aql; continue with run_aql and the cursor.',
+      'Run a saved report (by id or title) as you and return its rows like run_aql (continue with run_aql and the cursor); a KPI report adds its formatted number, a chart report its chart as a PNG image; url is its web page.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  list_dashboards: {
+    title: 'List dashboards',
+    description:
+      'Dashboards you can open (by your roles, or shared with you): id, title, description, number of items and the link to its web page. Open one with get_dashboard.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  get_dashboard: {
+    title: 'Get a dashboard',
+    description:
+      'A dashboard (by id or title) computed as you (your permissions and row-level filter apply): each item\'s columns and rows, KPI numbers formatted, per-item errors, and each chart as a PNG image. filters sets its filter values as "attribute:value"; url is its web page.',
     doors: ['mcp'],
     readOnly: true,
   },
@@ -138,6 +152,13 @@ export const TOOLS = {
     title: 'Make a chart',
     description:
       'Draw one query result as a chart shown with your answer (the last call wins). Columns are named by their titles as run_aql returned them.',
+    doors: ['chat'],
+    readOnly: true,
+  },
+  find_dashboards: {
+    title: 'Find dashboards and reports',
+    description:
+      'Dashboards and saved reports you can open (by your roles, or shared with you) whose title, description or id contain the words of query (none: all), each with its url. Answer a request to show or open one with a Markdown link to that url, exactly as given; never write a URL this tool did not return.',
     doors: ['chat'],
     readOnly: true,
   },

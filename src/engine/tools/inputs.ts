@@ -2,7 +2,7 @@
 // bounds and the texts a model reads. A door passes its own limits (an MCP answer has more
 // room than a chat turn); the MCP door adds `project`, and run_aql's `cursor` there.
 import { z } from 'zod';
-import { CHART_MARKS } from '../ai/chart.js';
+import { CHART_MARKS } from '../reports/chart.js';
 import { TOOL_LIMITS, type Door } from './catalog.js';
 
 const rows = (door: Door) => TOOL_LIMITS[door];
@@ -49,5 +49,17 @@ export const TOOL_INPUTS = {
     y: z.string().min(1).describe('Numeric column for the y axis (for arc, the slice sizes)'),
     color: z.string().optional().describe('Optional column splitting the data into series'),
     title: z.string().max(200).optional().describe('Optional chart title'),
+  }),
+  find_dashboards: () => ({
+    query: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Words of the title, description or id, e.g. "ops"; leave out to list all'),
+    kind: z
+      .enum(['dashboard', 'report'])
+      .optional()
+      .describe('Only dashboards or only reports (default both)'),
+    limit: limit('How many', 20, 50),
   }),
 };

@@ -1,6 +1,6 @@
 // Queries: run AQL (a report job, waited for up to URSA_MCP_WAIT_MS, then RUNNING) and page
-// through its result with an opaque cursor bound to the query, explain a query, and list and
-// run saved reports.
+// through its result with an opaque cursor bound to the query, explain a query, and list saved
+// reports (run_report, which also draws them, is in dashboards.ts).
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
@@ -13,7 +13,6 @@ import type { Reply } from '../limits.js';
 import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
 import type { QueryResult } from '../../engine/aql/service.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
-import { findObject } from './model.js';
 
 export const DEFAULT_ROWS = TOOL_LIMITS.mcp.defaultRows;
 export const MAX_ROWS = TOOL_LIMITS.mcp.maxRows;
@@ -58,7 +57,7 @@ const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` :
 
 // ---- results ----
 
-const resultShape = {
+export const resultShape = {
   status: z
     .enum(['OK', 'RUNNING'])
     .describe('RUNNING: the query is still running; call run_aql with cursor for its rows'),
@@ -76,7 +75,7 @@ const resultShape = {
     .optional()
     .describe('Only when no rows: WHERE values that match no member, with the closest members'),
 };
-type ResultOut = z.infer<z.ZodObject<typeof resultShape>>;
+export type ResultOut = z.infer<z.ZodObject<typeof resultShape>>;
 
 /** A query not finished within the wait: no rows yet, the cursor collects them. */
 function running(a: ProjectActor, job: Job, offset: number, limit: number): Reply<ResultOut> {
@@ -147,7 +146,7 @@ async function page(
   };
 }
 
-async function execute(
+export async function execute(
   ctx: McpContext,
   a: ProjectActor,
   aql: string,
@@ -161,9 +160,9 @@ async function execute(
   return page(ctx, a, job, 0, limit, extra, result);
 }
 
-const RUN_AQL = TOOL_INPUTS.run_aql('mcp');
+export const RUN_AQL = TOOL_INPUTS.run_aql('mcp');
 
-const RESULT_NARROW =
+export const RESULT_NARROW =
   'even one row is too large; select fewer or shorter columns (or read the csv resource)';
 
 export function registerAqlTools(server: McpServer, ctx: McpContext): void {
@@ -292,40 +291,6 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
       return {
         data: shape(r.items.length),
         shrink: (d) => (d.reports.length > 1 ? shape(Math.ceil(d.reports.length / 2)) : null),
-      };
-    },
-  });
-
-  defineTool(server, ctx, {
-    name: 'run_report',
-    input: {
-      project: projectArg,
-      report: z.string().min(1).describe('Report id or title'),
-      limit: RUN_AQL.limit,
-    },
-    output: {
-      report: z.object({ id: z.string(), title: z.string(), aql: z.string() }),
-      ...resultShape,
-    },
-    annotations: READ_ONLY,
-    narrow: RESULT_NARROW,
-    run: async ({ project, report, limit }, extra) => {
-      const a = actorFor(ctx, project);
-      const obj = findObject(ctx, a, report).object;
-      if (obj.type !== 'report')
-        throw invalid(
-          `[${obj.name}] (${obj.ident}) is a ${obj.type}, not a report; list_reports lists the reports`,
-        );
-      const aql = String(obj.def.aql ?? '');
-      const r = await execute(ctx, a, aql, limit ?? DEFAULT_ROWS, extra);
-      const head = { report: { id: obj.ident, title: obj.name, aql } };
-      return {
-        data: { ...head, ...r.data },
-        links: r.links,
-        shrink: async (d) => {
-          const smaller = r.shrink ? await r.shrink(d) : null;
-          return smaller && { ...head, ...smaller };
-        },
       };
     },
   });

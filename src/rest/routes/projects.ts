@@ -72,7 +72,8 @@ export const projectRoutes: RouteDef[] = [
       },
       PUT: {
         access: 'admin',
-        description: 'Change label, desc, maintenance or webdavToken (Admin).',
+        description:
+          'Change label, desc, maintenance, webdavToken, dashboardEmbedding or embedOrigins (Admin).',
         duringMaintenance: true,
         handler: async ({ engine, actor, body }) =>
           detailsReply(await engine.projects.update(actor, body)),

@@ -1,6 +1,6 @@
-// Charts for the AI chat. The model only names a mark and columns; we build the Vega-Lite spec
-// ourselves (so it can never point Vega at a URL) and render it to SVG on the server with a
-// loader that refuses every fetch.
+// Charts of the AI chat, reports and dashboards. The chat's model only names a mark and
+// columns, a report its visualization; we build the Vega-Lite spec ourselves (so it can never
+// point Vega at a URL) and render it to SVG on the server with a loader that refuses every fetch.
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
@@ -18,7 +18,7 @@ export interface ChartRequest {
 }
 
 export interface ChartTable {
-  columns: { title: string; dataType: string }[];
+  columns: { title: string; dataType: string; kind?: string }[];
   rows: string[][];
 }
 
@@ -59,8 +59,17 @@ function cellValue(cell: string | undefined, type: FieldType): string | number |
   return cell;
 }
 
+export interface ChartSize {
+  width: number;
+  height: number;
+}
+
 /** Builds a Vega-Lite v5 spec with the table inline as data.values. */
-export function buildChartSpec(req: ChartRequest, table: ChartTable): Record<string, unknown> {
+export function buildChartSpec(
+  req: ChartRequest,
+  table: ChartTable,
+  size: ChartSize = { width: WIDTH, height: HEIGHT },
+): Record<string, unknown> {
   if (!(CHART_MARKS as readonly string[]).includes(req.mark))
     throw invalid(`Unknown chart mark "${req.mark}"; use one of: ${CHART_MARKS.join(', ')}.`);
   if (table.rows.length === 0)
@@ -122,8 +131,8 @@ export function buildChartSpec(req: ChartRequest, table: ChartTable): Record<str
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     ...(req.title ? { title: clip(String(req.title)) } : {}),
-    width: WIDTH,
-    height: HEIGHT,
+    width: size.width,
+    height: size.height,
     data: { values },
     mark: req.mark,
     encoding,
@@ -139,6 +148,34 @@ function refusingLoader(refused: string[]): vega.Loader {
   return { load: refuse, sanitize: refuse, http: refuse, file: refuse };
 }
 
+const DATA = 'table';
+const MAX_RUNTIMES = 500;
+/**
+ * Parsed charts by their spec without its data: compiling Vega-Lite and parsing Vega take
+ * about half of a render, and a dashboard's charts keep their shape while their data changes.
+ */
+const runtimes = new Map<string, vega.Runtime>();
+
+function runtimeOf(
+  spec: Record<string, unknown>,
+  logger: vega.LoggerInterface,
+  errors: unknown[],
+): { runtime: vega.Runtime; values?: object[] } {
+  const values = (spec.data as { values?: unknown } | undefined)?.values;
+  const inline = Array.isArray(values);
+  const shape = inline ? { ...spec, data: { name: DATA } } : spec;
+  const key = JSON.stringify(shape);
+  const hit = runtimes.get(key);
+  if (hit) return { runtime: hit, values: inline ? (values as object[]) : undefined };
+  const before = errors.length;
+  const runtime = vega.parse(vl.compile(shape as unknown as TopLevelSpec, { logger }).spec);
+  if (errors.length === before) {
+    if (runtimes.size >= MAX_RUNTIMES) runtimes.delete(runtimes.keys().next().value!);
+    runtimes.set(key, runtime);
+  }
+  return { runtime, values: inline ? (values as object[]) : undefined };
+}
+
 /** Renders a spec built by buildChartSpec to an SVG string; never loads anything external. */
 export async function renderChartSvg(
   spec: Record<string, unknown>,
@@ -150,12 +187,13 @@ export async function renderChartSvg(
   const logger = vega.logger(vega.Error, undefined, (_method, _level, input) => {
     errors.push(input[0]);
   });
-  const vgSpec = vl.compile(spec as unknown as TopLevelSpec, { logger }).spec;
-  const view = new vega.View(vega.parse(vgSpec), {
+  const { runtime, values } = runtimeOf(spec, logger, errors);
+  const view = new vega.View(runtime, {
     renderer: 'none',
     loader: refusingLoader(refused),
     logger,
   });
+  if (values) view.data(DATA, values);
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {

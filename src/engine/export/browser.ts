@@ -1,0 +1,232 @@
+// One headless Chromium that prints HTML to PDF. It is launched on the first export, reused by
+// the next ones, and launched again when it went away (crash, killed). Each export gets its own
+// browser context (no cookies, cache or storage shared with another), JavaScript off, and no
+// network: every request the page makes is aborted except `data:` URLs, and host names (IP
+// literals too) resolve to nothing, which also stops what request interception never sees
+// (prefetch, preconnect). At most `concurrency` exports render at once; the others wait in
+// line. One deadline covers waiting and rendering; whatever happens the context is closed.
+import fs from 'node:fs';
+import type { Logger } from 'pino';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { conflict, EngineError, invalid, unavailable } from '../errors.js';
+import type { PdfOptions } from './pdf-options.js';
+
+export interface RendererSettings {
+  /** The Chromium binary (URSA_CHROMIUM_PATH). */
+  chromiumPath: string;
+  /** Exports rendered at once (URSA_EXPORT_CONCURRENCY). */
+  concurrency: number;
+  /** Waiting plus rendering, per export (URSA_EXPORT_TIMEOUT_MS). */
+  timeoutMs: number;
+}
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // No name or address resolves: nothing the page asks for can connect anywhere, including
+  // requests the browser makes outside interception (prefetch, preconnect, DNS prefetch).
+  '--host-resolver-rules=MAP * ~NOTFOUND',
+];
+
+/** A place in line for one of the renderers. */
+interface Waiter {
+  grant: () => void;
+}
+
+export class PdfRenderer {
+  private browser: Promise<Browser> | null = null;
+  private running = 0;
+  private readonly line: Waiter[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly settings: RendererSettings,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Prints `html` with `options`; the PDF as Chromium writes it. */
+  async render(html: string, options: PdfOptions): Promise<Buffer> {
+    if (this.closed) throw unavailable('the PDF renderer is shut down: the server is stopping');
+    const started = Date.now();
+    const deadline = started + this.settings.timeoutMs;
+    await this.acquire(deadline, started);
+    const waited = Date.now() - started;
+    let context: BrowserContext | null = null;
+    let expired = false;
+    const work = (async () => {
+      const browser = await this.launched();
+      if (expired) throw new Error('expired');
+      context = await browser.newContext({
+        javaScriptEnabled: false,
+        serviceWorkers: 'block',
+        acceptDownloads: false,
+        offline: true,
+      });
+      if (expired) throw new Error('expired');
+      await context.route('**/*', (route) =>
+        route.request().url().startsWith('data:') ? route.continue() : route.abort('aborted'),
+      );
+      const page = await context.newPage();
+      // The deadline below is the only clock: a timeout of Playwright's own could end the
+      // work a moment before it, as an error of another kind.
+      page.setDefaultTimeout(0);
+      await page.setContent(html, { waitUntil: 'load' });
+      return page.pdf({
+        width: `${options.width}in`,
+        height: `${options.height}in`,
+        margin: {
+          top: `${options.margin.top}in`,
+          right: `${options.margin.right}in`,
+          bottom: `${options.margin.bottom}in`,
+          left: `${options.margin.left}in`,
+        },
+        scale: options.scale,
+        printBackground: options.printBackground,
+        // The page's own CSS `@page { size }` does not override the options.
+        preferCSSPageSize: false,
+      });
+    })();
+    // The slot is given back only once Chromium is done with the page, after a timeout too.
+    const done = work.finally(async () => {
+      await (context as BrowserContext | null)?.close().catch(() => undefined);
+      this.release();
+    });
+    done.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          expired = true;
+          // Closing the context stops the printing at once.
+          void (context as BrowserContext | null)?.close().catch(() => undefined);
+          const rendered = Date.now() - started - waited;
+          reject(
+            invalid(
+              `the PDF export took longer than ${this.settings.timeoutMs} ms (${rendered} ms rendering after ${waited} ms waiting): make the page smaller or simpler`,
+              {
+                timeoutMs: this.settings.timeoutMs,
+                waitedMs: waited,
+                renderMs: rendered,
+                setting: 'URSA_EXPORT_TIMEOUT_MS',
+              },
+            ),
+          );
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([done, timeout]);
+    } catch (err) {
+      if (expired || err instanceof EngineError) throw err;
+      if (!(await this.browser?.then((b) => b.isConnected()).catch(() => false)))
+        throw unavailable('Chromium stopped during the PDF export; try again', {
+          setting: 'URSA_CHROMIUM_PATH',
+        });
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes Chromium (waiting exports fail); the engine calls it when it closes. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser;
+    this.browser = null;
+    for (const w of this.line.splice(0)) w.grant();
+    await browser?.then((b) => b.close()).catch(() => undefined);
+  }
+
+  /** Waits for a free renderer until the deadline; 409 when none came free in time. */
+  private acquire(deadline: number, started: number): Promise<void> {
+    if (this.running < this.settings.concurrency) {
+      this.running += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          if (this.closed)
+            reject(unavailable('the PDF renderer is shut down: the server is stopping'));
+          else resolve();
+        },
+      };
+      const timer = setTimeout(
+        () => {
+          const i = this.line.indexOf(waiter);
+          if (i >= 0) this.line.splice(i, 1);
+          reject(
+            conflict(
+              `no PDF renderer came free within ${this.settings.timeoutMs} ms (${this.settings.concurrency} exports render at once, ${this.line.length} more waiting); try again`,
+              {
+                timeoutMs: this.settings.timeoutMs,
+                waitedMs: Date.now() - started,
+                concurrency: this.settings.concurrency,
+                setting: 'URSA_EXPORT_CONCURRENCY',
+              },
+            ),
+          );
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      this.line.push(waiter);
+    });
+  }
+
+  /** Hands the slot to the next in line, or frees it. */
+  private release(): void {
+    const next = this.line.shift();
+    if (next) next.grant();
+    else this.running -= 1;
+  }
+
+  /** The running browser, launched when there is none (first export, after a crash). */
+  private launched(): Promise<Browser> {
+    if (this.closed)
+      return Promise.reject(unavailable('the PDF renderer is shut down: the server is stopping'));
+    if (!this.browser) {
+      const launching = this.launch();
+      this.browser = launching;
+      launching.then(
+        (b) =>
+          b.on('disconnected', () => {
+            if (this.browser === launching) this.browser = null;
+            // close() disconnects it on purpose; anything else is a crash or a kill.
+            if (!this.closed)
+              this.log?.warn(
+                'chromium for PDF export disconnected; the next export launches it again',
+              );
+          }),
+        () => {
+          if (this.browser === launching) this.browser = null;
+        },
+      );
+    }
+    return this.browser;
+  }
+
+  private async launch(): Promise<Browser> {
+    const path = this.settings.chromiumPath;
+    if (!fs.existsSync(path))
+      throw unavailable(
+        `PDF export needs Chromium, which is not at ${path}: install it (apt-get install chromium) or set URSA_CHROMIUM_PATH to its binary`,
+        { setting: 'URSA_CHROMIUM_PATH', path },
+      );
+    try {
+      const browser = await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
+      this.log?.info({ path, version: browser.version() }, 'chromium for PDF export launched');
+      return browser;
+    } catch (err) {
+      this.log?.error({ err, path }, 'chromium for PDF export failed to launch');
+      throw unavailable(
+        `PDF export could not start Chromium at ${path} (URSA_CHROMIUM_PATH): ${(err as Error).message.split('\n')[0]}`,
+        { setting: 'URSA_CHROMIUM_PATH', path },
+      );
+    }
+  }
+}

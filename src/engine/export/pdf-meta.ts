@@ -1,0 +1,26 @@
+// The document information of an exported PDF: its title, the person who exported it, when,
+// and that Ursa made it (Chromium would otherwise name itself and leave the title empty).
+import { PDFDocument } from 'pdf-lib';
+
+export interface PdfMeta {
+  title: string;
+  /** The caller's e-mail. */
+  author: string;
+  /** Creation and modification date; now by default. */
+  date?: Date;
+}
+
+export const PRODUCER = 'Ursa';
+
+/** `pdf` with its document information set (title shown in viewers' title bars). */
+export async function withPdfMeta(pdf: Uint8Array, meta: PdfMeta): Promise<Buffer> {
+  const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+  const date = meta.date ?? new Date();
+  doc.setTitle(meta.title, { showInWindowTitleBar: true });
+  doc.setAuthor(meta.author);
+  doc.setCreationDate(date);
+  doc.setModificationDate(date);
+  doc.setProducer(PRODUCER);
+  doc.setCreator(PRODUCER);
+  return Buffer.from(await doc.save());
+}

@@ -1,0 +1,385 @@
+// Reports and dashboards, computed for a reader (SHARING.md "Rendering"). Every item runs as
+// the reader: their roles decide which reports exist for them and their row-level filter
+// applies. A dashboard shared with them (a private share) opens it and its reports even where
+// the ACL hides them, still under their own row filter. Dashboard filters (`def.filters`, with
+// values chosen by the caller) narrow every item the way a row filter does: wherever the
+// item's data reaches the attribute.
+import type { ProjectActor } from '../access/actor.js';
+import type { Aql, QueryResult } from '../aql/service.js';
+import { EngineError, invalid, notFound } from '../errors.js';
+import { seesEverything } from '../model/acl.js';
+import type { ModelObjects } from '../model/objects.js';
+import type { ModelScope } from '../model/scope.js';
+import type { ObjectRow } from '../model/store.js';
+import { MAX_CHART_ROWS, renderChartSvg, type ChartSize } from './chart.js';
+import { defaultNumber, formatNumber } from './number-format.js';
+import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
+
+/** Whether a dashboard is shared with this member (a private share naming them). */
+export type ShareGrant = (projectId: string, dashboard: string, email: string) => boolean;
+
+export interface ReportColumn {
+  title: string;
+  kind: string;
+  dataType: string;
+  /** The display format of the metric this column shows, when it has one. */
+  format?: string;
+}
+
+export interface ReportRun {
+  ident: string;
+  name: string;
+  description: string;
+  visualization: Visualization;
+  columns: ReportColumn[];
+  rows: string[][];
+  /** The chart of a chart visualization: its Vega-Lite spec (data inline) and SVG. */
+  chart?: { spec: Record<string, unknown>; svg: string };
+  /** A `kpi`: the number, as computed and as shown. */
+  kpi?: { title: string; value: string | null; formatted: string };
+  warnings?: QueryResult['warnings'];
+}
+
+export interface DashboardItemRun {
+  id: string;
+  title: string;
+  report: string;
+  layout: { x: number; y: number; w: number; h: number };
+  result?: ReportRun;
+  /** Why this item could not be computed (the rest of the dashboard still is). */
+  error?: string;
+}
+
+export interface AppliedFilter {
+  attribute: string;
+  title: string;
+  /** Values selected (by the caller, else the dashboard's own); empty: all. */
+  values: string[];
+  aql?: string;
+  /** The attribute's data type (how its values are written in AQL). */
+  dataType: string;
+}
+
+export interface DashboardRun {
+  ident: string;
+  name: string;
+  description: string;
+  filters: AppliedFilter[];
+  items: DashboardItemRun[];
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Chart size in pixels (a dashboard sizes each item's chart by its layout). */
+  size?: ChartSize;
+}
+
+interface DashboardDef {
+  items: { id: string; report: string; title?: string }[];
+  layout?: { item: string; x: number; y: number; w: number; h: number }[];
+  filters?: { attribute: string; values?: string[]; aql?: string }[];
+}
+
+/** Layout grid: 12 columns; a cell is this many pixels for sizing charts. */
+export const GRID_COLUMNS = 12;
+const CELL_W = 80;
+const CELL_H = 60;
+const MAX_FILTER_VALUES = 1000;
+
+export class Reports {
+  private grant: ShareGrant = () => false;
+
+  constructor(
+    private readonly objects: ModelObjects,
+    private readonly aql: Aql,
+  ) {}
+
+  /** The sharing service tells who a dashboard is shared with. */
+  setShareGrant(grant: ShareGrant): void {
+    this.grant = grant;
+  }
+
+  /** Dashboards (or reports) the reader may open: by their roles, or shared with them. */
+  list(a: ProjectActor, type: 'dashboard' | 'report'): ObjectRow[] {
+    const s = this.objects.scope(a);
+    return s.index.rows.filter((r) => r.type === type && this.opens(a, s, r) !== null);
+  }
+
+  /** A report computed for the reader, with its chart or number. */
+  async report(
+    a: ProjectActor,
+    ident: string,
+    opts: RunOptions & { filter?: unknown } = {},
+  ): Promise<ReportRun> {
+    const s = this.objects.scope(a);
+    const row = this.mustOpen(a, s, ident, 'report');
+    const seeAll = this.opens(a, s, row) === 'shared';
+    return this.run(a, row, seeAll, opts);
+  }
+
+  /** A dashboard computed for the reader; `filter` holds the caller's `attribute:value` picks. */
+  async dashboard(
+    a: ProjectActor,
+    ident: string,
+    filter: unknown,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<DashboardRun> {
+    const s = this.objects.scope(a);
+    const dash = this.mustOpen(a, s, ident, 'dashboard');
+    const shared = this.opens(a, s, dash) === 'shared';
+    const def = dash.def as unknown as DashboardDef;
+    const filters = this.applyFilters(a, def, filter);
+    const condition = filterCondition(filters);
+    const reader: ProjectActor = condition
+      ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
+      : a;
+    const placed = placeItems(def);
+    const items = await Promise.all(
+      placed.map(async ({ item, layout }): Promise<DashboardItemRun | null> => {
+        const report = s.index.byIdent.get(item.report);
+        // An item whose report the reader cannot open is left out, unnamed.
+        if (!report || report.type !== 'report' || (!shared && !s.visible(report))) return null;
+        const base = {
+          id: item.id,
+          title: item.title ?? report.name,
+          report: report.ident,
+          layout,
+        };
+        const size = {
+          width: layout.w * CELL_W - 40,
+          height: Math.max(120, layout.h * CELL_H - 90),
+        };
+        try {
+          return { ...base, result: await this.run(reader, report, shared, { ...opts, size }) };
+        } catch (err) {
+          if (err instanceof EngineError) return { ...base, error: err.message };
+          throw err;
+        }
+      }),
+    );
+    return {
+      ident: dash.ident,
+      name: dash.name,
+      description: dash.description,
+      filters,
+      items: items.filter((i): i is DashboardItemRun => i !== null),
+    };
+  }
+
+  /**
+   * How the reader may open an object: through a share (which opens what their roles hide),
+   * by their roles, or not at all. A share wins: a member who reads a dashboard by role and
+   * is also named in its share sees the reports the share opens.
+   */
+  private opens(a: ProjectActor, s: ModelScope, row: ObjectRow): 'acl' | 'shared' | null {
+    if (seesEverything(a)) return 'acl'; // Admins and MD Admins read every object already
+    if (row.type === 'dashboard' && this.grant(a.projectId, row.ident, a.email)) return 'shared';
+    if (row.type === 'report') {
+      const viaShare = s.index.rows.some(
+        (d) =>
+          d.type === 'dashboard' &&
+          (d.def as unknown as DashboardDef).items.some((i) => i.report === row.ident) &&
+          this.grant(a.projectId, d.ident, a.email),
+      );
+      if (viaShare) return 'shared';
+    }
+    return s.visible(row) ? 'acl' : null;
+  }
+
+  private mustOpen(
+    a: ProjectActor,
+    s: ModelScope,
+    ident: string,
+    type: 'report' | 'dashboard',
+  ): ObjectRow {
+    const row = s.index.byIdent.get(ident);
+    // Hidden and missing read the same: a hidden object does not exist for the reader.
+    if (!row || row.type !== type || this.opens(a, s, row) === null)
+      throw notFound(`${type} "${ident}" not found`, { ident, type });
+    return row;
+  }
+
+  private async run(
+    a: ProjectActor,
+    row: ObjectRow,
+    seeAll: boolean,
+    opts: RunOptions,
+  ): Promise<ReportRun> {
+    const def = row.def as unknown as { aql: string; visualization: Visualization };
+    const vis = def.visualization;
+    const signal = opts.signal ?? new AbortController().signal;
+    const r = await this.aql.query(a, def.aql, signal, { seeAll });
+    const columns = this.withFormats(a, r.columns);
+    const out: ReportRun = {
+      ident: row.ident,
+      name: row.name,
+      description: row.description,
+      visualization: vis,
+      columns,
+      rows: r.rows,
+      ...(r.warnings?.length ? { warnings: r.warnings } : {}),
+    };
+    if (vis.type === 'kpi') {
+      const i = kpiColumn(vis, r);
+      const col = columns[i];
+      const value = r.rows[0]?.[i] ?? null;
+      const pattern = col?.format ?? (typeof vis.format === 'string' ? vis.format : undefined);
+      out.kpi = {
+        title: col?.title ?? row.name,
+        value,
+        formatted:
+          value === null || value === ''
+            ? '–'
+            : pattern
+              ? formatNumber(value, pattern)
+              : defaultNumber(value),
+      };
+    } else if (isChart(vis.type)) {
+      if (r.rows.length > MAX_CHART_ROWS)
+        throw invalid(
+          `report "${row.name}" returned ${r.rows.length} rows; a chart shows at most ${MAX_CHART_ROWS}: aggregate or filter its query`,
+          { ident: row.ident, rows: r.rows.length },
+        );
+      if (r.rows.length > 0) {
+        const spec = visualizationSpec(vis, r, opts.size ?? { width: 640, height: 360 });
+        out.chart = { spec, svg: await renderChartSvg(spec) };
+      }
+    }
+    return out;
+  }
+
+  /** Columns showing a metric carry its format (the metric whose title the column has). */
+  private withFormats(a: ProjectActor, columns: QueryResult['columns']): ReportColumn[] {
+    const snap = this.aql.snapshot(a.projectId);
+    const formats = new Map<string, string>();
+    for (const o of snap.byIdent.values()) {
+      const f = (o.def as { format?: unknown }).format;
+      if (o.type === 'metric' && typeof f === 'string' && f) formats.set(o.name.toLowerCase(), f);
+    }
+    return columns.map((c) => {
+      const f = c.kind === 'measure' ? formats.get(c.title.toLowerCase()) : undefined;
+      return f ? { ...c, format: f } : { ...c };
+    });
+  }
+
+  /**
+   * The dashboard's filters with the values that apply: the caller's picks
+   * (`filter=<attribute>:<value>`, repeatable; the attribute by identifier or title), else
+   * the dashboard's own `values`.
+   */
+  private applyFilters(a: ProjectActor, def: DashboardDef, filter: unknown): AppliedFilter[] {
+    const declared = def.filters ?? [];
+    const snap = this.aql.snapshot(a.projectId);
+    const picks = new Map<string, string[]>();
+    const pick = (key: string, value: string) => {
+      const f = declared.find(
+        (d) =>
+          d.attribute === key ||
+          snap.byIdent.get(d.attribute)?.name.toLowerCase() === key.toLowerCase(),
+      );
+      if (!f)
+        throw invalid(
+          `filter "${key}" is not a filter of this dashboard; its filters: ${declared.map((d) => d.attribute).join(', ') || 'none'}`,
+          { field: 'filter', filters: declared.map((d) => d.attribute) },
+        );
+      // An empty value (`filter=attr.region:`, an empty form field) selects all values.
+      const list = picks.get(f.attribute) ?? [];
+      if (value !== '') list.push(value);
+      picks.set(f.attribute, list);
+    };
+    const shape = () =>
+      invalid(
+        'filter must be <attribute>:<value> (repeatable), or filter[<attribute>]=<value>; e.g. filter=attr.region:EU',
+        { field: 'filter' },
+      );
+    // filter=<attribute>:<value>, repeatable; or filter[<attribute>]=<value> (a form's fields).
+    const entries: [string, string][] = [];
+    if (
+      filter !== undefined &&
+      filter !== null &&
+      typeof filter === 'object' &&
+      !Array.isArray(filter)
+    ) {
+      for (const [key, v] of Object.entries(filter as Record<string, unknown>))
+        for (const one of Array.isArray(v) ? v : [v]) {
+          if (typeof one !== 'string') throw shape();
+          entries.push([key, one]);
+        }
+    } else {
+      for (const g of filter === undefined ? [] : Array.isArray(filter) ? filter : [filter]) {
+        if (typeof g !== 'string') throw shape();
+        if (g === '') continue;
+        const at = g.indexOf(':');
+        if (at <= 0) throw shape();
+        entries.push([g.slice(0, at).trim(), g.slice(at + 1)]);
+      }
+    }
+    if (entries.length > MAX_FILTER_VALUES)
+      throw invalid(`at most ${MAX_FILTER_VALUES} filter values`, { field: 'filter' });
+    for (const [key, value] of entries) pick(key, value);
+    return declared.map((d) => {
+      const obj = snap.byIdent.get(d.attribute);
+      const values = picks.get(d.attribute) ?? d.values ?? [];
+      const dataType = String((obj?.def as { dataType?: unknown } | undefined)?.dataType ?? '');
+      for (const v of values) literal(v, dataType, d.attribute); // refuse bad values up front
+      return {
+        attribute: d.attribute,
+        title: obj?.name ?? d.attribute,
+        values,
+        ...(d.aql ? { aql: d.aql } : {}),
+        dataType,
+      };
+    });
+  }
+}
+
+/** A value as an AQL literal for an attribute of this data type (400 when it cannot be one). */
+function literal(v: string, dataType: string, attribute: string): string {
+  if (dataType === 'integer' || dataType === 'number') {
+    if (v.trim() === '' || !Number.isFinite(Number(v)))
+      throw invalid(`filter value "${v}" for ${attribute} must be a number`, {
+        field: 'filter',
+        attribute,
+      });
+    return String(Number(v));
+  }
+  if (dataType === 'boolean') {
+    const b = v.trim().toLowerCase();
+    if (b !== 'true' && b !== 'false')
+      throw invalid(`filter value "${v}" for ${attribute} must be true or false`, {
+        field: 'filter',
+        attribute,
+      });
+    return b.toUpperCase();
+  }
+  return `"${v.replace(/"/g, '""')}"`;
+}
+
+/** The AQL condition of the applied filters (null when none narrows anything). */
+function filterCondition(filters: AppliedFilter[]): string | null {
+  const parts: string[] = [];
+  for (const f of filters) {
+    if (f.values.length)
+      parts.push(
+        `[${f.attribute}] IN (${f.values.map((v) => literal(v, f.dataType, f.attribute)).join(', ')})`,
+      );
+    if (f.aql) parts.push(`(${f.aql})`);
+  }
+  return parts.length ? parts.join(' AND ') : null;
+}
+
+/** Items with their grid cell: as laid out, then the unplaced ones full width below. */
+function placeItems(def: DashboardDef) {
+  const cells = new Map((def.layout ?? []).map((l) => [l.item, l]));
+  let bottom = Math.max(0, ...(def.layout ?? []).map((l) => l.y + l.h));
+  return def.items.map((item) => {
+    const l = cells.get(item.id);
+    if (l) {
+      const w = Math.min(l.w, GRID_COLUMNS);
+      return { item, layout: { x: Math.min(l.x, GRID_COLUMNS - w), y: l.y, w, h: l.h } };
+    }
+    const layout = { x: 0, y: bottom, w: GRID_COLUMNS, h: 5 };
+    bottom += 5;
+    return { item, layout };
+  });
+}

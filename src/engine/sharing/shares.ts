@@ -1,0 +1,567 @@
+// Dashboard shares (SHARING.md "Shares"): one per dashboard, stored in the metadata DB and read
+// from it on every use (several server processes may serve the same project).
+//
+// - private: the named members may read the dashboard and its reports even where the ACL
+//   hides them (Reports asks sharedWith()); their row-level filter still applies. Named
+//   users who are not members are invited as plain members, by an Admin or User Admin only.
+// - public: Admin only, and only while the project's `dashboardEmbedding` is on. Its URL
+//   `{site_url}/share/{token}` is served without signing in, computed with the rights of the
+//   Admin who last created or changed it (`updatedBy`), framable by the project's
+//   `embedOrigins`. It answers 404 as soon as any of that stops being true.
+//
+// Creating, changing or stopping a share needs the `s` position of the dashboard's ACL; a
+// public share, the Admin level. Every change records an `obj_share` event in its transaction.
+// A deleted dashboard takes its share with it (foreign key on the model object).
+import { randomBytes } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { ProjectActor } from '../access/actor.js';
+import type { ActivityLog } from '../activity/activity.js';
+import { API_PREFIX } from '../config.js';
+import { tx, type Db } from '../db/index.js';
+import { projects, projectUsers, shares } from '../db/schema.js';
+import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
+import { nowIso } from '../ids.js';
+import { shareNoticeMessage } from '../mail/share-notice.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { ModelObjects } from '../model/objects.js';
+import type { ModelScope } from '../model/scope.js';
+import type { ObjectRow } from '../model/store.js';
+import type { DashboardRun, Reports } from '../reports/reports.js';
+import type { InviteResult, Members } from '../users/members.js';
+import { parseInput, zBool } from '../validate.js';
+
+export type ShareType = 'private' | 'public';
+
+/** At most this many users named by one share. */
+export const MAX_SHARE_USERS = 1000;
+
+const email = z
+  .string()
+  .max(254)
+  .transform((s) => s.trim().toLowerCase())
+  .pipe(z.email({ error: 'must be an e-mail address' }));
+const usersField = z
+  .array(email)
+  .max(MAX_SHARE_USERS, `at most ${MAX_SHARE_USERS} users`)
+  .transform((list) => [...new Set(list)]);
+const typeField = z.enum(['private', 'public'], { error: 'must be "private" or "public"' });
+const objectField = z
+  .string({ error: 'the dashboard to share: its identifier' })
+  .min(1, 'the dashboard to share: its identifier')
+  .max(200);
+
+const NEEDS_USERS = 'a private share names at least one user';
+
+const createSchema = z
+  .object({
+    type: typeField,
+    object: objectField,
+    users: usersField.optional(),
+    emailNotif: zBool.optional(),
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    if (b.type === 'private' && !b.users?.length)
+      ctx.addIssue({ code: 'custom', path: ['users'], message: NEEDS_USERS });
+  });
+
+const updateSchema = z
+  .object({
+    type: typeField.optional(),
+    object: objectField.optional(),
+    users: usersField.optional(),
+    emailNotif: zBool.optional(),
+  })
+  .strict();
+
+/** A share as the API shows it. `url` only to Admins and members with `s` on the dashboard. */
+export interface ShareView {
+  dashboard: string;
+  /** The dashboard's name. */
+  name: string;
+  type: ShareType;
+  users: string[];
+  emailNotif: boolean;
+  url?: string;
+  createdBy: string;
+  created: string;
+  /** Who changed it last; for a public share, the Admin whose rights compute its page. */
+  updatedBy: string;
+  updated: string;
+}
+
+export interface Notified {
+  id: string;
+  emailSent: boolean;
+  emailError?: string;
+}
+
+/** What a create or change did besides the share itself. */
+export interface ShareChange {
+  share: ShareView;
+  /** Named users who were not members and were invited as plain members. */
+  invited: InviteResult[];
+  /** Users e-mailed a link to the dashboard (`emailNotif`): every one on create, new ones on change. */
+  notified: Notified[];
+}
+
+export interface PublicDashboard {
+  run: DashboardRun;
+  /** CSP frame-ancestors: the project's `embedOrigins`, or `*` when none is set. */
+  frameAncestors: string[];
+}
+
+/** The public token: 32 random bytes, base64url. */
+const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+const newToken = (): string => randomBytes(32).toString('base64url');
+
+/** The one answer for every public URL that does not show a dashboard now: no hints why. */
+const noSuchShare = () => notFound('no shared dashboard at this address');
+
+type ShareRow = typeof shares.$inferSelect;
+
+export interface SharesDeps {
+  db: Db;
+  objects: ModelObjects;
+  members: Members;
+  reports: Reports;
+  activity: ActivityLog;
+  mailer: Mailer;
+  /** The site's address (known once the server listens). */
+  siteUrl: () => string;
+  /** A member's rights in a project (throws when they are not an active member). */
+  actorOf: (email: string, projectId: string) => ProjectActor;
+}
+
+/** Asked for every dashboard and report a member opens beyond their ACL: one keyed read. */
+function prepareSharedWith(db: Db) {
+  return db
+    .select({ one: sql<number>`1` })
+    .from(shares)
+    .where(
+      and(
+        eq(shares.projectId, sql.placeholder('project')),
+        eq(shares.dashboard, sql.placeholder('dashboard')),
+        sql`exists (select 1 from json_each(${shares.users}) where value = ${sql.placeholder('email')})`,
+      ),
+    )
+    .prepare();
+}
+
+/** The public share behind a token, while the project allows embedding. */
+function preparePublic(db: Db) {
+  return db
+    .select({
+      projectId: shares.projectId,
+      dashboard: shares.dashboard,
+      sharedBy: shares.updatedBy,
+      embedOrigins: projects.embedOrigins,
+    })
+    .from(shares)
+    .innerJoin(projects, eq(projects.id, shares.projectId))
+    .where(
+      and(
+        eq(shares.token, sql.placeholder('token')),
+        eq(shares.type, 'public'),
+        eq(projects.dashboardEmbedding, true),
+      ),
+    )
+    .prepare();
+}
+
+export class Shares {
+  private readonly db: Db;
+  private readonly sharedStmt: ReturnType<typeof prepareSharedWith>;
+  private readonly publicStmt: ReturnType<typeof preparePublic>;
+
+  constructor(private readonly deps: SharesDeps) {
+    this.db = deps.db;
+    this.sharedStmt = prepareSharedWith(deps.db);
+    this.publicStmt = preparePublic(deps.db);
+  }
+
+  /** Whether a share of this dashboard names this member (read from the DB every time). */
+  sharedWith(projectId: string, dashboard: string, email: string): boolean {
+    const hit = this.sharedStmt.get({ project: projectId, dashboard, email: email.toLowerCase() });
+    return hit !== undefined;
+  }
+
+  /** The project's shares of dashboards the caller can see. */
+  list(a: ProjectActor): ShareView[] {
+    const s = this.deps.objects.scope(a);
+    const rows = this.db
+      .select()
+      .from(shares)
+      .where(eq(shares.projectId, a.projectId))
+      .orderBy(shares.dashboard)
+      .all();
+    return rows.flatMap((r) => {
+      const dash = s.get(r.dashboard);
+      return dash && dash.type === 'dashboard' ? [this.view(r, dash, s)] : [];
+    });
+  }
+
+  get(a: ProjectActor, dashboardId: string): ShareView {
+    const s = this.deps.objects.scope(a);
+    const dash = this.dashboard(s, dashboardId);
+    return this.view(this.mustRow(a.projectId, dash), dash, s);
+  }
+
+  async create(a: ProjectActor, body: unknown): Promise<ShareChange> {
+    const input = parseInput(createSchema, body, 'share');
+    const s = this.deps.objects.scope(a);
+    const dash = this.dashboard(s, input.object);
+    this.mayShare(s, dash);
+    if (input.type === 'public') this.mayPublish(a);
+    if (this.row(a.projectId, dash.ident))
+      throw conflict(
+        `dashboard "${dash.ident}" is already shared; change its share with PUT ${shareHref(a.projectId, dash.ident)}`,
+        { dashboard: dash.ident, href: shareHref(a.projectId, dash.ident) },
+      );
+    const users = input.users ?? [];
+    const emailNotif = input.emailNotif ?? false;
+    const invited = await this.inviteNonMembers(a, users, emailNotif);
+    const now = nowIso();
+    const row: ShareRow = {
+      projectId: a.projectId,
+      dashboard: dash.ident,
+      type: input.type,
+      users,
+      emailNotif,
+      token: input.type === 'public' ? newToken() : null,
+      createdBy: a.email,
+      created: now,
+      updatedBy: a.email,
+      updated: now,
+    };
+    this.write(dash, () => {
+      this.db.insert(shares).values(row).run();
+      this.deps.activity.record(a.projectId, 'obj_share', {
+        user: a.email,
+        object: dash.ident,
+        message: `shared ${describe(dash)} ${whom(row)}`,
+        detail: { action: 'create', ...eventDetail(row) },
+      });
+    });
+    const notified = emailNotif ? await this.notify(a, dash, users) : [];
+    return { share: this.view(row, dash, s), invited, notified };
+  }
+
+  async update(a: ProjectActor, dashboardId: string, body: unknown): Promise<ShareChange> {
+    const input = parseInput(updateSchema, body, 'share');
+    if (input.object !== undefined && input.object !== dashboardId)
+      throw invalid(
+        `body object "${input.object}" does not match the dashboard in the path "${dashboardId}"`,
+        { field: 'object' },
+      );
+    const s = this.deps.objects.scope(a);
+    const dash = this.dashboard(s, dashboardId);
+    const before = this.mustRow(a.projectId, dash);
+    this.mayChange(a, s, dash, before);
+    const type = input.type ?? before.type;
+    // Also keeping a share public needs embedding on: while it is off, a public share can only
+    // be turned private or stopped.
+    if (type === 'public') this.mayPublish(a);
+    const users = input.users ?? before.users;
+    if (type === 'private' && users.length === 0)
+      throw invalid(`invalid share: users: ${NEEDS_USERS}`, {
+        issues: [{ path: 'users', message: NEEDS_USERS }],
+      });
+    const emailNotif = input.emailNotif ?? before.emailNotif;
+    const added = users.filter((u) => !before.users.includes(u));
+    const removed = before.users.filter((u) => !users.includes(u));
+    const invited = await this.inviteNonMembers(a, added, emailNotif);
+    const after: ShareRow = {
+      ...before,
+      type,
+      users,
+      emailNotif,
+      // Public → private drops the token: the old URL answers 404 from now on.
+      token: type === 'public' ? (before.token ?? newToken()) : null,
+      updatedBy: a.email,
+      updated: nowIso(),
+    };
+    this.write(dash, () => {
+      // Only the version read above is changed: a change made meanwhile is not overwritten.
+      const r = this.db
+        .update(shares)
+        .set(after)
+        .where(
+          and(
+            eq(shares.projectId, a.projectId),
+            eq(shares.dashboard, dash.ident),
+            eq(shares.updated, before.updated),
+            eq(shares.updatedBy, before.updatedBy),
+          ),
+        )
+        .run();
+      if (r.changes === 0) {
+        if (!this.row(a.projectId, dash.ident)) throw notShared(dash.ident);
+        throw conflict(
+          `the share of dashboard "${dash.ident}" was changed meanwhile; read it and try again`,
+          {
+            dashboard: dash.ident,
+          },
+        );
+      }
+      this.deps.activity.record(a.projectId, 'obj_share', {
+        user: a.email,
+        object: dash.ident,
+        message: `changed the share of ${describe(dash)}: ${whom(after)}`,
+        detail: {
+          action: 'update',
+          ...eventDetail(after),
+          fields: Object.keys(input).filter((k) => k !== 'object'),
+          added,
+          removed,
+          ...(before.type !== type ? { previousType: before.type } : {}),
+        },
+      });
+    });
+    const notified = emailNotif && added.length ? await this.notify(a, dash, added) : [];
+    return { share: this.view(after, dash, s), invited, notified };
+  }
+
+  stop(a: ProjectActor, dashboardId: string): void {
+    const s = this.deps.objects.scope(a);
+    const dash = this.dashboard(s, dashboardId);
+    const before = this.mustRow(a.projectId, dash);
+    this.mayChange(a, s, dash, before);
+    tx(this.db, () => {
+      const r = this.db
+        .delete(shares)
+        .where(and(eq(shares.projectId, a.projectId), eq(shares.dashboard, dash.ident)))
+        .run();
+      if (r.changes === 0) throw notShared(dash.ident);
+      this.deps.activity.record(a.projectId, 'obj_share', {
+        user: a.email,
+        object: dash.ident,
+        message: `stopped sharing ${describe(dash)}`,
+        detail: { action: 'stop', ...eventDetail(before) },
+      });
+    });
+  }
+
+  /**
+   * The dashboard of a public share, computed with the rights of the Admin who shared it, and
+   * the origins that may frame it. One 404 for every reason it is not shown.
+   */
+  async publicDashboard(
+    token: string,
+    filter: unknown,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<PublicDashboard> {
+    if (!TOKEN_RE.test(token)) throw noSuchShare();
+    const hit = this.publicStmt.get({ token });
+    if (!hit) throw noSuchShare();
+    let actor: ProjectActor;
+    try {
+      actor = this.deps.actorOf(hit.sharedBy, hit.projectId);
+    } catch (err) {
+      // No longer a member, revoked, or the project under maintenance.
+      if (err instanceof EngineError) throw noSuchShare();
+      throw err;
+    }
+    if (!actor.admin) throw noSuchShare();
+    let run: DashboardRun;
+    try {
+      run = await this.deps.reports.dashboard(actor, hit.dashboard, filter, opts);
+    } catch (err) {
+      if (err instanceof EngineError && err.kind === 'not_found') throw noSuchShare();
+      throw err;
+    }
+    const origins = hit.embedOrigins ?? [];
+    return { run, frameAncestors: origins.length ? origins : ['*'] };
+  }
+
+  // ---- rules ----
+
+  /** The dashboard as the caller sees it by their roles; hidden and missing read the same. */
+  private dashboard(s: ModelScope, ident: string): ObjectRow {
+    const row = s.get(ident);
+    if (!row || row.type !== 'dashboard')
+      throw notFound(`dashboard "${ident}" not found`, { dashboard: ident });
+    return row;
+  }
+
+  private mayShare(s: ModelScope, dash: ObjectRow): void {
+    if (!s.allows(dash, 's'))
+      throw forbidden(
+        `you may not share dashboard "${dash.ident}": sharing needs the s (share) position of its acl`,
+        { dashboard: dash.ident, needs: 's' },
+      );
+  }
+
+  /** Changing or stopping: `s` on the dashboard; a public share, the Admin level too. */
+  private mayChange(a: ProjectActor, s: ModelScope, dash: ObjectRow, row: ShareRow): void {
+    this.mayShare(s, dash);
+    if (row.type === 'public' && !a.admin)
+      throw forbidden(
+        `the share of dashboard "${dash.ident}" is public: only an Admin changes or stops it`,
+        {
+          dashboard: dash.ident,
+          required: 'admin',
+        },
+      );
+  }
+
+  /** A public share: the Admin level, and the project's dashboardEmbedding on. */
+  private mayPublish(a: ProjectActor): void {
+    if (!a.admin)
+      throw forbidden('a public share needs the Admin level', {
+        required: 'admin',
+        type: 'public',
+      });
+    const on = this.db
+      .select({ on: projects.dashboardEmbedding })
+      .from(projects)
+      .where(eq(projects.id, a.projectId))
+      .get()?.on;
+    if (!on)
+      throw forbidden(
+        `public shares are off in this project: an Admin turns them on with PUT /projects/${a.projectId} { "dashboardEmbedding": true }`,
+        { setting: 'dashboardEmbedding', value: false },
+      );
+  }
+
+  /**
+   * Invites the named users who are not members yet, as plain members, through the members
+   * service (plan limit `users` → 402; the invitation e-mail when `sendemail`). Only an Admin
+   * or User Admin may.
+   */
+  private async inviteNonMembers(
+    a: ProjectActor,
+    users: string[],
+    sendemail: boolean,
+  ): Promise<InviteResult[]> {
+    if (!users.length) return [];
+    const known = new Set(
+      this.db
+        .select({ email: projectUsers.email })
+        .from(projectUsers)
+        .where(and(eq(projectUsers.projectId, a.projectId), inArray(projectUsers.email, users)))
+        .all()
+        .map((r) => r.email),
+    );
+    const strangers = users.filter((u) => !known.has(u));
+    if (!strangers.length) return [];
+    if (!a.admin && !a.useradmin)
+      throw forbidden(
+        `${strangers.join(', ')} ${strangers.length === 1 ? 'is not a member' : 'are not members'} of this project; only an Admin or User Admin may invite them by sharing`,
+        { users: strangers, required: 'useradmin' },
+      );
+    return this.deps.members.invite(
+      a,
+      strangers.map((id) => ({ id, sendemail })),
+    );
+  }
+
+  // ---- storage and output ----
+
+  private row(projectId: string, dashboard: string): ShareRow | undefined {
+    return this.db
+      .select()
+      .from(shares)
+      .where(and(eq(shares.projectId, projectId), eq(shares.dashboard, dashboard)))
+      .get();
+  }
+
+  private mustRow(projectId: string, dash: ObjectRow): ShareRow {
+    const row = this.row(projectId, dash.ident);
+    if (!row) throw notShared(dash.ident);
+    return row;
+  }
+
+  /** One write and its event, one transaction; the database's constraints have the last word. */
+  private write(dash: ObjectRow, fn: () => void): void {
+    try {
+      tx(this.db, fn);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+        throw conflict(`dashboard "${dash.ident}" is already shared; change its share with PUT`, {
+          dashboard: dash.ident,
+        });
+      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+        throw notFound(`dashboard "${dash.ident}" not found`, { dashboard: dash.ident });
+      throw err;
+    }
+  }
+
+  private view(r: ShareRow, dash: ObjectRow, s: ModelScope): ShareView {
+    // Admins hold every position, so this is: an Admin, or a member with `s` on the dashboard.
+    const showUrl = r.type === 'public' && r.token !== null && s.allows(dash, 's');
+    return {
+      dashboard: r.dashboard,
+      name: dash.name,
+      type: r.type,
+      users: r.users,
+      emailNotif: r.emailNotif,
+      ...(showUrl ? { url: this.publicUrl(r.token!) } : {}),
+      createdBy: r.createdBy,
+      created: r.created,
+      updatedBy: r.updatedBy,
+      updated: r.updated,
+    };
+  }
+
+  publicUrl(token: string): string {
+    return `${this.deps.siteUrl()}${SHARE_PATH}/${token}`;
+  }
+
+  /** E-mails each user the link to the dashboard's page; a failed send is reported, not thrown. */
+  private async notify(a: ProjectActor, dash: ObjectRow, users: string[]): Promise<Notified[]> {
+    const site = this.deps.siteUrl();
+    const label =
+      this.db
+        .select({ label: projects.label })
+        .from(projects)
+        .where(eq(projects.id, a.projectId))
+        .get()?.label ?? a.projectId;
+    const dashboardUrl = `${site}${API_PREFIX}/projects/${encodeURIComponent(a.projectId)}/app/dashboards/${encodeURIComponent(dash.ident)}`;
+    return Promise.all(
+      users.map(async (to): Promise<Notified> => {
+        try {
+          const msg = shareNoticeMessage({
+            to,
+            sharer: a.email,
+            projectId: a.projectId,
+            projectLabel: label,
+            dashboardName: dash.name,
+            dashboardUrl,
+            loginUrl: `${site}/auth/login`,
+          });
+          await this.deps.mailer.send({ to, ...msg });
+          return { id: to, emailSent: true };
+        } catch (err) {
+          return { id: to, emailSent: false, emailError: (err as Error).message };
+        }
+      }),
+    );
+  }
+}
+
+/** Where public shares are served on the site. */
+export const SHARE_PATH = '/share';
+
+const shareHref = (projectId: string, dashboard: string) =>
+  `${API_PREFIX}/projects/${encodeURIComponent(projectId)}/pmd/share/${encodeURIComponent(dashboard)}`;
+
+const notShared = (dashboard: string) =>
+  notFound(`dashboard "${dashboard}" is not shared`, { dashboard });
+
+const describe = (dash: ObjectRow) => `dashboard "${dash.name}" (${dash.ident})`;
+
+function whom(r: Pick<ShareRow, 'type' | 'users'>): string {
+  const named = r.users.length ? `with ${r.users.join(', ')}` : '';
+  return r.type === 'public' ? `publicly${named ? ` and ${named}` : ''}` : named;
+}
+
+/** What an event tells of a share: never its token (readers of the object see the event). */
+const eventDetail = (r: ShareRow) => ({
+  dashboard: r.dashboard,
+  type: r.type,
+  users: r.users,
+  emailNotif: r.emailNotif,
+});

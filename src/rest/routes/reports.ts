@@ -1,0 +1,211 @@
+// Reports and dashboards rendered for the caller (SHARING.md "Rendering"): HTML pages with
+// charts as inline SVG, JSON with each item's columns and rows, and a report's rows as
+// CSV/TSV. The engine computes everything as the caller; this file picks the format.
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { DashboardItemRun, DashboardRun, ReportRun } from '../../engine/reports/reports.js';
+import { parseInput } from '../../engine/validate.js';
+import { dashboardPage, reportPage } from '../../web/report-pages.js';
+import { sendPage } from '../../web/page.js';
+import { enc, href, link, projectPath } from '../links.js';
+import { negotiate, type Format } from '../negotiate.js';
+import type { RouteDef } from '../router.js';
+
+const pagingSchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+/** Rows of a dashboard item in JSON (a report's own page gives all, in pages). */
+const ITEM_ROWS = 1000;
+
+export const reportPath = (projectId: string, ident: string) =>
+  `${projectPath(projectId)}/app/reports/${enc(ident)}`;
+export const dashboardPath = (projectId: string, ident: string) =>
+  `${projectPath(projectId)}/app/dashboards/${enc(ident)}`;
+
+/** Aborted when the caller goes away: queries still running for them stop. */
+function untilGone(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  return gone.signal;
+}
+
+const format = (req: Request, offered: Format[]) =>
+  negotiate(
+    { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
+    offered,
+  );
+
+/** What JSON says of a computed report: the chart as its spec and SVG, or the KPI. */
+export function reportJson(r: ReportRun, rows: string[][] = r.rows) {
+  return {
+    columns: r.columns,
+    rows,
+    rowCount: r.rows.length,
+    ...(r.kpi ? { kpi: r.kpi } : {}),
+    ...(r.chart ? { chart: r.chart } : {}),
+    ...(r.warnings ? { warnings: r.warnings } : {}),
+  };
+}
+
+/** A computed dashboard as JSON (the app's route and a public share's page). */
+export const dashboardJson = (d: DashboardRun) => ({
+  dashboard: { ident: d.ident, name: d.name, description: d.description },
+  filters: d.filters,
+  items: d.items.map(dashboardItemJson),
+});
+
+export function dashboardItemJson(i: DashboardItemRun) {
+  return {
+    id: i.id,
+    title: i.title,
+    report: i.report,
+    layout: i.layout,
+    ...(i.error ? { error: i.error } : {}),
+    ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS)) : {}),
+  };
+}
+
+export const reportRoutes: RouteDef[] = [
+  {
+    group: 'Sharing and export',
+    path: '/projects/:project/app/dashboards',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'The dashboards you can open (by your roles, or shared with you), with links to their pages.',
+        handler: ({ engine, actor }) => {
+          const list = engine.reports.list(actor, 'dashboard').map((d) => ({
+            ident: d.ident,
+            name: d.name,
+            description: d.description,
+            items: ((d.def as { items?: unknown[] }).items ?? []).length,
+            link: [
+              link('dashboard', dashboardPath(actor.projectId, d.ident), {
+                id: d.ident,
+                title: d.name,
+              }),
+            ],
+          }));
+          return {
+            title: 'Dashboards',
+            body: { dashboards: list, link: list.map((d) => d.link[0]!) },
+            tabular: list.map(({ ident, name, description, items }) => ({
+              ident,
+              name,
+              description,
+              items,
+            })),
+            filename: 'dashboards',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Sharing and export',
+    path: '/projects/:project/app/reports/:id',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'A report computed for you: HTML (its chart, number or table), JSON/YAML (`columns`, `rows` with `limit`/`offset`, `chart.svg`, `kpi`), or CSV/TSV (every row).',
+        handler: async ({ engine, actor, params, query, req, res }) => {
+          const f = format(req, ['json', 'yaml', 'csv', 'tsv', 'html']);
+          const page =
+            f === 'json' || f === 'yaml' ? parseInput(pagingSchema, query, 'paging') : null;
+          const r = await engine.reports.report(actor, params.id!, { signal: untilGone(res) });
+          const self = reportPath(actor.projectId, r.ident);
+          if (f === 'html') {
+            sendPage(
+              res,
+              200,
+              reportPage(r, {
+                downloads: [
+                  { title: 'CSV', href: href(`${self}?format=csv`) },
+                  { title: 'JSON', href: href(`${self}?format=json`) },
+                ],
+              }),
+            );
+            return;
+          }
+          const rows = page ? r.rows.slice(page.offset, page.offset + page.limit) : r.rows;
+          return {
+            title: r.name,
+            body: {
+              report: {
+                ident: r.ident,
+                name: r.name,
+                description: r.description,
+                visualization: r.visualization,
+              },
+              ...reportJson(r, rows),
+              ...(page ? { paging: { total: r.rows.length, ...page } } : {}),
+              link: [
+                link('object.report', `${projectPath(actor.projectId)}/pmd/obj/${enc(r.ident)}`, {
+                  id: r.ident,
+                  title: r.name,
+                }),
+              ],
+            },
+            tabular: { columns: r.columns.map((c) => c.title), rows: r.rows },
+            filename: r.ident,
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Sharing and export',
+    path: '/projects/:project/app/dashboards/:id',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          "A dashboard computed for you: HTML (its layout grid, charts, tables, KPIs) or JSON/YAML (each item's columns and rows). `filter=<attribute>:<value>` (repeatable) or `filter[<attribute>]=<value>` sets its filters.",
+        handler: async ({ engine, actor, params, query, req, res }) => {
+          const f = format(req, ['json', 'yaml', 'html']);
+          const d = await engine.reports.dashboard(actor, params.id!, query.filter, {
+            signal: untilGone(res),
+          });
+          const self = dashboardPath(actor.projectId, d.ident);
+          if (f === 'html') {
+            sendPage(
+              res,
+              200,
+              dashboardPage(d, {
+                formAction: href(self),
+                report: (ident) => href(reportPath(actor.projectId, ident)),
+              }),
+            );
+            return;
+          }
+          return {
+            title: d.name,
+            body: {
+              ...dashboardJson(d),
+              link: [
+                link(
+                  'object.dashboard',
+                  `${projectPath(actor.projectId)}/pmd/obj/${enc(d.ident)}`,
+                  {
+                    id: d.ident,
+                    title: d.name,
+                  },
+                ),
+                ...d.items.map((i) =>
+                  link('report', reportPath(actor.projectId, i.report), {
+                    id: i.report,
+                    title: i.title,
+                  }),
+                ),
+              ],
+            },
+          };
+        },
+      },
+    },
+  },
+];

@@ -1,0 +1,114 @@
+// Dashboard shares (SHARING.md "Shares"): pmd/share and pmd/share/{dashboardId}. Every member
+// reaches these routes; the engine decides (the `s` position of the dashboard's ACL, the Admin
+// level for public shares, the project's dashboardEmbedding).
+import type { ShareChange, ShareView } from '../../engine/sharing/shares.js';
+import { enc, link, projectPath } from '../links.js';
+import type { RouteDef } from '../router.js';
+import { dashboardPath } from './reports.js';
+
+export const sharePath = (projectId: string, dashboard: string) =>
+  `${projectPath(projectId)}/pmd/share/${enc(dashboard)}`;
+
+function shareLinks(projectId: string, s: ShareView) {
+  return [
+    link('self', sharePath(projectId, s.dashboard), { id: s.dashboard, title: s.name }),
+    link('object.dashboard', `${projectPath(projectId)}/pmd/obj/${enc(s.dashboard)}`, {
+      id: s.dashboard,
+      title: s.name,
+    }),
+    link('dashboard', dashboardPath(projectId, s.dashboard), { id: s.dashboard, title: s.name }),
+  ];
+}
+
+/** The share record: `{ dashboard, name, type, users, emailNotif, url?, createdBy, created, updatedBy, updated, link }`. */
+const record = (projectId: string, s: ShareView) => ({ ...s, link: shareLinks(projectId, s) });
+
+function changeReply(projectId: string, c: ShareChange, status: number) {
+  return {
+    status,
+    title: `Share of ${c.share.name}`,
+    body: {
+      share: record(projectId, c.share),
+      ...(c.invited.length ? { invited: c.invited } : {}),
+      ...(c.notified.length ? { notified: c.notified } : {}),
+    },
+    headers:
+      status === 201
+        ? { Location: `/api/v1${sharePath(projectId, c.share.dashboard)}` }
+        : undefined,
+  };
+}
+
+export const shareRoutes: RouteDef[] = [
+  {
+    group: 'Sharing and export',
+    path: '/projects/:project/pmd/share',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          "The project's dashboard shares you can see (`url` of a public one only for Admins and members with `s` on the dashboard).",
+        handler: ({ engine, actor }) => {
+          const list = engine.shares.list(actor);
+          return {
+            title: 'Shares',
+            body: {
+              shares: list.map((s) => record(actor.projectId, s)),
+              link: list.map((s) =>
+                link('share', sharePath(actor.projectId, s.dashboard), {
+                  id: s.dashboard,
+                  title: s.name,
+                }),
+              ),
+            },
+            tabular: list.map(({ users, ...s }) => ({ ...s, users: users.join(' ') })),
+            filename: 'shares',
+          };
+        },
+      },
+      POST: {
+        access: 'member',
+        description:
+          '`{ type: "private"|"public", object: <dashboard>, users?: [e-mail], emailNotif? }` → 201 the share. Needs `s` on the dashboard; `public` needs Admin and the project\'s `dashboardEmbedding`; naming non-members invites them (Admin or User Admin).',
+        handler: async ({ engine, actor, body }) =>
+          changeReply(actor.projectId, await engine.shares.create(actor, body), 201),
+      },
+    },
+  },
+  {
+    group: 'Sharing and export',
+    path: '/projects/:project/pmd/share/:dashboardId',
+    ops: {
+      GET: {
+        access: 'member',
+        description: 'The share of one dashboard.',
+        handler: ({ engine, actor, params }) => {
+          const s = engine.shares.get(actor, params.dashboardId!);
+          return {
+            title: `Share of ${s.name}`,
+            body: { share: record(actor.projectId, s) },
+          };
+        },
+      },
+      PUT: {
+        access: 'member',
+        description:
+          'Change `users`, `type` or `emailNotif` (same rules as creating; public → private ends the URL; new users are e-mailed when `emailNotif`).',
+        handler: async ({ engine, actor, params, body }) =>
+          changeReply(
+            actor.projectId,
+            await engine.shares.update(actor, params.dashboardId!, body),
+            200,
+          ),
+      },
+      DELETE: {
+        access: 'member',
+        description: 'Stop sharing the dashboard (a public URL answers 404 at once) → 204.',
+        handler: ({ engine, actor, params }) => {
+          engine.shares.stop(actor, params.dashboardId!);
+          return { status: 204 };
+        },
+      },
+    },
+  },
+];

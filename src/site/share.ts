@@ -1,0 +1,47 @@
+// A public share's page, `{site_url}/share/{token}` (SHARING.md "Shares"): the dashboard as the
+// Admin who shared it sees it, without signing in. HTML (framable by the project's
+// embedOrigins) or JSON/YAML (each item's columns and rows). Never cached, never indexed, and
+// the token never leaves in a Referer.
+import { SHARE_PATH } from '../engine/sharing/shares.js';
+import { negotiate } from '../rest/negotiate.js';
+import type { Reply } from '../rest/respond.js';
+import type { Ctx } from '../rest/router.js';
+import { dashboardJson } from '../rest/routes/reports.js';
+import { dashboardPage } from '../web/report-pages.js';
+import { sendPage } from '../web/page.js';
+
+export const SHARE_HEADERS: Record<string, string> = {
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex',
+};
+
+export async function sharePage({ engine, req, res, params, query }: Ctx): Promise<Reply | void> {
+  // Set first, so errors (404 for a stopped share) carry them too.
+  for (const [k, v] of Object.entries(SHARE_HEADERS)) res.setHeader(k, v);
+  const format = negotiate(
+    { method: req.method, accept: req.headers.accept, formatParam: query.format },
+    ['json', 'yaml', 'html'],
+  );
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  const token = params.token!;
+  const { run, frameAncestors } = await engine.shares.publicDashboard(token, query.filter, {
+    signal: gone.signal,
+  });
+  if (format === 'html') {
+    sendPage(
+      res,
+      200,
+      dashboardPage(run, {
+        formAction: `${SHARE_PATH}/${encodeURIComponent(token)}`,
+        frameAncestors,
+      }),
+    );
+    return;
+  }
+  return {
+    title: run.name,
+    body: dashboardJson(run),
+  };
+}

@@ -1,0 +1,208 @@
+// Reports and dashboards as pages people look at: charts as inline SVG (drawn by the engine,
+// nothing loaded from anywhere), tables, KPIs with the metric's format, and the dashboard's
+// layout grid, which stacks into one column on a phone. The same pages are printed to PDF.
+import type { ProjectActor } from '../engine/access/actor.js';
+import { API_PREFIX } from '../engine/config.js';
+import type { Engine } from '../engine/engine.js';
+import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
+import { GRID_COLUMNS } from '../engine/reports/reports.js';
+import { formatNumber } from '../engine/reports/number-format.js';
+import { SHARE_PATH } from '../engine/sharing/shares.js';
+import { html, raw, type Html } from './html.js';
+import { renderPage, type Page } from './page.js';
+
+/** Rows a page shows of a table (JSON and CSV hold them all). */
+export const PAGE_ROWS = 500;
+const ITEM_ROWS = 100;
+
+const STYLE = `
+:root{color-scheme:light;--fg:#1d2330;--bg:#f4f6f9;--card:#fff;--muted:#5f6b7a;--line:#dde3ea;
+--accent:#1f5fbf;--err:#b3261e}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+color:var(--fg);background:var(--bg)}
+header{padding:20px 24px 8px}
+h1{font-size:1.5rem;margin:0 0 4px}
+.desc{color:var(--muted);margin:0}
+main{padding:8px 24px 24px}
+.grid{display:grid;grid-template-columns:repeat(${GRID_COLUMNS},minmax(0,1fr));grid-auto-rows:60px;gap:14px}
+.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px;
+overflow:auto;min-width:0;display:flex;flex-direction:column}
+.card h2{font-size:1rem;margin:0 0 8px}
+.card h2 a{color:inherit;text-decoration:none}
+.chart{flex:1;min-height:0;display:flex;align-items:center;justify-content:center}
+.chart svg{max-width:100%;max-height:100%;height:auto}
+.kpi{flex:1;display:flex;flex-direction:column;justify-content:center}
+.kpi .value{font-size:2.6rem;font-weight:650;letter-spacing:-.02em}
+.kpi .label{color:var(--muted)}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
+th{position:sticky;top:0;background:var(--card)}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.note{color:var(--muted);font-size:.85rem;margin:6px 0 0}
+.error{color:var(--err)}
+.filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0 16px}
+.filters label{display:flex;flex-direction:column;font-size:.85rem;color:var(--muted)}
+.filters input{font:inherit;padding:5px 8px;border:1px solid var(--line);border-radius:6px;min-width:160px}
+.filters button{font:inherit;padding:6px 14px;border-radius:6px;border:1px solid var(--accent);
+background:var(--accent);color:#fff}
+.links{font-size:.9rem;margin:6px 0 0}
+.single{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px}
+.single .chart svg{width:100%}
+@media (max-width:800px){
+header,main{padding-left:12px;padding-right:12px}
+.grid{display:flex;flex-direction:column}
+.card{min-height:0}
+.card .chart{min-height:220px}
+}
+@media print{body{background:#fff}.filters,.links{display:none}.card{break-inside:avoid}}
+`;
+
+export interface PageLinks {
+  /** Link report titles to their pages (`null`: a public share, whose readers have no API). */
+  report?: (ident: string) => string;
+  /** Downloads offered under a report (CSV, JSON…). */
+  downloads?: { title: string; href: string }[];
+}
+
+const isNumeric = (dataType: string) => dataType === 'integer' || dataType === 'number';
+
+function table(r: ReportRun, maxRows: number): Html {
+  const shown = r.rows.slice(0, maxRows);
+  return html`<table>
+<thead><tr>${r.columns.map((c) => html`<th>${c.title}</th>`)}</tr></thead>
+<tbody>${shown.map(
+    (row) =>
+      html`<tr>${r.columns.map((c, i) =>
+        isNumeric(c.dataType)
+          ? html`<td class="n">${c.format ? formatNumber(row[i] ?? '', c.format) : (row[i] ?? '')}</td>`
+          : html`<td>${row[i] ?? ''}</td>`,
+      )}</tr>`,
+  )}</tbody>
+</table>
+${r.rows.length > shown.length && html`<p class="note">${shown.length} of ${r.rows.length} rows shown.</p>`}
+${r.rows.length === 0 && html`<p class="note">No rows.</p>`}`;
+}
+
+/** A report's body: its chart, number or table. */
+function reportBody(r: ReportRun, maxRows: number): Html {
+  if (r.kpi)
+    return html`<div class="kpi"><div class="value">${r.kpi.formatted}</div><div class="label">${r.kpi.title}</div></div>`;
+  // The SVG is Vega's output for a spec we built (data inline, every fetch refused), and
+  // Vega escapes the text it draws: it is markup we made, not markup we were given.
+  if (r.chart)
+    return html`<div class="chart" role="img" aria-label="${r.name}">${raw(r.chart.svg)}</div>`;
+  return table(r, maxRows);
+}
+
+function warnings(r: ReportRun): Html | false {
+  return (
+    Boolean(r.warnings?.length) &&
+    html`${r.warnings!.map((w) => html`<p class="note">${(w as { message?: string }).message ?? ''}</p>`)}`
+  );
+}
+
+export function reportPage(r: ReportRun, links: PageLinks = {}): Page {
+  return renderPage({
+    title: r.name,
+    description: r.description || undefined,
+    style: STYLE,
+    body: html`<header><h1>${r.name}</h1>${r.description && html`<p class="desc">${r.description}</p>`}</header>
+<main><div class="single">${reportBody(r, PAGE_ROWS)}${warnings(r)}</div>
+${links.downloads?.length && html`<p class="links">${links.downloads.map((d, i) => html`${i > 0 && ' · '}<a href="${d.href}">${d.title}</a>`)}</p>`}
+</main>`,
+  });
+}
+
+function item(i: DashboardItemRun, n: number, links: PageLinks): Html {
+  const title = links.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
+  return html`<section class="card i${n}"><h2>${title}</h2>
+${i.error ? html`<p class="error">${i.error}</p>` : i.result && html`${reportBody(i.result, ITEM_ROWS)}${warnings(i.result)}`}
+</section>`;
+}
+
+/** Each item's grid cell, as a class: the page's CSP allows its one stylesheet, no style="". */
+const cells = (items: DashboardItemRun[]) =>
+  items
+    .map(
+      (i, n) =>
+        `.i${n}{grid-column:${i.layout.x + 1} / span ${i.layout.w};grid-row:${i.layout.y + 1} / span ${i.layout.h}}`,
+    )
+    .join('\n');
+
+export interface DashboardPageOptions extends PageLinks {
+  /** Where the filter form submits (the page itself); no form without it. */
+  formAction?: string;
+  frameAncestors?: string[];
+}
+
+export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}): Page {
+  // Items in reading order, so the one-column phone layout keeps the grid's order.
+  const items = [...d.items].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
+  // One field per filter (`filter[<attribute>]=value`); a value the dashboard already has is
+  // shown, several as they are written in the address.
+  const filters =
+    d.filters.length > 0 &&
+    html`<form class="filters" method="get" action="${opts.formAction ?? ''}">
+${d.filters.map(
+  (f) =>
+    html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`,
+)}
+${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
+</form>`;
+  return renderPage({
+    title: d.name,
+    description: d.description || undefined,
+    style: `${STYLE}\n@media (min-width:801px){\n${cells(items)}\n}`,
+    frameAncestors: opts.frameAncestors,
+    body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
+<main>${filters}
+<div class="grid">${items.map((i, n) => item(i, n, opts))}</div>
+${items.length === 0 && html`<p class="note">This dashboard has no items you can see.</p>`}
+</main>`,
+  });
+}
+
+/**
+ * The page a URL of this site shows the caller, for printing (`app/export/url`): a dashboard
+ * or report of their project, computed as them. null: not such a page.
+ */
+export async function sitePageHtml(
+  engine: Engine,
+  actor: ProjectActor,
+  url: URL,
+): Promise<{ title: string; html: string } | null> {
+  // A public share (`/share/{token}`) is the same page for everyone: as its sharing Admin sees it.
+  const share = new RegExp(`^${SHARE_PATH}/([^/]+)$`).exec(url.pathname);
+  if (share) {
+    const filter = filterParams(url.searchParams);
+    const { run } = await engine.shares.publicDashboard(decodeURIComponent(share[1]!), filter);
+    return { title: run.name, html: dashboardPage(run).html };
+  }
+  const prefix = `${API_PREFIX}/projects/`;
+  if (!url.pathname.startsWith(prefix)) return null;
+  const parts = url.pathname.slice(prefix.length).split('/').map(decodeURIComponent);
+  if (parts.length !== 4 || parts[1] !== 'app' || parts[0] !== actor.projectId) return null;
+  const [, , kind, ident] = parts as [string, string, string, string];
+  const filter = filterParams(url.searchParams);
+  if (kind === 'dashboards') {
+    const d = await engine.reports.dashboard(actor, ident, filter);
+    return { title: d.name, html: dashboardPage(d).html };
+  }
+  if (kind === 'reports') {
+    const r = await engine.reports.report(actor, ident);
+    return { title: r.name, html: reportPage(r).html };
+  }
+  return null;
+}
+
+/** The dashboard filters of a query string, both spellings as `attribute:value`. */
+export function filterParams(params: URLSearchParams): string[] {
+  const out: string[] = [];
+  for (const [key, value] of params) {
+    if (key === 'filter') out.push(value);
+    const m = /^filter\[(.+)\]$/.exec(key);
+    if (m) out.push(`${m[1]}:${value}`);
+  }
+  return out;
+}

@@ -1,0 +1,773 @@
+// Dashboard shares (SHARING.md "Shares") over real HTTP on the demo flights: who may share
+// what (the `s` ACL position, Admin for public shares, the project's dashboardEmbedding),
+// private shares opening hidden dashboards and their reports under the reader's own row
+// filter, public URLs served without signing in with the sharing Admin's rights and framed
+// only by embedOrigins, 404 at once when anything behind a public URL stops holding, e-mail
+// notices, invitations of non-members, obj_share events, and the project's embedding settings.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARE_PATH } from '../src/engine/sharing/shares.js';
+import { sitePageHtml } from '../src/web/report-pages.js';
+import { rowsOf } from './helpers/aql-demo.js';
+import {
+  createProject,
+  parseMail,
+  startSmtpSink,
+  waitFor,
+  type SmtpSink,
+} from './helpers/fixtures.js';
+import { OUTSIDER, setUpReports, VIEWER, WEST, WEST_FILTER } from './helpers/reports-fixture.js';
+import {
+  ADMIN,
+  invite,
+  startTestServer,
+  type ApiResponse,
+  type TestServer,
+} from './helpers/server.js';
+
+/** A plain member whose role holds `s` on dashboard.sharable. */
+const SHARER = 'sharer@example.com';
+/** A User Admin holding the same role: may invite non-members by sharing. */
+const UADMIN = 'uadmin@example.com';
+/** A second Admin, demoted in one test. */
+const ADMIN2 = 'admin2@example.com';
+
+const viewers = { userrole: 'viewers', acl: 'r----' };
+const sharers = { userrole: 'sharers', acl: 'r--s-' };
+
+let s: TestServer;
+let smtp: SmtpSink;
+const json = { accept: 'application/json' };
+const shares = () => `/projects/${s.demo}/pmd/share`;
+const share = (id: string) => `${shares()}/${id}`;
+const dash = (id: string, q = '') => `/projects/${s.demo}/app/dashboards/${id}${q}`;
+const report = (id: string) => `/projects/${s.demo}/app/reports/${id}`;
+
+/** GET of a public share URL (or its path), without credentials. */
+function open(url: string, opts: { query?: string; accept?: string } = {}): Promise<ApiResponse> {
+  const path = url.startsWith('http') ? new URL(url).pathname : url;
+  return s.api('GET', `${s.url}${path}${opts.query ?? ''}`, {
+    as: null,
+    accept: opts.accept ?? 'text/html',
+  });
+}
+
+async function setProject(body: Record<string, unknown>): Promise<ApiResponse> {
+  const r = await s.api('PUT', `/projects/${s.demo}`, { body });
+  expect(r.status, r.text).toBe(200);
+  return r;
+}
+
+async function create(body: Record<string, unknown>, as = ADMIN): Promise<ApiResponse> {
+  return s.api('POST', shares(), { as, body });
+}
+
+async function stop(id: string): Promise<void> {
+  const r = await s.api('DELETE', share(id));
+  expect([204, 404]).toContain(r.status);
+}
+
+/** The KPI's value as `as`'s own AQL computes it. */
+async function miles(as: string, where = ''): Promise<string> {
+  return (await rowsOf(s, as, `SELECT [Total Miles]${where}`))[0]![0]!;
+}
+
+const kpiOf = (r: ApiResponse): string =>
+  (r.json.items as { id: string; kpi?: { value: string } }[]).find((i) => i.id === 'kpi')!.kpi!
+    .value;
+const itemIds = (r: ApiResponse): string[] => r.json.items.map((i: { id: string }) => i.id);
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  s = await startTestServer({
+    URSA_DEMO_DATA: 'true',
+    URSA_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+  });
+  await setUpReports(s);
+  s.engine.model.upsert(
+    s.demo,
+    [
+      { ident: 'sharers', type: 'userrole', name: 'Sharers', def: {} },
+      {
+        // Hidden from viewers: only `finance` reads it.
+        ident: 'dashboard.finance',
+        type: 'dashboard',
+        name: 'Finance',
+        def: {
+          items: [
+            { id: 'kpi', report: 'report.kpi_miles' },
+            { id: 'finance', report: 'report.finance_table' },
+          ],
+          layout: [],
+          filters: [],
+        },
+        acl: [{ userrole: 'finance', acl: 'r----' }],
+      },
+      {
+        ident: 'dashboard.sharable',
+        type: 'dashboard',
+        name: 'Sharable',
+        def: {
+          items: [
+            { id: 'kpi', report: 'report.kpi_miles' },
+            { id: 'finance', report: 'report.finance_table' },
+          ],
+          layout: [{ item: 'kpi', x: 0, y: 0, w: 4, h: 2 }],
+          filters: [{ attribute: 'attr.airports.region' }],
+        },
+        acl: [viewers, sharers],
+      },
+    ],
+    ADMIN,
+  );
+  await invite(s, s.demo, SHARER, { roles: ['viewers', 'sharers'] });
+  await invite(s, s.demo, UADMIN, { roles: ['viewers', 'sharers'], useradmin: true });
+  await invite(s, s.demo, ADMIN2, { admin: true });
+}, 180_000);
+
+afterAll(async () => {
+  await s?.close();
+  await smtp?.close();
+});
+
+describe('project embedding settings', () => {
+  it('are off and empty by default, and shown in the project details', async () => {
+    const r = await s.api('GET', `/projects/${s.demo}`);
+    expect(r.json.project).toMatchObject({ dashboardEmbedding: false, embedOrigins: [] });
+  });
+
+  it('take dashboardEmbedding and embedOrigins (normalized, duplicates dropped); null clears', async () => {
+    const r = await setProject({
+      dashboardEmbedding: true,
+      embedOrigins: [
+        'https://Intranet.Example.com',
+        'http://localhost:3000',
+        'https://intranet.example.com:443',
+      ],
+    });
+    expect(r.json.project).toMatchObject({
+      dashboardEmbedding: true,
+      embedOrigins: ['https://intranet.example.com', 'http://localhost:3000'],
+    });
+    const cleared = await setProject({ embedOrigins: null, dashboardEmbedding: false });
+    expect(cleared.json.project).toMatchObject({ dashboardEmbedding: false, embedOrigins: [] });
+    await setProject({ embedOrigins: ['https://a.example'] });
+    expect((await setProject({ embedOrigins: [] })).json.project.embedOrigins).toEqual([]);
+  });
+
+  it.each([
+    ['a path', ['https://a.example/embed']],
+    ['a trailing slash', ['https://a.example/']],
+    ['no scheme', ['a.example']],
+    ['another scheme', ['ftp://a.example']],
+    ['a CSP injection', ["https://a.example; script-src 'unsafe-inline'"]],
+    ['a wildcard', ['https://*.example.com']],
+    ['a user name', ['https://me@a.example']],
+    ['a string instead of a list', 'https://a.example'],
+    ['more than 50', Array.from({ length: 51 }, (_, i) => `https://h${i}.example`)],
+  ])('refuse %s with 400 naming embedOrigins', async (_what, embedOrigins) => {
+    const r = await s.api('PUT', `/projects/${s.demo}`, { body: { embedOrigins } });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toMatch(/embedOrigins/);
+  });
+
+  it('are changed by Admins only', async () => {
+    const r = await s.api('PUT', `/projects/${s.demo}`, {
+      as: UADMIN,
+      body: { dashboardEmbedding: true },
+    });
+    expect(r.status).toBe(403);
+  });
+});
+
+describe('who may share what', () => {
+  it('a member without `s` on the dashboard → 403 naming it', async () => {
+    const r = await create({ type: 'private', object: 'dashboard.ops', users: [WEST] }, VIEWER);
+    expect(r.status, r.text).toBe(403);
+    expect(r.json.message).toMatch(/s \(share\) position/);
+    expect(r.json.context).toMatchObject({ dashboard: 'dashboard.ops', needs: 's' });
+  });
+
+  it('a dashboard the caller cannot see, or none, → 404 (hidden reads as missing)', async () => {
+    const hidden = await create(
+      { type: 'private', object: 'dashboard.ops', users: [WEST] },
+      OUTSIDER,
+    );
+    expect(hidden.status).toBe(404);
+    const none = await create({ type: 'private', object: 'dashboard.nope', users: [WEST] });
+    expect(none.status).toBe(404);
+    expect(hidden.json.message).toBe('dashboard "dashboard.ops" not found');
+    const notDash = await create({ type: 'private', object: 'report.kpi_miles', users: [WEST] });
+    expect(notDash.status).toBe(404);
+  });
+
+  it('a member whose role holds `s` shares privately → 201; a second share → 409 pointing to PUT', async () => {
+    const r = await create(
+      { type: 'private', object: 'dashboard.sharable', users: [WEST] },
+      SHARER,
+    );
+    expect(r.status, r.text).toBe(201);
+    expect(r.headers.get('location')).toBe(`/api/v1${share('dashboard.sharable')}`);
+    expect(r.json.share).toMatchObject({
+      dashboard: 'dashboard.sharable',
+      name: 'Sharable',
+      type: 'private',
+      users: [WEST],
+      emailNotif: false,
+      createdBy: SHARER,
+      updatedBy: SHARER,
+    });
+    expect(r.json.share.url).toBeUndefined();
+    expect(r.json.share.link.map((l: { rel: string }) => l.rel)).toEqual([
+      'self',
+      'object.dashboard',
+      'dashboard',
+    ]);
+    const again = await create(
+      { type: 'private', object: 'dashboard.sharable', users: [VIEWER] },
+      SHARER,
+    );
+    expect(again.status).toBe(409);
+    expect(again.json.message).toContain(`PUT /api/v1${share('dashboard.sharable')}`);
+    await stop('dashboard.sharable');
+  });
+
+  it('a public share by a non-Admin → 403, even with `s` and embedding on', async () => {
+    await setProject({ dashboardEmbedding: true });
+    const r = await create({ type: 'public', object: 'dashboard.sharable' }, SHARER);
+    expect(r.status).toBe(403);
+    expect(r.json.message).toMatch(/Admin/);
+  });
+
+  it('a public share while dashboardEmbedding is off → 403 naming dashboardEmbedding', async () => {
+    await setProject({ dashboardEmbedding: false });
+    const r = await create({ type: 'public', object: 'dashboard.ops' });
+    expect(r.status).toBe(403);
+    expect(r.json.message).toMatch(/dashboardEmbedding/);
+    expect(r.json.context).toMatchObject({ setting: 'dashboardEmbedding' });
+  });
+
+  it('naming a non-member: refused for a plain member (403 naming them), invited by a User Admin', async () => {
+    const stranger = 'stranger@example.com';
+    const refused = await create(
+      { type: 'private', object: 'dashboard.sharable', users: [WEST, stranger] },
+      SHARER,
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toContain(stranger);
+    expect(refused.json.context.users).toEqual([stranger]);
+    expect((await s.api('GET', share('dashboard.sharable'))).status).toBe(404);
+
+    const r = await create(
+      { type: 'private', object: 'dashboard.sharable', users: [WEST, 'Stranger@Example.com'] },
+      UADMIN,
+    );
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.share.users).toEqual([WEST, stranger]);
+    expect(r.json.invited).toEqual([{ id: stranger, status: 'invited' }]);
+    const member = await s.api('GET', `/projects/${s.demo}/users/${stranger}`);
+    expect(member.json.user).toMatchObject({
+      id: stranger,
+      active: true,
+      admin: false,
+      mdadmin: false,
+      useradmin: false,
+      roles: [],
+      invitedBy: UADMIN,
+    });
+    // The share opens the dashboard to the new member.
+    const opened = await s.api('GET', dash('dashboard.sharable'), { as: stranger, ...json });
+    expect(opened.status).toBe(200);
+    await stop('dashboard.sharable');
+  });
+
+  it('an invitation beyond the plan limit `users` → 402, and no share', async () => {
+    const project = await createProject(s, 'full', 'Full');
+    s.engine.model.upsert(
+      project,
+      [{ ident: 'dashboard.empty', type: 'dashboard', name: 'Empty', def: { items: [] } }],
+      ADMIN,
+    );
+    const limit = s.engine.plans.free!.limits.users;
+    for (let i = 1; i < limit; i++) await invite(s, project, `full${i}@example.com`);
+    const r = await s.api('POST', `/projects/${project}/pmd/share`, {
+      body: { type: 'private', object: 'dashboard.empty', users: ['one-too-many@example.com'] },
+    });
+    expect(r.status, r.text).toBe(402);
+    expect(r.json.context).toMatchObject({ limit: 'users' });
+    expect((await s.api('GET', `/projects/${project}/pmd/share/dashboard.empty`)).status).toBe(404);
+    const users = await s.api('GET', `/projects/${project}/users?limit=100`);
+    expect(users.json.users.map((u: { id: string }) => u.id)).not.toContain(
+      'one-too-many@example.com',
+    );
+  });
+});
+
+describe('bodies', () => {
+  it.each([
+    ['no type', { object: 'dashboard.ops', users: [VIEWER] }, 'type'],
+    ['an unknown type', { type: 'secret', object: 'dashboard.ops', users: [VIEWER] }, 'type'],
+    ['no object', { type: 'private', users: [VIEWER] }, 'object'],
+    ['a private share without users', { type: 'private', object: 'dashboard.ops' }, 'users'],
+    ['an empty users list', { type: 'private', object: 'dashboard.ops', users: [] }, 'users'],
+    [
+      'users that are not e-mails',
+      { type: 'private', object: 'dashboard.ops', users: ['bob'] },
+      'users.0',
+    ],
+    ['users as a string', { type: 'private', object: 'dashboard.ops', users: VIEWER }, 'users'],
+    [
+      'emailNotif not a boolean',
+      { type: 'private', object: 'dashboard.ops', users: [VIEWER], emailNotif: 'maybe' },
+      'emailNotif',
+    ],
+    [
+      'an unknown key',
+      { type: 'private', object: 'dashboard.ops', users: [VIEWER], expires: 3 },
+      '(body)',
+    ],
+  ])('%s → 400 naming the field', async (_what, body, field) => {
+    const r = await create(body);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toMatch(/^invalid share: /);
+    expect(r.json.context.issues[0].path).toBe(field);
+  });
+
+  it('PUT: an object other than the path, an unknown key, a private share emptied → 400', async () => {
+    expect(
+      (await create({ type: 'private', object: 'dashboard.ops', users: [VIEWER] })).status,
+    ).toBe(201);
+    const other = await s.api('PUT', share('dashboard.ops'), {
+      body: { object: 'dashboard.finance' },
+    });
+    expect(other.status).toBe(400);
+    expect(other.json.context.field).toBe('object');
+    const unknown = await s.api('PUT', share('dashboard.ops'), { body: { token: 'x' } });
+    expect(unknown.status).toBe(400);
+    const empty = await s.api('PUT', share('dashboard.ops'), { body: { users: [] } });
+    expect(empty.status).toBe(400);
+    expect(empty.json.context.issues[0].path).toBe('users');
+    expect((await s.api('GET', share('dashboard.ops'))).json.share.users).toEqual([VIEWER]);
+    await stop('dashboard.ops');
+  });
+});
+
+describe('private shares', () => {
+  beforeAll(async () => {
+    const r = await create({
+      type: 'private',
+      object: 'dashboard.finance',
+      users: [OUTSIDER, WEST],
+    });
+    expect(r.status, r.text).toBe(201);
+  });
+  afterAll(() => stop('dashboard.finance'));
+
+  it('open a dashboard hidden by the ACL to the named members, with every item', async () => {
+    expect((await s.api('GET', dash('dashboard.finance'), { as: VIEWER, ...json })).status).toBe(
+      404,
+    );
+    const r = await s.api('GET', dash('dashboard.finance'), { as: OUTSIDER, ...json });
+    expect(r.status, r.text).toBe(200);
+    expect(itemIds(r)).toEqual(['kpi', 'finance']);
+    expect(r.json.items[1].rows.length).toBeGreaterThan(0);
+    const list = await s.api('GET', `/projects/${s.demo}/app/dashboards`, {
+      as: OUTSIDER,
+      ...json,
+    });
+    expect(list.json.dashboards.map((d: { ident: string }) => d.ident)).toEqual([
+      'dashboard.finance',
+    ]);
+  });
+
+  it("open the dashboard's reports (app/reports/{id}) to them, not others", async () => {
+    const r = await s.api('GET', report('report.finance_table'), { as: OUTSIDER, ...json });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.rows.length).toBeGreaterThan(0);
+    expect(
+      (await s.api('GET', report('report.finance_table'), { as: VIEWER, ...json })).status,
+    ).toBe(404);
+    // A report on no shared dashboard stays hidden.
+    expect((await s.api('GET', report('report.by_region'), { as: OUTSIDER, ...json })).status).toBe(
+      404,
+    );
+  });
+
+  it("compute every item under the reader's own row filter", async () => {
+    const r = await s.api('GET', dash('dashboard.finance'), { as: WEST, ...json });
+    expect(r.status).toBe(200);
+    const own = await miles(WEST);
+    expect(own).toBe(await miles(ADMIN, ` WHERE ${WEST_FILTER}`));
+    expect(own).not.toBe(await miles(ADMIN));
+    expect(kpiOf(r)).toBe(own);
+    const finance = await s.api('GET', report('report.finance_table'), { as: WEST, ...json });
+    const adminRows = await rowsOf(
+      s,
+      ADMIN,
+      `SELECT [Carrier Name], [Flights Flown], [Total Miles] WHERE ${WEST_FILTER}`,
+    );
+    expect(finance.json.rows).toEqual(adminRows);
+  });
+
+  it('leave hidden reports out for members who read the dashboard by the ACL', async () => {
+    expect(
+      (await create({ type: 'private', object: 'dashboard.ops', users: [OUTSIDER] })).status,
+    ).toBe(201);
+    try {
+      const viewer = await s.api('GET', dash('dashboard.ops'), { as: VIEWER, ...json });
+      expect(viewer.status).toBe(200);
+      expect(itemIds(viewer)).not.toContain('finance');
+      const named = await s.api('GET', dash('dashboard.ops'), { as: OUTSIDER, ...json });
+      expect(itemIds(named)).toContain('finance');
+    } finally {
+      await stop('dashboard.ops');
+    }
+  });
+
+  it('open the hidden reports to a member who reads the dashboard by role and is named too', async () => {
+    expect(
+      itemIds(await s.api('GET', dash('dashboard.ops'), { as: VIEWER, ...json })),
+    ).not.toContain('finance');
+    expect(
+      (await create({ type: 'private', object: 'dashboard.ops', users: [VIEWER] })).status,
+    ).toBe(201);
+    try {
+      const named = await s.api('GET', dash('dashboard.ops'), { as: VIEWER, ...json });
+      expect(itemIds(named)).toContain('finance');
+      const finance = await s.api('GET', report('report.finance_table'), { as: VIEWER, ...json });
+      expect(finance.status, finance.text).toBe(200);
+    } finally {
+      await stop('dashboard.ops');
+    }
+  });
+
+  it('are read from the database every time: a row removed by another process closes at once', async () => {
+    const project = s.demo;
+    s.engine.db.$client
+      .prepare('update shares set users = ? where project_id = ? and dashboard = ?')
+      .run(JSON.stringify([WEST]), project, 'dashboard.finance');
+    expect((await s.api('GET', dash('dashboard.finance'), { as: OUTSIDER, ...json })).status).toBe(
+      404,
+    );
+    expect(s.engine.shares.sharedWith(project, 'dashboard.finance', 'WEST@example.com')).toBe(true);
+    const back = await s.api('PUT', share('dashboard.finance'), {
+      body: { users: [OUTSIDER, WEST] },
+    });
+    expect(back.status, back.text).toBe(200);
+    expect((await s.api('GET', dash('dashboard.finance'), { as: OUTSIDER, ...json })).status).toBe(
+      200,
+    );
+  });
+
+  it('are listed to those who can see the dashboard; a stopped one closes at once', async () => {
+    const admin = await s.api('GET', shares());
+    expect(admin.json.shares.map((x: { dashboard: string }) => x.dashboard)).toContain(
+      'dashboard.finance',
+    );
+    const viewer = await s.api('GET', shares(), { as: VIEWER });
+    expect(viewer.json.shares.map((x: { dashboard: string }) => x.dashboard)).not.toContain(
+      'dashboard.finance',
+    );
+    expect((await s.api('GET', share('dashboard.finance'), { as: VIEWER })).status).toBe(404);
+  });
+});
+
+describe('public shares', () => {
+  let url: string;
+
+  beforeAll(async () => {
+    await setProject({ dashboardEmbedding: true, embedOrigins: null });
+    const r = await create({ type: 'public', object: 'dashboard.sharable' });
+    expect(r.status, r.text).toBe(201);
+    url = r.json.share.url;
+  });
+  afterAll(async () => {
+    await stop('dashboard.sharable');
+    await setProject({ dashboardEmbedding: false, embedOrigins: null });
+  });
+
+  it('answer `url` = {site_url}/share/{token} with an unguessable token', () => {
+    expect(url.startsWith(`${s.engine.config.siteUrl}${SHARE_PATH}/`)).toBe(true);
+    const token = url.split('/').pop()!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+  });
+
+  it("are served without signing in, with the Admin's numbers and every item", async () => {
+    const r = await open(url, { accept: 'application/json' });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.dashboard).toEqual({
+      ident: 'dashboard.sharable',
+      name: 'Sharable',
+      description: '',
+    });
+    expect(itemIds(r)).toEqual(['kpi', 'finance']);
+    expect(kpiOf(r)).toBe(await miles(ADMIN));
+    const viaFormat = await open(url, { query: '?format=json', accept: '*/*' });
+    expect(viaFormat.json.items).toEqual(r.json.items);
+  });
+
+  it('are HTML pages framable by any origin (`*`) while embedOrigins is unset, never cached or indexed', async () => {
+    const r = await open(url);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(r.text).toContain('<h1>Sharable</h1>');
+    expect(r.text).toContain(`action="${SHARE_PATH}/${url.split('/').pop()}"`);
+    // Public readers have no API: report titles are not links.
+    expect(r.text).not.toContain('/app/reports/');
+    expect(r.headers.get('content-security-policy')).toMatch(/frame-ancestors \*(;|$)/);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(r.headers.get('x-robots-tag')).toBe('noindex');
+  });
+
+  it('are framable by exactly the embedOrigins once set', async () => {
+    await setProject({ embedOrigins: ['https://intranet.example.com', 'http://localhost:3000'] });
+    const r = await open(url);
+    expect(r.headers.get('content-security-policy')).toMatch(
+      /frame-ancestors https:\/\/intranet\.example\.com http:\/\/localhost:3000(;|$)/,
+    );
+    await setProject({ embedOrigins: null });
+  });
+
+  it('apply dashboard filters from the query string (both spellings); a bad one → 400', async () => {
+    const west = await open(url, {
+      query: '?filter=attr.airports.region:West',
+      accept: 'application/json',
+    });
+    expect(west.status, west.text).toBe(200);
+    expect(kpiOf(west)).toBe(await miles(ADMIN, ` WHERE ${WEST_FILTER}`));
+    const form = await open(url, { query: '?filter[attr.airports.region]=West&format=json' });
+    expect(kpiOf(form)).toBe(kpiOf(west));
+    const html = await open(url, { query: '?filter[attr.airports.region]=West' });
+    expect(html.text).toContain('value="West"');
+    const bad = await open(url, { query: '?filter=attr.nope:x', accept: 'application/json' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('show `url` only to Admins and members with `s` on the dashboard', async () => {
+    expect((await s.api('GET', share('dashboard.sharable'), { as: SHARER })).json.share.url).toBe(
+      url,
+    );
+    const viewer = await s.api('GET', share('dashboard.sharable'), { as: VIEWER });
+    expect(viewer.status).toBe(200);
+    expect(viewer.json.share.type).toBe('public');
+    expect(viewer.json.share.url).toBeUndefined();
+    const list = await s.api('GET', shares(), { as: VIEWER });
+    expect(list.text).not.toContain(url.split('/').pop());
+  });
+
+  it('are changed and stopped by Admins only', async () => {
+    const put = await s.api('PUT', share('dashboard.sharable'), {
+      as: SHARER,
+      body: { users: [WEST] },
+    });
+    expect(put.status).toBe(403);
+    const del = await s.api('DELETE', share('dashboard.sharable'), { as: SHARER });
+    expect(del.status).toBe(403);
+    expect((await open(url)).status).toBe(200);
+  });
+
+  it('answer 404 at once while embedding is off, and again when it is back on', async () => {
+    await setProject({ dashboardEmbedding: false });
+    const off = await open(url, { accept: 'application/json' });
+    expect(off.status).toBe(404);
+    expect(off.json.message).toBe('no shared dashboard at this address');
+    expect(off.headers.get('cache-control')).toBe('no-store');
+    await setProject({ dashboardEmbedding: true });
+    expect((await open(url)).status).toBe(200);
+  });
+
+  it('answer the same 404 for an unknown or malformed token', async () => {
+    for (const path of [`${SHARE_PATH}/${'A'.repeat(43)}`, `${SHARE_PATH}/short`]) {
+      const r = await open(path, { accept: 'application/json' });
+      expect(r.status).toBe(404);
+      expect(r.json.message).toBe('no shared dashboard at this address');
+    }
+  });
+
+  it('turned private drop the URL (404), and public again get a new one', async () => {
+    const priv = await s.api('PUT', share('dashboard.sharable'), {
+      body: { type: 'private', users: [VIEWER] },
+    });
+    expect(priv.status, priv.text).toBe(200);
+    expect(priv.json.share.url).toBeUndefined();
+    expect((await open(url)).status).toBe(404);
+    const pub = await s.api('PUT', share('dashboard.sharable'), { body: { type: 'public' } });
+    expect(pub.status, pub.text).toBe(200);
+    expect(pub.json.share.url).not.toBe(url);
+    expect((await open(pub.json.share.url)).status).toBe(200);
+    expect((await open(url)).status).toBe(404);
+    url = pub.json.share.url;
+  });
+
+  it('answer 404 once the sharing Admin is no longer an Admin; another Admin takes it over by a change', async () => {
+    await stop('dashboard.ops');
+    const r = await create({ type: 'public', object: 'dashboard.ops' }, ADMIN2);
+    expect(r.status, r.text).toBe(201);
+    const own = r.json.share.url;
+    expect((await open(own)).status).toBe(200);
+    const demote = await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, {
+      body: { admin: false },
+    });
+    expect(demote.status, demote.text).toBe(200);
+    const after = await open(own, { accept: 'application/json' });
+    expect(after.status).toBe(404);
+    expect(after.json.message).toBe('no shared dashboard at this address');
+    const taken = await s.api('PUT', share('dashboard.ops'), { body: { emailNotif: false } });
+    expect(taken.json.share.updatedBy).toBe(ADMIN);
+    expect((await open(own)).status).toBe(200);
+    await stop('dashboard.ops');
+    await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { admin: true } });
+  });
+
+  it('answer 404 at once when stopped', async () => {
+    const del = await s.api('DELETE', share('dashboard.sharable'));
+    expect(del.status).toBe(204);
+    expect((await open(url)).status).toBe(404);
+    expect((await s.api('GET', share('dashboard.sharable'))).status).toBe(404);
+    expect((await s.api('DELETE', share('dashboard.sharable'))).status).toBe(404);
+  });
+
+  it('print as the same page through sitePageHtml (app/export/url)', async () => {
+    const r = await create({ type: 'public', object: 'dashboard.sharable' });
+    const actor = s.engine.actor({ email: VIEWER }, s.demo);
+    const page = await sitePageHtml(s.engine, actor, new URL(r.json.share.url));
+    expect(page?.title).toBe('Sharable');
+    expect(page?.html).toContain('Carrier finance table');
+  });
+});
+
+describe('a deleted dashboard', () => {
+  it('takes its share with it; one created again under the same identifier is not shared', async () => {
+    await setProject({ dashboardEmbedding: true });
+    const object = {
+      ident: 'dashboard.doomed',
+      type: 'dashboard',
+      name: 'Doomed',
+      def: { items: [{ id: 'kpi', report: 'report.kpi_miles' }] },
+      // Hidden from OUTSIDER: only the share opens it to them.
+      acl: [{ userrole: 'finance', acl: 'r----' }],
+    };
+    expect((await s.api('POST', `/projects/${s.demo}/pmd/obj`, { body: object })).status).toBe(201);
+    const r = await create({ type: 'public', object: 'dashboard.doomed', users: [OUTSIDER] });
+    expect(r.status, r.text).toBe(201);
+    expect((await s.api('GET', dash('dashboard.doomed'), { as: OUTSIDER, ...json })).status).toBe(
+      200,
+    );
+    expect((await s.api('DELETE', `/projects/${s.demo}/pmd/obj/dashboard.doomed`)).status).toBe(
+      204,
+    );
+    expect((await open(r.json.share.url)).status).toBe(404);
+    expect((await s.api('POST', `/projects/${s.demo}/pmd/obj`, { body: object })).status).toBe(201);
+    expect((await s.api('GET', share('dashboard.doomed'))).status).toBe(404);
+    expect((await s.api('GET', dash('dashboard.doomed'), { as: OUTSIDER, ...json })).status).toBe(
+      404,
+    );
+    expect((await open(r.json.share.url)).status).toBe(404);
+    await setProject({ dashboardEmbedding: false });
+  });
+});
+
+describe('e-mail notices', () => {
+  const mailsTo = (to: string) => smtp.messages.filter((m) => m.to.includes(to));
+
+  it('emailNotif: each named user gets a link to the dashboard page; on a change, only those added', async () => {
+    const before = { viewer: mailsTo(VIEWER).length, west: mailsTo(WEST).length };
+    const r = await create(
+      { type: 'private', object: 'dashboard.finance', users: [VIEWER], emailNotif: true },
+      ADMIN,
+    );
+    expect(r.status, r.text).toBe(201);
+    expect(r.json.notified).toEqual([{ id: VIEWER, emailSent: true }]);
+    const mail = await waitFor(() => mailsTo(VIEWER)[before.viewer]);
+    const { headers, body } = parseMail(mail.raw);
+    expect(headers.get('subject')).toBe(`${ADMIN} shared the dashboard "Finance" with you`);
+    expect(body).toContain(
+      `${s.engine.config.siteUrl}/api/v1/projects/${s.demo}/app/dashboards/dashboard.finance`,
+    );
+
+    const put = await s.api('PUT', share('dashboard.finance'), { body: { users: [VIEWER, WEST] } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json.notified).toEqual([{ id: WEST, emailSent: true }]);
+    await waitFor(() => mailsTo(WEST)[before.west]);
+    expect(mailsTo(VIEWER)).toHaveLength(before.viewer + 1);
+    await stop('dashboard.finance');
+  });
+
+  it('without emailNotif nobody is mailed', async () => {
+    const count = smtp.messages.length;
+    const r = await create({ type: 'private', object: 'dashboard.finance', users: [WEST] });
+    expect(r.status).toBe(201);
+    expect(r.json.notified).toBeUndefined();
+    await new Promise((res) => setTimeout(res, 200));
+    expect(smtp.messages).toHaveLength(count);
+    await stop('dashboard.finance');
+  });
+
+  it('a non-member invited with emailNotif gets the invitation and the notice', async () => {
+    const guest = 'guest@example.com';
+    const r = await create(
+      { type: 'private', object: 'dashboard.finance', users: [guest], emailNotif: true },
+      UADMIN,
+    );
+    // UADMIN cannot see dashboard.finance (its ACL is `finance` only).
+    expect(r.status).toBe(404);
+    const ok = await create(
+      { type: 'private', object: 'dashboard.sharable', users: [guest], emailNotif: true },
+      UADMIN,
+    );
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.json.invited).toEqual([{ id: guest, status: 'invited', emailSent: true }]);
+    await waitFor(() => (mailsTo(guest).length >= 2 ? true : undefined));
+    const subjects = mailsTo(guest).map((m) => parseMail(m.raw).headers.get('subject'));
+    expect(subjects).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('invited you'),
+        `${UADMIN} shared the dashboard "Sharable" with you`,
+      ]),
+    );
+    await stop('dashboard.sharable');
+  });
+});
+
+describe('activity', () => {
+  it('records obj_share for every create, change and stop, without the token', async () => {
+    await setProject({ dashboardEmbedding: true });
+    const c = await create({ type: 'public', object: 'dashboard.sharable', users: [WEST] });
+    expect(c.status, c.text).toBe(201);
+    const u = await s.api('PUT', share('dashboard.sharable'), { body: { type: 'private' } });
+    expect(u.status, u.text).toBe(200);
+    await stop('dashboard.sharable');
+    await setProject({ dashboardEmbedding: false });
+    const r = await s.api('GET', `/projects/${s.demo}/activity?types=obj_share&limit=3`);
+    const events = r.json.activity as {
+      object: string;
+      user: string;
+      message: string;
+      detail: Record<string, unknown>;
+    }[];
+    expect(events.map((e) => e.detail.action)).toEqual(['stop', 'update', 'create']);
+    expect(events.every((e) => e.object === 'dashboard.sharable' && e.user === ADMIN)).toBe(true);
+    expect(events[2]!.message).toBe(
+      `shared dashboard "Sharable" (dashboard.sharable) publicly and with ${WEST}`,
+    );
+    expect(events[1]!.detail).toMatchObject({
+      type: 'private',
+      previousType: 'public',
+      fields: ['type'],
+    });
+    expect(events[0]!.message).toBe('stopped sharing dashboard "Sharable" (dashboard.sharable)');
+    expect(JSON.stringify(events)).not.toContain(c.json.share.url.split('/').pop());
+    // Readers of the dashboard see the events; others do not.
+    const viewer = await s.api('GET', `/projects/${s.demo}/activity?types=obj_share&limit=100`, {
+      as: VIEWER,
+    });
+    expect(viewer.json.activity.length).toBeGreaterThan(0);
+    const outsider = await s.api('GET', `/projects/${s.demo}/activity?types=obj_share&limit=100`, {
+      as: OUTSIDER,
+    });
+    expect(
+      outsider.json.activity.filter((e: { object: string }) => e.object === 'dashboard.sharable'),
+    ).toEqual([]);
+  });
+});
