@@ -1,5 +1,6 @@
 // Configuration: every setting is an environment variable with a working default,
 // validated once at start-up so a typo fails loudly with the variable's name.
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseAgentBudget, parseAiConfig, type AgentBudget, type AiConfig } from './ai/config.js';
@@ -63,7 +64,16 @@ const envSchema = z.object({
     .refine(validTimeZone, { message: 'an IANA time zone such as UTC or Europe/Prague' }),
   /** The headless Chromium that renders PDF exports (looked for on the first export). */
   URSA_CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
-  URSA_EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * PDF exports printed at once: one per core, 2 to 4. More than the cores only adds memory
+   * (each is a Chromium renderer process), not throughput.
+   */
+  URSA_EXPORT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(Math.min(4, Math.max(2, os.availableParallelism()))),
   URSA_EXPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
