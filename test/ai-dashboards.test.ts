@@ -3,7 +3,11 @@
 // says to link those URLs and never invent one, and the answer's `links` holds the ones used.
 // A scripted fake LLM (OpenAI wire format) plays the model, over real HTTP.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { loadChatPrompts } from '../src/engine/ai/prompts.js';
+import { mcpAudience } from '../src/engine/config.js';
 import { TOOLS } from '../src/engine/tools/catalog.js';
 import { startFakeLlm, type FakeLlm, type FakeToolCall } from './helpers/fake-llm.js';
 import { createProject, loadDataset } from './helpers/fixtures.js';
@@ -110,10 +114,10 @@ beforeAll(async () => {
     ],
   });
   expect(r.status, r.text).toBe(201);
-  // Who a dashboard is shared with is the sharing service's answer; here, one fixed share.
-  s.engine.reports.setShareGrant(
-    (project, dash, email) => project === p && dash === 'dashboard.finance' && email === SHARED,
-  );
+  const shared = await s.api('POST', `/projects/${p}/pmd/share`, {
+    body: { type: 'private', object: 'dashboard.finance', users: [SHARED] },
+  });
+  expect(shared.status, shared.text).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
@@ -127,6 +131,38 @@ beforeEach(() => {
 });
 
 describe('find_dashboards in the AI chat', () => {
+  it('gives the MCP ask tool the links of its answer', async () => {
+    llm.script({ toolCalls: [call({ query: 'ops dashboard' })] });
+    answerFrom = (results) => {
+      const [best] = itemsOf(results);
+      return `Open [${best!.name}](${best!.url}).`;
+    };
+    const token = await s.engine.issueToken(ADMIN, { audience: mcpAudience(s.engine.config) });
+    const client = new Client({ name: 'ai-dashboards-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const res = (await client.callTool({
+        name: 'ask',
+        arguments: { project: p, question: 'Show me the ops dashboard' },
+      })) as CallToolResult;
+      expect(res.isError, JSON.stringify(res.content)).toBeFalsy();
+      const expected = url('dashboards', 'dashboard.ops');
+      expect(res.structuredContent).toMatchObject({
+        status: 'OK',
+        answer: `Open [Ops dashboard](${expected}).`,
+        links: [
+          { kind: 'dashboard', ident: 'dashboard.ops', name: 'Ops dashboard', url: expected },
+        ],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   it('answers "show me the ops dashboard" with its link', async () => {
     llm.script({ toolCalls: [call({ query: 'ops dashboard' })] });
     answerFrom = (results) => {

@@ -620,6 +620,24 @@ describe('public shares', () => {
     await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { admin: true } });
   });
 
+  it("are computed under the sharing Admin's row filter, when they have one", async () => {
+    const filtered = await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, {
+      body: { filter: WEST_FILTER },
+    });
+    expect(filtered.status, filtered.text).toBe(200);
+    try {
+      const r = await create({ type: 'public', object: 'dashboard.ops' }, ADMIN2);
+      expect(r.status, r.text).toBe(201);
+      const page = await open(r.json.share.url, { accept: 'application/json' });
+      expect(page.status, page.text).toBe(200);
+      expect(kpiOf(page)).toBe(await miles(ADMIN, ` WHERE ${WEST_FILTER}`));
+      expect(kpiOf(page)).not.toBe(await miles(ADMIN));
+    } finally {
+      await stop('dashboard.ops');
+      await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { filter: null } });
+    }
+  });
+
   it('answer 404 at once when stopped', async () => {
     const del = await s.api('DELETE', share('dashboard.sharable'));
     expect(del.status).toBe(204);

@@ -29,6 +29,16 @@ const output = {
     }),
   ),
   chart: z.record(z.string(), z.unknown()).nullable().describe('Vega-Lite spec, data inline'),
+  links: z
+    .array(
+      z.object({
+        kind: z.enum(['dashboard', 'report']),
+        ident: z.string(),
+        name: z.string(),
+        url: z.string(),
+      }),
+    )
+    .describe('Dashboards and reports the answer links to (pages the caller can open)'),
   usage: z.object({
     inputTokens: z.number(),
     outputTokens: z.number(),
@@ -49,6 +59,7 @@ function reply(job: Job, conversation: string, rows: number): Out {
       answer: '',
       queries: [],
       chart: null,
+      links: [],
       usage: { inputTokens: 0, outputTokens: 0, steps: 0 },
       complete: false,
     };
@@ -66,6 +77,8 @@ function reply(job: Job, conversation: string, rows: number): Out {
       ...(q.error ? { error: q.error } : {}),
     })),
     chart: r.chart?.spec ?? null,
+    // Answers stored before links existed have none.
+    links: (r.links ?? []).map(({ kind, ident, name, url }) => ({ kind, ident, name, url })),
     usage: { ...r.usage, steps: r.steps },
     complete: r.complete,
   };
