@@ -230,6 +230,13 @@ function isShared(f: AuthzFixture, dashboard: string): boolean {
 const jobOwner = (caller: Caller): string => (isLevel(caller) ? emailOf(caller)! : OTHER_MEMBER);
 
 const MATRIX: Record<string, Entry> = {
+  'GET /user': {
+    level: 'authenticated',
+    success: 200,
+    check: (r, { caller, ok }) => {
+      if (ok) expect(r.json.id).toBe(emailOf(caller));
+    },
+  },
   'GET /projects': {
     level: 'authenticated',
     success: 200,

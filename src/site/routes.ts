@@ -14,6 +14,7 @@ import { loadPosts } from './posts.js';
 import { pricingPage, loadPricing } from './pricing.js';
 import { prepare, preparePage, sendPrepared, type Prepared } from './send.js';
 import { sharePage } from './share.js';
+import { appAsset, appShell } from './app.js';
 
 const pricing = loadPricing();
 const posts = loadPosts();
@@ -91,6 +92,15 @@ export const siteRoutes: RouteDef[] = [
     '/share/:token',
     "A public dashboard share (HTML, framable by the project's embedOrigins; JSON with ?format=json); `filter` as for app/dashboards.",
     sharePage,
+  ),
+  get('/app/assets/:file', "The web application's bundle (app.js, app.css).", (c) => {
+    if (!appAsset(c)) throw notFound(`no asset ${c.params.file} of the web application`);
+  }),
+  get('/app', 'The web application (signs you in, then works on /api/v1).', appShell),
+  get(
+    '/app/*rest',
+    'The web application: every address under /app is one of its screens.',
+    appShell,
   ),
   get('/assets/:file', 'Stylesheet and images of the site.', ({ req, res, params }) => {
     const asset = assets.get(`/assets/${params.file}`);

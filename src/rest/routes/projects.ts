@@ -29,6 +29,20 @@ const detailsReply = (project: ProjectDetails, status = 200) => ({
 export const projectRoutes: RouteDef[] = [
   {
     group: 'Projects',
+    path: '/user',
+    ops: {
+      GET: {
+        access: 'authenticated',
+        description: 'Who you are signed in as (the web application shows it).',
+        handler: ({ principal }) => ({
+          title: principal.email,
+          body: { id: principal.email, link: [link('projects', '/projects')] },
+        }),
+      },
+    },
+  },
+  {
+    group: 'Projects',
     path: '/projects',
     ops: {
       GET: {

@@ -1,0 +1,29 @@
+// Small pieces every screen uses: headings with the page title, errors, loading.
+import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
+import type { ApiError } from './api';
+
+/** The screen's title, also the document's. */
+export function Title({ children, text }: { children?: ComponentChildren; text: string }) {
+  useEffect(() => {
+    document.title = `${text} · Ursa`;
+  }, [text]);
+  return <h1>{children ?? text}</h1>;
+}
+
+export function ErrorNote({ error }: { error: ApiError | undefined }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error.message}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}

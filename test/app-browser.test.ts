@@ -1,0 +1,101 @@
+// The web application's frame in Chromium against the real server: /app sends a signed-out
+// visitor to sign in and back, lists the member's projects, opens one with its announcement
+// and the sections the member may use, and signs out. Served with a strict CSP and nothing
+// loaded from elsewhere.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import {
+  ADMIN,
+  ADMIN_PASSWORD,
+  invite,
+  startTestServer,
+  type TestServer,
+} from './helpers/server.js';
+
+const MEMBER = 'app-member@example.com';
+const MEMBER_PASSWORD = 'member-password-1';
+
+describe.skipIf(skipBrowser)('the web application (frame)', () => {
+  let s: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    await invite(s, s.demo, MEMBER);
+    await s.engine.accounts.setPassword(MEMBER, MEMBER_PASSWORD);
+    const r = await s.api('PUT', `/projects/${s.demo}/announce`, {
+      body: { title: 'Maintenance', message: 'Loads pause on Sunday.' },
+    });
+    expect(r.status, r.text).toBe(200);
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('is one shell for every address under /app, with a strict CSP and its bundle', async () => {
+    for (const path of ['/app', '/app/p/demo/dashboards/x']) {
+      const r = await fetch(`${s.url}${path}`);
+      expect(r.status).toBe(200);
+      const csp = r.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe');
+      const html = await r.text();
+      expect(html).toMatch(/<script type="module" src="\/app\/assets\/app\.js\?v=\w+"><\/script>/);
+    }
+    const js = await fetch(`${s.url}/app/assets/app.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect((await fetch(`${s.url}/app/assets/nope.js`)).status).toBe(404);
+  });
+
+  it('sends a visitor to sign in, then to the projects; a project shows its announcement', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD);
+    try {
+      await page.getByRole('heading', { name: 'Your projects' }).waitFor();
+      await page.getByText(ADMIN).waitFor();
+      await screenshots(page, 'projects');
+      await page.getByRole('link', { name: /Demo/ }).first().click();
+      await page.getByRole('note').getByText('Loads pause on Sunday.').waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/app/p/${s.demo}`);
+      const nav = page.getByRole('navigation', { name: 'Project' });
+      expect(await nav.getByRole('link').allTextContents()).toEqual(
+        expect.arrayContaining(['Chat', 'Dashboards']),
+      );
+      await screenshots(page, 'project-home');
+      // Back and forward move between screens without reloading.
+      await page.goBack();
+      await page.getByRole('heading', { name: 'Your projects' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('opens a deep link after signing in, and signs out', async () => {
+    const { page, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, `/app/p/${s.demo}`);
+    try {
+      expect(new URL(page.url()).pathname).toBe(`/app/p/${s.demo}`);
+      await page.getByRole('note').waitFor();
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL((u) => !u.pathname.startsWith('/app'));
+      await page.goto(`${s.url}/app`);
+      await page.waitForURL((u) => u.pathname === '/auth/login');
+    } finally {
+      await close();
+    }
+  });
+
+  it('says so when the project does not exist or the member has no access', async () => {
+    const { page, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, '/app/p/nope');
+    try {
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByRole('alert').textContent()).toMatch(/nope/);
+    } finally {
+      await close();
+    }
+  });
+});
