@@ -253,6 +253,29 @@ describe('reports', () => {
     expect(direct.status).toBe(400);
   });
 
+  it('title their columns as the report was written, though saved AQL is stored by identifier', async () => {
+    const created = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: {
+        ident: 'report.written_by_title',
+        type: 'report',
+        name: 'Passengers by carrier',
+        def: {
+          aql: 'SELECT [Carrier Name], SUM([Passengers])',
+          visualization: { type: 'bar' },
+        },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const stored = s.engine.model.all(s.demo).find((o) => o.ident === 'report.written_by_title')!;
+    expect((stored.def as { aql: string }).aql).toContain('[fact.flights.passengers]');
+    const r = await s.api('GET', report('report.written_by_title'), json);
+    expect(r.json.columns.map((c: { title: string }) => c.title)).toEqual([
+      'Carrier Name',
+      'SUM([Passengers])',
+    ]);
+    expect(r.json.chart.spec.encoding.y.title).toBe('SUM([Passengers])');
+  });
+
   it('refuse formats they do not have', async () => {
     const r = await s.api('GET', dash(), { accept: 'text/csv' });
     expect(r.status).toBe(406);

@@ -116,7 +116,7 @@ describe.skipIf(!haveChromium && !inCi)('public site in headless Chromium', () =
       }
     }
     // Links found across all pages include every kind of target the nav promises.
-    for (const p of ['/api/v1', '/auth/login', '/llms.txt', '/.well-known/mcp.json'])
+    for (const p of ['/api/v1', '/auth/login?next=/app', '/llms.txt', '/.well-known/mcp.json'])
       expect(checked.get(`${s.url}${p}`), p).toBe(200);
   }, 120_000);
 

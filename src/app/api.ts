@@ -18,13 +18,19 @@ export const API = '/api/v1';
 export const signInUrl = (): string =>
   `/auth/login?next=${encodeURIComponent(location.pathname + location.search)}`;
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
   const r = await fetch(path.startsWith('/api/') ? path : `${API}${path}`, {
     method,
     credentials: 'same-origin',
     headers: {
       accept: 'application/json',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -39,12 +45,24 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 export const get = <T>(path: string) => api<T>('GET', path);
 
-/** A file the API answers (a PDF, a CSV), saved by the browser under `name`. */
-export async function download(method: string, path: string, name: string, body?: unknown) {
+/**
+ * A file the API answers (a PDF, a CSV), saved by the browser under `name`; `accept` asks for
+ * its type (the API answers errors as JSON whatever it is).
+ */
+export async function download(
+  method: string,
+  path: string,
+  name: string,
+  body?: unknown,
+  accept?: string,
+) {
   const r = await fetch(`${API}${path}`, {
     method,
     credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(accept ? { accept } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!r.ok) {

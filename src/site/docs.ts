@@ -54,6 +54,13 @@ const WANTED: readonly Omit<DocFile, 'sections' | 'markdown'>[] = [
     topic: 'api',
   },
   {
+    name: 'app.md',
+    title: 'The web application',
+    about:
+      'the screens at /app for people: chat with the data, dashboards, explore with AQL, data loads, the model and administration',
+    topic: 'api',
+  },
+  {
     name: 'operations.md',
     title: 'Operations',
     about: 'configuration variables, data directory, command line, identity, plans and limits',

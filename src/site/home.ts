@@ -47,7 +47,7 @@ export function homePage(latest: readonly Post[]): Page {
 <p class="lead">Ursa loads your data, models it once, and lets people, integrations and AI
 assistants ask questions in AQL. Every answer respects the asker's permissions and row-level
 security, and never double counts.</p>
-<p class="actions"><a class="button primary" href="/auth/login">Sign in to the demo</a>
+<p class="actions"><a class="button primary" href="/auth/login?next=/app">Sign in to the demo</a>
 <a class="button" href="/pricing">See pricing</a></p>
 <figure>
 <img src="${DIAGRAM_PATH}" width="640" height="260" alt="Diagram: AI assistants connect through the MCP server at /mcp, apps and integrations through the REST API at /api/v1, people and crawlers through the website and llms.txt; all three use one engine that enforces permissions, row-level security and AQL.">

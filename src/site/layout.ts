@@ -21,7 +21,7 @@ export const NAV: readonly NavLink[] = [
   { href: API_PREFIX, label: 'API' },
   { href: '/llms.txt', label: 'llms.txt' },
   { href: '/.well-known/mcp.json', label: 'MCP server card' },
-  { href: '/auth/login', label: 'Sign in' },
+  { href: '/auth/login?next=/app', label: 'Sign in' },
 ];
 
 export interface PageOptions {
@@ -54,7 +54,7 @@ ${footer()}`,
 function navList(section: string, withSignInButton: boolean): Html {
   const items = NAV.map((l) => {
     const current = l.href === section && html` aria-current="page"`;
-    const cls = withSignInButton && l.href === '/auth/login' && html` class="signin"`;
+    const cls = withSignInButton && l.href.startsWith('/auth/login') && html` class="signin"`;
     return html`<li><a href="${l.href}"${current}${cls}>${l.label}</a></li>`;
   });
   return html`<ul>${items}</ul>`;

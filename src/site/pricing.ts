@@ -104,7 +104,7 @@ ${badge}<h2>${t.name}</h2>
 <p class="annual" data-annual="${t.annual}">or ${formatPrice(t.annual)} per year (${annualNote(t)})</p>
 <p class="credits" data-credits="${t.aiCreditsPerMonth}">${integer.format(t.aiCreditsPerMonth)} AI credits per month</p>
 <ul>${features}</ul>
-<p><a class="button${t.highlight && ' primary'}" href="/auth/login">Start with ${t.name}</a></p>
+<p><a class="button${t.highlight && ' primary'}" href="/auth/login?next=/app">Start with ${t.name}</a></p>
 </li>`;
 }
 

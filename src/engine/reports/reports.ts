@@ -9,6 +9,8 @@ import type { Aql, QueryResult } from '../aql/service.js';
 import { EngineError, invalid, notFound } from '../errors.js';
 import { seesEverything } from '../model/acl.js';
 import type { ModelObjects } from '../model/objects.js';
+import { showDef } from '../model/saved-aql.js';
+import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
 import { MAX_CHART_ROWS, renderChartSvg, type ChartSize } from './chart.js';
@@ -208,7 +210,11 @@ export class Reports {
     const def = row.def as unknown as { aql: string; visualization: Visualization };
     const vis = def.visualization;
     const signal = opts.signal ?? new AbortController().signal;
-    const r = await this.aql.query(a, def.aql, signal, { seeAll });
+    // Saved AQL is stored by identifier; run it as shown (what was written by title reads by
+    // title again), so a column's title is what its author wrote, not `SUM([fact.x.y])`.
+    const snap = this.aql.snapshot(a.projectId);
+    const text = (showDef(row.type, row.def, snapshotNames(snap)) as { aql: string }).aql;
+    const r = await this.aql.query(a, text, signal, { seeAll });
     const columns = this.withFormats(a, r.columns);
     const out: ReportRun = {
       ident: row.ident,

@@ -1,0 +1,71 @@
+// The dashboard's items on its layout grid: 12 columns placed by each item's layout (x, y, w,
+// h) through CSS custom properties set on the element's style (CSSOM, which the app's CSP
+// allows), one column on narrow screens. Items come in reading order: top to bottom, left
+// to right.
+import type { DashboardItem } from './types';
+import { DataTable } from './table';
+
+export function Grid({ items }: { items: DashboardItem[] }) {
+  if (!items.length) return <p class="muted">This dashboard has no items you can see.</p>;
+  const ordered = [...items].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
+  return (
+    <div class="dash-grid">
+      {ordered.map((item) => (
+        <Item key={item.id} item={item} />
+      ))}
+    </div>
+  );
+}
+
+function Item({ item }: { item: DashboardItem }) {
+  const { x, y, w, h } = item.layout;
+  const heading = `dash-item-${item.id}`;
+  return (
+    <section
+      class="dash-item card"
+      aria-labelledby={heading}
+      data-item={item.id}
+      style={{
+        '--x': String(x + 1),
+        '--y': String(y + 1),
+        '--w': String(w),
+        '--h': String(h),
+      }}
+    >
+      <h2 id={heading}>{item.title}</h2>
+      <ItemBody item={item} />
+      {item.warnings?.map((w) => (
+        <p key={w} class="muted dash-warning">
+          {w}
+        </p>
+      ))}
+    </section>
+  );
+}
+
+function ItemBody({ item }: { item: DashboardItem }) {
+  if (item.error)
+    return <p class="error dash-item-error">This item could not be shown: {item.error}</p>;
+  if (item.kpi)
+    return (
+      <p class="dash-kpi">
+        <span class="dash-kpi-value">{item.kpi.formatted}</span>
+        <span class="muted">{item.kpi.title}</span>
+      </p>
+    );
+  if (item.chart)
+    return (
+      <>
+        <img
+          class="dash-chart"
+          src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(item.chart.svg)}`}
+          alt={`Chart: ${item.title}. Its data is in the table below.`}
+        />
+        <details class="dash-data">
+          <summary>The chart’s data</summary>
+          <DataTable item={item} />
+        </details>
+      </>
+    );
+  return <DataTable item={item} />;
+}

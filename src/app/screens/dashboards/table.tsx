@@ -1,0 +1,48 @@
+// An item's columns and rows as a table: numbers right-aligned, measures grouped.
+import type { Column, DashboardItem } from './types';
+
+const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
+const numeric = (c: Column) => NUMERIC.has(c.dataType);
+const grouped = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+
+function cell(c: Column, v: string | null): string {
+  if (v === null || v === '') return '–';
+  if (!numeric(c) || c.kind !== 'measure') return v;
+  const n = Number(v);
+  return Number.isFinite(n) ? grouped.format(n) : v;
+}
+
+export function DataTable({ item }: { item: DashboardItem }) {
+  if (!item.rows.length) return <p class="muted">No rows.</p>;
+  return (
+    <div class="scroll" tabIndex={0} role="region" aria-label={`${item.title}: data`}>
+      <table>
+        <thead>
+          <tr>
+            {item.columns.map((c) => (
+              <th key={c.title} scope="col" class={numeric(c) ? 'n' : undefined}>
+                {c.title}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {item.rows.map((row, i) => (
+            <tr key={i}>
+              {item.columns.map((c, j) => (
+                <td key={c.title} class={numeric(c) ? 'n' : undefined}>
+                  {cell(c, row[j] ?? null)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {item.rowCount > item.rows.length && (
+        <p class="muted">
+          The first {item.rows.length.toLocaleString()} of {item.rowCount.toLocaleString()} rows.
+        </p>
+      )}
+    </div>
+  );
+}

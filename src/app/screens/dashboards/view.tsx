@@ -1,0 +1,74 @@
+// One dashboard as the member sees it: its filters (kept in the address), its items on the
+// layout grid, and its actions (PDF export, sharing).
+import { useRef } from 'preact/hooks';
+import { ApiError, projectApi } from '../../api';
+import { useResource } from '../../data';
+import { useProject } from '../../project';
+import { appPath, Link, navigate, useLocation } from '../../router';
+import { ErrorNote, Loading, Title } from '../../ui';
+import { ExportButton } from './export';
+import { FilterForm } from './filter-form';
+import { filterQuery, readPicks, type Picks } from './filters';
+import { Grid } from './grid';
+import { ShareButton } from './share';
+import type { DashboardRun } from './types';
+
+/** A 400 about the `filter` parameter: shown next to the filters, not instead of the page. */
+export const isFilterError = (e: ApiError | undefined): e is ApiError =>
+  e?.status === 400 && e.context.field === 'filter';
+
+export function DashboardView({ id }: { id: string }) {
+  const project = useProject();
+  const loc = useLocation();
+  const picks = readPicks(loc.query);
+  const query = filterQuery(picks);
+  const base = `${projectApi(project.id)}/app/dashboards/${encodeURIComponent(id)}`;
+  const r = useResource<DashboardRun>(base + query);
+  // The last answer for this dashboard: its filters stay on screen while a bad filter is fixed.
+  const last = useRef<DashboardRun | undefined>(undefined);
+  if (r.value?.dashboard.ident === id) last.current = r.value;
+  else if (last.current && last.current.dashboard.ident !== id) last.current = undefined;
+  const filterError = isFilterError(r.error) ? r.error : undefined;
+  // Opened at a bad filter: the dashboard without it, for the filters' definitions only.
+  const plain = useResource<DashboardRun>(filterError && !last.current ? base : null);
+  const run = r.value ?? (filterError ? (last.current ?? plain.value) : undefined);
+  const here = appPath('p', project.id, 'dashboards', id);
+  const go = (p: Picks) => navigate(here + filterQuery(p));
+
+  return (
+    <article class="dash" aria-busy={r.loading}>
+      <p class="dash-back">
+        <Link href={appPath('p', project.id, 'dashboards')}>← All dashboards</Link>
+      </p>
+      <header class="dash-head">
+        <div>
+          <Title text={run?.dashboard.name ?? 'Dashboard'} />
+          {run?.dashboard.description && <p class="muted dash-desc">{run.dashboard.description}</p>}
+        </div>
+        {run && (
+          <div class="dash-actions">
+            <ExportButton project={project.id} id={id} name={run.dashboard.name} query={query} />
+            <ShareButton id={id} name={run.dashboard.name} />
+          </div>
+        )}
+      </header>
+      {run && run.filters.length > 0 && (
+        <FilterForm
+          key={query}
+          filters={run.filters}
+          picks={picks}
+          error={filterError}
+          onApply={go}
+          onClear={() => go(new Map())}
+        />
+      )}
+      {r.loading && <Loading what="the dashboard" />}
+      {r.error && !filterError && <ErrorNote error={r.error} />}
+      {filterError && !run && <ErrorNote error={filterError} />}
+      {filterError && run && (
+        <p class="muted">The items are shown again once the filters are valid.</p>
+      )}
+      {r.value && <Grid items={r.value.items} />}
+    </article>
+  );
+}

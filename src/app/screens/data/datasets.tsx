@@ -1,0 +1,96 @@
+// The Datasets tab: every dataset the member may read (GET kodiak/dataload) with its rows,
+// columns, key and source, and its latest load (GET activity/loads?latest=1): when, by whom,
+// how many rows, in which mode. Each links to Explore with a query on it.
+import { projectApi } from '../../api';
+import { useResource } from '../../data';
+import { useProject } from '../../project';
+import { Link } from '../../router';
+import { Loading } from '../../ui';
+import { Problem, When } from '../model/parts';
+import { exploreHref } from './aql';
+import type { Dataset, LoadEvent } from './types';
+
+export function Datasets() {
+  const p = useProject();
+  const list = useResource<{ dataload: { dataVersion: number; datasets: Dataset[] } }>(
+    `${projectApi(p.id)}/kodiak/dataload`,
+  );
+  const loads = useResource<{ loads: LoadEvent[] }>(`${projectApi(p.id)}/activity/loads?latest=1`);
+  const latest = new Map((loads.value?.loads ?? []).map((l) => [l.detail.dataset, l]));
+  const datasets = list.value?.dataload.datasets;
+  return (
+    <section aria-labelledby="datasets-title">
+      <h2 id="datasets-title">Datasets</h2>
+      <Problem error={list.error ?? loads.error} />
+      {!datasets ? (
+        !list.error && <Loading what="the datasets" />
+      ) : datasets.length === 0 ? (
+        <p class="muted">No datasets yet: upload a CSV file and load it.</p>
+      ) : (
+        <div class="data-table-wrap">
+          <table class="data-table data-datasets">
+            <thead>
+              <tr>
+                <th scope="col">Dataset</th>
+                <th scope="col" class="num">
+                  Rows
+                </th>
+                <th scope="col" class="num">
+                  Columns
+                </th>
+                <th scope="col">Key</th>
+                <th scope="col">Source</th>
+                <th scope="col">Last load</th>
+              </tr>
+            </thead>
+            <tbody>
+              {datasets.map((d) => {
+                const l = latest.get(d.name);
+                return (
+                  <tr key={d.name} data-dataset={d.name}>
+                    <th scope="row">
+                      {d.primaryKey ? (
+                        <Link
+                          href={exploreHref(p.id, `SELECT COUNT([attr.${d.name}.${d.primaryKey}])`)}
+                          title="Explore"
+                        >
+                          {d.name}
+                        </Link>
+                      ) : (
+                        d.name
+                      )}
+                    </th>
+                    <td class="num data-rows">
+                      {d.rows === null ? (
+                        <span class="muted" title="Hidden under your row filter">
+                          hidden
+                        </span>
+                      ) : (
+                        d.rows.toLocaleString()
+                      )}
+                    </td>
+                    <td class="num">{d.columns}</td>
+                    <td>
+                      <code>{d.primaryKey || '—'}</code>
+                    </td>
+                    <td class="data-source">{d.source}</td>
+                    <td>
+                      {l ? (
+                        <>
+                          <When iso={l.time} /> · {l.user} · {l.detail.rowsLoaded} rows (
+                          {l.detail.mode})
+                        </>
+                      ) : (
+                        <When iso={d.loaded} />
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

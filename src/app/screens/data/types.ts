@@ -1,0 +1,107 @@
+// The shapes the Data screen reads from the API (docs/api.md "Storage", "Loading data",
+// "Jobs", "Data integration"; docs/loading.md for the prescription).
+
+export interface StorageItem {
+  fileId: string;
+  name: string;
+  path: string;
+  type: 'file' | 'folder';
+  size: number;
+  modified: string;
+}
+
+export type DataType = 'string' | 'integer' | 'number' | 'date' | 'datetime' | 'boolean';
+export const DATA_TYPES: DataType[] = [
+  'string',
+  'integer',
+  'number',
+  'date',
+  'datetime',
+  'boolean',
+];
+
+export type ObjectType = 'A' | 'L' | 'F';
+export const OBJECT_TYPES: Array<[ObjectType, string]> = [
+  ['A', 'Attribute'],
+  ['L', 'Label'],
+  ['F', 'Fact'],
+];
+
+export interface Column {
+  id: string;
+  originalheader: string;
+  objectType: ObjectType;
+  dataType: DataType;
+  label: string;
+  labelOf?: string;
+  reference?: string;
+  dateFormat?: string;
+}
+
+export interface Prescription {
+  clustername: string;
+  primarykey: string;
+  columns: Column[];
+  data?: string[][];
+  format?: Record<string, unknown>;
+}
+
+export interface Guess {
+  ident: string;
+  prescription: Prescription;
+}
+
+export type JobStatus = 'PREPARED' | 'EXPANDING' | 'RUNNING' | 'OK' | 'ERROR' | 'CANCELLED';
+export const isFinal = (s: JobStatus | undefined) =>
+  s === 'OK' || s === 'ERROR' || s === 'CANCELLED';
+
+export interface Job {
+  id: string;
+  type: string;
+  status: JobStatus;
+  message?: string;
+  progress?: { cluster?: string; percentage?: number; rowsLoaded?: number };
+  result?: {
+    clusters?: Record<string, { rows: number; loaded: number; mode: string; source: string }>;
+    outputs?: Array<{ box: string; type: string; dataset?: string; path?: string; rows: number }>;
+  };
+}
+
+/** A 201/202 answer that started a job: its `scache` link. */
+export interface JobLink {
+  link: Array<{ rel: string; id: string; href: string }>;
+}
+
+export interface Dataset {
+  name: string;
+  rows: number | null;
+  columns: number;
+  primaryKey: string;
+  source: string;
+  loaded: string;
+  loadedBy: string;
+  dataVersion: number;
+}
+
+export interface LoadEvent {
+  id: number;
+  time: string;
+  user: string;
+  message: string;
+  detail: { dataset: string; mode: string; source: string; rowsLoaded: number; rows: number };
+}
+
+export interface Flow {
+  id: string;
+  name: string;
+  inputs: Array<{ box: string; type: string; source: string }>;
+  outputs: Array<{ box: string; type: string; target: string }>;
+  running: boolean;
+  lastRun: {
+    job: string;
+    status: JobStatus;
+    started: string;
+    finished?: string;
+    message?: string;
+  } | null;
+}

@@ -1,0 +1,160 @@
+// Explore: write AQL (completion of model objects and functions), run it, see where an error
+// points and fix it with a click, read and download the result, and — MD Admins — save it
+// as a metric or a report (drawn by the server) and add the report to a dashboard.
+import { useRef, useState } from 'preact/hooks';
+import { ApiError } from '../../api';
+import { useProject } from '../../project';
+import { Title } from '../../ui';
+import { AqlEditor, type Mark, type Selection } from './editor';
+import { markOf, type Fix, type Problem } from './fixes';
+import { useModel } from './model';
+import { Problems } from './problems';
+import { runQuery, type QueryResult } from './query';
+import { ResultView } from './result';
+import { SavedReport } from './report';
+import { SaveMetric, SaveReport, type Saved } from './save';
+import './explore.css';
+
+interface Found {
+  kind: 'error' | 'warning';
+  problems: Problem[];
+  /** The text they were found in. */
+  text: string;
+}
+
+/** An ApiError as a problem: its message, and where and what when the API says so. */
+function problemOf(e: unknown): Problem {
+  if (!(e instanceof ApiError)) return { message: String(e) };
+  const c = e.context;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  return {
+    message: e.message,
+    line: num(c.line),
+    column: num(c.column),
+    found: typeof c.found === 'string' ? c.found : undefined,
+    suggestions: Array.isArray(c.suggestions)
+      ? c.suggestions.filter((s): s is string => typeof s === 'string')
+      : undefined,
+  };
+}
+
+const initialText = () => new URLSearchParams(location.search).get('aql') ?? '';
+
+export function Explore(_props: { rest: string[] }) {
+  const project = useProject();
+  const model = useModel(project.id);
+  const [text, setText] = useState(initialText);
+  const [found, setFound] = useState<Found | null>(null);
+  const [result, setResult] = useState<(QueryResult & { aql: string }) | null>(null);
+  const [running, setRunning] = useState(false);
+  const [select, setSelect] = useState<Selection | null>(null);
+  const [report, setReport] = useState<Saved | null>(null);
+  const runs = useRef(0);
+  const selects = useRef(0);
+
+  const run = async () => {
+    const aql = text;
+    const seq = ++runs.current;
+    const stale = () => seq !== runs.current;
+    setRunning(true);
+    // The address keeps the query: a run can be bookmarked, shared, reloaded.
+    history.replaceState(null, '', `${location.pathname}?${new URLSearchParams({ aql })}`);
+    try {
+      const r = await runQuery(project.id, aql, stale);
+      if (!r) return;
+      setResult({ ...r, aql });
+      setReport(null);
+      setFound(r.warnings.length ? { kind: 'warning', problems: r.warnings, text: aql } : null);
+    } catch (e) {
+      if (stale()) return;
+      setResult(null);
+      setReport(null);
+      setFound({ kind: 'error', problems: [problemOf(e)], text: aql });
+    } finally {
+      if (!stale()) setRunning(false);
+    }
+  };
+
+  const current = found !== null && found.text === text;
+  let mark: Mark | null = null;
+  if (current) {
+    for (const p of found.problems) {
+      const m = markOf(text, p);
+      if (m) {
+        mark = { ...m, line: p.line!, column: p.column! };
+        break;
+      }
+    }
+  }
+
+  const selectRange = (start: number, end: number) =>
+    setSelect({ start, end, seq: ++selects.current });
+  const goTo = (p: Problem) => {
+    const m = markOf(text, p);
+    if (m) selectRange(m.offset, m.offset + m.length);
+  };
+  const fix = (f: Fix) => {
+    setText(f.text);
+    selectRange(f.caret, f.caret);
+  };
+
+  const mdadmin = project.access.mdadmin;
+  return (
+    <section class="explore">
+      <Title text="Explore" />
+      <p class="muted">
+        Ask the data with a query in <a href="/docs/aql.md">AQL</a>: name attributes, facts and
+        metrics in square brackets, e.g. <code>SELECT [Carrier Name], SUM([Distance])</code>.
+      </p>
+      <div class="explore-editor">
+        <label for="aql">Query</label>
+        <AqlEditor
+          id="aql"
+          value={text}
+          onChange={setText}
+          onRun={() => void run()}
+          model={model}
+          mark={mark}
+          select={select}
+          describedBy={found?.kind === 'error' ? 'aql-hint aql-problems' : 'aql-hint'}
+          invalid={current && found.kind === 'error'}
+        />
+        <p id="aql-hint" class="muted small">
+          Type <kbd>[</kbd> for the model's objects, <kbd>Ctrl</kbd>+<kbd>Space</kbd> for functions;{' '}
+          <kbd>Ctrl</kbd>+<kbd>Enter</kbd> (<kbd>⌘</kbd>+<kbd>Enter</kbd>) runs.
+        </p>
+        <div class="explore-bar">
+          <button type="button" onClick={() => void run()} disabled={running}>
+            Run
+          </button>
+          {running && (
+            <span class="muted" role="status">
+              Running…
+            </span>
+          )}
+        </div>
+      </div>
+      {found && (
+        <Problems
+          id="aql-problems"
+          kind={found.kind}
+          problems={found.problems}
+          text={text}
+          current={current}
+          onGoTo={goTo}
+          onFix={fix}
+        />
+      )}
+      {result && <ResultView result={result} />}
+      {result && mdadmin && (
+        <div class="explore-saves">
+          <SaveReport project={project.id} aql={result.aql} onSaved={setReport} />
+          <SaveMetric project={project.id} aql={result.aql} onSaved={model.reload} />
+        </div>
+      )}
+      {result && mdadmin && report && (
+        <SavedReport key={report.ident} project={project.id} report={report} />
+      )}
+    </section>
+  );
+}

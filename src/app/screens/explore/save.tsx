@@ -1,0 +1,158 @@
+// Saving the query that ran (MD Admins: POST pmd/obj needs that level): as a metric (a query
+// of one measure, `SELECT …`) or as a report with a visualization.
+import { useState } from 'preact/hooks';
+import { api, ApiError, projectApi } from '../../api';
+import { ErrorNote } from '../../ui';
+import { Field } from './field';
+
+export const VISUALIZATIONS = [
+  ['table', 'Table'],
+  ['bar', 'Bar chart'],
+  ['line', 'Line chart'],
+  ['area', 'Area chart'],
+  ['pie', 'Pie chart'],
+  ['scatter', 'Scatter plot'],
+  ['kpi', 'Number (KPI)'],
+] as const;
+export type Visualization = (typeof VISUALIZATIONS)[number][0];
+
+export interface Saved {
+  ident: string;
+  name: string;
+}
+
+interface Created {
+  objects: { ident: string; name: string }[];
+}
+
+/** Submits `run`, showing its error; answers whether it went through. */
+function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError>();
+  const submit = async (run: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await run();
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, submit };
+}
+
+const create = (project: string, object: unknown) =>
+  api<Created>('POST', `${projectApi(project)}/pmd/obj`, object).then((r) => r.objects[0]!);
+
+export function SaveMetric(props: { project: string; aql: string; onSaved: (m: Saved) => void }) {
+  const [name, setName] = useState('');
+  const [format, setFormat] = useState('');
+  const [saved, setSaved] = useState<Saved>();
+  const s = useSubmit();
+  const onSubmit = (e: Event) => {
+    e.preventDefault();
+    void s.submit(async () => {
+      const o = await create(props.project, {
+        type: 'metric',
+        name: name.trim(),
+        def: { aql: props.aql, ...(format.trim() ? { format: format.trim() } : {}) },
+      });
+      setSaved(o);
+      props.onSaved(o);
+    });
+  };
+  return (
+    <form class="card explore-save" onSubmit={onSubmit} aria-labelledby="save-metric-h">
+      <h3 id="save-metric-h">Save as metric</h3>
+      <p class="muted">A metric is one measure: SELECT SUM([Distance]), optionally with WHERE.</p>
+      <Field id="metric-name" label="Metric name">
+        <input
+          id="metric-name"
+          value={name}
+          required
+          maxLength={255}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+      </Field>
+      <Field id="metric-format" label="Number format (optional)">
+        <input
+          id="metric-format"
+          value={format}
+          maxLength={100}
+          placeholder="#,##0.00"
+          onInput={(e) => setFormat(e.currentTarget.value)}
+        />
+      </Field>
+      <button type="submit" disabled={s.busy}>
+        Save metric
+      </button>
+      <ErrorNote error={s.error} />
+      {saved && <p role="status">Saved: write [{saved.name}] in queries.</p>}
+    </form>
+  );
+}
+
+export function SaveReport(props: { project: string; aql: string; onSaved: (r: Saved) => void }) {
+  const [name, setName] = useState('');
+  const [type, setType] = useState<Visualization>('bar');
+  const s = useSubmit();
+  const onSubmit = (e: Event) => {
+    e.preventDefault();
+    void s.submit(async () => {
+      const o = await create(props.project, {
+        type: 'report',
+        name: name.trim(),
+        def: { aql: props.aql, visualization: { type } },
+      });
+      props.onSaved(o);
+    });
+  };
+  return (
+    <form class="card explore-save" onSubmit={onSubmit} aria-labelledby="save-report-h">
+      <h3 id="save-report-h">Save as report</h3>
+      <p class="muted">
+        Saves the query with a chart, table or number; then add it to a dashboard.
+      </p>
+      <Field id="report-name" label="Report name">
+        <input
+          id="report-name"
+          value={name}
+          required
+          maxLength={255}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+      </Field>
+      <VisualizationPicker id="report-visualization" value={type} onChange={setType} />
+      <button type="submit" disabled={s.busy}>
+        Save report
+      </button>
+      <ErrorNote error={s.error} />
+    </form>
+  );
+}
+
+export function VisualizationPicker(props: {
+  id: string;
+  value: Visualization;
+  onChange: (v: Visualization) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <Field id={props.id} label="Visualization">
+      <select
+        id={props.id}
+        value={props.value}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.currentTarget.value as Visualization)}
+      >
+        {VISUALIZATIONS.map(([v, title]) => (
+          <option key={v} value={v}>
+            {title}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}

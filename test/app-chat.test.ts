@@ -1,0 +1,336 @@
+// The Chat screen of the web application in Chromium against the real server, whose AI
+// provider is a scripted fake LLM on loopback (OpenAI wire format): a question shows
+// "Thinking…" at once and the agent's steps, then the answer with its table, chart and the
+// AQL behind its numbers; a follow-up continues the conversation; deleting removes it; the
+// plan's daily AI messages are shown and a 402 says why; a server without a provider says
+// how to configure one and disables asking.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { startFakeLlm, type FakeLlm, type FakeToolCall } from './helpers/fake-llm.js';
+import { createProject, loadDataset, writePlansFile } from './helpers/fixtures.js';
+import {
+  ADMIN,
+  ADMIN_PASSWORD,
+  invite,
+  startTestServer,
+  type TestServer,
+} from './helpers/server.js';
+
+const MEMBER = 'chat-member@example.com';
+const PASSWORD = 'member-password-1';
+const DAILY = 6;
+const SALES_AQL = 'SELECT [Region], SUM([Amount]) AS "Sales" ORDER BY 2 DESC';
+
+const call = (name: string, args: Record<string, unknown>, id = `call-${name}`): FakeToolCall => ({
+  id,
+  name,
+  arguments: args,
+});
+
+/** Chromium reports every 4xx/5xx answer in the console: the ones a test expects. */
+const expected = (problems: string[], status: number) =>
+  problems.filter((p) => !p.includes(`status of ${status}`));
+
+/**
+ * Presses Enter in the question box from inside the page and resolves with the ms until
+ * "Thinking…" shows, watched as the DOM changes (an answer refused at once removes it again).
+ * A string, as the tests compile without the DOM's types.
+ */
+const PRESS_ENTER_AND_TIME = `new Promise((resolve) => {
+  const shown = () => document.querySelector('.chat-live')?.textContent?.includes('Thinking…');
+  const seen = new MutationObserver(() => {
+    if (!shown()) return;
+    seen.disconnect();
+    resolve(performance.now() - t0);
+  });
+  seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+  const t0 = performance.now();
+  document
+    .getElementById('chat-question')
+    .dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+})`;
+
+/** Fills the question box and presses Enter; resolves with the ms until "Thinking…" shows. */
+async function ask(page: Page, question: string): Promise<number> {
+  await page.getByLabel(/Ask a (follow-up )?question/).fill(question);
+  return page.evaluate<number>(PRESS_ENTER_AND_TIME);
+}
+
+describe.skipIf(skipBrowser)('the web application: Chat', () => {
+  let s: TestServer;
+  let plain: TestServer;
+  let llm: FakeLlm;
+  let plans: { file: string; remove: () => void };
+  let project: string;
+  let browser: Browser;
+  let conversation: string;
+
+  beforeAll(async () => {
+    llm = await startFakeLlm();
+    plans = writePlansFile({ aiMessagesPerDay: DAILY });
+    [s, plain, browser] = await Promise.all([
+      startTestServer({
+        URSA_AI_PROVIDER: 'openai',
+        URSA_AI_BASE_URL: `${llm.url}/v1`,
+        URSA_AI_API_KEY: 'k-test',
+        URSA_AI_MODEL: 'gpt-test',
+        URSA_AI_TIMEOUT_MS: '5000',
+        URSA_PLANS_FILE: plans.file,
+        URSA_DEFAULT_PLAN: 'free',
+      }),
+      startTestServer(),
+      launch(),
+    ]);
+    project = await createProject(s, 'chat', 'Sales');
+    await loadDataset(
+      s,
+      project,
+      'sales',
+      'order_id,region,amount\n1,EU,100\n2,EU,250\n3,US,400\n4,US,50\n5,APAC,75\n',
+      'order_id',
+      [
+        ['order_id', 'A', 'integer', 'Order'],
+        ['region', 'A', 'string', 'Region'],
+        ['amount', 'F', 'integer', 'Amount'],
+      ],
+    );
+    await invite(s, project, MEMBER);
+    await s.engine.accounts.setPassword(MEMBER, PASSWORD);
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+    await plain?.close();
+    await llm?.close();
+    plans?.remove();
+  });
+
+  it('asks: progress at once, then the answer with its table, chart and AQL; a follow-up continues', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MEMBER,
+      PASSWORD,
+      `/app/p/${project}/chat`,
+    );
+    try {
+      await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+      await page.getByText(`0 of ${DAILY}`).waitFor();
+      llm.script(
+        { toolCalls: [call('run_aql', { aql: SALES_AQL })], delayMs: 300 },
+        {
+          toolCalls: [call('make_chart', { query: 'q1', mark: 'bar', x: 'Region', y: 'Sales' })],
+          delayMs: 700,
+        },
+        {
+          text:
+            'The **US** sells the most: 450, ahead of EU (350) and APAC (75).\n\n' +
+            '| Region | Sales |\n|---|---:|\n| US | 450 |\n| EU | 350 |\n| APAC | 75 |',
+          delayMs: 700,
+        },
+      );
+      // "Thinking…" shows within 300 ms of pressing Enter (measured in the page).
+      expect(await ask(page, 'Which region sells the most?')).toBeLessThan(300);
+      const live = page.getByRole('status');
+      // The job's progress: the query the agent ran, then the chart it drew.
+      await live.getByText('Ran a query (q1)').waitFor();
+      await live.getByText(/step \d/).waitFor();
+      await live.getByText('Drew a chart').waitFor();
+
+      const answer = page.locator('.chat-answer').first();
+      await answer.getByText('sells the most').waitFor();
+      await page.waitForURL((u) => /\/chat\/[\w-]+$/.test(u.pathname));
+      conversation = new URL(page.url()).pathname.split('/').pop()!;
+      expect(new URL(page.url()).pathname).toBe(`/app/p/${project}/chat/${conversation}`);
+      await page.getByRole('heading', { name: 'Which region sells the most?', level: 1 }).waitFor();
+      // The answer's Markdown: bold text and its table.
+      expect(await answer.locator('strong').first().textContent()).toBe('US');
+      const table = answer.locator('.chat-md table');
+      expect(await table.locator('th').allTextContents()).toEqual(['Region', 'Sales']);
+      expect(await table.locator('tbody tr').first().locator('td').allTextContents()).toEqual([
+        'US',
+        '450',
+      ]);
+      // The chart: the server's SVG as a data: image, described for those who cannot see it.
+      const chart = answer.getByRole('img', { name: /Bar chart of Sales by Region/ });
+      expect(await chart.getAttribute('alt')).toContain('US 450');
+      expect(await chart.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
+      await expect
+        .poll(() =>
+          chart.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+        )
+        .toBeGreaterThan(0);
+      // The AQL behind the number, folded until asked for.
+      const aql = answer.locator('.chat-aql');
+      expect(await aql.isVisible()).toBe(false);
+      await answer.getByText('Query q1').click();
+      expect(await aql.textContent()).toBe(SALES_AQL);
+      expect(
+        await answer.locator('.chat-result tbody tr').first().locator('td').allTextContents(),
+      ).toEqual(['US', '450']);
+      await page.getByText(`1 of ${DAILY}`).waitFor();
+      // The conversation is listed, and is the open one.
+      const side = page.getByRole('complementary', { name: 'Conversations' });
+      await side.getByRole('link', { name: /Which region sells the most/ }).waitFor();
+
+      // A follow-up in the same conversation, sent with the button; links are safe.
+      llm.script({
+        text:
+          'The least is **APAC** with 75: see [the sales dashboard](https://example.com/sales) ' +
+          '(not [this](javascript:alert(document.domain))).',
+        delayMs: 300,
+      });
+      await page.getByLabel('Ask a follow-up question').fill('And the least?');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByText('Thinking…').waitFor();
+      const second = page.locator('.chat-answer').nth(1);
+      await second.getByText('The least is').waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/app/p/${project}/chat/${conversation}`);
+      const link = second.getByRole('link', { name: 'the sales dashboard' });
+      expect(await link.getAttribute('href')).toBe('https://example.com/sales');
+      expect(await second.getByRole('link').count()).toBe(1);
+      expect(await second.locator('.chat-md p').textContent()).toContain('(not this).');
+      // The model saw the first turn: the follow-up went to the same conversation.
+      expect(JSON.stringify(llm.requests.at(-1)!.body)).toContain('Which region sells the most?');
+      const view = await s.api('GET', `/projects/${project}/app/ai/conversations/${conversation}`, {
+        as: MEMBER,
+      });
+      expect(view.json.conversation.messages.map((m: { question: string }) => m.question)).toEqual([
+        'Which region sells the most?',
+        'And the least?',
+      ]);
+      await page.getByText(`2 of ${DAILY}`).waitFor();
+      await screenshots(page, 'chat');
+
+      // Opened afresh at its address, the conversation shows both answers.
+      await page.reload();
+      await page.locator('.chat-answer').nth(1).getByText('The least is').waitFor();
+      expect(await page.locator('.chat-turn').count()).toBe(2);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 40_000);
+
+  it('deletes a conversation after confirming', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MEMBER,
+      PASSWORD,
+      `/app/p/${project}/chat/${conversation}`,
+    );
+    try {
+      const side = page.getByRole('complementary', { name: 'Conversations' });
+      const del = side.getByRole('button', { name: 'Delete conversation “Which region' });
+      await del.waitFor();
+      page.once('dialog', (d) => void d.dismiss());
+      await del.click();
+      expect(await side.getByRole('link', { name: /Which region/ }).count()).toBe(1);
+      page.once('dialog', (d) => void d.accept());
+      await del.click();
+      await side.getByText('No conversations yet.').waitFor();
+      await page.waitForURL((u) => u.pathname === `/app/p/${project}/chat`);
+      const gone = await s.api('GET', `/projects/${project}/app/ai/conversations/${conversation}`, {
+        as: MEMBER,
+      });
+      expect(gone.status).toBe(404);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('says when a question fails, and stops one on request', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MEMBER,
+      PASSWORD,
+      `/app/p/${project}/chat`,
+    );
+    try {
+      await page.getByText(`2 of ${DAILY}`).waitFor();
+      llm.script({ status: 500, message: 'the model is down' });
+      await ask(page, 'Anything?');
+      await page
+        .locator('.chat-failed')
+        .getByText(/Not answered: the AI provider failed/)
+        .waitFor();
+      await page.waitForURL((u) => /\/chat\/[\w-]+$/.test(u.pathname));
+      // A slow answer, stopped: the job is cancelled and the turn says so.
+      llm.script({ text: 'Too late.', delayMs: 4000 });
+      await ask(page, 'Something slow?');
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page
+        .locator('.chat-failed')
+        .nth(1)
+        .getByText('Stopped before it was answered.')
+        .waitFor();
+      expect(await page.locator('.chat-turn').count()).toBe(2);
+      expect(await page.getByLabel('Ask a follow-up question').isDisabled()).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows the plan’s daily AI messages and the API’s message beyond them (402)', async () => {
+    llm.script({ text: 'Five orders.' }, { text: 'Five orders.' });
+    for (const question of ['How many orders?', 'How many orders again?']) {
+      const r = await s.api('POST', `/projects/${project}/app/ai/messages`, {
+        as: MEMBER,
+        body: { question },
+      });
+      expect(r.status, r.text).toBe(202);
+      await s.engine.jobs.waitFor(r.json.link[0].id);
+    }
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MEMBER,
+      PASSWORD,
+      `/app/p/${project}/chat`,
+    );
+    try {
+      await page.getByText(`${DAILY} of ${DAILY}`).waitFor();
+      await page.getByText('The plan’s daily limit is reached').waitFor();
+      await ask(page, 'One more?');
+      const alert = page.getByRole('alert');
+      await alert.getByText(/plan limit "aiMessagesPerDay" exceeded/).waitFor();
+      // The question is kept to send later.
+      expect(await page.getByLabel('Ask a question about the data').inputValue()).toBe('One more?');
+      expect(await page.locator('.chat-turn').count()).toBe(0);
+      expect(expected(problems, 402)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('says how to configure an AI provider when there is none, and disables asking', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      plain,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `/app/p/${plain.demo}/chat`,
+    );
+    try {
+      await page.getByText(/AI messages in this project/).waitFor();
+      await ask(page, 'Hello?');
+      const alert = page.getByRole('alert');
+      await alert
+        .getByText(/AI chat is not configured on this server: set URSA_AI_PROVIDER/)
+        .waitFor();
+      const box = page.getByLabel('Ask a question about the data');
+      expect(await box.isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+      expect(await page.getByText('Thinking…').count()).toBe(0);
+      await screenshots(page, 'chat-unavailable');
+      expect(expected(problems, 503)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});

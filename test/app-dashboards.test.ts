@@ -1,0 +1,295 @@
+// The Dashboards screen of the web application in Chromium against the real server (the
+// reports fixture on the demo project): the list, a dashboard's charts, KPI and table, its
+// filters kept in the address (and a bad one's message from the API), members' row filters
+// and hidden reports, PDF export, and sharing privately and publicly. Every number the screen
+// shows is compared with what REST answers for the same member and filter.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { OUTSIDER, setUpReports, VIEWER, WEST } from './helpers/reports-fixture.js';
+import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+
+const PASSWORD = 'member-password-1';
+const WEST_REGION = 'filter=attr.airports.region:West';
+
+/**
+ * The page's problems are only the browser's own notes of requests the API refused, as many
+ * of each status as `refused` says (Chromium logs every 4xx answer to a fetch).
+ */
+function expectOnlyRefused(problems: string[], refused: Record<number, number> = {}) {
+  const seen: Record<number, number> = {};
+  const other = problems.filter((p) => {
+    const m =
+      /^console: Failed to load resource: the server responded with a status of (\d{3}) /.exec(p);
+    if (m) seen[Number(m[1])] = (seen[Number(m[1])] ?? 0) + 1;
+    return !m;
+  });
+  expect(other).toEqual([]);
+  expect(seen).toEqual(refused);
+}
+
+describe.skipIf(skipBrowser)('the web application: dashboards', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let list: string;
+  let ops: string;
+  /** The KPI as REST computes it: for the Admin, with the West filter, for WEST. */
+  const kpi: Record<'all' | 'west' | 'westMember', string> = { all: '', west: '', westMember: '' };
+
+  const restKpi = async (query: string, as = ADMIN) => {
+    const r = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.ops${query}`, {
+      as,
+    });
+    expect(r.status, r.text).toBe(200);
+    return (r.json.items as { id: string; kpi?: { formatted: string } }[]).find(
+      (i) => i.id === 'kpi',
+    )!.kpi!.formatted;
+  };
+
+  /** The dashboard's KPI as the screen shows it. */
+  const shownKpi = (page: Page) =>
+    page.getByRole('region', { name: 'Miles flown' }).locator('.dash-kpi-value');
+
+  beforeAll(async () => {
+    [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
+    await setUpReports(s);
+    for (const who of [VIEWER, WEST, OUTSIDER]) await s.engine.accounts.setPassword(who, PASSWORD);
+    list = `/app/p/${s.demo}/dashboards`;
+    ops = `${list}/dashboard.ops`;
+    kpi.all = await restKpi('');
+    kpi.west = await restKpi(`?${WEST_REGION}`);
+    kpi.westMember = await restKpi('', WEST);
+    // WEST's row filter is the West region: narrower than the whole, like the filter.
+    expect(kpi.west).not.toBe(kpi.all);
+    expect(kpi.westMember).not.toBe(kpi.all);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('lists dashboards and shows one: 4 charts, the KPI and the table; filters in the address', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, list);
+    try {
+      await page.getByRole('heading', { name: 'Dashboards', level: 1 }).waitFor();
+      const card = page.getByRole('link', { name: /Operations/ });
+      await expect(card.textContent()).resolves.toMatch(/Flights, miles and delays.*6 items/);
+      await screenshots(page, 'dashboards-list');
+      await card.click();
+      await page.getByRole('heading', { name: 'Operations', level: 1 }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(ops);
+
+      const charts = page.locator('img.dash-chart');
+      await expect.poll(() => charts.count()).toBe(4);
+      for (const img of await charts.all()) {
+        expect(await img.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,/);
+        expect(await img.getAttribute('alt')).toMatch(/^Chart: /);
+      }
+      // Every chart image decoded (the CSP allows data: images).
+      await expect
+        .poll(() =>
+          page.evaluate(
+            `[...document.querySelectorAll('img.dash-chart')].every((i) => i.naturalWidth > 0)`,
+          ),
+        )
+        .toBe(true);
+      await expect(shownKpi(page).textContent()).resolves.toBe(kpi.all);
+      const table = page.getByRole('region', { name: 'Carrier finance table' }).locator('table');
+      await expect(table.locator('th').allTextContents()).resolves.toEqual([
+        'Carrier Name',
+        'Flights Flown',
+        'Total Miles',
+      ]);
+      const align = await page.evaluate(
+        `getComputedStyle(document.querySelector('[data-item=finance] tbody td:nth-child(2)')).textAlign`,
+      );
+      expect(align).toBe('right');
+      // Laid out on the grid's 12 columns: the KPI (w 3) beside "By region" (w 9).
+      const [k, r] = await Promise.all(
+        ['Miles flown', 'By region'].map((n) =>
+          page.getByRole('region', { name: n }).boundingBox(),
+        ),
+      );
+      expect(r!.x).toBeGreaterThan(k!.x + k!.width);
+      await screenshots(page, 'dashboard');
+
+      // A filter: applied through the address, so the page can be bookmarked and reopened.
+      await page.getByLabel('Origin Region').fill('West');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
+      expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST_REGION}`);
+      await page.reload();
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
+      await expect(page.getByLabel('Origin Region').inputValue()).resolves.toBe('West');
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
+      expect(new URL(page.url()).search).toBe('');
+      expect(problems).toEqual([]);
+
+      // A value that is not of the attribute's type: the API's 400 next to the filters.
+      const bad = await s.api(
+        'GET',
+        `/projects/${s.demo}/app/dashboards/dashboard.ops?filter=attr.flights.cancelled:maybe`,
+      );
+      expect(bad.status).toBe(400);
+      await page.getByLabel('Cancelled').fill('maybe');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      const filters = page.getByRole('form', { name: 'Filters' });
+      await expect(filters.getByRole('alert').textContent()).resolves.toBe(bad.json.message);
+      expect(await page.getByLabel('Cancelled').getAttribute('aria-invalid')).toBe('true');
+      // Opened at a bookmark naming a filter the dashboard does not have.
+      await page.goto(`${s.url}${ops}?filter=attr.nope:x`);
+      await expect(filters.getByRole('alert').textContent()).resolves.toMatch(
+        /"attr.nope" is not a filter of this dashboard/,
+      );
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
+      // The two refused requests (the bad value, the unknown filter); nothing else.
+      expectOnlyRefused(problems, { 400: 2 });
+    } finally {
+      await close();
+    }
+  });
+
+  it('exports the dashboard, as filtered, to PDF', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `${ops}?${WEST_REGION}`,
+    );
+    try {
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Export to PDF' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('Operations.pdf');
+      const bytes = fs.readFileSync((await download.path())!);
+      expect(bytes.subarray(0, 4).toString()).toBe('%PDF');
+      await page.getByText('PDF saved.').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows each member their numbers: WEST their rows, VIEWER without the finance table', async () => {
+    const west = await signedIn(browser, s, WEST, PASSWORD, ops);
+    const viewer = await signedIn(browser, s, VIEWER, PASSWORD, ops);
+    try {
+      await expect.poll(() => shownKpi(west.page).textContent()).toBe(kpi.westMember);
+      await expect.poll(() => shownKpi(viewer.page).textContent()).toBe(kpi.all);
+      await expect.poll(() => viewer.page.locator('img.dash-chart').count()).toBe(4);
+      expect(await viewer.page.getByText('Carrier finance table').count()).toBe(0);
+      // VIEWER may not share: the dialog says so and offers no form.
+      await viewer.page.getByRole('button', { name: 'Share…' }).click();
+      const dialog = viewer.page.getByRole('dialog', { name: 'Share “Operations”' });
+      await dialog.getByText('This dashboard is not shared').waitFor();
+      await dialog.getByText(/needs the share \(s\) right/).waitFor();
+      expect(await dialog.getByRole('button', { name: 'Share' }).count()).toBe(0);
+      expect(west.problems).toEqual([]);
+      // The share's GET answers 404 while the dashboard is not shared.
+      expectOnlyRefused(viewer.problems, { 404: 1 });
+    } finally {
+      await west.close();
+      await viewer.close();
+    }
+  });
+
+  it('shares privately: the member named then finds it in their list', async () => {
+    const outsider = await signedIn(browser, s, OUTSIDER, PASSWORD, list);
+    const admin = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
+    try {
+      await outsider.page.getByRole('heading', { name: 'No dashboards yet' }).waitFor();
+
+      const page = admin.page;
+      const share = page.getByRole('button', { name: 'Share…' });
+      await share.click();
+      const dialog = page.getByRole('dialog', { name: 'Share “Operations”' });
+      await dialog.getByText('This dashboard is not shared').waitFor();
+      expect(
+        await page.evaluate(`document.querySelector('dialog').contains(document.activeElement)`),
+      ).toBe(true);
+      await dialog.getByLabel('Members’ e-mail addresses').fill(OUTSIDER);
+      await dialog.getByRole('button', { name: 'Share', exact: true }).click();
+      await dialog.getByText(`Shared privately with ${OUTSIDER}.`).waitFor();
+      const r = await s.api('GET', `/projects/${s.demo}/pmd/share/dashboard.ops`);
+      expect(r.json.share).toMatchObject({ type: 'private', users: [OUTSIDER] });
+      await screenshots(page, 'share');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('Share…');
+
+      await outsider.page.reload();
+      await outsider.page.getByRole('link', { name: /Operations/ }).click();
+      await expect.poll(() => shownKpi(outsider.page).textContent()).toBe(kpi.all);
+      await expect.poll(() => outsider.page.locator('img.dash-chart').count()).toBe(4);
+      // Shared with them only, they are told so, and not shown the share (404) nor a form.
+      await outsider.page.getByRole('button', { name: 'Share…' }).click();
+      const theirs = outsider.page.getByRole('dialog', { name: 'Share “Operations”' });
+      await theirs.getByText('It was shared with you').waitFor();
+      expect(await theirs.getByRole('button', { name: 'Share', exact: true }).count()).toBe(0);
+      expectOnlyRefused(outsider.problems, { 404: 1 });
+      expectOnlyRefused(admin.problems, { 404: 1 });
+    } finally {
+      await outsider.close();
+      await admin.close();
+    }
+  });
+
+  it('makes it public once embedding is on: its address opens without signing in', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
+    try {
+      const open = async () => {
+        await page.getByRole('button', { name: 'Share…' }).click();
+        const d = page.getByRole('dialog', { name: 'Share “Operations”' });
+        await d.getByText('Shared privately').waitFor();
+        return d;
+      };
+      // Embedding off: the dialog explains, and shows the API's 403.
+      let dialog = await open();
+      await dialog.getByLabel(/Public/).check();
+      await dialog.getByText('Public shares are off in this project').waitFor();
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await expect(dialog.getByRole('alert').textContent()).resolves.toMatch(/dashboardEmbedding/);
+
+      const on = await s.api('PUT', `/projects/${s.demo}`, { body: { dashboardEmbedding: true } });
+      expect(on.status, on.text).toBe(200);
+      await page.reload();
+      dialog = await open();
+      await dialog.getByLabel(/Public/).check();
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      const address = dialog.getByLabel('Public address');
+      await address.waitFor();
+      const url = await address.inputValue();
+      expect(url).toMatch(/\/share\/[A-Za-z0-9_-]{43}$/);
+      await expect(dialog.getByLabel('Embed in a web page').inputValue()).resolves.toContain(
+        `<iframe src="${url}"`,
+      );
+      await screenshots(page, 'share-public');
+
+      const visitor = await browser.newContext();
+      try {
+        const v = await visitor.newPage();
+        const res = await v.goto(url);
+        expect(res!.status()).toBe(200);
+        await v.getByRole('heading', { name: 'Operations' }).first().waitFor();
+      } finally {
+        await visitor.close();
+      }
+
+      // Stopping: asked first, then the address answers 404.
+      await dialog.getByRole('button', { name: 'Stop sharing' }).click();
+      await dialog.getByRole('button', { name: 'Yes, stop sharing' }).click();
+      await dialog.getByText('This dashboard is not shared').waitFor();
+      expect((await fetch(url)).status).toBe(404);
+      // The public share refused while embedding was off.
+      expectOnlyRefused(problems, { 403: 1 });
+    } finally {
+      await close();
+    }
+  });
+});

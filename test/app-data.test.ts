@@ -1,0 +1,253 @@
+// The Data screen of the web application in Chromium against the real server, as an MD Admin:
+// a CSV uploaded with resumable.js (progress to 100 %), its structure guess edited (a type, a
+// label, the key), loaded, the job followed to OK, the dataset listed with its rows and
+// queried over REST with the query the screen links to Explore; pause and resume of a 6 MiB
+// upload in 1 MiB chunks (chunks held by the test so the pause lands mid-upload); a flow run
+// from its card; and a plain member, who does not see the section.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page, Route } from 'playwright-core';
+import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { invite, startTestServer, type TestServer } from './helpers/server.js';
+
+const MD = 'data-md@example.com';
+const MEMBER = 'data-member@example.com';
+const PASSWORD = 'member-password-1';
+const CSV = 'person_id,name,city,score\n1,Ann,Oslo,7\n2,Bob,Bergen,5\n3,Cid,Oslo,9\n';
+
+/** Console lines other than the browser's notes of refused or aborted requests. */
+const unexpected = (problems: string[], allow: RegExp[] = []) =>
+  problems.filter((p) => !allow.some((a) => a.test(p)));
+
+describe.skipIf(skipBrowser)('the web application: data', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let data: string;
+
+  beforeAll(async () => {
+    [s, browser] = await Promise.all([startTestServer(), launch()]);
+    await invite(s, s.demo, MD, { mdadmin: true });
+    await invite(s, s.demo, MEMBER);
+    for (const who of [MD, MEMBER]) await s.engine.accounts.setPassword(who, PASSWORD);
+    data = `/app/p/${s.demo}/data`;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  const upload = (page: Page, name: string, buffer: Buffer) =>
+    page.getByLabel('Files to upload').setInputFiles({ name, mimeType: 'text/csv', buffer });
+  const uploadItem = (page: Page, name: string) =>
+    page.getByRole('list', { name: 'Uploads' }).getByRole('listitem', { name });
+
+  it('uploads a CSV, edits its guess, loads it and lists the dataset with its rows', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, data);
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.getByRole('heading', { name: 'Data', level: 1 }).waitFor();
+      const nav = page.getByRole('navigation', { name: 'Project' });
+      await nav.getByRole('link', { name: 'Data' }).waitFor();
+      await page.getByText('There is no folder /uploads yet').waitFor();
+
+      await upload(page, 'people.csv', Buffer.from(CSV));
+      const item = uploadItem(page, 'people.csv');
+      await item.getByText('Uploaded · 100 %').waitFor();
+      expect(await item.locator('progress').getAttribute('value')).toBe('100');
+      // The folder was made and the file is listed in it.
+      await page.getByRole('link', { name: 'Load people.csv' }).waitFor();
+      await screenshots(page, 'data');
+
+      await item.getByRole('link', { name: 'Load as dataset' }).click();
+      await page.getByRole('heading', { name: 'Load a file', level: 1 }).waitFor();
+      await page.getByText('/uploads/people.csv').waitFor();
+      // The sample rows, as the file has them.
+      const sample = page.locator('table.data-sample');
+      await expect(sample.locator('tbody tr').count()).resolves.toBe(3);
+      await expect(
+        sample.locator('tbody tr').first().locator('td').allTextContents(),
+      ).resolves.toEqual(['1', 'Ann', 'Oslo', '7']);
+      await expect(page.getByLabel('Type of score').inputValue()).resolves.toBe('integer');
+      await page.getByLabel('Type of score').selectOption('number');
+      await page.getByLabel('Label of score').fill('Score Points');
+      await page.getByLabel('No primary key').check();
+      await page.getByLabel('person_id is the primary key').check();
+      await page.getByLabel('Dataset', { exact: true }).fill('people');
+      await screenshots(page, 'data-guess');
+
+      await page.getByRole('button', { name: 'Load' }).click();
+      const job = page.locator('.data-job');
+      await job.getByText('OK', { exact: true }).waitFor();
+      await job.getByText('Loaded 3 rows into dataset “people” (full); it holds 3 rows.').waitFor();
+      expect(new URL(page.url()).searchParams.get('job')).toBeTruthy();
+
+      // The edits reached the model: the key, the type, the title.
+      const load = await s.api('GET', `/projects/${s.demo}/kodiak/dataload`, { as: MD });
+      const people = (load.json.dataload.datasets as { name: string }[]).find(
+        (d) => d.name === 'people',
+      );
+      expect(people).toMatchObject({ rows: 3, primaryKey: 'person_id' });
+      const fact = await s.api('GET', `/projects/${s.demo}/pmd/obj/fact.people.score`, { as: MD });
+      expect(fact.status, fact.text).toBe(200);
+      expect(JSON.stringify(fact.json)).toContain('Score Points');
+
+      // The Explore link's query answers the file's rows over REST.
+      const href = await job.getByRole('link', { name: 'Explore people' }).getAttribute('href');
+      const url = new URL(href!, s.url);
+      expect(url.pathname).toBe(`/app/p/${s.demo}/explore`);
+      const aql = url.searchParams.get('aql')!;
+      const q = await s.api('POST', `/projects/${s.demo}/app/aql/execute`, {
+        as: MD,
+        body: { aql },
+        headers: { prefer: 'wait=10' },
+      });
+      expect(q.status, q.text).toBe(200);
+      const rows = (q.json.data.values as string).split('\n').map((r) => r.split('\t'));
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          ['1', 'Ann', 'Oslo', expect.stringMatching(/^7(\.0+)?$/)],
+          ['3', 'Cid', 'Oslo', expect.stringMatching(/^9(\.0+)?$/)],
+        ]),
+      );
+      expect(rows).toHaveLength(3);
+
+      await page.getByRole('link', { name: 'All datasets' }).click();
+      const row = page.locator('tr[data-dataset=people]');
+      await expect(row.locator('.data-rows').textContent()).resolves.toBe('3');
+      await expect(row.textContent()).resolves.toMatch(/3 rows \(full\)/);
+      expect(unexpected(problems)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('pauses and resumes a 6 MiB upload sent in 1 MiB chunks', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, data);
+    try {
+      // Chunks after the first wait here until the test lets them go, so the pause comes while
+      // the upload is under way; every chunk POST is counted.
+      const held: Route[] = [];
+      let hold = true;
+      let posts = 0;
+      await page.route('**/storage/upload?*', async (route) => {
+        const req = route.request();
+        if (req.method() === 'POST') {
+          posts++;
+          const n = Number(new URL(req.url()).searchParams.get('resumableChunkNumber'));
+          if (hold && n > 1) return void held.push(route);
+        }
+        await route.continue().catch(() => {});
+      });
+      const size = 6 * 1024 * 1024;
+      const big = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) big[i] = 97 + (i % 26);
+      await page.getByLabel('Into folder').fill('/big/files');
+      const first = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && /resumableChunkNumber=1&/.test(r.url()),
+      );
+      await upload(page, 'big.csv', big);
+      expect((await first).status()).toBe(200);
+      const item = uploadItem(page, 'big.csv');
+      await expect.poll(() => held.length).toBeGreaterThan(0);
+      await item.getByRole('button', { name: 'Pause' }).click();
+      await item.getByText(/^Paused · \d+ %$/).waitFor();
+      // Let the held chunks go: the page has given them up, nothing more is sent.
+      hold = false;
+      for (const r of held.splice(0)) await r.abort().catch(() => {});
+      const before = posts;
+      await page.waitForTimeout(1000);
+      expect(posts).toBe(before);
+      const paused = Number(/(\d+) %/.exec((await item.getByRole('status').textContent())!)![1]);
+      expect(paused).toBeGreaterThan(0);
+      expect(paused).toBeLessThan(100);
+      const missing = await s.api('GET', `/projects/${s.demo}/storage/list`, { as: MD });
+      expect(JSON.stringify(missing.json)).not.toContain('big.csv');
+
+      await item.getByRole('button', { name: 'Resume' }).click();
+      await item.getByText('Uploaded · 100 %').waitFor({ timeout: 20_000 });
+      const id = Buffer.from('files|/big').toString('base64url');
+      const listing = await s.api('GET', `/projects/${s.demo}/storage/list/${id}`, { as: MD });
+      expect(listing.status, listing.text).toBe(200);
+      expect(listing.json.items).toEqual([
+        expect.objectContaining({ name: 'big.csv', path: '/big/files/big.csv', size }),
+      ]);
+      await page.getByRole('heading', { name: 'Files in /big/files' }).waitFor();
+      expect(new URL(page.url()).searchParams.get('folder')).toBe('/big/files');
+      expect(unexpected(problems, [/net::ERR_(ABORTED|FAILED)/])).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('runs a flow from its card until OK, and shows a refusal', async () => {
+    const put = await s.api('PUT', `/projects/${s.demo}/webdav/orders-src.csv`, {
+      raw: { type: 'text/csv', data: 'order_id,amount\n1,5\n2,7\n3,11\n4,13\n' },
+    });
+    expect(put.status, put.text).toBe(201);
+    const flow = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: {
+        ident: 'flow.orders_copy',
+        type: 'flow',
+        name: 'Orders copy',
+        def: {
+          boxes: [
+            { id: 'src', type: 'input.storage', path: '/orders-src.csv' },
+            { id: 'out', type: 'output.dataset', dataset: 'orders_copy', mode: 'full' },
+          ],
+          edges: [{ from: 'src', to: 'out' }],
+        },
+      },
+    });
+    expect(flow.status, flow.text).toBe(201);
+
+    const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, `${data}/flows`);
+    try {
+      const card = page.getByRole('listitem', { name: 'Orders copy' });
+      await card.getByText('never run').waitFor();
+      await card.getByText('/orders-src.csv → orders_copy').waitFor();
+      await card.getByRole('button', { name: 'Run' }).click();
+      await card.getByRole('status').getByText('OK', { exact: true }).waitFor();
+      await card.getByText(/^Last run /).waitFor();
+      await screenshots(page, 'data-flows');
+
+      // A flow another member started answers 403; the card shows the API's message.
+      await page.route('**/kodiak/transform/execute', (route) =>
+        route.fulfill({
+          status: 403,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            statusCode: 403,
+            message: 'flow flow.orders_copy is already running',
+            context: { id: 'flow.orders_copy', running: true },
+          }),
+        }),
+      );
+      await card.getByRole('button', { name: 'Run' }).click();
+      await card
+        .getByRole('alert')
+        .getByText(/already running/)
+        .waitFor();
+      await page.unroute('**/kodiak/transform/execute');
+
+      await page.getByRole('link', { name: 'Datasets' }).click();
+      const row = page.locator('tr[data-dataset=orders_copy]');
+      await expect(row.locator('.data-rows').textContent()).resolves.toBe('4');
+      expect(unexpected(problems, [/status of 403 /])).toHaveLength(0);
+      expect(problems.filter((p) => /status of 403 /.test(p))).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  });
+
+  it('is not offered to a plain member', async () => {
+    const { page, close } = await signedIn(browser, s, MEMBER, PASSWORD, `/app/p/${s.demo}`);
+    try {
+      const nav = page.getByRole('navigation', { name: 'Project' });
+      await nav.getByRole('link', { name: 'Dashboards' }).waitFor();
+      expect(await nav.getByRole('link').allTextContents()).not.toContain('Data');
+      await page.goto(`${s.url}${data}`);
+      await page.getByRole('alert').getByText('There is no such screen in this project.').waitFor();
+    } finally {
+      await close();
+    }
+  });
+});

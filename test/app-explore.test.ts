@@ -1,0 +1,399 @@
+// The Explore screen in Chromium against the real server with the demo data: a query with a
+// mistake shows the error at its line and column with a fix to click; the fixed query's table
+// is the REST result; completion after `[` and on a function name; CSV download; saving as a
+// report drawn by the server, changing its chart, adding it to a dashboard; saving a metric;
+// a plain member runs queries but is offered no saving. Plus the screen's pure helpers.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { FUNCTIONS } from '../src/engine/aql/resolve-call.js';
+import { AQL_FUNCTIONS } from '../src/app/screens/explore/functions.js';
+import { fixesFor, markOf, offsetAt } from '../src/app/screens/explore/fixes.js';
+import { withReport } from '../src/app/screens/explore/dashboard.js';
+import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
+import {
+  ADMIN,
+  ADMIN_PASSWORD,
+  invite,
+  startTestServer,
+  type TestServer,
+} from './helpers/server.js';
+
+const MEMBER = 'explore-member@example.com';
+const MEMBER_PASSWORD = 'member-password-1';
+
+describe('the Explore screen helpers', () => {
+  it('completes exactly the functions the engine knows', () => {
+    expect([...AQL_FUNCTIONS]).toEqual(FUNCTIONS);
+  });
+
+  it('turns suggestions into fixes of the text at the error', () => {
+    const text = '-- c\nSELECT [Carier Name], SUMM([Distance])';
+    expect(offsetAt(text, 2, 8)).toBe(12);
+    expect(offsetAt(text, 3, 1)).toBeNull();
+    const p = { message: 'm', line: 2, column: 8, found: '[Carier Name]' };
+    expect(markOf(text, p)).toEqual({ offset: 12, length: 13 });
+    const fix = (t: string, found: string, suggestions: string[], line = 1, column = 8) =>
+      fixesFor(t, { message: 'm', line, column, found, suggestions }).map((f) => f.text);
+    expect(fix(text, '[Carier Name]', ['Carrier Name', 'Carrier Code'], 2)).toEqual([
+      '-- c\nSELECT [Carrier Name], SUMM([Distance])',
+      '-- c\nSELECT [Carrier Code], SUMM([Distance])',
+    ]);
+    expect(fix(text, 'SUMM', ['SUM'], 2, 23)).toEqual([
+      '-- c\nSELECT [Carier Name], SUM([Distance])',
+    ]);
+    expect(fix('SELECT TOP 5 [Origin State], COUNT([Flight])', 'TOP', ['LIMIT 5'])).toEqual([
+      'SELECT [Origin State], COUNT([Flight])\nLIMIT 5',
+    ]);
+    expect(fix('SELECT [Origin State], COUNT(*)', '*', ['COUNT([Airport Code])'], 1, 30)).toEqual([
+      'SELECT [Origin State], COUNT([Airport Code])',
+    ]);
+    expect(fix('SELECT [Distance]', '[Distance]', ['SUM([Distance])'])).toEqual([
+      'SELECT SUM([Distance])',
+    ]);
+    expect(fix('SELECT origin_state', 'origin_state', ['[Origin State]'])).toEqual([
+      'SELECT [Origin State]',
+    ]);
+    expect(fix('SELECT [A] WHERE [B] = "delta"', '"delta"', ['Delta "Air"'], 1, 24)).toEqual([
+      'SELECT [A] WHERE [B] = "Delta ""Air"""',
+    ]);
+    // The text changed since: no fix, and no mark past the end.
+    expect(fix('SELECT [Carrier Name]', '[Carier Name]', ['Carrier Name'])).toEqual([]);
+    expect(
+      markOf('SELECT [Origin State], SUM([Distance]', {
+        message: 'm',
+        line: 1,
+        column: 38,
+        found: '',
+      }),
+    ).toEqual({ offset: 37, length: 0 });
+  });
+
+  it('appends a report to a dashboard below the laid-out and unplaced items', () => {
+    const def = {
+      items: [
+        { id: 'a', report: 'report.a' },
+        { id: 'b', report: 'report.b' },
+        { id: 'x', report: 'report.x' },
+      ],
+      layout: [{ item: 'a', x: 0, y: 0, w: 6, h: 4 }],
+      filters: [],
+    };
+    const next = withReport(def, 'report.x');
+    expect(next.items.map((i) => i.id)).toEqual(['a', 'b', 'x', 'x_2']);
+    expect(next.layout).toEqual([
+      { item: 'a', x: 0, y: 0, w: 6, h: 4 },
+      { item: 'b', x: 0, y: 4, w: 12, h: 5 },
+      { item: 'x', x: 0, y: 9, w: 12, h: 5 },
+      { item: 'x_2', x: 0, y: 14, w: 12, h: 5 },
+    ]);
+    expect(next.filters).toEqual([]);
+  });
+});
+
+describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let explore: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ URSA_DEMO_DATA: 'true' });
+    explore = `/app/p/${s.demo}/explore`;
+    await invite(s, s.demo, MEMBER);
+    await s.engine.accounts.setPassword(MEMBER, MEMBER_PASSWORD);
+    const [, b] = await Promise.all([waitForDemo(s), launch()]);
+    browser = b;
+    const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: [
+        {
+          ident: 'report.ops_delays',
+          type: 'report',
+          name: 'Delays by region',
+          def: {
+            aql: 'SELECT [Origin Region], AVG([Departure Delay])',
+            visualization: { type: 'bar' },
+          },
+        },
+        {
+          ident: 'dashboard.ops',
+          type: 'dashboard',
+          name: 'Operations',
+          def: {
+            items: [{ id: 'delays', report: 'report.ops_delays' }],
+            layout: [{ item: 'delays', x: 0, y: 0, w: 6, h: 4 }],
+          },
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(201);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  const editor = (page: Page) => page.getByRole('textbox', { name: 'Query' });
+  const tableRows = (page: Page) =>
+    page
+      .locator('.explore-result tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+      );
+  /** Waits for a result with these column titles. */
+  const columns = (page: Page, titles: string[]) =>
+    expect
+      .poll(() => page.locator('.explore-result th').allTextContents(), { timeout: 20_000 })
+      .toEqual(titles);
+
+  it('shows an error where it is, fixes it, runs, completes, downloads, saves and adds to a dashboard', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, explore);
+    try {
+      await page.getByRole('heading', { name: 'Explore' }).waitFor();
+      const nav = page.getByRole('navigation', { name: 'Project' });
+      await nav.getByRole('link', { name: 'Explore' }).waitFor();
+
+      // A mistake on line 2: the message, the mark at line 2, column 8, and the fixes.
+      const wrong =
+        '-- miles by carrier\nSELECT [Carier Name], SUM([Distance]) AS "Miles"\nORDER BY 2 DESC';
+      await editor(page).fill(wrong);
+      await editor(page).press('Control+Enter');
+      const alert = page.getByRole('alert');
+      await alert
+        .getByText('unknown object [Carier Name]; did you mean [Carrier Name], [Carrier Code]?')
+        .waitFor();
+      const mark = page.locator('.aql-mark');
+      expect(await mark.textContent()).toBe('[Carier Name]');
+      expect(await mark.getAttribute('data-line')).toBe('2');
+      expect(await mark.getAttribute('data-column')).toBe('8');
+      expect(await page.locator('.aql-gutter .err').textContent()).toBe('2');
+      expect(await editor(page).getAttribute('aria-invalid')).toBe('true');
+      // The mark sits over the text it marks: 7 characters into the second line.
+      const [box, area] = await Promise.all([mark.boundingBox(), editor(page).boundingBox()]);
+      const { ch, pad, padTop, lh } = (await page.evaluate(`(() => {
+        const m = document.querySelector('.aql-mark');
+        const s = getComputedStyle(document.querySelector('#aql'));
+        return {
+          ch: m.getBoundingClientRect().width / m.textContent.length,
+          pad: parseFloat(s.paddingLeft),
+          padTop: parseFloat(s.paddingTop),
+          lh: parseFloat(s.lineHeight),
+        };
+      })()`)) as { ch: number; pad: number; padTop: number; lh: number };
+      expect(Math.abs(box!.x - (area!.x + pad + 7 * ch))).toBeLessThan(1.5);
+      expect(Math.abs(box!.y - (area!.y + padTop + lh))).toBeLessThan(lh / 2);
+      await screenshots(page, 'explore-error');
+
+      // Go to the error selects it; the fix rewrites it.
+      await alert.getByRole('button', { name: 'Go to line 2, column 8' }).click();
+      expect(
+        await page.evaluate(
+          `(() => { const t = document.querySelector('#aql'); return t.value.slice(t.selectionStart, t.selectionEnd); })()`,
+        ),
+      ).toBe('[Carier Name]');
+      await alert
+        .getByRole('button', { name: 'Replace [Carier Name] with [Carrier Name]' })
+        .click();
+      const fixed = wrong.replace('[Carier Name]', '[Carrier Name]');
+      expect(await editor(page).inputValue()).toBe(fixed);
+      expect(await page.locator('.aql-mark').count()).toBe(0);
+
+      // Run: the table is the REST result.
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.locator('.explore-result tbody tr').first().waitFor();
+      expect(await page.getByRole('alert').count()).toBe(0);
+      const expected = await rowsOf(s, ADMIN, fixed);
+      expect(expected.length).toBeGreaterThan(3);
+      expect(await page.locator('.explore-result th').allTextContents()).toEqual([
+        'Carrier Name',
+        'Miles',
+      ]);
+      expect(await tableRows(page)).toEqual(expected);
+      expect(new URL(page.url()).searchParams.get('aql')).toBe(fixed);
+
+      // The CSV is the same result.
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download CSV' }).click(),
+      ]);
+      expect(file.suggestedFilename()).toBe('result.csv');
+      const csv = fs
+        .readFileSync((await file.path())!, 'utf8')
+        .trim()
+        .split(/\r?\n/);
+      expect(csv).toEqual(['Carrier Name,Miles', ...expected.map((r) => r.join(','))]);
+
+      // Completion: objects after `[`, functions on a word; arrows, Enter, Tab, Escape.
+      await editor(page).fill('');
+      await editor(page).pressSequentially('SELECT [Carr');
+      const list = page.getByRole('listbox', { name: 'Suggestions' });
+      await list.waitFor();
+      expect(await list.getByRole('option').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining('Carrier Name')]),
+      );
+      for (let i = 0; i < 5; i++) {
+        const active = list.locator('[aria-selected=true]');
+        if ((await active.textContent())?.includes('Carrier Name')) break;
+        await editor(page).press('ArrowDown');
+      }
+      await screenshots(page, 'explore-complete');
+      const activeId = await list.locator('[aria-selected=true]').getAttribute('id');
+      expect(await editor(page).getAttribute('aria-activedescendant')).toBe(activeId);
+      await editor(page).press('Enter');
+      expect(await editor(page).inputValue()).toBe('SELECT [Carrier Name]');
+      await list.waitFor({ state: 'hidden' });
+      await editor(page).pressSequentially(', su');
+      await list.getByRole('option', { name: /^SUM/ }).waitFor();
+      while (!(await list.locator('[aria-selected=true]').textContent())?.startsWith('SUM'))
+        await editor(page).press('ArrowDown');
+      await editor(page).press('Tab');
+      expect(await editor(page).inputValue()).toBe('SELECT [Carrier Name], SUM(');
+      await editor(page).pressSequentially('[Passen');
+      await list.getByRole('option', { name: /Passengers/ }).waitFor();
+      await editor(page).press('Escape');
+      await list.waitFor({ state: 'hidden' });
+      await editor(page).pressSequentially('g');
+      await list.waitFor();
+      await editor(page).press('Enter');
+      await editor(page).pressSequentially(')');
+      const completed = 'SELECT [Carrier Name], SUM([Passengers])';
+      expect(await editor(page).inputValue()).toBe(completed);
+      await editor(page).press('Control+Enter');
+      await columns(page, ['Carrier Name', 'SUM([Passengers])']);
+      expect(await tableRows(page)).toEqual(await rowsOf(s, ADMIN, completed));
+
+      // Save as a bar chart report: the server draws it.
+      const saveReport = page.getByRole('form', { name: 'Save as report' });
+      await saveReport.getByLabel('Report name').fill('Passengers by carrier');
+      await saveReport.getByLabel('Visualization').selectOption('bar');
+      await saveReport.getByRole('button', { name: 'Save report' }).click();
+      const drawn = page.getByRole('region', { name: 'Report “Passengers by carrier”' });
+      const img = drawn.getByRole('img');
+      await img.waitFor();
+      const barSrc = await img.getAttribute('src');
+      expect(barSrc).toMatch(/^data:image\/svg\+xml;charset=utf-8,%3Csvg/);
+      expect(await img.getAttribute('alt')).toMatch(/^Bar chart of Passengers by carrier/);
+      expect(
+        await img.evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth),
+      ).toBeGreaterThan(0);
+      const ident = 'report.passengers_by_carrier';
+      let obj = await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`);
+      expect(obj.status, obj.text).toBe(200);
+      expect(obj.json.object.def).toEqual({ aql: completed, visualization: { type: 'bar' } });
+
+      // Another chart type: the report changes and is drawn again.
+      await drawn.getByLabel('Visualization').selectOption('line');
+      await expect.poll(() => img.getAttribute('src'), { timeout: 20_000 }).not.toBe(barSrc);
+      expect(await img.getAttribute('alt')).toMatch(/^Line chart/);
+      obj = await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`);
+      expect(obj.json.object.def.visualization).toEqual({ type: 'line' });
+
+      // Add it to the dashboard: one more item, laid out below the other.
+      await drawn.getByLabel('Dashboard', { exact: true }).selectOption('dashboard.ops');
+      await drawn.getByRole('button', { name: 'Add to dashboard' }).click();
+      await drawn.getByRole('status').getByText('Added to').waitFor();
+      const board = await s.api('GET', `/projects/${s.demo}/pmd/obj/dashboard.ops`);
+      expect(board.json.object.def.items).toEqual([
+        { id: 'delays', report: 'report.ops_delays' },
+        { id: 'passengers_by_carrier', report: ident },
+      ]);
+      expect(board.json.object.def.layout).toEqual([
+        { item: 'delays', x: 0, y: 0, w: 6, h: 4 },
+        { item: 'passengers_by_carrier', x: 0, y: 4, w: 12, h: 5 },
+      ]);
+      const page2 = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.ops`);
+      expect(page2.json.items.map((i: { report: string }) => i.report)).toEqual([
+        'report.ops_delays',
+        ident,
+      ]);
+      expect(
+        await drawn
+          .getByLabel('Dashboard', { exact: true })
+          .locator('option:checked')
+          .textContent(),
+      ).toBe('Operations (2 items)');
+      await screenshots(page, 'explore');
+      // Or to a new dashboard holding just it.
+      await drawn
+        .getByLabel('Dashboard', { exact: true })
+        .selectOption({ label: 'A new dashboard…' });
+      await drawn.getByLabel('New dashboard name').fill('Carrier board');
+      await drawn.getByRole('button', { name: 'Add to dashboard' }).click();
+      await drawn.getByRole('link', { name: 'Carrier board' }).waitFor();
+      const created = await s.api('GET', `/projects/${s.demo}/pmd/obj/dashboard.carrier_board`);
+      expect(created.status, created.text).toBe(200);
+      expect(created.json.object.def).toMatchObject({
+        items: [{ id: 'passengers_by_carrier', report: ident }],
+        layout: [{ item: 'passengers_by_carrier', x: 0, y: 0, w: 12, h: 5 }],
+      });
+
+      // A single-measure query saves as a metric, which completion then offers.
+      await editor(page).fill('SELECT SUM([Passengers]) WHERE [Distance] > 1000');
+      await editor(page).press('Control+Enter');
+      await columns(page, ['SUM([Passengers])']);
+      expect(await page.getByRole('region', { name: /^Report/ }).count()).toBe(0);
+      const saveMetric = page.getByRole('form', { name: 'Save as metric' });
+      await saveMetric.getByLabel('Metric name').fill('Long Haul Travellers');
+      await saveMetric.getByLabel('Number format (optional)').fill('#,##0');
+      await saveMetric.getByRole('button', { name: 'Save metric' }).click();
+      await saveMetric.getByRole('status').getByText('[Long Haul Travellers]').waitFor();
+      const metric = await s.api('GET', `/projects/${s.demo}/pmd/obj/metric.long_haul_travellers`);
+      expect(metric.json.object.def).toEqual({
+        aql: 'SELECT SUM([Passengers]) WHERE [Distance] > 1000',
+        format: '#,##0',
+      });
+      await editor(page).fill('SELECT [Long Haul');
+      await editor(page).press('End');
+      await page.getByRole('option', { name: /Long Haul Travellers/ }).waitFor();
+
+      // Chromium logs every 4xx answer: the one is the deliberate mistake's 400.
+      expect(problems).toEqual([
+        'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+      ]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it('lets a plain member run queries at 390 px, without saving', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore, {
+      width: 390,
+      height: 844,
+    });
+    try {
+      await page.getByRole('heading', { name: 'Explore' }).waitFor();
+      const aql = 'SELECT [Origin Region], COUNT([Flight]) AS "Flights" ORDER BY 1';
+      await editor(page).fill(aql);
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.locator('.explore-result tbody tr').first().waitFor();
+      expect(await tableRows(page)).toEqual(await rowsOf(s, MEMBER, aql));
+      expect(await page.getByRole('button', { name: 'Download CSV' }).isVisible()).toBe(true);
+      expect(await page.getByRole('form', { name: /^Save as/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /^Save|Add to dashboard/ }).count()).toBe(0);
+      // Nothing wider than the phone.
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      // No rows because of a value no member has: the note, and the closest member as a fix.
+      const delta = 'SELECT [Carrier Name], COUNT([Flight]) WHERE [Carrier Name] = "delta"';
+      await editor(page).fill(delta);
+      await editor(page).press('Control+Enter');
+      const note = page.getByRole('status').filter({ hasText: 'has no member' });
+      await note
+        .getByText('[Carrier Name] has no member "delta"; closest members: "Delta Air Lines"')
+        .waitFor();
+      expect(await page.locator('.aql-mark').textContent()).toBe('"delta"');
+      await note.getByRole('button', { name: 'Replace "delta" with "Delta Air Lines"' }).click();
+      await editor(page).press('Control+Enter');
+      await page.getByRole('cell', { name: 'Delta Air Lines' }).waitFor();
+      expect(await tableRows(page)).toEqual(
+        await rowsOf(s, MEMBER, delta.replace('"delta"', '"Delta Air Lines"')),
+      );
+      // Completion works for members too (objects they may read).
+      await editor(page).fill('');
+      await editor(page).pressSequentially('SELECT [Origin R');
+      await page.getByRole('option', { name: /Origin Region/ }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});
