@@ -5,7 +5,7 @@
 // and browses the model down to a metric's AQL, dependencies and history.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { launch, otherThan, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { waitForDemo } from './helpers/aql-demo.js';
 import {
   ADMIN,
@@ -19,12 +19,6 @@ const MEMBER = 'model-reader@example.com';
 const USER_ADMIN = 'people@example.com';
 const PASSWORD = 'app-admin-password-1';
 const CA = '[Origin State] = "CA"';
-
-/** Problems other than the API answers a test provoked on purpose (400, 409 …). */
-const unexpected = (problems: string[], ...statuses: number[]) =>
-  problems.filter(
-    (p) => !statuses.some((s) => p.includes(`the server responded with a status of ${s}`)),
-  );
 
 /** The text of the elements an input names with aria-describedby. */
 async function description(page: Page, input: Locator): Promise<string> {
@@ -161,7 +155,7 @@ describe.skipIf(skipBrowser)('the web application: Admin and Model', () => {
       await card.getByRole('button', { name: 'Remove', exact: true }).click();
       await card.waitFor({ state: 'detached' });
       expect((await s.api('GET', `${P}/users/${NEW}`)).status).toBe(404);
-      expect(unexpected(problems, 400, 409)).toEqual([]);
+      expect(otherThan(problems, 400, 409)).toEqual([]);
     } finally {
       await close();
     }
@@ -229,7 +223,7 @@ describe.skipIf(skipBrowser)('the web application: Admin and Model', () => {
         .poll(async () => [...new Set(await kinds.allTextContents())])
         .toEqual(['Member changes']);
       await screenshots(page, 'admin-activity');
-      expect(unexpected(problems, 400)).toEqual([]);
+      expect(otherThan(problems, 400)).toEqual([]);
     } finally {
       await close();
     }

@@ -6,7 +6,7 @@
 // how to configure one and disables asking.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { launch, otherThan, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { startFakeLlm, type FakeLlm, type FakeToolCall } from './helpers/fake-llm.js';
 import { createProject, loadDataset, writePlansFile } from './helpers/fixtures.js';
 import {
@@ -27,10 +27,6 @@ const call = (name: string, args: Record<string, unknown>, id = `call-${name}`):
   name,
   arguments: args,
 });
-
-/** Chromium reports every 4xx/5xx answer in the console: the ones a test expects. */
-const expected = (problems: string[], status: number) =>
-  problems.filter((p) => !p.includes(`status of ${status}`));
 
 /**
  * Presses Enter in the question box from inside the page and resolves with the ms until
@@ -302,7 +298,7 @@ describe.skipIf(skipBrowser)('the web application: Chat', () => {
       // The question is kept to send later.
       expect(await page.getByLabel('Ask a question about the data').inputValue()).toBe('One more?');
       expect(await page.locator('.chat-turn').count()).toBe(0);
-      expect(expected(problems, 402)).toEqual([]);
+      expect(otherThan(problems, 402)).toEqual([]);
     } finally {
       await close();
     }
@@ -328,7 +324,7 @@ describe.skipIf(skipBrowser)('the web application: Chat', () => {
       expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
       expect(await page.getByText('Thinking…').count()).toBe(0);
       await screenshots(page, 'chat-unavailable');
-      expect(expected(problems, 503)).toEqual([]);
+      expect(otherThan(problems, 503)).toEqual([]);
     } finally {
       await close();
     }

@@ -6,28 +6,18 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import {
+  expectOnlyRefused,
+  launch,
+  screenshots,
+  signedIn,
+  skipBrowser,
+} from './helpers/app-browser.js';
 import { OUTSIDER, setUpReports, VIEWER, WEST } from './helpers/reports-fixture.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
 
 const PASSWORD = 'member-password-1';
 const WEST_REGION = 'filter=attr.airports.region:West';
-
-/**
- * The page's problems are only the browser's own notes of requests the API refused, as many
- * of each status as `refused` says (Chromium logs every 4xx answer to a fetch).
- */
-function expectOnlyRefused(problems: string[], refused: Record<number, number> = {}) {
-  const seen: Record<number, number> = {};
-  const other = problems.filter((p) => {
-    const m =
-      /^console: Failed to load resource: the server responded with a status of (\d{3}) /.exec(p);
-    if (m) seen[Number(m[1])] = (seen[Number(m[1])] ?? 0) + 1;
-    return !m;
-  });
-  expect(other).toEqual([]);
-  expect(seen).toEqual(refused);
-}
 
 describe.skipIf(skipBrowser)('the web application: dashboards', () => {
   let s: TestServer;

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { CHROMIUM_ARGS } from '../../src/engine/export/browser.js';
 import type { TestServer } from './server.js';
 
@@ -72,4 +73,25 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: `${ARTIFACTS}${name}-${width}.png`, fullPage: true });
   }
   await page.setViewportSize(before);
+}
+
+const REFUSED = /^console: Failed to load resource: the server responded with a status of (\d{3}) /;
+
+/**
+ * The problems other than Chromium's console notes of API answers with these statuses
+ * (it logs every 4xx/5xx answer to a fetch; a test that provokes one expects that note).
+ */
+export const otherThan = (problems: string[], ...statuses: number[]): string[] =>
+  problems.filter((p) => !statuses.includes(Number(REFUSED.exec(p)?.[1])));
+
+/** Expects no problems but the notes of refused requests, exactly `refused` of each status. */
+export function expectOnlyRefused(problems: string[], refused: Record<number, number> = {}) {
+  const seen: Record<number, number> = {};
+  const other = problems.filter((p) => {
+    const m = REFUSED.exec(p);
+    if (m) seen[Number(m[1])] = (seen[Number(m[1])] ?? 0) + 1;
+    return !m;
+  });
+  expect(other).toEqual([]);
+  expect(seen).toEqual(refused);
 }
