@@ -21,6 +21,9 @@ const envSchema = z.object({
   URSA_AUTH_ISSUER: z.url().optional(),
   URSA_AUTH_AUDIENCE: z.string().min(1).optional(),
   URSA_AUTH_EMAIL_CLAIM: z.string().min(1).default('email'),
+  /** The OAuth client Ursa signs people in as at the external provider (browser sign-in). */
+  URSA_AUTH_CLIENT_ID: z.string().min(1).optional(),
+  URSA_AUTH_CLIENT_SECRET: z.string().min(1).optional(),
   URSA_MCP_AUDIENCE: z.string().min(1).optional(),
   URSA_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   URSA_SESSION_TTL_SECONDS: z.coerce
@@ -96,6 +99,13 @@ export interface Config {
     emailClaim: string;
     tokenTtlSeconds: number;
     sessionTtlSeconds: number;
+    /**
+     * The OAuth client of the browser sign-in at an external provider: set, /auth/login sends
+     * people there (authorization code flow with PKCE) instead of asking for a password.
+     */
+    clientId?: string;
+    /** Its secret (client_secret_basic); unset for a public client (PKCE only). */
+    clientSecret?: string;
   };
   /**
    * The audience (RFC 8707 resource) MCP access tokens must carry; unset means the MCP URL
@@ -168,6 +178,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'invalid configuration: set both URSA_AUTH_ISSUER and URSA_AUTH_AUDIENCE, or neither',
     );
   }
+  if (e.URSA_AUTH_CLIENT_ID && !e.URSA_AUTH_ISSUER) {
+    throw new Error(
+      'invalid configuration: URSA_AUTH_CLIENT_ID is for an external provider: set URSA_AUTH_ISSUER too',
+    );
+  }
+  if (e.URSA_AUTH_CLIENT_SECRET && !e.URSA_AUTH_CLIENT_ID) {
+    throw new Error('invalid configuration: URSA_AUTH_CLIENT_SECRET needs URSA_AUTH_CLIENT_ID');
+  }
   let ai: AiConfig | null;
   let aiAgent: AgentBudget;
   try {
@@ -199,6 +217,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       emailClaim: e.URSA_AUTH_EMAIL_CLAIM,
       tokenTtlSeconds: e.URSA_TOKEN_TTL_SECONDS,
       sessionTtlSeconds: e.URSA_SESSION_TTL_SECONDS,
+      clientId: e.URSA_AUTH_CLIENT_ID,
+      clientSecret: e.URSA_AUTH_CLIENT_SECRET,
     },
     mcpAudience: e.URSA_MCP_AUDIENCE,
     mail: { smtpUrl: e.URSA_SMTP_URL, from: e.URSA_MAIL_FROM },

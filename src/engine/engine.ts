@@ -25,6 +25,7 @@ import { OidcModels } from './identity/oidc-adapter.js';
 import { createSession, deleteSession, sessionEmail } from './identity/sessions.js';
 import { Revocations } from './identity/revocations.js';
 import { Throttle } from './identity/throttle.js';
+import { ExternalLogin } from './identity/external-login.js';
 import { issueAccessToken, TokenVerifier } from './identity/tokens.js';
 import { randomId } from './ids.js';
 import { JobRunner } from './jobs/jobs.js';
@@ -320,6 +321,23 @@ export class Engine {
   /** Secrets signing the OAuth server's cookies, kept in the data directory. */
   oauthCookieKeys(): string[] {
     return loadOrCreateCookieKeys(this.config.dataDir);
+  }
+
+  private externalLoginClient?: ExternalLogin;
+
+  /** The browser sign-in at the external identity provider, when a client id is configured. */
+  externalLogin(): ExternalLogin | undefined {
+    const a = this.config.auth;
+    if (a.builtin || !a.clientId) return undefined;
+    // Made on first use: the site URL (in the redirect URI) is final once the port listens.
+    this.externalLoginClient ??= new ExternalLogin({
+      issuer: a.issuer,
+      clientId: a.clientId,
+      clientSecret: a.clientSecret,
+      emailClaim: a.emailClaim,
+      redirectUri: `${this.config.siteUrl}/auth/callback`,
+    });
+    return this.externalLoginClient;
   }
 
   startSession(email: string) {

@@ -26,8 +26,16 @@ export interface AgentRun {
   question: string;
   ctx: ToolContext;
   log: Logger;
-  /** After each model call and each tool call (job progress). */
-  onProgress?(p: { steps: number; usage: AiUsage; tool?: string }): void;
+  /**
+   * After each model call and each tool call (job progress), and as a tool call starts:
+   * `running` names it (and its AQL), so a person watching sees the query being run.
+   */
+  onProgress?(p: {
+    steps: number;
+    usage: AiUsage;
+    tool?: string;
+    running?: { tool: string; aql?: string };
+  }): void;
 }
 
 export interface AgentOutcome {
@@ -94,6 +102,15 @@ export async function runAgent(r: AgentRun): Promise<AgentOutcome> {
       if (used() >= budget.maxTokens) return outOfBudget(`${budget.maxTokens} tokens`);
       messages.push({ role: 'assistant', content: res.text, toolCalls: res.toolCalls });
       for (const call of res.toolCalls) {
+        const aql = (call.arguments as { aql?: unknown } | undefined)?.aql;
+        r.onProgress?.({
+          steps,
+          usage,
+          running: {
+            tool: call.name,
+            ...(typeof aql === 'string' ? { aql: aql.slice(0, 2000) } : {}),
+          },
+        });
         const out = await callTool(r, call);
         if (!out.isError) sources.push(out.content);
         messages.push({ role: 'tool', toolCallId: call.id, ...out });

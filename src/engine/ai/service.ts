@@ -170,6 +170,7 @@ export class AiService {
             ...p.usage,
             queries: ctx.queries.length,
             tool: p.tool ?? null,
+            running: p.running ?? null,
           });
         },
       });

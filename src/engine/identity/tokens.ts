@@ -55,17 +55,32 @@ interface IssuerKeys {
   issuer: string;
 }
 
-/** Find the JWKS of an external issuer through its discovery document. */
-async function discoverJwks(issuer: string): Promise<IssuerKeys> {
+/** The parts of an OpenID Connect discovery document Ursa reads. */
+export interface DiscoveryDocument {
+  issuer: string;
+  jwks_uri: string;
+  authorization_endpoint?: string;
+  token_endpoint?: string;
+  token_endpoint_auth_methods_supported?: string[];
+}
+
+/** Fetch and check an external issuer's discovery document (10 s time limit). */
+export async function discoverIssuer(issuer: string): Promise<DiscoveryDocument> {
   const url = `${issuer}/.well-known/openid-configuration`;
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
   if (!res.ok) throw new Error(`OIDC discovery at ${url} answered ${res.status}`);
-  const doc = (await res.json()) as { issuer?: string; jwks_uri?: string };
+  const doc = (await res.json()) as Partial<DiscoveryDocument>;
   // The configured issuer has its trailing slash trimmed; providers such as Auth0 keep one
   // in their identifier (`https://tenant.auth0.com/`), and their tokens carry it.
   if (typeof doc.issuer !== 'string' || doc.issuer.replace(/\/+$/, '') !== issuer)
     throw new Error(`OIDC discovery at ${url} names issuer ${doc.issuer}, expected ${issuer}`);
   if (!doc.jwks_uri) throw new Error(`OIDC discovery at ${url} has no jwks_uri`);
+  return doc as DiscoveryDocument;
+}
+
+/** Find the JWKS of an external issuer through its discovery document. */
+async function discoverJwks(issuer: string): Promise<IssuerKeys> {
+  const doc = await discoverIssuer(issuer);
   return { keys: createRemoteJWKSet(new URL(doc.jwks_uri)), issuer: doc.issuer };
 }
 

@@ -3,6 +3,14 @@
 // documents are the OAuth server's (src/rest/oauth), which also reuses this page's look.
 import type { Request, Response } from 'express';
 import { z } from 'zod';
+import type { Engine } from '../../engine/engine.js';
+import {
+  ExternalLoginError,
+  LOGIN_STATE_COOKIE,
+  LOGIN_STATE_TTL_SECONDS,
+  openLoginState,
+  sealLoginState,
+} from '../../engine/identity/external-login.js';
 import { parseInput } from '../../engine/validate.js';
 import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -83,6 +91,32 @@ function loginPage(res: Response, status: number, next: string, error?: string, 
   );
 }
 
+function secureAttr(engine: Engine): string {
+  return engine.config.siteUrl.startsWith('https:') ? '; Secure' : '';
+}
+
+function sessionCookie(engine: Engine, id: string): string {
+  return `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${engine.config.auth.sessionTtlSeconds}${secureAttr(engine)}`;
+}
+
+const CLEAR_LOGIN_STATE = `${LOGIN_STATE_COOKIE}=; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=0`;
+
+/** A sign-in at the external provider that failed: JSON in the error shape, or a page. */
+function externalLoginFailed(req: Request, res: Response, err: unknown): void {
+  if (!(err instanceof ExternalLoginError)) throw err;
+  res.append('Set-Cookie', CLEAR_LOGIN_STATE);
+  if (wantsJson(req)) throw new HttpError(err.status, err.message, {});
+  sendPage(
+    res,
+    err.status,
+    authPage(
+      'Sign-in failed',
+      html`<h1>Sign-in failed</h1><p class="error" role="alert">${err.message}</p>
+<p><a href="/auth/login">Try again</a></p>`,
+    ),
+  );
+}
+
 export const identityRoutes: RouteDef[] = [
   {
     group: 'Identity',
@@ -90,13 +124,24 @@ export const identityRoutes: RouteDef[] = [
     ops: {
       GET: {
         access: 'public',
-        description: 'Sign-in form.',
-        handler: ({ req, res }) =>
-          loginPage(
-            res,
-            200,
-            safeNext(typeof req.query.next === 'string' ? req.query.next : undefined),
-          ),
+        description:
+          'Sign-in form; with an external identity provider and URSA_AUTH_CLIENT_ID, a redirect to its sign-in.',
+        handler: async ({ engine, req, res }) => {
+          const next = safeNext(typeof req.query.next === 'string' ? req.query.next : undefined);
+          const external = engine.externalLogin();
+          if (!external) return loginPage(res, 200, next);
+          try {
+            const { url, state } = await external.start(next);
+            res.setHeader(
+              'Set-Cookie',
+              `${LOGIN_STATE_COOKIE}=${sealLoginState(engine.oauthCookieKeys(), state)}; Path=/auth; HttpOnly; SameSite=Lax; Max-Age=${LOGIN_STATE_TTL_SECONDS}${secureAttr(engine)}`,
+            );
+            res.setHeader('Cache-Control', 'no-store');
+            res.redirect(303, url);
+          } catch (err) {
+            externalLoginFailed(req, res, err);
+          }
+        },
       },
       POST: {
         access: 'public',
@@ -113,14 +158,59 @@ export const identityRoutes: RouteDef[] = [
           }
           guess.succeeded();
           const session = engine.startSession(email);
-          const secure = engine.config.siteUrl.startsWith('https:') ? '; Secure' : '';
-          res.setHeader(
-            'Set-Cookie',
-            `${SESSION_COOKIE}=${session.id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${engine.config.auth.sessionTtlSeconds}${secure}`,
-          );
+          res.setHeader('Set-Cookie', sessionCookie(engine, session.id));
           if (wantsJson(req))
             res.status(200).json({ user: email, expires: session.expires.toISOString() });
           else res.redirect(303, next);
+        },
+      },
+    },
+  },
+  {
+    group: 'Identity',
+    path: '/callback',
+    ops: {
+      GET: {
+        access: 'public',
+        description:
+          'Where the external identity provider returns after sign-in: checks `state`, exchanges `code`, verifies the ID token, sets the session cookie and redirects to `next`.',
+        handler: async ({ engine, req, res }) => {
+          const external = engine.externalLogin();
+          if (!external)
+            throw new HttpError(
+              404,
+              'browser sign-in through an external identity provider is not configured',
+              {},
+            );
+          const q = (k: string) => (typeof req.query[k] === 'string' ? req.query[k] : undefined);
+          try {
+            const st = openLoginState(
+              engine.oauthCookieKeys(),
+              readCookie(req, LOGIN_STATE_COOKIE),
+            );
+            if (!st)
+              throw new ExternalLoginError(
+                400,
+                'no sign-in is in progress in this browser (or it took over 10 minutes): start again',
+              );
+            if (q('state') !== st.state)
+              throw new ExternalLoginError(400, 'the state does not match this sign-in');
+            const error = q('error');
+            if (error)
+              throw new ExternalLoginError(
+                401,
+                `the identity provider refused the sign-in: ${error}${q('error_description') ? `: ${q('error_description')}` : ''}`,
+              );
+            const code = q('code');
+            if (!code) throw new ExternalLoginError(400, 'the provider returned no code');
+            const email = await external.finish(code, st);
+            const session = engine.startSession(email);
+            res.setHeader('Set-Cookie', [sessionCookie(engine, session.id), CLEAR_LOGIN_STATE]);
+            res.setHeader('Cache-Control', 'no-store');
+            res.redirect(303, safeNext(st.next));
+          } catch (err) {
+            externalLoginFailed(req, res, err);
+          }
         },
       },
     },
@@ -142,7 +232,9 @@ export const identityRoutes: RouteDef[] = [
             `${OAUTH_SESSION_COOKIE}.sig=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
           ]);
           if (wantsJson(req)) res.status(204).end();
-          else res.redirect(303, '/auth/login');
+          // With an external provider, /auth/login would go straight back to it (and it may
+          // sign the person in again at once): the site's home page instead.
+          else res.redirect(303, engine.config.auth.clientId ? '/' : '/auth/login');
         },
       },
     },

@@ -42,6 +42,11 @@ export function Progress(props: {
         <span class="chat-dots" aria-hidden="true" />
         <strong>Thinking…</strong> <span class="muted">{state}</span>
       </p>
+      {props.progress?.running?.aql && (
+        <p class="chat-running">
+          Running <code>{props.progress.running.aql}</code>
+        </p>
+      )}
       {props.trail.length > 0 && (
         <ol class="chat-trail">
           {props.trail.map((t, i) => (

@@ -77,6 +77,8 @@ export interface AiProgress {
   outputTokens?: number;
   queries?: number;
   tool?: string | null;
+  /** The tool call under way (and its AQL): the query being run. */
+  running?: { tool: string; aql?: string } | null;
 }
 
 export interface AiJob {
