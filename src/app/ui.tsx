@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import type { ApiError } from './api';
+import { Link } from './router';
 
 /** The screen's title, also the document's. */
 export function Title({ children, text }: { children?: ComponentChildren; text: string }) {
@@ -25,5 +26,25 @@ export function Loading({ what }: { what: string }) {
     <p class="muted" role="status">
       Loading {what}…
     </p>
+  );
+}
+
+/** A screen's tabs: links kept in the address, the current one marked for assistive tech. */
+export function Tabs(props: {
+  label: string;
+  tabs: { href: string; title: string; current: boolean }[];
+}) {
+  return (
+    <nav class="tabs" aria-label={props.label}>
+      <ul>
+        {props.tabs.map((t) => (
+          <li key={t.href}>
+            <Link href={t.href} aria-current={t.current ? 'page' : undefined}>
+              {t.title}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }

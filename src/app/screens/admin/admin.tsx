@@ -3,8 +3,8 @@
 // /admin (members), /admin/members, /admin/settings, /admin/usage, /admin/activity.
 import type { ComponentType } from 'preact';
 import { useProject, type ProjectDetails } from '../../project';
-import { appPath, Link } from '../../router';
-import { Title } from '../../ui';
+import { appPath } from '../../router';
+import { Tabs, Title } from '../../ui';
 import { Activity } from './activity';
 import { Members } from './members';
 import { Settings } from './settings';
@@ -45,20 +45,14 @@ export function Admin({ rest }: { rest: string[] }) {
   return (
     <section class="admin">
       <Title text={tab ? `${tab.title} · Admin` : 'Admin'}>Admin</Title>
-      <nav class="tabs" aria-label="Admin">
-        <ul>
-          {tabs.map((t) => (
-            <li key={t.path}>
-              <Link
-                href={appPath('p', p.id, 'admin', t.path)}
-                aria-current={t === tab ? 'page' : undefined}
-              >
-                {t.title}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <Tabs
+        label="Admin"
+        tabs={tabs.map((t) => ({
+          href: appPath('p', p.id, 'admin', t.path),
+          title: t.title,
+          current: t === tab,
+        }))}
+      />
       {body}
     </section>
   );

@@ -4,8 +4,8 @@
 // /data (files), /data/files?folder=…, /data/load/{fileId}[?job=…], /data/datasets,
 // /data/flows.
 import { useProject } from '../../project';
-import { appPath, Link } from '../../router';
-import { Title } from '../../ui';
+import { appPath } from '../../router';
+import { Tabs, Title } from '../../ui';
 import { Datasets } from './datasets';
 import { Files } from './files';
 import { Flows } from './flows';
@@ -31,20 +31,14 @@ export function Data({ rest }: { rest: string[] }) {
   return (
     <section class="data">
       <Title text={`${title} · Data`}>{load ? 'Load a file' : 'Data'}</Title>
-      <nav class="tabs" aria-label="Data">
-        <ul>
-          {TABS.map((t) => (
-            <li key={t.path}>
-              <Link
-                href={appPath('p', p.id, 'data', t.path)}
-                aria-current={t === tab || (load && t.path === 'files') ? 'page' : undefined}
-              >
-                {t.title}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <Tabs
+        label="Data"
+        tabs={TABS.map((t) => ({
+          href: appPath('p', p.id, 'data', t.path),
+          title: t.title,
+          current: t === tab || (Boolean(load) && t.path === 'files'),
+        }))}
+      />
       {body}
     </section>
   );
