@@ -45,7 +45,7 @@ const FA = 'ds_flights f LEFT JOIN ds_airports a ON a.iata = f.origin';
 const MONTH = `DATE_TRUNC("month", [Date])`;
 const RANK = 'RANK() OVER (PARTITION BY [State] ORDER BY COUNT([Distance]) DESC)';
 
-/** The issue's six shapes, two windows and a relative date window. Flights are COUNT([Distance]). */
+/** The issue's six shapes, a count by key, two windows and a relative date window. */
 const CASES: Case[] = [
   {
     name: 'join breakdown',
@@ -64,6 +64,13 @@ const CASES: Case[] = [
     aql: 'SELECT [Airport Name], COUNT([Distance]) AS "Flights", AVG([Delay]) AS "Avg Delay" HAVING COUNT([Distance]) > 10000 ORDER BY "Avg Delay" DESC LIMIT 10',
     sql: `SELECT a.name, count(f.distance), avg(f.delay) FROM ${FA} GROUP BY a.iata, a.name
           HAVING count(f.distance) > 10000 ORDER BY 3 DESC NULLS LAST LIMIT 10`,
+  },
+  {
+    // Counted by the anchor's key (rows, as count(*)), broken down by a label of a joined key.
+    name: 'top 10 by key count (HAVING)',
+    aql: 'SELECT [Airport Name], COUNT([Flight]) AS "Flights", AVG([Delay]) AS "Avg Delay" HAVING COUNT([Flight]) > 10000 ORDER BY "Avg Delay" DESC LIMIT 10',
+    sql: `SELECT a.name, count(*), avg(f.delay) FROM ${FA} GROUP BY a.iata, a.name
+          HAVING count(*) > 10000 ORDER BY 3 DESC NULLS LAST LIMIT 10`,
   },
   {
     name: 'two levels + state totals (BY ALL [Origin])',

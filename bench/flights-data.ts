@@ -1,5 +1,5 @@
 // Real flights for the benchmarks: vega-datasets' flights-3m.parquet (3,000,000 US flights,
-// January–June 2001) and airports.csv (3,376 airports), fetched with `npm pack vega-datasets`
+// January–June 2001, numbered 1… as flight_id in file order) and airports.csv (3,376 airports), fetched with `npm pack vega-datasets`
 // into a cache folder reused across runs (BENCH_CACHE, default <tmp>/ursa-bench-vega), the
 // parquet converted to CSV by DuckDB. Also their prescriptions, and the two-file load over
 // REST (one-shot uploads, then one transform job) that bench:aql's flights part times.
@@ -23,7 +23,8 @@ export interface FlightFiles {
 /** The two CSV files, fetched and converted on the first run, then taken from the cache. */
 export async function flightFiles(): Promise<FlightFiles> {
   const files = {
-    flights: path.join(CACHE, 'flights.csv'),
+    // Named for its columns: a cache written before flight_id existed is not reused.
+    flights: path.join(CACHE, 'flights-id.csv'),
     airports: path.join(CACHE, 'airports.csv'),
   };
   if (fs.existsSync(files.flights) && fs.existsSync(files.airports)) return files;
@@ -48,7 +49,7 @@ export async function flightFiles(): Promise<FlightFiles> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   await c.run(
-    `COPY (SELECT date, delay, distance, origin, destination FROM read_parquet('${parquet}')) TO '${tmp}' (HEADER, DELIMITER ',')`,
+    `COPY (SELECT row_number() OVER () AS flight_id, date, delay, distance, origin, destination FROM read_parquet('${parquet}')) TO '${tmp}' (HEADER, DELIMITER ',')`,
   );
   c.closeSync();
   db.closeSync();
@@ -62,8 +63,8 @@ export async function flightFiles(): Promise<FlightFiles> {
 /**
  * Flights reference their origin airport. The destination is a plain attribute: a second
  * reference to airports would give every airport attribute two paths from flights, and AQL
- * refuses those as ambiguous. The file has no flight id, so flights have no primary key
- * (flights are counted with COUNT([Distance]), distances are never null).
+ * refuses those as ambiguous. flight_id is the primary key ([Flight]): COUNT([Flight]) counts
+ * rows; the older cases count COUNT([Distance]) (distances are never null), the same number.
  */
 export const FLIGHT_PRESCRIPTIONS: Record<keyof FlightFiles, Prescription> = {
   airports: csvPrescription('airports', 'iata', [
@@ -75,7 +76,8 @@ export const FLIGHT_PRESCRIPTIONS: Record<keyof FlightFiles, Prescription> = {
     ['latitude', 'Latitude', 'F', 'number'],
     ['longitude', 'Longitude', 'F', 'number'],
   ]),
-  flights: csvPrescription('flights', '', [
+  flights: csvPrescription('flights', 'flight_id', [
+    ['flight_id', 'Flight', 'A', 'integer'],
     ['date', 'Date', 'A', 'datetime'],
     ['delay', 'Delay', 'F', 'integer'],
     ['distance', 'Distance', 'F', 'integer'],

@@ -216,6 +216,21 @@ describe('SQL', () => {
     );
   });
 
+  it("a count of the anchor's key counts rows; a label of a primary key groups by the key alone", () => {
+    const { sql } = sqlOf(
+      'SELECT [Carrier Name], [Month Name], COUNT([Flight]), COUNT([Departure Delay]), COUNT([Origin])',
+    );
+    // [Flight] is the flights' key: count(*) reads no column. A fact counts its values, an
+    // attribute its distinct values.
+    expect(sql).toContain(
+      'count(*) AS v0, count(t0."dep_delay") AS v1, count(DISTINCT t0."origin") AS v2',
+    );
+    // A carrier's name is fixed by its code (the carriers' key); a month's name is a label of
+    // [Month], which is not the calendar's key, so both stay in GROUP BY.
+    expect(sql).toContain('any_value(t1."name") AS x0');
+    expect(sql).toContain('GROUP BY t1."code", t2."month", t2."month_name"');
+  });
+
   it('a rolled-up BY ALL reads its twin, not the dataset', () => {
     const { sql } = sqlOf(
       'SELECT [Origin State], COUNT([Flight]) / (SELECT COUNT([Flight]) BY ALL)',

@@ -157,16 +157,23 @@ function groupSql(
   for (const d of grain) {
     const key = render(dims[d]!.key, r);
     const shown = render(dims[d]!.display, r);
-    select.push(`${key} AS k${d}`, `${shown} AS x${d}`);
-    // An attribute is its own shown value: grouping by it once is enough. Grouping by the
-    // expressions (not the aliases) keeps a dataset column named like an alias harmless.
-    groupBy.push(shown === key ? key : `${key}, ${shown}`);
+    // An attribute is its own shown value: grouping by it once is enough. A label of a
+    // primary key has one value per key, so grouping by the key alone gives the same groups
+    // without hashing the (longer) label of every row. Grouping by the expressions (not the
+    // aliases) keeps a dataset column named like an alias harmless.
+    const fixed = shown !== key && keyFixes(dims[d]!, snap);
+    select.push(`${key} AS k${d}`, `${fixed ? `any_value(${shown})` : shown} AS x${d}`);
+    groupBy.push(shown === key || fixed ? key : `${key}, ${shown}`);
   }
   leaves.forEach(({ leaf: l }, j) => {
     const arg = render(l.arg, r);
     let agg: string;
     if (l.fn === 'COUNT')
-      agg = isRowCount(l, anchor, snap) ? `count(${arg})` : `count(DISTINCT ${arg})`;
+      agg = !isRowCount(l, anchor, snap)
+        ? `count(DISTINCT ${arg})`
+        : l.arg.t === 'col' && l.arg.col.kind === 'attribute'
+          ? 'count(*)' // the anchor's own key, never null: rows, without reading the column
+          : `count(${arg})`;
     else if (l.fn === 'PERCENTILE') agg = `quantile_cont(${arg}, ${Number(l.fraction)})`;
     else if (l.fn === 'STDDEV') agg = `stddev_samp(${arg})`;
     else agg = `${l.fn.toLowerCase()}(${arg})`;
@@ -177,6 +184,19 @@ function groupSql(
     : '';
   const group = groupBy.length ? ` GROUP BY ${groupBy.join(', ')}` : '';
   return `SELECT ${select.join(', ')} FROM ${tree.from} ${tree.joins.join(' ')}${whereSql}${group}`;
+}
+
+/** The dimension shows a label of its dataset's primary key: the key alone fixes the label. */
+function keyFixes(d: Dim, snap: ModelSnapshot): boolean {
+  const { key, display } = d;
+  return (
+    key.t === 'col' &&
+    display.t === 'col' &&
+    display.col.kind === 'label' &&
+    display.col.dataset === key.col.dataset &&
+    display.col.keyColumn === key.col.column &&
+    snap.datasets.get(key.col.dataset)?.primaryKey === key.col.column
+  );
 }
 
 function distinctSql(
