@@ -283,17 +283,21 @@ export class Flows {
       }),
       load: (c, clusters, beforeCommit) =>
         deps.loads.loadClusters(c, createdBy, clusters, beforeCommit),
-      checkLoad: (l) => {
-        if (l.mode !== 'incremental') return;
-        try {
-          deps.loads.checkIncremental(projectId, l.prescription);
-        } catch (err) {
-          if (err instanceof EngineError) {
-            const box = graph.order.find((id) => graph.boxes.get(id)!.dataset === l.name)!;
-            throw new BoxError(box, 'mode', err.message);
+      checkLoads: (loads) => {
+        for (const l of loads) {
+          if (l.mode !== 'incremental') continue;
+          try {
+            deps.loads.checkIncremental(projectId, l.prescription);
+          } catch (err) {
+            if (err instanceof EngineError) {
+              const box = graph.order.find((id) => graph.boxes.get(id)!.dataset === l.name)!;
+              throw new BoxError(box, 'mode', err.message);
+            }
+            throw err;
           }
-          throw err;
         }
+        // As the member the run acts as (a trigger's: its last editor), with their rights now.
+        deps.loads.checkAs(projectId, createdBy, loads);
       },
       checkRoom: async (files) => {
         let growth = 0;
