@@ -22,7 +22,7 @@ import type { ActivityLog } from '../../activity/activity.js';
 import type { Config } from '../../config.js';
 import { tx, type Db } from '../../db/index.js';
 import { EngineError, invalid, notFound } from '../../errors.js';
-import { uuid } from '../../ids.js';
+import { nowIso, uuid } from '../../ids.js';
 import type { Job, JobRunner } from '../../jobs/jobs.js';
 import type { ModelObjects } from '../../model/objects.js';
 import type { ModelStore, ObjectRow } from '../../model/store.js';
@@ -310,7 +310,8 @@ export class Triggers {
       for (const id of enable) {
         const row = scope.get(id)!;
         const was = pauseOf(this.deps.db, a.projectId, id, row.created);
-        if (!was || !unpause(this.deps.db, a.projectId, id)) continue;
+        // (a pause left by a deleted trigger of the same identifier goes too, unannounced)
+        if (!unpause(this.deps.db, a.projectId, id) || !was) continue;
         const def = defOf(row);
         this.deps.activity.record(a.projectId, 'flow_trigger', {
           user: a.email,
@@ -502,11 +503,14 @@ export class Triggers {
     if (!claim(db, projectId, ident, slot, this.now().toISOString())) return null;
     let user = how.actor?.email ?? row.updatedBy;
     let fired: Fired;
-    const limit = chain && overLimit(db, projectId, def.flow, chain, this.deps.config, new Date());
+    const limit =
+      chain && !how.skip && !how.failure
+        ? overLimit(db, projectId, def.flow, chain, this.deps.config, new Date())
+        : null;
     if (how.skip) fired = { outcome: 'skipped', job: null, message: how.skip };
     else if (how.failure) fired = { outcome: 'failed', job: null, message: how.failure };
     else if (limit) {
-      pause(db, projectId, ident, new Date().toISOString(), limit);
+      pause(db, projectId, ident, nowIso(), limit);
       fired = { outcome: 'paused', job: null, message: limit };
     } else fired = await this.startRun(row, def, how.actor, chain);
     settle(
