@@ -60,6 +60,10 @@ const envSchema = z.object({
   URSA_SFTP_POLL_SECONDS: z.coerce.number().positive().max(86_400).default(60),
   /** How often timers and SFTP watches are checked (ms); tests make it short. */
   URSA_TRIGGER_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** Runs caused by other runs (flowSequence, a flow's output firing a file trigger): at most this many in a row… */
+  URSA_TRIGGER_CHAIN_DEPTH: z.coerce.number().int().min(1).max(1000).default(10),
+  /** …and at most this many of one flow a minute; past either, the trigger firing it is paused. */
+  URSA_TRIGGER_CHAIN_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(30),
   URSA_TIMEZONE: z
     .string()
     .min(1)
@@ -149,6 +153,9 @@ export interface Config {
     allowHosts: string[];
     sftpPollSeconds: number;
     triggerTickMs: number;
+    /** Chained runs (caused by other runs) in a row, and of one flow per minute. */
+    chainDepth: number;
+    chainPerMinute: number;
   };
   /** PDF export: the Chromium binary, exports rendered at once, and their time limit. */
   export: { chromiumPath: string; concurrency: number; timeoutMs: number };
@@ -252,6 +259,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         .filter(Boolean),
       sftpPollSeconds: e.URSA_SFTP_POLL_SECONDS,
       triggerTickMs: e.URSA_TRIGGER_TICK_MS,
+      chainDepth: e.URSA_TRIGGER_CHAIN_DEPTH,
+      chainPerMinute: e.URSA_TRIGGER_CHAIN_PER_MINUTE,
     },
     export: {
       chromiumPath: e.URSA_CHROMIUM_PATH,

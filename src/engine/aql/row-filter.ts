@@ -17,25 +17,49 @@ export interface FilterMeaning {
 }
 
 export function filterMeaning(snap: ModelSnapshot, text: string): FilterMeaning {
-  let condition: string;
-  let named: Set<string>;
+  const r = resolveFilter(snap, text);
+  if (!r) return { condition: null, restricts: [] };
+  return { condition: r.condition, restricts: restrictedBy(snap, r.named) };
+}
+
+/**
+ * The datasets whose rows decide what the filter selects: those it names columns of, and
+ * those a restricted dataset reaches them through. Loading one changes which rows it lets
+ * through elsewhere; loading a dataset it only restricts changes just the rows loaded.
+ */
+export function filterReads(snap: ModelSnapshot, text: string): string[] {
+  const r = resolveFilter(snap, text);
+  if (!r) return [];
+  const out = new Set([...r.named].filter((n) => snap.datasets.has(n)));
+  for (const d of restrictedBy(snap, r.named))
+    for (const n of r.named)
+      for (const path of snap.paths(d, n)) for (const e of path) out.add(e.to);
+  return [...out].sort();
+}
+
+function resolveFilter(
+  snap: ModelSnapshot,
+  text: string,
+): { condition: string; named: Set<string> } | null {
   try {
     const v = resolveExpr(
       parse(text, 'condition'),
       rootCtx({ snap, visible: () => true, counter: { n: 0 } }, true),
     );
     // The object rows are not part of the meaning; their dataset and column are.
-    condition = JSON.stringify(v, (k, x: unknown) => (k === 'obj' ? undefined : x));
-    named = new Set(columnsIn(v).map((c) => c.dataset));
+    const condition = JSON.stringify(v, (k, x: unknown) => (k === 'obj' ? undefined : x));
+    return { condition, named: new Set(columnsIn(v).map((c) => c.dataset)) };
   } catch (err) {
-    if (err instanceof AqlError || err instanceof RangeError)
-      return { condition: null, restricts: [] };
+    if (err instanceof AqlError || err instanceof RangeError) return null;
     throw err;
   }
-  const restricts = [...snap.datasets.keys()]
+}
+
+/** Datasets that reach every named one: the filter restricts their rows. */
+function restrictedBy(snap: ModelSnapshot, named: Set<string>): string[] {
+  return [...snap.datasets.keys()]
     .filter((d) => [...named].every((n) => n === d || snap.reaches(d, n)))
     .sort();
-  return { condition, restricts };
 }
 
 /** A stable key of a filter's meaning (for result caches). */

@@ -112,8 +112,10 @@ export class Loads {
   }
 
   /**
-   * The model the load would leave: its new titles must be free (409) and members' row
-   * filters must select what they did (403 below User Admin).
+   * Whether `a` may load `plan`, the rule of every load (files, flow outputs): its new titles
+   * must be free (409), members' row filters must select what they did (403 below User
+   * Admin), and the loaded datasets must not be ones the actor's own row filter reads (403:
+   * they would pick the rows it lets them see).
    */
   private checkModel(a: ProjectActor, plan: PlannedCluster[]): void {
     const replacing = new Map(plan.map((c) => [c.prescription.clustername, c.prescription]));
@@ -122,6 +124,7 @@ export class Loads {
     assertTitlesFree(projected, current);
     const guard = this.rowFilterGuard;
     guard?.assertKept(a, guard.before(a), projected.snap);
+    guard?.assertOwnRowsKept(a, replacing.keys(), projected.snap);
   }
 
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
@@ -249,7 +252,7 @@ export class Loads {
           for (const cl of plan) counts[cl.name] = await this.loadOne(c, ctx, cl);
           await this.checkRowLimit(c, projectId, plan);
           // The model may have changed since the request: checked again before committing.
-          this.recheckModel(projectId, user, plan);
+          this.checkAs(projectId, user, plan);
           ctx.signal.throwIfAborted();
           await beforeCommit?.();
           await c.run('COMMIT');
@@ -271,7 +274,12 @@ export class Loads {
     );
   }
 
-  private recheckModel(projectId: string, user: string, plan: PlannedCluster[]): void {
+  /**
+   * checkModel as `user` with their rights as they are now (a job, a flow run): refused →
+   * JobFailure. A flow run calls it before it writes anything; the loader again before it
+   * commits.
+   */
+  checkAs(projectId: string, user: string, plan: PlannedCluster[]): void {
     try {
       this.checkModel(
         resolveActor(this.db, { email: user }, projectId, { ignoreMaintenance: true }),

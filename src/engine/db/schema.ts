@@ -474,6 +474,25 @@ export const triggerState = sqliteTable(
 );
 
 /**
+ * Triggers paused by the chain limits (flows/triggers/chains.ts): runs caused by other runs
+ * went too deep or too fast. A paused trigger does not fire until enabled again by
+ * trigger/toggle, which deletes the row; a row older than the trigger is left from one of the
+ * same identifier that was deleted, and does not count.
+ */
+export const triggerPauses = sqliteTable(
+  'trigger_pauses',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    trigger: text('trigger').notNull(),
+    time: text('time').notNull(),
+    message: text('message').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.trigger] })],
+);
+
+/**
  * Dashboard shares (sharing/shares.ts): one per dashboard, gone with it (the foreign key on
  * the model object) and with the project. `users` are lowercase e-mails; `token` is the
  * public share's URL token (null for a private share).

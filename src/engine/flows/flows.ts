@@ -29,6 +29,7 @@ import type { Credentials, NetPolicy } from './connectors/types.js';
 import { BoxError } from './errors.js';
 import { checkFlowDef, type FlowGraph } from './flow-def.js';
 import { runFlow, type FlowRunResult } from './run.js';
+import type { Chain } from './triggers/chains.js';
 
 export interface FlowDeps {
   db: Db;
@@ -92,8 +93,15 @@ export class Flows {
 
   // ---- runs ----
 
-  /** Starts a run as `a` (MD Admin): 404 for an unknown flow, 403 while it runs. */
-  async start(a: ProjectActor, flow: string, origin: { trigger?: string } = {}): Promise<Job> {
+  /**
+   * Starts a run as `a` (MD Admin): 404 for an unknown flow, 403 while it runs. A run a trigger
+   * started because another run ended or wrote a file carries that chain (triggers/chains.ts).
+   */
+  async start(
+    a: ProjectActor,
+    flow: string,
+    origin: { trigger?: string; chain?: Chain } = {},
+  ): Promise<Job> {
     requireLevel(a, 'mdadmin');
     const row = this.flowRow(a, flow);
     // Checked again now: a credentials object may have gone since the flow was saved.
@@ -111,6 +119,7 @@ export class Flows {
       job = jobs.submit(a, 'flow', {
         id: row.ident,
         ...(origin.trigger ? { trigger: origin.trigger } : {}),
+        ...(origin.chain ? { depth: origin.chain.depth, cause: origin.chain.cause } : {}),
       });
     } catch (err) {
       db.delete(flowLocks)
@@ -131,6 +140,7 @@ export class Flows {
         jobId: job.id,
         phase: 'start',
         ...(origin.trigger ? { trigger: origin.trigger } : {}),
+        ...(origin.chain ? { depth: origin.chain.depth, cause: origin.chain.cause } : {}),
       },
     });
     return job;
@@ -273,17 +283,21 @@ export class Flows {
       }),
       load: (c, clusters, beforeCommit) =>
         deps.loads.loadClusters(c, createdBy, clusters, beforeCommit),
-      checkLoad: (l) => {
-        if (l.mode !== 'incremental') return;
-        try {
-          deps.loads.checkIncremental(projectId, l.prescription);
-        } catch (err) {
-          if (err instanceof EngineError) {
-            const box = graph.order.find((id) => graph.boxes.get(id)!.dataset === l.name)!;
-            throw new BoxError(box, 'mode', err.message);
+      checkLoads: (loads) => {
+        for (const l of loads) {
+          if (l.mode !== 'incremental') continue;
+          try {
+            deps.loads.checkIncremental(projectId, l.prescription);
+          } catch (err) {
+            if (err instanceof EngineError) {
+              const box = graph.order.find((id) => graph.boxes.get(id)!.dataset === l.name)!;
+              throw new BoxError(box, 'mode', err.message);
+            }
+            throw err;
           }
-          throw err;
         }
+        // As the member the run acts as (a trigger's: its last editor), with their rights now.
+        deps.loads.checkAs(projectId, createdBy, loads);
       },
       checkRoom: async (files) => {
         let growth = 0;
@@ -305,6 +319,7 @@ export class Flows {
         (
           await deps.storage.writeFile(projectId, p, createReadStream(file), {
             user: createdBy,
+            job: ctx.job.id,
             createParents: true,
           })
         ).item,

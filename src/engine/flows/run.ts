@@ -54,8 +54,11 @@ export interface RunDeps {
   writeFile(storagePath: string, file: string): Promise<StorageItem>;
   /** Refuses (402) files that together would not fit the plan's storage, before any is written. */
   checkRoom(files: Array<{ path: string; file: string }>): Promise<void>;
-  /** Checks made again right before committing (e.g. an incremental dataset's shape). */
-  checkLoad(load: ClusterLoad): void;
+  /**
+   * Checks made again before anything is written: an incremental dataset's shape, and whether
+   * the run's actor may load these datasets now (the rule of every load: titles, row filters).
+   */
+  checkLoads(loads: ClusterLoad[]): void;
 }
 
 export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunResult> {
@@ -153,7 +156,11 @@ async function commit(
         `two outputs write dataset "${l.name}"`,
       );
     names.add(l.name);
-    deps.checkLoad(l);
+  }
+  try {
+    if (loads.length) deps.checkLoads(loads);
+  } catch (err) {
+    throw loaderError(err, prepared);
   }
   // The likely failure of a storage write (the plan's room) comes before anything is written.
   if (files.length) await deps.checkRoom(files.map((f) => ({ path: f.path!, file: f.file })));

@@ -213,16 +213,8 @@ export const triggerDef = z
         });
     };
     if (t.type === 'flowTimer') need('cron');
-    if (t.type === 'flowSequence') {
-      need('after');
-      // It would start itself again at the end of every run, forever.
-      if (t.after === t.flow)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['after'],
-          message: 'a flow cannot be started after itself; name another flow',
-        });
-    }
+    // A flow after itself is a cycle: refused with the others (flows/triggers/sequence-cycles.ts).
+    if (t.type === 'flowSequence') need('after');
     if (t.type === 'flowSftpFilechange') {
       need('path');
       need('credentials');

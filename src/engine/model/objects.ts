@@ -10,6 +10,7 @@ import type { Datasets } from '../data/datasets.js';
 import { tx, type Db } from '../db/index.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { checkFlowDef } from '../flows/flow-def.js';
+import { describeCycle, sequenceCycle } from '../flows/triggers/sequence-cycles.js';
 import { pagingSchema, parseInput } from '../validate.js';
 import { parseRoleAcl, withRoleAcl } from './acl-batch.js';
 import { checkModel, checkObjects, type Problem } from './checks.js';
@@ -732,9 +733,15 @@ export class ModelObjects {
           need(r, null);
         }
         break;
-      case 'trigger':
+      case 'trigger': {
         for (const r of refs) need(r, r.field === 'def.credentials' ? ['credentials'] : ['flow']);
+        const cycle = sequenceCycle(s.index.rows, def);
+        if (cycle) {
+          const shown = describeCycle(cycle, (f) => !!s.get(f));
+          fail('def.after', shown.message, { cycle: shown.cycle });
+        }
         break;
+      }
       case 'flow': {
         for (const r of refs) need(r, ['credentials']);
         // The whole graph: box types and parameters, edges, cycles, inputs, expressions.

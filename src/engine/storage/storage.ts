@@ -27,6 +27,8 @@ export interface WriteOptions {
   /** Known size (Content-Length): an upload too big for the plan is refused before it starts. */
   expectedSize?: number;
   user?: string | null;
+  /** The job writing it (a flow run's output): triggers the change fires are chained to it. */
+  job?: string;
   createParents?: boolean;
   /** Awaited when the data is on disk, before it is visible; a rejection discards it. */
   confirm?: () => Promise<void>;
@@ -42,6 +44,8 @@ export interface StorageChange {
   /** For moves and copies: where it came from. */
   from?: string;
   user: string | null;
+  /** The job that wrote it, when a job did (WriteOptions.job). */
+  job?: string;
 }
 
 export type ChangeListener = (change: StorageChange) => void | Promise<void>;
@@ -281,6 +285,7 @@ export class Storage {
       kind: existing ? 'updated' : 'created',
       type: 'file',
       user: opts.user ?? null,
+      ...(opts.job ? { job: opts.job } : {}),
     });
     return { item, created: !existing };
   }

@@ -3,10 +3,16 @@
 // saved filter it names, renaming an attribute it names by title, a load that changes the
 // columns or the references it relies on) can change which rows it selects. Model writes and
 // loads are checked here: the meaning of the filters the actor may not change, before and
-// after.
+// after. The rows a filter selects also depend on data: whoever holds a filter may not load
+// the datasets it reads, or they would pick the rows it lets them see.
 import { hasLevel, type ProjectActor } from '../access/actor.js';
 import type { ModelSnapshot } from '../aql/model.js';
-import { filterMeaning, meaningChanged, type FilterMeaning } from '../aql/row-filter.js';
+import {
+  filterMeaning,
+  filterReads,
+  meaningChanged,
+  type FilterMeaning,
+} from '../aql/row-filter.js';
 import { forbidden } from '../errors.js';
 import type { Members } from './members.js';
 
@@ -53,6 +59,24 @@ export class RowFilterGuard {
     throw forbidden(
       `this change alters which rows the row-level filter of ${members} member(s) selects; only an Admin or a User Admin may change what members may see (or they change those filters first)`,
       { project: a.projectId, members, required: 'useradmin' },
+    );
+  }
+
+  /**
+   * 403 when the actor's own row filter reads one of the `loading` datasets, on the model now
+   * or on `after` (the model the load leaves): loading it would decide which rows the filter
+   * lets them see (the rows of other datasets that reach the loaded ones). Nobody changes their
+   * own rights, so such a load is left to a member whose filter does not read it.
+   */
+  assertOwnRowsKept(a: ProjectActor, loading: Iterable<string>, after?: ModelSnapshot): void {
+    if (!a.filter) return;
+    const reads = new Set(filterReads(this.current(a.projectId), a.filter));
+    if (after) for (const d of filterReads(after, a.filter)) reads.add(d);
+    const hit = [...new Set(loading)].filter((d) => reads.has(d)).sort();
+    if (!hit.length) return;
+    throw forbidden(
+      `cluster "${hit[0]}": your own row-level filter reads this dataset; loading it would decide which rows the filter lets you see, and nobody changes their own rights: a member whose filter does not read it must load it`,
+      { project: a.projectId, field: 'filter', cluster: hit[0], datasets: hit },
     );
   }
 }

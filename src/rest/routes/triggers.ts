@@ -10,6 +10,7 @@ const tabular = (triggers: TriggerView[]) =>
     type: t.type,
     flow: t.flow,
     enabled: t.enabled,
+    pausedReason: t.paused?.message ?? '',
     lastRunTime: t.lastRun?.time ?? '',
     lastRunJob: t.lastRun?.job ?? '',
     lastRunStatus: t.lastRun?.status ?? '',
@@ -24,7 +25,7 @@ export const triggerRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          'Triggers you may read, with their last firing (`lastRun`: time, job, status: the run’s status, or SKIPPED / FAILED) and the next scheduled time of timers (`nextRun`).',
+          'Triggers you may read, with their last firing (`lastRun`: time, job, status: the run’s status, or SKIPPED / FAILED / PAUSED), the next scheduled time of timers (`nextRun`), and `paused` (time, message) for a trigger the chain limits paused (`enabled` is then false).',
         handler: ({ engine, actor }) => {
           const body = engine.triggers.list(actor);
           return {
@@ -44,7 +45,7 @@ export const triggerRoutes: RouteDef[] = [
       PUT: {
         access: 'mdadmin',
         description:
-          'Enables the triggers listed in `enabled` and disables those in `disabled` (arrays of trigger ids); all or nothing. Answers the trigger list.',
+          'Enables the triggers listed in `enabled` (lifting a pause) and disables those in `disabled` (arrays of trigger ids); all or nothing. Answers the trigger list.',
         handler: ({ engine, actor, body }) => {
           const out = engine.triggers.toggle(actor, body);
           return { title: 'Triggers', body: out, tabular: tabular(out.triggers) };

@@ -5,7 +5,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { flowLocks, jobs, triggerFirings, triggerState } from '../../db/schema.js';
 
-export type Outcome = 'started' | 'skipped' | 'failed';
+/** `paused`: the chain limits paused the trigger instead (chains.ts). */
+export type Outcome = 'started' | 'skipped' | 'failed' | 'paused';
 /** Stored while the claimant starts the run; replaced by the outcome right after. */
 export const PENDING = 'pending';
 

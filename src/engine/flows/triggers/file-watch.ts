@@ -1,9 +1,12 @@
 // Storage changes for flowWebdavFilechange triggers: which triggers a changed file concerns
 // (a picomatch glob on the storage path), and the debounce that turns a burst of changes into
 // one run: a run starts once no matching change came for `quietMs` (2 s), or at the latest
-// `maxWaitMs` after the first one, so a steady stream of uploads still starts runs.
+// `maxWaitMs` after the first one, so a steady stream of uploads still starts runs. A change
+// written by a run carries that run's chain (chains.ts); the run of a burst is as deep as the
+// deepest of its changes.
 import picomatch from 'picomatch';
 import type { StorageChange } from '../../storage/storage.js';
+import type { Chain } from './chains.js';
 
 const matchers = new Map<string, (p: string) => boolean>();
 
@@ -27,34 +30,44 @@ interface Pending {
   first: number;
   timer: NodeJS.Timeout;
   changes: number;
+  chain: Chain | null;
 }
 
-/** One debounce per key (project + trigger); `fire` gets the time of the first change. */
+/**
+ * One debounce per key (project + trigger); `fire` gets the time of the first change and the
+ * deepest chain among the changes (null when no run wrote them).
+ */
 export class Debouncer {
   private pending = new Map<string, Pending>();
 
   constructor(
-    private readonly fire: (key: string, first: number, changes: number) => void,
+    private readonly fire: (
+      key: string,
+      first: number,
+      changes: number,
+      chain: Chain | null,
+    ) => void,
     private readonly quietMs = 2000,
     private readonly maxWaitMs = 30_000,
   ) {}
 
-  /** A change for `key` at `now`: starts the quiet period, or extends it. */
-  touch(key: string, now: number): void {
+  /** A change for `key` at `now` (written by a run: its chain): starts or extends the quiet period. */
+  touch(key: string, now: number, chain: Chain | null = null): void {
     const p = this.pending.get(key);
     if (p) {
       clearTimeout(p.timer);
       p.changes++;
     }
     const first = p?.first ?? now;
+    const deepest = !p?.chain || (chain && chain.depth > p.chain.depth) ? chain : p.chain;
     const wait = Math.max(0, Math.min(this.quietMs, first + this.maxWaitMs - now));
     const timer = setTimeout(() => {
       const done = this.pending.get(key);
       this.pending.delete(key);
-      if (done) this.fire(key, done.first, done.changes);
+      if (done) this.fire(key, done.first, done.changes, done.chain);
     }, wait);
     timer.unref();
-    this.pending.set(key, { first, timer, changes: p ? p.changes : 1 });
+    this.pending.set(key, { first, timer, changes: p ? p.changes : 1, chain: deepest });
   }
 
   /** Keys waiting for their quiet period to end. */

@@ -11,6 +11,10 @@
 // while the trigger's flow is running (its own outputs, among others) does not start it again:
 // it is recorded once per run as a skipped firing. So a flow whose output matches its own
 // trigger's glob runs once per outside change, not forever.
+//
+// Runs that start other runs (flowSequence, outputs firing file triggers) form chains; a cycle
+// of flowSequence triggers is refused on save (sequence-cycles.ts), and a chain too deep or too
+// fast pauses the trigger that would extend it (chains.ts) until trigger/toggle enables it.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../../access/actor.js';
@@ -18,7 +22,7 @@ import type { ActivityLog } from '../../activity/activity.js';
 import type { Config } from '../../config.js';
 import { tx, type Db } from '../../db/index.js';
 import { EngineError, invalid, notFound } from '../../errors.js';
-import { uuid } from '../../ids.js';
+import { nowIso, uuid } from '../../ids.js';
 import type { Job, JobRunner } from '../../jobs/jobs.js';
 import type { ModelObjects } from '../../model/objects.js';
 import type { ModelStore, ObjectRow } from '../../model/store.js';
@@ -26,9 +30,21 @@ import type { Storage, StorageChange } from '../../storage/storage.js';
 import { parseInput } from '../../validate.js';
 import { sftpList } from '../connectors/sftp.js';
 import type { Credentials } from '../connectors/types.js';
+import {
+  chainAfter,
+  depthOf,
+  overLimit,
+  pause,
+  pauseOf,
+  pausesOf,
+  unpause,
+  type Chain,
+  type Pause,
+} from './chains.js';
 import { claim, jobStatuses, lastFirings, lockedBy, settle, type Outcome } from './claims.js';
 import { Debouncer, isFileArrival, pathMatches } from './file-watch.js';
 import { armedSince, nextRun, previousRun } from './schedule.js';
+import { describeCycle, sequenceCycle } from './sequence-cycles.js';
 import { SftpWatch, type SftpLister } from './sftp-watch.js';
 import { WatchedTriggers } from './watched.js';
 
@@ -45,7 +61,7 @@ export interface TriggerDeps {
   storage: Storage;
   flows: {
     /** Starts a run as `a`; throws the 403 "already running" EngineError, or 404. */
-    start(a: ProjectActor, flow: string, origin: { trigger: string }): Promise<Job>;
+    start(a: ProjectActor, flow: string, origin: { trigger: string; chain?: Chain }): Promise<Job>;
     isRunning(projectId: string, flow: string): boolean;
   };
   /** The actor a trigger runs as (its last editor), or throws when they lost access. */
@@ -71,8 +87,11 @@ export interface TriggerView {
   name: string;
   type: string;
   flow: string;
+  /** Whether it fires: enabled and not paused. */
   enabled: boolean;
-  /** The latest firing: the run's current status, or SKIPPED / FAILED (with why). */
+  /** Paused by the chain limits (when, why) until trigger/toggle enables it, or null. */
+  paused: Pause | null;
+  /** The latest firing: the run's current status, or SKIPPED / FAILED / PAUSED (with why). */
   lastRun: { time: string; job: string | null; status: string; message?: string } | null;
   nextRun: string | null;
 }
@@ -132,7 +151,7 @@ export class Triggers {
     this.now = opts.now ?? (() => new Date());
     this.watched = new WatchedTriggers(deps.db, deps.model);
     this.debouncer = new Debouncer(
-      (key, first, changes) => this.fileQuiet(key, first, changes),
+      (key, first, changes, chain) => this.fileQuiet(key, first, changes, chain),
       opts.debounceMs ?? 2000,
     );
     this.sftp = new SftpWatch(
@@ -193,6 +212,8 @@ export class Triggers {
       .rows()
       .filter((r) => r.type === 'trigger');
     const last = lastFirings(this.deps.db, a.projectId);
+    const created = new Map(rows.map((r) => [r.ident, r.created]));
+    const paused = pausesOf(this.deps.db, a.projectId, (id) => created.get(id));
     const statuses = jobStatuses(
       this.deps.db,
       [...last.values()].map((f) => f.jobId).filter((j): j is string => !!j),
@@ -210,7 +231,9 @@ export class Triggers {
               ? 'SKIPPED'
               : f.outcome === 'failed'
                 ? 'FAILED'
-                : 'PENDING';
+                : f.outcome === 'paused'
+                  ? 'PAUSED'
+                  : 'PENDING';
           lastRun = {
             time: f.time,
             job: f.jobId,
@@ -218,8 +241,10 @@ export class Triggers {
             ...(f.message && !f.jobId ? { message: f.message } : {}),
           };
         }
+        const pausedSince = paused.get(row.ident) ?? null;
+        const enabled = def.enabled === true && !pausedSince;
         const next =
-          def.type === 'flowTimer' && def.enabled && def.cron
+          def.type === 'flowTimer' && enabled && def.cron
             ? nextRun({ cron: def.cron, timezone: def.timezone }, now)
             : null;
         return {
@@ -227,7 +252,8 @@ export class Triggers {
           name: row.name,
           type: def.type,
           flow: def.flow,
-          enabled: def.enabled === true,
+          enabled,
+          paused: pausedSince,
           lastRun,
           nextRun: next ? next.toISOString() : null,
         };
@@ -238,6 +264,7 @@ export class Triggers {
   /**
    * Enables and disables triggers (MD Admin): each changed one gets a new revision with
    * `def.enabled`, written through the model API with the caller's rights, all or nothing.
+   * Enabling a paused trigger lifts its pause; one that closes a flowSequence cycle → 400.
    */
   toggle(a: ProjectActor, body: unknown): { triggers: TriggerView[] } {
     requireLevel(a, 'mdadmin');
@@ -267,7 +294,38 @@ export class Triggers {
         `not a trigger: ${wrong.map((r) => `"${r.ident}" is a ${r.type}`).join(', ')}`,
         { ids: wrong.map((r) => r.ident) },
       );
+    for (const id of enable) {
+      // A paused one may have been saved before cycles were refused: it stays off.
+      const cycle = sequenceCycle(scope.index.rows, scope.get(id)!.def);
+      if (cycle) {
+        const shown = describeCycle(cycle, (f) => !!scope.get(f));
+        throw invalid(`trigger "${id}": def.after: ${shown.message}`, {
+          ident: id,
+          field: 'def.after',
+          cycle: shown.cycle,
+        });
+      }
+    }
     tx(this.deps.db, () => {
+      for (const id of enable) {
+        const row = scope.get(id)!;
+        const was = pauseOf(this.deps.db, a.projectId, id, row.created);
+        // (a pause left by a deleted trigger of the same identifier goes too, unannounced)
+        if (!unpause(this.deps.db, a.projectId, id) || !was) continue;
+        const def = defOf(row);
+        this.deps.activity.record(a.projectId, 'flow_trigger', {
+          user: a.email,
+          object: id,
+          message: `trigger "${row.name}" (${def.type}) enabled again after a pause: ${was.message}`,
+          detail: {
+            trigger: id,
+            type: def.type,
+            flow: def.flow,
+            outcome: 'resumed',
+            reason: was.message,
+          },
+        });
+      }
       for (const [id, enabled] of wanted) {
         const row = scope.get(id)!;
         if (defOf(row).enabled === enabled) continue;
@@ -350,7 +408,12 @@ export class Triggers {
       for (const row of this.deps.model.listByType(job.projectId, ['trigger'])) {
         const def = defOf(row);
         if (def.enabled === true && def.type === 'flowSequence' && def.after === flow)
-          this.track(this.fire(row, `after:${job.id}`, { note: `after flow "${flow}" ended OK` }));
+          this.track(
+            this.fire(row, `after:${job.id}`, {
+              note: `after flow "${flow}" ended OK`,
+              chain: { depth: depthOf(job.params) + 1, cause: job.id },
+            }),
+          );
       }
     } catch (err) {
       this.deps.log.error({ err, jobId: job.id }, 'flowSequence triggers failed');
@@ -360,6 +423,7 @@ export class Triggers {
   private storageChanged(change: StorageChange): void {
     if (!this.started || !isFileArrival(change)) return;
     try {
+      let chain: Chain | null | undefined;
       for (const row of this.deps.model.listByType(change.projectId, ['trigger'])) {
         const def = defOf(row);
         if (def.enabled !== true || def.type !== 'flowWebdavFilechange' || !def.path) continue;
@@ -374,7 +438,9 @@ export class Triggers {
           );
           continue;
         }
-        this.debouncer.touch(keyOf(row.projectId, row.ident), this.now().getTime());
+        // Written by a run: the run it fires is chained to that one (its depth is in its job).
+        if (chain === undefined) chain = change.job ? chainAfter(this.deps.db, change.job) : null;
+        this.debouncer.touch(keyOf(row.projectId, row.ident), this.now().getTime(), chain);
       }
     } catch (err) {
       this.deps.log.error({ err, project: change.projectId }, 'storage trigger check failed');
@@ -382,7 +448,7 @@ export class Triggers {
   }
 
   /** A storage trigger's changes went quiet: one run for all of them. */
-  private fileQuiet(key: string, first: number, changes: number): void {
+  private fileQuiet(key: string, first: number, changes: number, chain: Chain | null): void {
     if (!this.started) return;
     const [projectId, ident] = key.split('\u0000') as [string, string];
     const row = this.deps.model.get(projectId, ident);
@@ -390,6 +456,7 @@ export class Triggers {
     this.track(
       this.fire(row, `file:${new Date(first).toISOString()}`, {
         note: `${changes} file change(s) matching "${defOf(row).path}"`,
+        ...(chain ? { chain } : {}),
       }),
     );
   }
@@ -411,29 +478,41 @@ export class Triggers {
 
   /**
    * Claims the slot and, if this call got it, starts the run: as `how.actor` (a manual run,
-   * enabled or not), else as the trigger's last editor while it is still enabled. `skip` and
-   * `failure` record the firing without starting anything. Null when the slot was taken.
+   * enabled or not), else as the trigger's last editor while it is still enabled and not
+   * paused. `skip` and `failure` record the firing without starting anything. A firing caused
+   * by another run (`chain`) beyond the chain limits pauses the trigger instead. Null when the
+   * slot was taken.
    */
   private async fire(
     row: ObjectRow,
     slot: string,
-    how: { actor?: ProjectActor; note?: string; skip?: string; failure?: string },
+    how: { actor?: ProjectActor; note?: string; skip?: string; failure?: string; chain?: Chain },
   ): Promise<Fired | null> {
     const manual = how.actor !== undefined;
+    const { db } = this.deps;
     if (!manual) {
-      // Read again: it may have been disabled, changed or deleted since it was seen.
+      // Read again: it may have been disabled, paused, changed or deleted since it was seen.
       const current = this.deps.model.get(row.projectId, row.ident);
       if (!current || current.type !== 'trigger' || defOf(current).enabled !== true) return null;
+      if (pauseOf(db, current.projectId, current.ident, current.created)) return null;
       row = current;
     }
     const def = defOf(row);
     const { projectId, ident } = row;
-    if (!claim(this.deps.db, projectId, ident, slot, this.now().toISOString())) return null;
+    const chain = manual ? undefined : how.chain;
+    if (!claim(db, projectId, ident, slot, this.now().toISOString())) return null;
     let user = how.actor?.email ?? row.updatedBy;
     let fired: Fired;
+    const limit =
+      chain && !how.skip && !how.failure
+        ? overLimit(db, projectId, def.flow, chain, this.deps.config, new Date())
+        : null;
     if (how.skip) fired = { outcome: 'skipped', job: null, message: how.skip };
     else if (how.failure) fired = { outcome: 'failed', job: null, message: how.failure };
-    else fired = await this.startRun(row, def, how.actor);
+    else if (limit) {
+      pause(db, projectId, ident, nowIso(), limit);
+      fired = { outcome: 'paused', job: null, message: limit };
+    } else fired = await this.startRun(row, def, how.actor, chain);
     settle(
       this.deps.db,
       projectId,
@@ -450,7 +529,9 @@ export class Triggers {
         ? `${what} started flow "${def.flow}" (job ${fired.job!.id})`
         : fired.outcome === 'skipped'
           ? `${what} skipped: ${fired.message}`
-          : `${what} could not start flow "${def.flow}": ${fired.message}`;
+          : fired.outcome === 'paused'
+            ? `${what} paused, flow "${def.flow}" not started: ${fired.message}`
+            : `${what} could not start flow "${def.flow}": ${fired.message}`;
     this.deps.activity.record(projectId, 'flow_trigger', {
       user,
       object: ident,
@@ -463,16 +544,24 @@ export class Triggers {
         ...(fired.job ? { jobId: fired.job.id } : {}),
         slot,
         ...(manual ? { manual: true } : {}),
+        ...(chain ? { depth: chain.depth, cause: chain.cause } : {}),
         ...(fired.message && fired.outcome !== 'started' ? { reason: fired.message } : {}),
         ...(how.note ? { note: how.note } : {}),
       },
     });
-    if (fired.outcome !== 'started')
+    if (fired.outcome === 'paused')
+      this.deps.log.warn({ project: projectId, trigger: ident, slot, ...fired }, message);
+    else if (fired.outcome !== 'started')
       this.deps.log.info({ project: projectId, trigger: ident, slot, ...fired }, message);
     return fired;
   }
 
-  private async startRun(row: ObjectRow, def: TriggerDef, actor?: ProjectActor): Promise<Fired> {
+  private async startRun(
+    row: ObjectRow,
+    def: TriggerDef,
+    actor?: ProjectActor,
+    chain?: Chain,
+  ): Promise<Fired> {
     const { projectId, ident } = row;
     let a: ProjectActor;
     try {
@@ -488,7 +577,10 @@ export class Triggers {
     if (!actor && this.runningJob(projectId, def.flow) !== null)
       return { outcome: 'skipped', job: null, message: `flow "${def.flow}" is already running` };
     try {
-      const job = await this.deps.flows.start(a, def.flow, { trigger: ident });
+      const job = await this.deps.flows.start(a, def.flow, {
+        trigger: ident,
+        ...(chain ? { chain } : {}),
+      });
       return { outcome: 'started', job, message: null };
     } catch (err) {
       // One run per flow: the 403 of a start while it runs is a skip, not a failure.
