@@ -20,7 +20,8 @@ export async function storageGlob(
 ): Promise<string[]> {
   const scan = picomatch.scan(pattern);
   if (scan.negated) throw new BoxError(box, 'path', `"${pattern}" is not a usable file pattern`);
-  const isMatch = picomatch(pattern, { dot: false });
+  if (!scan.isGlob) return [pattern]; // one file, read (or missed) as a literal path is
+  const isMatch = picomatch(pattern, { dot: true });
   const base = scan.base === '' ? '/' : scan.base;
   const maxDepth = scan.glob.includes('**')
     ? MAX_DEPTH
