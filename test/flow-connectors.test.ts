@@ -288,25 +288,60 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres', () => {
     expect(job.status).toBe('ERROR');
     expect(job.message).toContain('box "src" (query)');
     expect(job.message).toContain('column "amout" does not exist');
-    const write = await s.api('POST', `/projects/${p}/pmd/obj`, {
-      body: {
-        ident: 'flow.pgwrite',
-        type: 'flow',
-        name: 'Write',
-        def: toDataset(
-          {
-            type: 'input.postgres',
-            credentials: 'cred.pg',
-            query: 'DELETE FROM sales RETURNING id',
-          },
-          'pgw',
-        ),
-      },
+    // A write hidden in a WITH saves, and PostgreSQL's read-only transaction refuses it.
+    await create({
+      ident: 'flow.pgwrite',
+      type: 'flow',
+      name: 'Write',
+      def: toDataset(
+        {
+          type: 'input.postgres',
+          credentials: 'cred.pg',
+          query: 'WITH d AS (DELETE FROM sales RETURNING id) SELECT * FROM d',
+        },
+        'pgw',
+      ),
     });
-    expect(write.status).toBe(201);
     const del = await run('flow.pgwrite');
     expect(del.status).toBe('ERROR');
-    expect(del.message).toContain('read-only');
+    expect(del.message).toMatch(
+      /^box "src" \(query\): cannot execute \w+ in a read-only transaction/,
+    );
+  });
+
+  it('refuses on save a statement that does not read rows, and names the box for one without columns', async () => {
+    for (const query of [
+      'COMMIT',
+      '  -- tidy up\n/* first */ DELETE FROM sales RETURNING id',
+      'SET x = 1',
+    ]) {
+      const r = await s.api('POST', `/projects/${p}/pmd/obj`, {
+        body: {
+          type: 'flow',
+          name: 'Not reading',
+          def: toDataset({ type: 'input.postgres', credentials: 'cred.pg', query }, 'pgno'),
+        },
+      });
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.context.field).toBe('def.boxes.0.query');
+      expect(r.json.message).toContain(
+        'box "src": the query must be one read-only statement returning rows (SELECT, WITH … SELECT, VALUES or TABLE), not ',
+      );
+    }
+    await create({
+      ident: 'flow.pgnocols',
+      type: 'flow',
+      name: 'No columns',
+      def: toDataset(
+        { type: 'input.postgres', credentials: 'cred.pg', query: 'SELECT FROM sales' },
+        'pgnocols',
+      ),
+    });
+    const job = await run('flow.pgnocols');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toMatch(
+      /^box "src" \(query\): the query returned no columns: it must be one read-only statement/,
+    );
   });
 });
 

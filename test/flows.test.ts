@@ -90,6 +90,8 @@ describe('box catalog', () => {
     expect(one.json.params.required).toEqual(['url']);
     expect(one.json.params.additionalProperties).toBe(false);
     expect(Object.keys(one.json.params.properties)).toContain('pagination');
+    const storage = await s.api('GET', `/projects/${p}/inflow/box/input.storage`);
+    expect(storage.json.params.properties.glob).toMatchObject({ type: 'boolean' });
     const missing = await s.api('GET', `/projects/${p}/inflow/box/input.ftp`);
     expect(missing.status).toBe(404);
     expect(missing.json.message).toContain('input.storage');
@@ -184,6 +186,36 @@ describe('saving a flow', () => {
       },
       'def.boxes.1.condition',
       'box "f"',
+    ],
+    [
+      'a ".." segment in an output path',
+      { boxes: [src, { ...out, path: '/../x.csv' }], edges: [{ from: 'src', to: 'out' }] },
+      'def.boxes.1.path',
+      'must not contain a ".." segment',
+    ],
+    [
+      'a ".." segment in an input path',
+      { boxes: [{ ...src, path: '/in/../sales.csv' }, out], edges: [{ from: 'src', to: 'out' }] },
+      'def.boxes.0.path',
+      'must not contain a ".." segment',
+    ],
+    [
+      'a ".." segment in an SFTP path',
+      {
+        boxes: [
+          { id: 'ftp', type: 'input.sftp', credentials: 'cred.sftp', path: '../etc/passwd' },
+          out,
+        ],
+        edges: [{ from: 'ftp', to: 'out' }],
+      },
+      'def.boxes.0.path',
+      'box "ftp": must not contain a ".." segment',
+    ],
+    [
+      'a storage path project storage would refuse',
+      { boxes: [src, { ...out, path: '/out/./x.csv' }], edges: [{ from: 'src', to: 'out' }] },
+      'def.boxes.1.path',
+      '"." and ".." segments are not allowed',
     ],
     [
       'credentials of the wrong kind',
@@ -334,6 +366,77 @@ describe('runs', () => {
     const lines = file.text.trim().split('\n');
     expect(lines[0]).toBe('who,tier,id');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['Zed', 'Birch', 'Acme']);
+  });
+
+  it('reads a path literally: glob characters in a file name are plain', async () => {
+    await put('/in/lit/report1.csv', 'k,v\nglobbed,1\n');
+    await put('/in/lit/report[1].csv', 'k,v\nliteral,2\n');
+    const def = (path: string, extra = {}) => ({
+      boxes: [
+        { id: 'src', type: 'input.storage', path, ...extra },
+        { id: 'out', type: 'output.storage', path: '/out/lit.csv', format: 'csv' },
+      ],
+      edges: [{ from: 'src', to: 'out' }],
+    });
+    expect((await saveFlow('flow.literal', def('/in/lit/report[1].csv'))).status).toBe(201);
+    const job = await run('flow.literal');
+    expect(job.status, job.message).toBe('OK');
+    const file = await s.api('GET', `/projects/${p}/webdav/out/lit.csv`, { accept: '*/*' });
+    expect(file.text.trim().split('\n')).toEqual(['k,v', 'literal,2']);
+    expect((await saveFlow('flow.starlit', def('/in/lit/report*.csv'))).status).toBe(201);
+    const star = await run('flow.starlit');
+    expect(star.status).toBe('ERROR');
+    expect(star.message).toBe('box "src" (path): no file or folder at "/in/lit/report*.csv"');
+  });
+
+  it('reads every file a pattern matches with glob: true, columns by name', async () => {
+    await put('/in/parts/a.csv', 'id,amount\n1,5\n');
+    await put('/in/parts/2024/b.csv', 'amount,id,note\n7,2,late\n');
+    await put('/in/parts/2024/c.txt', 'not,this\n');
+    const def = (path: string) => ({
+      boxes: [
+        { id: 'src', type: 'input.storage', path, glob: true },
+        { id: 'o', type: 'transform.sort', by: [{ column: 'id' }] },
+        { id: 'out', type: 'output.storage', path: '/out/parts.csv', format: 'csv' },
+      ],
+      edges: [
+        { from: 'src', to: 'o' },
+        { from: 'o', to: 'out' },
+      ],
+    });
+    const read = async (path: string) => {
+      await s.api('PUT', `/projects/${p}/pmd/obj/flow.glob`, {
+        body: { name: 'Glob', def: def(path) },
+      });
+      return run('flow.glob');
+    };
+    expect((await saveFlow('flow.glob', def('/in/parts/*.csv'))).status).toBe(201);
+    expect((await run('flow.glob')).status).toBe('OK');
+    const one = await s.api('GET', `/projects/${p}/webdav/out/parts.csv`, { accept: '*/*' });
+    expect(one.text.trim().split('\n')).toEqual(['id,amount', '1,5']);
+    expect((await read('/in/parts/**/*.csv')).status).toBe('OK');
+    const both = await s.api('GET', `/projects/${p}/webdav/out/parts.csv`, { accept: '*/*' });
+    // Files in path order (/in/parts/2024/b.csv first): its columns come first.
+    expect(both.text.trim().split('\n')).toEqual(['amount,id,note', '5,1,', '7,2,late']);
+    const none = await read('/in/parts/*.parquet');
+    expect(none.status).toBe('ERROR');
+    expect(none.message).toBe(
+      'box "src" (path): no file in project storage matches "/in/parts/*.parquet"',
+    );
+  });
+
+  it('names the box and path when storage refuses an output file', async () => {
+    const def = {
+      boxes: [
+        { id: 'src', type: 'input.storage', path: '/in/sales.csv' },
+        { id: 'out', type: 'output.storage', path: '/in', format: 'csv' },
+      ],
+      edges: [{ from: 'src', to: 'out' }],
+    };
+    expect((await saveFlow('flow.ontofolder', def)).status).toBe(201);
+    const job = await run('flow.ontofolder');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toMatch(/^box "out" \(path\): /);
   });
 
   it('writes Parquet and reads Parquet and JSON arrays back with their types', async () => {

@@ -918,6 +918,20 @@ describe('file formats', () => {
     ]);
   });
 
+  it('a file whose name holds glob characters ([, *) loads that file, not the ones they match', async () => {
+    await put(p, '/glob/r1.csv', 'id,n\n1,1\n');
+    await put(p, '/glob/r[1].csv', 'id,n\n2,20\n3,30\n');
+    await put(p, '/glob/s*.csv', 'id,n\n4,40\n');
+    await put(p, '/glob/sx.csv', 'id,n\n5,50\n');
+    await loadOk(p, { brackets: wd('/glob/r[1].csv', { prescription: ID_N }) });
+    expect(await query(p, 'SELECT id, n FROM "ds_brackets" ORDER BY id')).toEqual([
+      { id: 2n, n: 20n },
+      { id: 3n, n: 30n },
+    ]);
+    await loadOk(p, { brackets: wd('/glob/s*.csv', { prescription: ID_N }) });
+    expect(await query(p, 'SELECT id, n FROM "ds_brackets"')).toEqual([{ id: 4n, n: 40n }]);
+  });
+
   it('CRLF line endings and a file without a header', async () => {
     const id = await put(
       p,

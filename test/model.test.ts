@@ -719,13 +719,14 @@ describe('credentials', () => {
       expect(r.text, path).not.toContain(SECRET);
       expect(r.text, path).not.toContain('secretEnc');
     }
-    // A PUT without the secret keeps it; the engine can still read it.
+    // A PUT without the secret keeps it while it goes where it went (another host would need
+    // it again: flow-credentials.test.ts); the engine can still read it.
     const get = (await api('GET', obj('/credentials.warehouse'))).json.object;
     const put = await api('PUT', obj('/credentials.warehouse'), {
-      body: { ...get, link: undefined, def: { ...get.def, host: 'db2.example.com' } },
+      body: { ...get, link: undefined, def: { ...get.def, database: 'archive' } },
     });
     expect(put.status, put.text).toBe(200);
-    expect(put.json.object.def).toMatchObject({ host: 'db2.example.com', secretSet: true });
+    expect(put.json.object.def).toMatchObject({ database: 'archive', secretSet: true });
     const admin = s.engine.actor({ email: 'admin@example.com' }, p);
     expect(s.engine.objects.secretOf(admin, 'credentials.warehouse')).toBe(SECRET);
 

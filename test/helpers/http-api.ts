@@ -19,6 +19,8 @@ export interface TestApi {
   hits: Map<string, number>;
   /** Headers of the last request per path name. */
   lastHeaders: Map<string, http.IncomingHttpHeaders>;
+  /** The request target (path and query string) of the last request per path name. */
+  lastTarget: Map<string, string>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -58,6 +60,7 @@ function send(
 export async function startTestApi(): Promise<TestApi> {
   const hits = new Map<string, number>();
   const lastHeaders = new Map<string, http.IncomingHttpHeaders>();
+  const lastTarget = new Map<string, string>();
   const flaky = new Map<string, number>();
   let total = 0;
 
@@ -69,6 +72,7 @@ export async function startTestApi(): Promise<TestApi> {
     total++;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     lastHeaders.set(path, req.headers);
+    lastTarget.set(path, req.url ?? '/');
     const q = (k: string, d: number) => (u.searchParams.has(k) ? Number(u.searchParams.get(k)) : d);
     const n = q('n', 25);
 
@@ -297,10 +301,12 @@ export async function startTestApi(): Promise<TestApi> {
     },
     hits,
     lastHeaders,
+    lastTarget,
     reset() {
       total = 0;
       hits.clear();
       lastHeaders.clear();
+      lastTarget.clear();
       flaky.clear();
     },
     close: () =>

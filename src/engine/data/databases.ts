@@ -93,5 +93,13 @@ export class ProjectDatabases {
 /** A DuckDB identifier, quoted. Identifiers only ever come from validated model ids. */
 export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
+/**
+ * A file path as a DuckDB string literal naming exactly that file. DuckDB's readers take
+ * `*`, `?` and `[` in a path as a glob (`/in/report[1].csv` would read `/in/report1.csv`), so
+ * each becomes a one-character class: `[*]`, `[?]`, `[[]`.
+ */
+export const fileLit = (file: string): string =>
+  `'${file.replace(/[*?[]/g, (c) => `[${c}]`).replace(/'/g, "''")}'`;
+
 /** The table holding a dataset's rows. */
 export const datasetTable = (cluster: string): string => ident(`ds_${cluster}`);

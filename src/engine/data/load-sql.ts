@@ -1,6 +1,6 @@
 // SQL for loading a CSV file into a dataset table. Identifiers come from validated
 // prescriptions; file paths and options are bound or escaped literals.
-import { datasetTable, ident } from './databases.js';
+import { datasetTable, fileLit, ident } from './databases.js';
 import type { Column, DataType, Prescription } from './prescription.js';
 
 const DUCK_TYPES: Record<DataType, string> = {
@@ -82,7 +82,7 @@ export function readCsvSql(p: Prescription, file: string): string {
     ...(fmts.date ? [`dateformat = ${lit(fmts.date)}`] : []),
     ...(fmts.timestamp ? [`timestampformat = ${lit(fmts.timestamp)}`] : []),
   ];
-  return `read_csv(${lit(file)}, ${opts.join(', ')})`;
+  return `read_csv(${fileLit(file)}, ${opts.join(', ')})`;
 }
 
 const TRUE = "('true','t','yes','y','1')";

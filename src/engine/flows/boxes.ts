@@ -2,6 +2,7 @@
 // parameters as a zod schema. `inflow/box` answers the JSON Schema made from the same schema
 // that checks a flow on save, so a client (or an assistant) can build a flow from it alone.
 import { z } from 'zod';
+import { zStoragePath } from './box-paths.js';
 import { httpInputSchema } from './connectors/http.js';
 import { postgresInputSchema } from './connectors/postgres.js';
 import { sftpInputSchema } from './connectors/sftp.js';
@@ -21,11 +22,6 @@ export interface BoxType {
 }
 
 const FORMATS = ['csv', 'json', 'ndjson', 'parquet'] as const;
-const zStoragePath = z
-  .string()
-  .min(2)
-  .max(4096)
-  .regex(/^\//, { error: 'must be an absolute storage path such as "/in/sales.csv"' });
 const zColumn = z.string().min(1).max(255);
 const zExpr = z.string().trim().min(1).max(20_000);
 
@@ -35,11 +31,19 @@ export const BOX_TYPES: BoxType[] = [
     kind: 'input',
     title: 'File from project storage',
     description:
-      'Reads a CSV, JSON (array of objects), NDJSON or Parquet file from project storage; the format follows the extension unless given.',
+      'Reads a CSV, JSON (array of objects), NDJSON or Parquet file from project storage, or with glob: true every file a pattern matches; the format follows the extension unless given.',
     inputs: [0, 0],
     params: z
       .object({
-        path: zStoragePath.describe('storage path of the file, e.g. "/in/sales.csv"'),
+        path: zStoragePath.describe(
+          'storage path of the file, e.g. "/in/sales.csv"; taken literally unless glob is true',
+        ),
+        glob: z
+          .boolean()
+          .optional()
+          .describe(
+            'true: path is a pattern (*, ?, [abc], {a,b}, ** for any depth: "/in/**/*.csv"); the files it matches are read as one table, columns matched by name',
+          ),
         format: z.enum(FORMATS).optional().describe('file format; default from the extension'),
       })
       .strict(),

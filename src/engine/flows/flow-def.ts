@@ -3,6 +3,7 @@
 // Every refusal names the box and the field; the run engine works on the graph it returns.
 import { invalid } from '../errors.js';
 import { BOXES, type BoxType } from './boxes.js';
+import { apiKeyAuthConflict } from './connectors/http.js';
 import { BoxError } from './errors.js';
 import { parseFlowExpr } from './expressions.js';
 
@@ -21,8 +22,8 @@ export interface FlowGraph {
   outputs: Map<string, string[]>;
 }
 
-/** The kind of a credentials object, or null when there is none with that id. */
-export type CredentialKindOf = (ident: string) => string | null;
+/** The def of a credentials object the actor may use, or null when there is none with that id. */
+export type CredentialsOf = (ident: string) => { kind?: unknown; apiKey?: unknown } | null;
 
 const NEEDED_KIND: Record<string, string> = {
   'input.http': 'http',
@@ -30,14 +31,14 @@ const NEEDED_KIND: Record<string, string> = {
   'input.sftp': 'sftp',
 };
 
-export function checkFlowDef(def: unknown, credentialKind: CredentialKindOf | null): FlowGraph {
+export function checkFlowDef(def: unknown, credentialsOf: CredentialsOf | null): FlowGraph {
   const d = def as { boxes?: unknown; edges?: unknown };
   if (!Array.isArray(d?.boxes) || d.boxes.length === 0)
     throw invalid('a flow needs at least one box in def.boxes', { field: 'def.boxes' });
   const boxes = new Map<string, Box>();
   const index = new Map<string, number>();
   d.boxes.forEach((raw, i) => {
-    const b = checkBox(raw, i, credentialKind);
+    const b = checkBox(raw, i, credentialsOf);
     if (boxes.has(b.id))
       throw invalid(`def.boxes.${i}.id: duplicate box id "${b.id}"`, {
         field: `def.boxes.${i}.id`,
@@ -76,7 +77,7 @@ function boxError(i: number, box: string, field: string, message: string) {
   });
 }
 
-function checkBox(raw: unknown, i: number, credentialKind: CredentialKindOf | null): Box {
+function checkBox(raw: unknown, i: number, credentialsOf: CredentialsOf | null): Box {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
     throw invalid(`def.boxes.${i}: a box is an object { id, type, …parameters }`, {
       field: `def.boxes.${i}`,
@@ -111,15 +112,22 @@ function checkBox(raw: unknown, i: number, credentialKind: CredentialKindOf | nu
   const box: Box = { id, type: bt.id, ...(r.data as Record<string, unknown>) };
   const needed = NEEDED_KIND[bt.id];
   const cred = box.credentials as string | undefined;
-  if (needed && cred && credentialKind) {
-    const kind = credentialKind(cred);
-    if (kind === null) throw boxError(i, id, 'credentials', `no credentials object "${cred}"`);
-    if (kind !== needed)
+  if (needed && cred && credentialsOf) {
+    const c = credentialsOf(cred);
+    if (c === null) throw boxError(i, id, 'credentials', `no credentials object "${cred}"`);
+    if (c.kind !== needed)
       throw boxError(
         i,
         id,
         'credentials',
-        `"${cred}" holds ${kind} credentials; ${bt.id} needs credentials of kind "${needed}"`,
+        `"${cred}" holds ${String(c.kind)} credentials; ${bt.id} needs credentials of kind "${needed}"`,
+      );
+    if (c.apiKey && box.auth !== undefined)
+      throw boxError(
+        i,
+        id,
+        'auth',
+        apiKeyAuthConflict(cred, c.apiKey as { in: string; name: string }),
       );
   }
   for (const { field, text } of bt.expressions?.(box) ?? []) {

@@ -29,6 +29,7 @@ import type { Credentials, NetPolicy } from './connectors/types.js';
 import { BoxError } from './errors.js';
 import { checkFlowDef, type FlowGraph } from './flow-def.js';
 import { runFlow, type FlowRunResult } from './run.js';
+import { storageGlob } from './storage-glob.js';
 import type { Chain } from './triggers/chains.js';
 
 export interface FlowDeps {
@@ -276,6 +277,7 @@ export class Flows {
       today: deps.today(),
       net: deps.net,
       localFile: (p) => deps.storage.localFile(projectId, p),
+      matchFiles: (pattern, box) => storageGlob(deps.storage, projectId, pattern, box),
       credentials: (id) => this.credentials(a, id),
       dataset: (name) => ({
         existing: deps.datasets.prescriptionOf(projectId, name),
@@ -368,6 +370,7 @@ export class Flows {
       ...(def.user !== undefined ? { user: def.user } : {}),
       ...(def.database !== undefined ? { database: def.database } : {}),
       ...(def.hostKey !== undefined ? { hostKey: def.hostKey } : {}),
+      ...(def.apiKey !== undefined ? { apiKey: def.apiKey } : {}),
       secret: this.deps.objects.secretOf(a, ident),
     };
   }
@@ -383,7 +386,7 @@ export class Flows {
     const scope = this.deps.objects.scope(a);
     return checkFlowDef(row.def, (id) => {
       const c = scope.get(id);
-      return c && c.type === 'credentials' ? String(c.def.kind) : null;
+      return c && c.type === 'credentials' ? c.def : null;
     });
   }
 

@@ -9,12 +9,14 @@ import { httpRecords } from './connectors/http.js';
 import { postgresRows } from './connectors/postgres.js';
 import { sftpDownload } from './connectors/sftp.js';
 import type { ColumnType, Credentials, NetPolicy } from './connectors/types.js';
-import { ident } from '../data/databases.js';
+import { fileLit, ident } from '../data/databases.js';
 import { lit, type Scratch } from './scratch.js';
 
 export interface InputDeps {
   /** The file-system path of a storage file (no links on the way), or a 404 EngineError. */
   localFile(storagePath: string): Promise<string>;
+  /** The storage files a glob matches (storage-glob.ts), or a BoxError when none does. */
+  matchFiles(pattern: string, box: string): Promise<string[]>;
   /** A credentials object the run's user may use, with its secret. */
   credentials(ident: string): Credentials;
   net: NetPolicy;
@@ -39,17 +41,19 @@ function formatOf(box: Box, file: string): Format {
   );
 }
 
-/** The DuckDB table function reading a local file. */
-function readFileSql(file: string, format: Format): string {
+/** The DuckDB table function reading local files, each by its exact name; several by column name. */
+function readFileSql(files: string[], format: Format): string {
+  const src = files.length === 1 ? fileLit(files[0]!) : `[${files.map(fileLit).join(', ')}]`;
+  const union = files.length > 1 ? ', union_by_name = true' : '';
   switch (format) {
     case 'csv':
-      return `read_csv(${lit(file)}, header = true)`;
+      return `read_csv(${src}, header = true${union})`;
     case 'json':
-      return `read_json(${lit(file)}, format = 'array')`;
+      return `read_json(${src}, format = 'array'${union})`;
     case 'ndjson':
-      return `read_json(${lit(file)}, format = 'newline_delimited')`;
+      return `read_json(${src}, format = 'newline_delimited'${union})`;
     case 'parquet':
-      return `read_parquet(${lit(file)})`;
+      return `read_parquet(${src}${union})`;
   }
 }
 
@@ -73,16 +77,21 @@ export async function readInput(
   const ctx = { box: box.id, signal: deps.signal, net: deps.net };
   switch (box.type) {
     case 'input.storage': {
-      const file = await deps.localFile(String(box.path)).catch((err: Error) => {
-        throw new BoxError(box.id, 'path', err.message);
-      });
-      return fromFile(box, table, s, file, formatOf(box, String(box.path)), 'path');
+      const paths = box.glob ? await deps.matchFiles(String(box.path), box.id) : [String(box.path)];
+      const files: string[] = [];
+      for (const p of paths)
+        files.push(
+          await deps.localFile(p).catch((err: Error) => {
+            throw new BoxError(box.id, 'path', err.message);
+          }),
+        );
+      return fromFile(box, table, s, files, formatOf(box, String(box.path)), 'path');
     }
     case 'input.sftp': {
       const format = formatOf(box, String(box.path));
       const local = path.join(s.dir, `${table}.${format}`);
       await sftpDownload(deps.credentials(String(box.credentials)), String(box.path), local, ctx);
-      return fromFile(box, table, s, local, format, 'path');
+      return fromFile(box, table, s, [local], format, 'path');
     }
     case 'input.http': {
       const file = path.join(s.dir, `${table}.ndjson`);
@@ -103,7 +112,7 @@ export async function readInput(
           'the API answered no records, so the columns are unknown',
         );
       await s.c.run(
-        `CREATE TABLE ${ident(table)} AS SELECT * FROM read_json(${lit(file)}, format = 'newline_delimited', sample_size = -1)`,
+        `CREATE TABLE ${ident(table)} AS SELECT * FROM read_json(${fileLit(file)}, format = 'newline_delimited', sample_size = -1)`,
       );
       await flattenObjects(s, table);
       return { rows };
@@ -138,7 +147,7 @@ export async function readInput(
       if (rows) {
         const spec = columns.map((c) => `${lit(c.name)}: ${lit(DUCK_OF[c.type])}`).join(', ');
         await s.c.run(
-          `INSERT INTO ${ident(table)} SELECT * FROM read_json(${lit(file)}, format = 'newline_delimited', columns = {${spec}})`,
+          `INSERT INTO ${ident(table)} SELECT * FROM read_json(${fileLit(file)}, format = 'newline_delimited', columns = {${spec}})`,
         );
       }
       return { rows };
@@ -152,17 +161,20 @@ async function fromFile(
   box: Box,
   table: string,
   s: Scratch,
-  file: string,
+  files: string[],
   format: Format,
   field: string,
 ): Promise<{ rows: number }> {
   try {
-    await s.c.run(`CREATE TABLE ${ident(table)} AS SELECT * FROM ${readFileSql(file, format)}`);
+    await s.c.run(`CREATE TABLE ${ident(table)} AS SELECT * FROM ${readFileSql(files, format)}`);
   } catch (err) {
+    // Local paths say where the data directory is: the message names the storage path instead.
+    let detail = firstLine(err);
+    for (const f of files) detail = detail.replaceAll(f, String(box.path));
     throw new BoxError(
       box.id,
       field,
-      `reading "${String(box.path)}" as ${format} failed: ${firstLine(err).replaceAll(file, String(box.path))}`,
+      `reading "${String(box.path)}" as ${format} failed: ${detail}`,
     );
   }
   if (format === 'json' || format === 'ndjson') await flattenObjects(s, table);

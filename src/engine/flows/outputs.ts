@@ -4,7 +4,7 @@
 // model objects), storage files by an atomic write.
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ident } from '../data/databases.js';
+import { fileLit, ident } from '../data/databases.js';
 import { slugId } from '../data/guess.js';
 import type { ClusterLoad } from '../data/loads.js';
 import { stagingTable } from '../data/load-sql.js';
@@ -167,7 +167,7 @@ export function stageFromFile(c: DuckDBConnection, out: PreparedOutput): Promise
   });
   return c
     .run(
-      `CREATE OR REPLACE TABLE ${stagingTable(p.clustername)} AS SELECT ${cols.join(', ')} FROM read_parquet(${lit(out.file)})`,
+      `CREATE OR REPLACE TABLE ${stagingTable(p.clustername)} AS SELECT ${cols.join(', ')} FROM read_parquet(${fileLit(out.file)})`,
     )
     .catch((err: Error) => {
       throw new BoxError(

@@ -2,6 +2,7 @@
 // committed together only when every box succeeded (FLOWS.md "Runs"). A cancel or a failure
 // before the commit leaves every dataset and file as it was.
 import type { ClusterLoad, LoadResult } from '../data/loads.js';
+import { EngineError } from '../errors.js';
 import { JobFailure, type JobContext } from '../jobs/jobs.js';
 import type { StorageItem } from '../storage/storage.js';
 import { BOXES } from './boxes.js';
@@ -43,6 +44,7 @@ export interface RunDeps {
   today: string;
   net: NetPolicy;
   localFile(storagePath: string): Promise<string>;
+  matchFiles(pattern: string, box: string): Promise<string[]>;
   credentials(ident: string): Credentials;
   dataset(name: string): DatasetContext;
   /** Loads datasets in one transaction; `beforeCommit` runs inside it, last. */
@@ -84,6 +86,7 @@ export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunRe
           rows = (
             await readInput(box, table, s, {
               localFile: deps.localFile,
+              matchFiles: deps.matchFiles,
               credentials: deps.credentials,
               net: deps.net,
               signal: ctx.signal,
@@ -166,7 +169,11 @@ async function commit(
   if (files.length) await deps.checkRoom(files.map((f) => ({ path: f.path!, file: f.file })));
   const writeFiles = async () => {
     ctx.signal.throwIfAborted();
-    for (const f of files) await deps.writeFile(f.path!, f.file);
+    for (const f of files)
+      await deps.writeFile(f.path!, f.file).catch((err: unknown) => {
+        // Storage's refusal (a folder at the path, a file where a folder must be) names the box.
+        throw err instanceof EngineError ? new BoxError(f.box, 'path', err.message) : err;
+      });
   };
   const outputs: FlowRunResult['outputs'] = [];
   let dataVersion: number | undefined;

@@ -5,6 +5,7 @@ import { Cron } from 'croner';
 import { z } from 'zod';
 import { validTimeZone } from '../config.js';
 import { DATA_TYPE_NAMES } from '../data/prescription.js';
+import { HEADER_NAME, RESERVED_HEADERS } from '../flows/connectors/http-headers.js';
 
 export const OBJECT_TYPES = [
   'attribute',
@@ -237,10 +238,29 @@ export const triggerDef = z
 
 export const CREDENTIAL_KINDS = ['postgres', 'sftp', 'http'] as const;
 
+/** http credentials: the secret is an API key sent in this header or query parameter. */
+const apiKeyDef = z
+  .discriminatedUnion('in', [
+    z
+      .object({
+        in: z.literal('header'),
+        name: z
+          .string()
+          .regex(HEADER_NAME, { error: 'must be a valid header name, such as X-Api-Key' })
+          .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()), {
+            error: `must not be one of ${[...RESERVED_HEADERS].join(', ')}`,
+          }),
+      })
+      .strict(),
+    z.object({ in: z.literal('query'), name: z.string().min(1).max(200) }).strict(),
+  ])
+  .describe('{ in: "header" | "query", name }: where the key goes instead of Authorization');
+
 /**
  * `secret` is write-only: stored encrypted (secrets.ts) and answered as `secretSet: true`.
  * `secretSet` is accepted (and ignored) so an object read with GET can be PUT back as is;
- * a PUT without `secret` keeps the stored one.
+ * a PUT without `secret` keeps the stored one, unless it changes where the secret goes
+ * (SECRET_ROUTE_FIELDS).
  */
 export const credentialsDef = z
   .object({
@@ -256,10 +276,34 @@ export const credentialsDef = z
         error: 'must be an SHA256 fingerprint as ssh-keygen -lf prints it: SHA256:<43 characters>',
       })
       .optional(),
+    apiKey: apiKeyDef.optional(),
     secret: z.string().min(1).max(10_000).optional(),
     secretSet: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.apiKey && c.kind !== 'http')
+      ctx.addIssue({ code: 'custom', path: ['apiKey'], message: 'only credentials of kind http' });
+  });
+
+/**
+ * The fields that say where a credentials object's secret goes, or how: to which server
+ * (`host`, `port`, the pinned `hostKey`), as whom (`user`), through which connector (`kind`),
+ * in which header or query parameter (`apiKey`). A change to any of them drops the stored
+ * secret: the write must send it again. `database` is not among them: another database of
+ * the same server is reached with the same login.
+ */
+export const SECRET_ROUTE_FIELDS = ['kind', 'host', 'port', 'user', 'hostKey', 'apiKey'] as const;
+
+/** The route fields whose values differ between two credentials defs. */
+export function secretRouteChanges(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): string[] {
+  return SECRET_ROUTE_FIELDS.filter(
+    (f) => JSON.stringify(before[f] ?? null) !== JSON.stringify(after[f] ?? null),
+  );
+}
 
 export const DEF_SCHEMAS: Record<ObjectType, z.ZodType> = {
   attribute: attributeDef,

@@ -10,6 +10,7 @@ import type { Datasets } from '../data/datasets.js';
 import { tx, type Db } from '../db/index.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { checkFlowDef } from '../flows/flow-def.js';
+import { redactFlowDef } from '../flows/redact.js';
 import { describeCycle, sequenceCycle } from '../flows/triggers/sequence-cycles.js';
 import { pagingSchema, parseInput } from '../validate.js';
 import { parseRoleAcl, withRoleAcl } from './acl-batch.js';
@@ -25,6 +26,7 @@ import {
   titleKey,
   objectInput,
   objectReplace,
+  secretRouteChanges,
   type AclEntry,
   type ObjectType,
 } from './defs.js';
@@ -661,11 +663,21 @@ export class ModelObjects {
         ...rest,
         secretEnc: this.secrets.encrypt(secret, bound({ projectId: actor.projectId, ident })),
       };
-    if (typeof previous?.secretEnc === 'string') return { ...rest, secretEnc: previous.secretEnc };
-    throw invalid(`${where(at)}def.secret: required (it is stored encrypted, never returned)`, {
-      field: 'def.secret',
-      ...(at !== undefined ? { index: at } : {}),
-    });
+    // A stored secret goes only where it was set for: a write that points it elsewhere (another
+    // host, port, user, kind…) must send it again, so it cannot be sent to a server of one's own.
+    const moved = previous ? secretRouteChanges(previous, rest) : [];
+    if (typeof previous?.secretEnc === 'string' && !moved.length)
+      return { ...rest, secretEnc: previous.secretEnc };
+    throw invalid(
+      moved.length
+        ? `${where(at)}def.secret: required: the change of ${moved.join(', ')} changes where the secret goes, and a stored secret goes only where it was set for; send it again`
+        : `${where(at)}def.secret: required (it is stored encrypted, never returned)`,
+      {
+        field: 'def.secret',
+        ...(moved.length ? { changed: moved } : {}),
+        ...(at !== undefined ? { index: at } : {}),
+      },
+    );
   }
 
   /** What the def names must exist, be readable and be of the right type; AQL must compile. */
@@ -748,7 +760,7 @@ export class ModelObjects {
         try {
           checkFlowDef(def, (id) => {
             const c = s.index.byIdent.get(id);
-            return c && s.visible(c) && c.type === 'credentials' ? String(c.def.kind) : null;
+            return c && s.visible(c) && c.type === 'credentials' ? c.def : null;
           });
         } catch (err) {
           if (err instanceof EngineError)
@@ -796,7 +808,11 @@ export class ModelObjects {
   }
 }
 
-/** A def as shown: no secret, and no identifiers of objects the reader cannot see. */
+/**
+ * A def as shown: no secret, no identifiers of objects the reader cannot see, and below MD
+ * Admin no value of a flow that may carry a secret (redact.ts). Every way a def is read
+ * (pmd/obj in each format, revisions, flowlist, MCP) goes through here.
+ */
 function publicDef(row: ObjectRow, s: ModelScope): Record<string, unknown> {
   const def = row.def;
   switch (row.type) {
@@ -804,6 +820,8 @@ function publicDef(row: ObjectRow, s: ModelScope): Record<string, unknown> {
       const { secretEnc, ...rest } = def;
       return { ...rest, secretSet: typeof secretEnc === 'string' };
     }
+    case 'flow':
+      return hasLevel(s.actor, 'mdadmin') ? def : redactFlowDef(def);
     case 'folder':
       return {
         ...def,

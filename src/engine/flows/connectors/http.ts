@@ -9,6 +9,8 @@ import https from 'node:https';
 import zlib from 'node:zlib';
 import { z } from 'zod';
 import { BoxError } from '../errors.js';
+import { REDACTED, redactedSpots } from '../redact.js';
+import { HEADER_NAME, HEADER_VALUE, RESERVED_HEADERS } from './http-headers.js';
 import { checkLiteralHost, guardedLookup, type GuardContext } from './net-guard.js';
 import type { Credentials, ReadContext } from './types.js';
 
@@ -62,21 +64,6 @@ const MAX_REDIRECTS = 5;
 const ERROR_BODY_BYTES = 16 * 1024;
 
 const JSON_POINTER = /^(\/([^~/]|~[01])*)*$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-/** Headers the connector sets itself (framing, connection, host): refused in `headers`. */
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'proxy-connection',
-]);
 
 const jsonPointer = (what: string) =>
   z
@@ -139,7 +126,13 @@ export const httpInputSchema = z
     url: z
       .url({ protocol: /^https?$/, error: 'must be an http: or https: URL' })
       .max(8192)
-      .describe('URL of the JSON API (http: or https:); the first page for paginated APIs.'),
+      .refine((u) => !hasUserInfo(u), {
+        error: 'must not contain a user or password (user:password@): use credentials',
+      })
+      .describe(
+        'URL of the JSON API (http: or https:); the first page for paginated APIs. No ' +
+          'user:password@; its query string is hidden from members below MD Admin.',
+      ),
     method: z.enum(['GET', 'POST']).optional().describe('HTTP method (default GET).'),
     headers: z
       .record(
@@ -151,8 +144,8 @@ export const httpInputSchema = z
       })
       .optional()
       .describe(
-        'Extra request headers (name to value). Sent only to the origin of `url`; put secrets ' +
-          'in a credentials object instead.',
+        'Extra request headers (name to value). Sent only to the origin of `url`; values are ' +
+          'hidden from members below MD Admin; put secrets in a credentials object instead.',
       ),
     body: z
       .unknown()
@@ -163,8 +156,9 @@ export const httpInputSchema = z
       .min(1)
       .optional()
       .describe(
-        'Ident of a credentials object of kind http: its secret is a bearer token, or ' +
-          '`user:password` with auth "basic". Sent only to the origin of `url`.',
+        'Ident of a credentials object of kind http: its secret is a bearer token, ' +
+          '`user:password` with auth "basic", or an API key in the header or query parameter ' +
+          'its `apiKey` names. Sent only to the origin of `url`.',
       ),
     auth: z
       .enum(['bearer', 'basic'])
@@ -188,6 +182,12 @@ export const httpInputSchema = z
   })
   .strict()
   .superRefine((v, c) => {
+    for (const spot of redactedSpots(v))
+      c.addIssue({
+        code: 'custom',
+        path: spot.split('.'),
+        message: `holds "${REDACTED}", the mark of a value hidden from members below MD Admin: send the real value`,
+      });
     if (v.body !== undefined && (v.method ?? 'GET') !== 'POST') {
       c.addIssue({ code: 'custom', path: ['body'], message: 'is sent only with method POST' });
     }
@@ -207,6 +207,15 @@ httpInputSchema satisfies z.ZodType<HttpInput>;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
+
+function hasUserInfo(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false; // not a URL: z.url() says so
+  }
+}
 
 /** RFC 6901: the value at `pointer` in `doc`, or undefined when there is none. */
 export function getJsonPointer(doc: unknown, pointer: string): unknown {
@@ -346,15 +355,18 @@ class Client {
   private readonly origin: string;
   private readonly sameOrigin: Record<string, string>;
   private readonly otherOrigin: Record<string, string>;
+  /** An API key sent as a query parameter: added to each request to the origin of `url`. */
+  private readonly queryKey: { name: string; value: string } | null;
+  private readonly secrets: string[];
 
   constructor(
     private readonly ctx: ReadContext,
     private readonly lim: HttpLimits,
     start: URL,
     userHeaders: Record<string, string>,
-    authorization: string | null,
-    private readonly secrets: string[],
+    auth: Authorization,
   ) {
+    this.secrets = auth.secrets;
     this.guard = { box: ctx.box, field: 'url', net: ctx.net };
     this.lookup = guardedLookup(this.guard);
     this.origin = start.origin;
@@ -367,7 +379,9 @@ class Client {
     // redirect or a Link header points at.
     this.sameOrigin = { ...this.otherOrigin };
     for (const [k, v] of Object.entries(userHeaders)) this.sameOrigin[k.toLowerCase()] = v;
-    if (authorization) this.sameOrigin.authorization = authorization;
+    if (auth.header) this.sameOrigin.authorization = auth.header;
+    if (auth.key?.in === 'header') this.sameOrigin[auth.key.name.toLowerCase()] = auth.key.value;
+    this.queryKey = auth.key?.in === 'query' ? auth.key : null;
   }
 
   close(): void {
@@ -482,7 +496,11 @@ class Client {
   private once(url: URL, method: string, body: Buffer | undefined): Promise<Answer> {
     const { signal } = this.ctx;
     const { timeoutMs } = this.lim;
-    const headers = { ...(url.origin === this.origin ? this.sameOrigin : this.otherOrigin) };
+    const same = url.origin === this.origin;
+    const headers = { ...(same ? this.sameOrigin : this.otherOrigin) };
+    // The key rides on the request only: `url` (in answers, messages, redirects) never has it.
+    const target =
+      same && this.queryKey ? withParams(url, { [this.queryKey.name]: this.queryKey.value }) : url;
     if (body) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(body.length);
@@ -514,7 +532,7 @@ class Client {
       if (signal.aborted) return fail(signal.reason);
       try {
         const mod = url.protocol === 'https:' ? https : http;
-        req = mod.request(url, {
+        req = mod.request(target, {
           method,
           headers,
           agent: this.agent(url),
@@ -639,16 +657,21 @@ function readBody(res: http.IncomingMessage, limit: number, truncate: boolean): 
 // ---------------------------------------------------------------------------------------
 // Credentials
 
-function authorizationOf(
-  input: HttpInput,
-  cred: Credentials | null,
-  box: string,
-): { header: string | null; secrets: string[] } {
+/** How a request carries the credentials: an Authorization header, or an API key. */
+interface Authorization {
+  header: string | null;
+  /** The API key in the header or query parameter the credentials name. */
+  key: { in: 'header' | 'query'; name: string; value: string } | null;
+  /** Every form of the secret, taken out of messages. */
+  secrets: string[];
+}
+
+function authorizationOf(input: HttpInput, cred: Credentials | null, box: string): Authorization {
   if (!cred) {
     if (input.auth) {
       throw new BoxError(box, 'credentials', `auth "${input.auth}" needs credentials of kind http`);
     }
-    return { header: null, secrets: [] };
+    return { header: null, key: null, secrets: [] };
   }
   if (cred.kind !== 'http') {
     throw new BoxError(
@@ -659,16 +682,24 @@ function authorizationOf(
   }
   const secret = cred.secret;
   if (!secret) throw new BoxError(box, 'credentials', `credentials "${cred.ident}" have no secret`);
-  if ((input.auth ?? 'bearer') === 'bearer') {
+  const headerSafe = (what: string) => {
     if (!HEADER_VALUE.test(secret) || secret.trim() !== secret) {
       throw new BoxError(
         box,
         'credentials',
-        `the secret of credentials "${cred.ident}" is not a valid bearer token ` +
+        `the secret of credentials "${cred.ident}" is not a valid ${what} ` +
           '(line breaks, control characters or surrounding spaces)',
       );
     }
-    return { header: `Bearer ${secret}`, secrets: [secret] };
+  };
+  if (cred.apiKey) {
+    if (input.auth) throw new BoxError(box, 'auth', apiKeyAuthConflict(cred.ident, cred.apiKey));
+    if (cred.apiKey.in === 'header') headerSafe('header value');
+    return { header: null, key: { ...cred.apiKey, value: secret }, secrets: [secret] };
+  }
+  if ((input.auth ?? 'bearer') === 'bearer') {
+    headerSafe('bearer token');
+    return { header: `Bearer ${secret}`, key: null, secrets: [secret] };
   }
   let user: string;
   let password: string;
@@ -688,8 +719,16 @@ function authorizationOf(
   }
   const token = Buffer.from(`${user}:${password}`, 'utf8').toString('base64');
   const secrets = [secret, `${user}:${password}`, token, password].filter((s) => s.length > 0);
-  return { header: `Basic ${token}`, secrets };
+  return { header: `Basic ${token}`, key: null, secrets };
 }
+
+/** Credentials that carry an API key decide how it is sent: a box's `auth` would be ignored. */
+export function apiKeyAuthConflict(ident: string, apiKey: { in: string; name: string }): string {
+  return `credentials "${ident}" send their secret as an API key (${apiKey.in} "${apiKey.name}"); leave auth out`;
+}
+
+/** The port a URL connects to. */
+const portOf = (u: URL) => Number(u.port || (u.protocol === 'https:' ? 443 : 80));
 
 // ---------------------------------------------------------------------------------------
 // Records and pages
@@ -827,7 +866,13 @@ export async function* httpRecords(
       'credentials',
       `credentials "${cred.ident}" are for host ${cred.host}, not ${start.hostname}`,
     );
-  const client = new Client(ctx, lim, start, inp.headers ?? {}, auth.header, auth.secrets);
+  if (cred?.port !== undefined && cred.port !== portOf(start))
+    throw new BoxError(
+      box,
+      'credentials',
+      `credentials "${cred.ident}" are for port ${cred.port}, not ${portOf(start)}`,
+    );
+  const client = new Client(ctx, lim, start, inp.headers ?? {}, auth);
   const p = inp.pagination;
   const maxPages = inp.maxPages ?? MAX_PAGES_DEFAULT;
   try {

@@ -21,14 +21,31 @@ export const postgresInputSchema = z
       .string()
       .max(100_000)
       .regex(/\S/, { error: 'the query is empty' })
+      .superRefine((q, ctx) => {
+        const word = firstWord(q);
+        if (word !== null && !READING.has(word.toLowerCase()))
+          ctx.addIssue({ code: 'custom', message: notReading(word) });
+      })
       .describe(
-        'One SQL statement, run in a read-only transaction; its rows are streamed: SELECT id, amount FROM sales',
+        'One read-only SQL statement returning rows (SELECT, WITH, VALUES or TABLE), run in a read-only transaction; its rows are streamed: SELECT id, amount FROM sales',
       ),
   })
   .strict()
   .describe('Rows of one SQL query on a PostgreSQL database');
 
 export type PostgresInput = z.infer<typeof postgresInputSchema>;
+
+/** Statements that read rows: a query starts with one of these (or a parenthesis). */
+const READING = new Set(['select', 'with', 'values', 'table', '(']);
+
+const notReading = (word: string) =>
+  `the query must be one read-only statement returning rows (SELECT, WITH … SELECT, VALUES or TABLE), not ${word.toUpperCase()}`;
+
+/** The query's first keyword, after comments and blanks ("(" for a parenthesised query). */
+function firstWord(q: string): string | null {
+  const rest = q.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/)*/, '');
+  return /^(\(|[A-Za-z_]+)/.exec(rest)?.[0] ?? null;
+}
 
 export interface PostgresReadOptions {
   /** Rows per batch (and per cursor fetch); 5000. */
@@ -254,6 +271,13 @@ export async function* postgresRows(
     };
 
     let batch = await read();
+    // A statement without columns (COMMIT, SET, SELECT FROM t) has no rows to give.
+    if (!batch.fields.length)
+      throw new BoxError(
+        box,
+        'query',
+        'the query returned no columns: it must be one read-only statement returning rows (SELECT, WITH … SELECT, VALUES or TABLE) with at least one column',
+      );
     const names = uniqueNames(batch.fields.map((f) => f.name));
     const columns = batch.fields.map((f, i) => ({
       name: names[i] as string,

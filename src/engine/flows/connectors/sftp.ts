@@ -15,6 +15,7 @@ import type { Client as SshClient, SFTPWrapper } from 'ssh2';
 import SftpClient from 'ssh2-sftp-client';
 import { z } from 'zod';
 import { zIdent } from '../../model/defs.js';
+import { zRemotePath } from '../box-paths.js';
 import { BoxError } from '../errors.js';
 import { credentialServer } from './server.js';
 import type { Credentials, ReadContext } from './types.js';
@@ -27,13 +28,9 @@ export const sftpInputSchema = z
     credentials: zIdent.describe(
       'Ident of a credentials object of kind "sftp" (host, port, user; its secret is the password, or a private key in PEM or OpenSSH format)',
     ),
-    path: z
-      .string()
-      .min(1)
-      .max(4096)
-      .describe(
-        'Path of the file on the SFTP server, absolute or relative to the login directory: /exports/sales.csv',
-      ),
+    path: zRemotePath.describe(
+      'Path of the file on the SFTP server, absolute or relative to the login directory: /exports/sales.csv',
+    ),
     format: z
       .enum(SFTP_FORMATS)
       .optional()

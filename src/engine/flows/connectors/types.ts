@@ -17,6 +17,8 @@ export interface Credentials {
   database?: string;
   /** SFTP: the server's pinned host key fingerprint (`SHA256:…`). */
   hostKey?: string;
+  /** HTTP: the secret is an API key sent in this header or query parameter. */
+  apiKey?: { in: 'header' | 'query'; name: string };
   /** The decrypted secret: a password, a token, `user:password`, or a private key (PEM). */
   secret: string | null;
 }
