@@ -75,8 +75,8 @@ describe('flows over MCP', () => {
     expect(again).toMatchObject({ status: 'OK', flow: 'flow.kv', jobId: run.jobId });
     const rows = await call(admin, 'run_aql', { aql: 'SELECT [k], SUM([v]) ORDER BY [k]' });
     expect(rows.rows).toEqual([
-      ['b', '2'],
-      ['c', '3'],
+      ['b', 2],
+      ['c', 3],
     ]);
   });
 

@@ -582,6 +582,7 @@ describe('validatePrescription', () => {
       /^invalid prescription: columns\.5\.dataType: must be one of string, integer/,
     );
     expect(dt.context).toEqual({
+      field: 'columns',
       issues: [{ path: 'columns.5.dataType', message: expect.stringMatching(/must be one of/) }],
     });
     expect(bad((_, c) => (c.objectType = 'X')).message).toMatch(/columns\.5\.objectType/);
@@ -680,6 +681,7 @@ describe('validatePrescription', () => {
     });
     expect(e.message).toBe('invalid prescription: columns: a dataset needs at least one column');
     expect(e.context).toEqual({
+      field: 'columns',
       issues: [{ path: 'columns', message: 'a dataset needs at least one column' }],
     });
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_IMAGES } from '../src/mcp/tools/dashboards.js';
+import { asText, rowsOf } from './helpers/aql-demo.js';
 import { connectMcp } from './helpers/mcp-client.js';
 import { colourCount, pngHeader, pngPixels, PNG_SIGNATURE } from './helpers/png.js';
 import { OUTSIDER, setUpReports, VIEWER, WEST } from './helpers/reports-fixture.js';
@@ -362,5 +363,52 @@ describe('MCP dashboards and reports', () => {
     expect(table.isError, table.text).toBe(false);
     expect(table.images).toHaveLength(0);
     expect(table.data.report.visualization).toBe('table');
+  });
+});
+
+describe('cells in structuredContent', () => {
+  const NUMERIC = new Set(['integer', 'number']);
+  /** Each cell's JSON type as its column's dataType says: numbers for number columns. */
+  const expectTyped = (columns: { dataType: string }[], rows: unknown[][]) => {
+    const types = columns.map((c) => (NUMERIC.has(c.dataType) ? 'number' : 'string'));
+    expect(types).toContain('number');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.map((c) => typeof c)).toEqual(types);
+  };
+
+  it('run_aql, run_report and get_dashboard give number columns as JSON numbers, the same values as the text', async () => {
+    const aql = 'SELECT [Carrier Name], [Flights Flown], [Total Miles]';
+    const text = await rowsOf(s, ADMIN, aql);
+    const run = await call(ADMIN, 'run_aql', { aql, limit: 1000 });
+    expect(run.isError, run.text).toBe(false);
+    expect(asText(run.data.rows)).toEqual(text);
+    expectTyped(run.data.columns, run.data.rows);
+    const report = await call(ADMIN, 'run_report', { report: 'report.finance_table', limit: 1000 });
+    expect(asText(report.data.rows)).toEqual(text);
+    expectTyped(report.data.columns, report.data.rows);
+    const dash = await call(ADMIN, 'get_dashboard', { dashboard: 'dashboard.ops', limit: 1000 });
+    const finance = dash.data.items.find((i: { id: string }) => i.id === 'finance');
+    expect(asText(finance.rows)).toEqual(text);
+    expectTyped(finance.columns, finance.rows);
+    const kpi = dash.data.items.find((i: { id: string }) => i.id === 'kpi').kpi;
+    expect(kpi.value).toBe(Number((await rowsOf(s, ADMIN, 'SELECT [Total Miles]'))[0]![0]));
+  });
+
+  it('keeps a value no JSON number holds exactly as its exact text, and an empty number as null', async () => {
+    // Beyond 2^53 and odd: a double cannot hold it.
+    const aql = 'SELECT SUM([Distance]) * 1000000000 + 1';
+    const [[exact]] = (await rowsOf(s, ADMIN, aql)) as [[string]];
+    expect(BigInt(exact)).toBeGreaterThan(2n ** 53n);
+    const big = await call(ADMIN, 'run_aql', { aql });
+    expect(big.isError, big.text).toBe(false);
+    expect(big.data.rows).toEqual([[exact]]);
+    // West by their row filter AND South by the dashboard's: a total of nothing, null.
+    const empty = await call(WEST, 'get_dashboard', {
+      dashboard: 'dashboard.ops',
+      filters: ['attr.airports.region:South'],
+    });
+    const kpi = empty.data.items.find((i: { id: string }) => i.id === 'kpi');
+    expect(kpi.rows).toEqual([[null]]);
+    expect(kpi.kpi).toMatchObject({ value: null, formatted: '–' });
   });
 });

@@ -132,7 +132,7 @@ describe('MCP over stdio', () => {
     expect(r.isError, r.text).toBe(false);
     expect(r.data).toMatchObject({ totalRows: 60_000, truncated: true });
     const next = await call(admin.client, 'run_aql', { cursor: r.data.cursor });
-    expect(next.data.rows[0][0]).toBe('101');
+    expect(next.data.rows[0][0]).toBe(101);
   });
 
   it('token --mcp prints a token for /mcp, which the API refuses', async () => {

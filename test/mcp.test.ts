@@ -436,8 +436,9 @@ describe('MCP over Streamable HTTP', () => {
       expect(p2.data.offset).toBe(100);
       const big = await call(admin, 'run_aql', { aql, limit: 300 });
       expect(p2.data.rows).toEqual(big.data.rows.slice(100, 200));
-      expect(p2.data.rows[0][0]).toBe('101');
-      expect(p2.data.rows[99][0]).toBe('200');
+      // Number columns are JSON numbers.
+      expect(p2.data.rows[0][0]).toBe(101);
+      expect(p2.data.rows[99][0]).toBe(200);
       const bad = await call(admin, 'run_aql', { cursor: 'not-a-cursor' });
       expect(bad.isError).toBe(true);
       expect(bad.text).toContain('invalid cursor');
@@ -716,7 +717,7 @@ describe('MCP over Streamable HTTP', () => {
       const { client, transport } = await connect(ADMIN, { fetch: old });
       expect(transport.protocolVersion).toBe('2025-06-18');
       const r = await call(client, 'run_aql', { aql: 'SELECT COUNT([Flight])' });
-      expect(r.data.rows).toEqual([['60000']]);
+      expect(r.data.rows).toEqual([[60000]]);
       expect(seen.at(-1)).toBe('2025-06-18');
       const bad = await post(
         { jsonrpc: '2.0', id: 1, method: 'tools/list' },
@@ -781,7 +782,7 @@ describe('MCP over Streamable HTTP', () => {
       expect(r.headers.get('mcp-session-id')).toBeNull();
       const body = await rpcAnswer(r);
       expect(body.id).toBe(7);
-      expect(body.result.structuredContent.rows).toEqual([['60000']]);
+      expect(body.result.structuredContent.rows).toEqual([[60000]]);
       const list = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
       expect(list.status).toBe(200);
       expect((await rpcAnswer(list)).result.tools.length).toBeGreaterThan(5);

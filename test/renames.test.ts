@@ -245,8 +245,8 @@ describe('saved AQL across renames', () => {
     expect(reports.reports[0].aql).toMatch(/^SELECT \[Area\], \[Grand total\]/);
     const ran = await call('run_report', { report: 'By region' });
     expect(ran.rows).toEqual([
-      ['EU', '15', '15'],
-      ['US', '20', '20'],
+      ['EU', 15, 15],
+      ['US', 20, 20],
     ]);
     const model = await call('get_model', {});
     expect(

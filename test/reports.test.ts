@@ -3,7 +3,7 @@
 // roles (hidden reports left out), row filters and dashboard filters from the query string.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatNumber } from '../src/engine/reports/number-format.js';
-import { rowsOf } from './helpers/aql-demo.js';
+import { asText, rowsOf } from './helpers/aql-demo.js';
 import { OUTSIDER, setUpReports, VIEWER, WEST, WEST_FILTER } from './helpers/reports-fixture.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -20,9 +20,22 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => s?.close());
 
-/** The KPI's value as the caller's own AQL computes it. */
+/** The KPI's value as the caller's own AQL computes it (TSV text). */
 async function miles(as: string, where = ''): Promise<string> {
   return (await rowsOf(s, as, `SELECT [Total Miles]${where}`))[0]![0]!;
+}
+
+/** The KPI's value in JSON: a number column's cell is a JSON number. */
+const kpiValue = async (as: string, where = ''): Promise<number> => Number(await miles(as, where));
+
+const NUMERIC = new Set(['integer', 'number']);
+/** Each cell's JSON type, as its column's dataType says it must be. */
+function expectTyped(item: Item): void {
+  const types = item.columns.map((c: { dataType: string }) =>
+    NUMERIC.has(c.dataType) ? 'number' : 'string',
+  );
+  expect(types).toContain('number');
+  for (const row of item.rows) expect(row.map((c: unknown) => typeof c)).toEqual(types);
 }
 
 describe('dashboards as JSON', () => {
@@ -40,7 +53,7 @@ describe('dashboards as JSON', () => {
     const total = await miles(ADMIN);
     expect(items[0]!.kpi).toEqual({
       title: 'Total Miles',
-      value: total,
+      value: Number(total),
       formatted: formatNumber(total, '#,##0,"K mi"'),
     });
     expect(items[0]!.kpi.formatted).toMatch(/^[\d,]+K mi$/);
@@ -51,9 +64,10 @@ describe('dashboards as JSON', () => {
       'Flights Flown',
       'Total Miles',
     ]);
-    expect(items[5]!.rows).toEqual(
+    expect(asText(items[5]!.rows)).toEqual(
       await rowsOf(s, ADMIN, 'SELECT [Carrier Name], [Flights Flown], [Total Miles]'),
     );
+    expectTyped(items[5]!);
   });
 
   it('draws what the visualization names: x, several y, a pie, a scatter', async () => {
@@ -95,7 +109,7 @@ describe('dashboards as JSON', () => {
     const expected = await miles(WEST);
     expect(expected).toBe(await miles(ADMIN, ` WHERE ${WEST_FILTER}`));
     expect(expected).not.toBe(await miles(ADMIN));
-    expect(west.json.items[0].kpi.value).toBe(expected);
+    expect(west.json.items[0].kpi.value).toBe(Number(expected));
     const region = west.json.items.find((i: { id: string }) => i.id === 'region');
     expect(region.rows.map((r: string[]) => r[0])).toEqual(['West']);
   });
@@ -109,18 +123,18 @@ describe('dashboard filters from the query string', () => {
       attribute: 'attr.airports.region',
       values: ['West'],
     });
-    expect(r.json.items[0].kpi.value).toBe(await miles(ADMIN, ` WHERE ${WEST_FILTER}`));
+    expect(r.json.items[0].kpi.value).toBe(await kpiValue(ADMIN, ` WHERE ${WEST_FILTER}`));
   });
 
   it('takes several values, the form spelling and the title, and ANDs with the row filter', async () => {
     const q = '?filter=attr.airports.region:West&filter=attr.airports.region:South';
     const both = await s.api('GET', dash(q), json);
     expect(both.json.items[0].kpi.value).toBe(
-      await miles(ADMIN, ' WHERE [Origin Region] IN ("West", "South")'),
+      await kpiValue(ADMIN, ' WHERE [Origin Region] IN ("West", "South")'),
     );
     const form = await s.api('GET', dash('?filter[Origin%20Region]=South'), json);
     expect(form.json.items[0].kpi.value).toBe(
-      await miles(ADMIN, ' WHERE [Origin Region] = "South"'),
+      await kpiValue(ADMIN, ' WHERE [Origin Region] = "South"'),
     );
     // A member's row filter still applies: West AND South selects nothing for them.
     const west = await s.api('GET', dash('?filter=attr.airports.region:South'), {
@@ -128,8 +142,9 @@ describe('dashboard filters from the query string', () => {
       ...json,
     });
     expect(west.json.items[0].kpi.formatted).toBe('–');
+    expect(west.json.items[0].kpi.value).toBeNull();
     const cancelled = await s.api('GET', dash('?filter=attr.flights.cancelled:true'), json);
-    expect(cancelled.json.items[0].kpi.value).toBe(await miles(ADMIN, ' WHERE [Cancelled]'));
+    expect(cancelled.json.items[0].kpi.value).toBe(await kpiValue(ADMIN, ' WHERE [Cancelled]'));
   });
 
   it('refuses filters the dashboard does not have, and values of the wrong type, naming them', async () => {
@@ -210,7 +225,8 @@ describe('reports', () => {
     });
     expect(tsv.text.trim().split(/\r?\n/)[1]).toBe(all[0]!.join('\t'));
     const page = await s.api('GET', report('report.finance_table', '?limit=2&offset=1'), json);
-    expect(page.json.rows).toEqual(all.slice(1, 3));
+    expect(asText(page.json.rows)).toEqual(all.slice(1, 3));
+    expectTyped(page.json);
     expect(page.json.rowCount).toBe(all.length);
     expect(page.json.paging).toEqual({ total: all.length, limit: 2, offset: 1 });
   });

@@ -4,10 +4,10 @@
 // filter, public URLs served without signing in with the sharing Admin's rights and framed
 // only by embedOrigins, 404 at once when anything behind a public URL stops holding, e-mail
 // notices, invitations of non-members, obj_share events, and the project's embedding settings.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SHARE_PATH } from '../src/engine/sharing/shares.js';
 import { sitePageHtml } from '../src/web/report-pages.js';
-import { rowsOf } from './helpers/aql-demo.js';
+import { asText, rowsOf } from './helpers/aql-demo.js';
 import {
   createProject,
   parseMail,
@@ -30,6 +30,8 @@ const SHARER = 'sharer@example.com';
 const UADMIN = 'uadmin@example.com';
 /** A second Admin, demoted in one test. */
 const ADMIN2 = 'admin2@example.com';
+/** An MD Admin with a row filter: holds `s` on every dashboard and may rewrite every report. */
+const MDF = 'md-filtered@example.com';
 
 const viewers = { userrole: 'viewers', acl: 'r----' };
 const sharers = { userrole: 'sharers', acl: 'r--s-' };
@@ -66,13 +68,13 @@ async function stop(id: string): Promise<void> {
   expect([204, 404]).toContain(r.status);
 }
 
-/** The KPI's value as `as`'s own AQL computes it. */
-async function miles(as: string, where = ''): Promise<string> {
-  return (await rowsOf(s, as, `SELECT [Total Miles]${where}`))[0]![0]!;
+/** The KPI's value as `as`'s own AQL computes it (TSV text), as a number. */
+async function miles(as: string, where = ''): Promise<number> {
+  return Number((await rowsOf(s, as, `SELECT [Total Miles]${where}`))[0]![0]!);
 }
 
-const kpiOf = (r: ApiResponse): string =>
-  (r.json.items as { id: string; kpi?: { value: string } }[]).find((i) => i.id === 'kpi')!.kpi!
+const kpiOf = (r: ApiResponse): unknown =>
+  (r.json.items as { id: string; kpi?: { value: unknown } }[]).find((i) => i.id === 'kpi')!.kpi!
     .value;
 const itemIds = (r: ApiResponse): string[] => r.json.items.map((i: { id: string }) => i.id);
 
@@ -122,6 +124,7 @@ beforeAll(async () => {
   await invite(s, s.demo, SHARER, { roles: ['viewers', 'sharers'] });
   await invite(s, s.demo, UADMIN, { roles: ['viewers', 'sharers'], useradmin: true });
   await invite(s, s.demo, ADMIN2, { admin: true });
+  await invite(s, s.demo, MDF, { mdadmin: true, filter: WEST_FILTER });
 }, 180_000);
 
 afterAll(async () => {
@@ -155,19 +158,39 @@ describe('project embedding settings', () => {
   });
 
   it.each([
-    ['a path', ['https://a.example/embed']],
-    ['a trailing slash', ['https://a.example/']],
-    ['no scheme', ['a.example']],
-    ['another scheme', ['ftp://a.example']],
-    ['a CSP injection', ["https://a.example; script-src 'unsafe-inline'"]],
-    ['a wildcard', ['https://*.example.com']],
-    ['a user name', ['https://me@a.example']],
-    ['a string instead of a list', 'https://a.example'],
-    ['more than 50', Array.from({ length: 51 }, (_, i) => `https://h${i}.example`)],
-  ])('refuse %s with 400 naming embedOrigins', async (_what, embedOrigins) => {
+    [
+      'a path',
+      ['https://a.example/embed'],
+      /"https:\/\/a\.example\/embed" is not an origin: .*without a path/,
+    ],
+    ['a trailing slash', ['https://a.example/'], /"https:\/\/a\.example\/" is not an origin/],
+    ['no scheme', ['a.example'], /"a\.example" is not an origin/],
+    [
+      'another scheme',
+      ['ftp://a.example'],
+      /"ftp:\/\/a\.example" is not an origin: use http or https/,
+    ],
+    [
+      'a CSP injection',
+      ["https://a.example; script-src 'unsafe-inline'"],
+      /"https:\/\/a\.example; script-src 'unsafe-inline'" is not an origin/,
+    ],
+    ['a wildcard', ['https://*.example.com'], /"https:\/\/\*\.example\.com" is not an origin/],
+    ['a user name', ['https://me@a.example'], /"https:\/\/me@a\.example" is not an origin/],
+    ['a number in the list', [443], /each origin is a string/],
+    ['a string instead of a list', 'https://a.example', /must be a list of origins, or null/],
+    [
+      'more than 50',
+      Array.from({ length: 51 }, (_, i) => `https://h${i}.example`),
+      /at most 50 origins/,
+    ],
+  ])('refuse %s with 400 saying which value is wrong and why', async (_what, embedOrigins, why) => {
     const r = await s.api('PUT', `/projects/${s.demo}`, { body: { embedOrigins } });
     expect(r.status, r.text).toBe(400);
-    expect(r.json.message).toMatch(/embedOrigins/);
+    expect(r.json.message).toMatch(/^invalid project update: embedOrigins(\.\d+)?: /);
+    expect(r.json.message).toMatch(why);
+    expect(r.json.message).not.toMatch(/Invalid input/);
+    expect(r.json.context.field).toBe('embedOrigins');
   });
 
   it('are changed by Admins only', async () => {
@@ -329,7 +352,37 @@ describe('bodies', () => {
     const r = await create(body);
     expect(r.status, r.text).toBe(400);
     expect(r.json.message).toMatch(/^invalid share: /);
+    expect(r.json.message).not.toMatch(/Invalid input$/);
     expect(r.json.context.issues[0].path).toBe(field);
+  });
+
+  it('a value none of the accepted forms takes → 400 listing them, not "Invalid input"', async () => {
+    const r = await create({
+      type: 'private',
+      object: 'dashboard.ops',
+      users: [VIEWER],
+      emailNotif: 'maybe',
+    });
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.message).toMatch(
+      /^invalid share: emailNotif: must be a boolean or one of .*"true".*"false".*, not the string "maybe"$/,
+    );
+    expect(r.json.context.field).toBe('emailNotif');
+  });
+
+  it('POST and PUT always answer `invited` and `notified` as lists, empty when nobody was', async () => {
+    try {
+      const r = await create({ type: 'private', object: 'dashboard.ops', users: [VIEWER] });
+      expect(r.status, r.text).toBe(201);
+      expect(r.json.invited).toEqual([]);
+      expect(r.json.notified).toEqual([]);
+      const put = await s.api('PUT', share('dashboard.ops'), { body: { users: [VIEWER, WEST] } });
+      expect(put.status, put.text).toBe(200);
+      expect(put.json.invited).toEqual([]);
+      expect(put.json.notified).toEqual([]);
+    } finally {
+      await stop('dashboard.ops');
+    }
   });
 
   it('PUT: an object other than the path, an unknown key, a private share emptied → 400', async () => {
@@ -405,7 +458,7 @@ describe('private shares', () => {
       ADMIN,
       `SELECT [Carrier Name], [Flights Flown], [Total Miles] WHERE ${WEST_FILTER}`,
     );
-    expect(finance.json.rows).toEqual(adminRows);
+    expect(asText(finance.json.rows)).toEqual(adminRows);
   });
 
   it('leave hidden reports out for members who read the dashboard by the ACL', async () => {
@@ -502,6 +555,15 @@ describe('public shares', () => {
     });
     expect(itemIds(r)).toEqual(['kpi', 'finance']);
     expect(kpiOf(r)).toBe(await miles(ADMIN));
+    // Typed cells: number columns as JSON numbers, text as text.
+    expect(typeof kpiOf(r)).toBe('number');
+    const finance = r.json.items[1];
+    const types = finance.columns.map((c: { dataType: string }) =>
+      c.dataType === 'integer' || c.dataType === 'number' ? 'number' : 'string',
+    );
+    expect(types).toEqual(['string', 'number', 'number']);
+    expect(finance.rows.length).toBeGreaterThan(0);
+    for (const row of finance.rows) expect(row.map((c: unknown) => typeof c)).toEqual(types);
     const viaFormat = await open(url, { query: '?format=json', accept: '*/*' });
     expect(viaFormat.json.items).toEqual(r.json.items);
   });
@@ -544,16 +606,28 @@ describe('public shares', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('show `url` only to Admins and members with `s` on the dashboard', async () => {
-    expect((await s.api('GET', share('dashboard.sharable'), { as: SHARER })).json.share.url).toBe(
-      url,
-    );
-    const viewer = await s.api('GET', share('dashboard.sharable'), { as: VIEWER });
-    expect(viewer.status).toBe(200);
-    expect(viewer.json.share.type).toBe('public');
-    expect(viewer.json.share.url).toBeUndefined();
-    const list = await s.api('GET', shares(), { as: VIEWER });
-    expect(list.text).not.toContain(url.split('/').pop());
+  it('show `url` only to those who could make it: Admins without a row filter', async () => {
+    expect((await s.api('GET', share('dashboard.sharable'))).json.share.url).toBe(url);
+    const token = url.split('/').pop()!;
+    // A member with a row filter who holds `s` (every MD Admin does) would read every row
+    // through the URL: they see that it is public, never its address.
+    const filteredAdmin = await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, {
+      body: { filter: WEST_FILTER },
+    });
+    expect(filteredAdmin.status, filteredAdmin.text).toBe(200);
+    try {
+      for (const as of [MDF, ADMIN2, SHARER, VIEWER]) {
+        const one = await s.api('GET', share('dashboard.sharable'), { as });
+        expect(one.status, `${as}: ${one.text}`).toBe(200);
+        expect(one.json.share.type).toBe('public');
+        expect(one.json.share.url, as).toBeUndefined();
+        const list = await s.api('GET', shares(), { as });
+        expect(list.status).toBe(200);
+        expect(list.text, as).not.toContain(token);
+      }
+    } finally {
+      await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { filter: null } });
+    }
   });
 
   it('are changed and stopped by Admins only', async () => {
@@ -620,21 +694,34 @@ describe('public shares', () => {
     await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { admin: true } });
   });
 
-  it("are computed under the sharing Admin's row filter, when they have one", async () => {
-    const filtered = await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, {
-      body: { filter: WEST_FILTER },
-    });
-    expect(filtered.status, filtered.text).toBe(200);
+  it('are made only by Admins without a row filter; once the sharing Admin gets one, 404 until it is lifted', async () => {
+    const setFilter = async (filter: string | null) => {
+      const r = await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { filter } });
+      expect(r.status, r.text).toBe(200);
+    };
+    await stop('dashboard.ops');
+    await setFilter(WEST_FILTER);
     try {
+      const refused = await create({ type: 'public', object: 'dashboard.ops' }, ADMIN2);
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.json.message).toMatch(/without a row filter/);
+      expect(refused.json.context).toMatchObject({ required: 'admin', rowFilter: true });
+      await setFilter(null);
       const r = await create({ type: 'public', object: 'dashboard.ops' }, ADMIN2);
       expect(r.status, r.text).toBe(201);
-      const page = await open(r.json.share.url, { accept: 'application/json' });
-      expect(page.status, page.text).toBe(200);
-      expect(kpiOf(page)).toBe(await miles(ADMIN, ` WHERE ${WEST_FILTER}`));
-      expect(kpiOf(page)).not.toBe(await miles(ADMIN));
+      expect((await open(r.json.share.url)).status).toBe(200);
+      await setFilter(WEST_FILTER);
+      const after = await open(r.json.share.url, { accept: 'application/json' });
+      expect(after.status).toBe(404);
+      expect(after.json.message).toBe('no shared dashboard at this address');
+      // Nor may they keep it public by changing it.
+      const keep = await s.api('PUT', share('dashboard.ops'), { as: ADMIN2, body: {} });
+      expect(keep.status).toBe(403);
+      await setFilter(null);
+      expect((await open(r.json.share.url)).status).toBe(200);
     } finally {
       await stop('dashboard.ops');
-      await s.api('PUT', `/projects/${s.demo}/users/${ADMIN2}`, { body: { filter: null } });
+      await setFilter(null);
     }
   });
 
@@ -652,6 +739,132 @@ describe('public shares', () => {
     const page = await sitePageHtml(s.engine, actor, new URL(r.json.share.url));
     expect(page?.title).toBe('Sharable');
     expect(page?.html).toContain('Carrier finance table');
+  });
+});
+
+describe('what a public share computes is pinned', () => {
+  // A dashboard of its own, so rewriting its report and metric disturbs no other test.
+  const METRIC = {
+    ident: 'metric.pin_flights',
+    type: 'metric',
+    name: 'Pinned Flights',
+    def: { aql: 'SELECT COUNT([Flight])' },
+  };
+  const REPORT = {
+    ident: 'report.pin_rows',
+    type: 'report',
+    name: 'Pinned rows',
+    def: { aql: 'SELECT [Carrier Name], [Pinned Flights]', visualization: { type: 'table' } },
+  };
+  const DASHBOARD = {
+    ident: 'dashboard.pinned',
+    type: 'dashboard',
+    name: 'Pinned',
+    def: { items: [{ id: 'rows', report: REPORT.ident }] },
+  };
+  /** What a reader would like to see unfiltered: rows by region, a dimension the filter cuts. */
+  const BY_REGION = 'SELECT [Carrier Name], [Origin Region], [Pinned Flights]';
+  let url: string;
+
+  const change = (
+    o: { ident: string; name: string },
+    def: Record<string, unknown>,
+    as: string,
+  ): Promise<ApiResponse> =>
+    s.api('PUT', `/projects/${s.demo}/pmd/obj/${o.ident}`, { as, body: { name: o.name, def } });
+  const page = () => open(url, { accept: 'application/json' });
+  const titles = (r: ApiResponse): string[] =>
+    r.json.items[0].columns.map((c: { title: string }) => c.title);
+
+  beforeAll(() => setProject({ dashboardEmbedding: true, embedOrigins: null }));
+  afterAll(async () => {
+    await stop(DASHBOARD.ident);
+    await setProject({ dashboardEmbedding: false });
+  });
+  beforeEach(async () => {
+    await stop(DASHBOARD.ident);
+    s.engine.model.upsert(s.demo, [METRIC, REPORT, DASHBOARD], ADMIN);
+    const r = await create({ type: 'public', object: DASHBOARD.ident });
+    expect(r.status, r.text).toBe(201);
+    url = r.json.share.url;
+    const before = await page();
+    expect(before.status, before.text).toBe(200);
+    expect(titles(before)).toEqual(['Carrier Name', 'Pinned Flights']);
+  });
+
+  it('an MD Admin with a row filter who rewrites its report stops the URL (404)', async () => {
+    const own = await change(REPORT, { ...REPORT.def, aql: BY_REGION }, MDF);
+    expect(own.status, own.text).toBe(200);
+    // As themselves they read the West only; through the URL it would be every region.
+    const mine = await s.api('GET', report(REPORT.ident), { as: MDF, ...json });
+    expect(mine.status, mine.text).toBe(200);
+    expect(new Set(mine.json.rows.map((r: unknown[]) => r[1]))).toEqual(new Set(['West']));
+    const r = await page();
+    expect(r.status, r.text).toBe(404);
+    expect(r.json.message).toBe('no shared dashboard at this address');
+    expect((await open(url)).status).toBe(404);
+  });
+
+  it('so does a change to a metric it uses, or to the dashboard itself', async () => {
+    expect((await change(METRIC, { aql: 'SELECT SUM([Distance])' }, MDF)).status).toBe(200);
+    expect((await page()).status).toBe(404);
+    s.engine.model.upsert(s.demo, [METRIC], ADMIN);
+    // The metric is as pinned again, but its history holds a change by MDF since the pin.
+    expect((await page()).status).toBe(404);
+
+    const shared = await create({ type: 'public', object: DASHBOARD.ident });
+    expect(shared.status).toBe(409);
+    expect((await s.api('PUT', share(DASHBOARD.ident), { body: {} })).status).toBe(200);
+    expect((await page()).status).toBe(200);
+    const more = {
+      items: [...DASHBOARD.def.items, { id: 'finance', report: 'report.finance_table' }],
+    };
+    expect((await change(DASHBOARD, more, MDF)).status).toBe(200);
+    expect((await page()).status).toBe(404);
+  });
+
+  it('so does an object new to what it computes, written by someone else', async () => {
+    const metric = {
+      ident: 'metric.pin_by_mdf',
+      type: 'metric',
+      name: 'Pin By MDF',
+      def: { aql: 'SELECT SUM([Distance])' },
+    };
+    const made = await s.api('POST', `/projects/${s.demo}/pmd/obj`, { as: MDF, body: metric });
+    expect(made.status, made.text).toBe(201);
+    // An Admin's change to the report is theirs, but it now reads MDF's metric.
+    const aql = 'SELECT [Carrier Name], [Pin By MDF]';
+    expect((await change(REPORT, { ...REPORT.def, aql }, ADMIN)).status).toBe(200);
+    expect((await page()).status).toBe(404);
+    s.engine.model.upsert(s.demo, [REPORT], ADMIN);
+    expect((await s.api('DELETE', `/projects/${s.demo}/pmd/obj/${metric.ident}`)).status).toBe(204);
+  });
+
+  it("an unfiltered Admin's changes keep it served, showing them", async () => {
+    expect((await change(REPORT, { ...REPORT.def, aql: BY_REGION }, ADMIN)).status).toBe(200);
+    const r = await page();
+    expect(r.status, r.text).toBe(200);
+    expect(titles(r)).toEqual(['Carrier Name', 'Origin Region', 'Pinned Flights']);
+    expect(new Set(r.json.items[0].rows.map((row: unknown[]) => row[1])).size).toBeGreaterThan(1);
+  });
+
+  it('an unfiltered Admin who changes the share takes over what it computes then', async () => {
+    expect((await change(REPORT, { ...REPORT.def, aql: BY_REGION }, MDF)).status).toBe(200);
+    expect((await page()).status).toBe(404);
+    const taken = await s.api('PUT', share(DASHBOARD.ident), { body: { emailNotif: false } });
+    expect(taken.status, taken.text).toBe(200);
+    const r = await page();
+    expect(r.status, r.text).toBe(200);
+    expect(titles(r)).toEqual(['Carrier Name', 'Origin Region', 'Pinned Flights']);
+  });
+
+  it('keeps the pin in the metadata DB: a public share without one answers 404 until an Admin changes it', async () => {
+    s.engine.db.$client
+      .prepare('update shares set pinned = null where project_id = ? and dashboard = ?')
+      .run(s.demo, DASHBOARD.ident);
+    expect((await page()).status).toBe(404);
+    expect((await s.api('PUT', share(DASHBOARD.ident), { body: {} })).status).toBe(200);
+    expect((await page()).status).toBe(200);
   });
 });
 
@@ -716,7 +929,7 @@ describe('e-mail notices', () => {
     const count = smtp.messages.length;
     const r = await create({ type: 'private', object: 'dashboard.finance', users: [WEST] });
     expect(r.status).toBe(201);
-    expect(r.json.notified).toBeUndefined();
+    expect(r.json.notified).toEqual([]);
     await new Promise((res) => setTimeout(res, 200));
     expect(smtp.messages).toHaveLength(count);
     await stop('dashboard.finance');

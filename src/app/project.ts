@@ -7,7 +7,14 @@ export interface ProjectDetails {
   id: string;
   label: string;
   description?: string;
-  access: { admin: boolean; mdadmin: boolean; useradmin: boolean; roles: string[] };
+  access: {
+    admin: boolean;
+    mdadmin: boolean;
+    useradmin: boolean;
+    roles: string[];
+    /** The caller's row-level filter (AQL), null when none. */
+    filter?: string | null;
+  };
   announcement: { title: string; message: string; current: boolean } | null;
 }
 

@@ -189,6 +189,7 @@ export class Engine {
     this.shares = new Shares({
       db: this.db,
       objects: this.objects,
+      model: this.model,
       members: this.members,
       reports: this.reports,
       activity: this.activity,

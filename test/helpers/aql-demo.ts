@@ -153,3 +153,7 @@ export async function rowsOf(s: TestServer, as: string, aql: string): Promise<st
     );
   return a.rows;
 }
+
+/** JSON rows (numbers typed, null for an empty number cell) as the TSV text of AQL data. */
+export const asText = (rows: unknown[][]): string[][] =>
+  rows.map((r) => r.map((c) => (c === null ? '' : String(c))));

@@ -1,5 +1,5 @@
 // Result cells as text: numbers without trailing zeros or exponent for ordinary magnitudes,
-// dates as YYYY-MM-DD, null as an empty cell.
+// dates as YYYY-MM-DD, null as an empty cell; and those cells typed for JSON (jsonCell).
 
 export function formatCell(v: unknown): string {
   if (v === null || v === undefined) return '';
@@ -26,4 +26,49 @@ export function formatNumber(n: number): string {
 /** The spec's values: rows joined by "\n", cells by "\t" (tabs and line breaks in cells become spaces). */
 export function toValues(rows: string[][]): string {
   return rows.map((r) => r.map((c) => c.replace(/[\t\r\n]/g, ' ')).join('\t')).join('\n');
+}
+
+// ---- cells in JSON ----
+
+/** A result cell in JSON: a number column's cells are numbers, null when empty. */
+export type JsonCell = string | number | null;
+
+const NUMERIC = new Set(['integer', 'number']);
+
+/**
+ * A cell as JSON renderings of rows with column types give it (REST report and dashboard
+ * JSON, public shares, MCP tools; the spec's `data.values` stays TSV text): in an `integer`
+ * or `number` column a JSON number, or null for an empty cell; kept as its text only when no
+ * JSON number holds exactly that value (beyond 2^53, more digits than a double keeps,
+ * Infinity). Other columns keep their text.
+ */
+export function jsonCell(text: string, dataType: string): JsonCell {
+  if (!NUMERIC.has(dataType)) return text;
+  if (text === '') return null;
+  const n = Number(text);
+  return Number.isFinite(n) && sameDecimal(String(n), text) ? n : text;
+}
+
+/** Rows with each cell as jsonCell gives it for its column. */
+export const jsonRows = (columns: { dataType: string }[], rows: string[][]): JsonCell[][] =>
+  rows.map((row) => row.map((cell, i) => jsonCell(cell, columns[i]?.dataType ?? 'string')));
+
+/** Whether two decimal numerals (optional sign, fraction, exponent) have the same value. */
+function sameDecimal(a: string, b: string): boolean {
+  const x = decimal(a);
+  return x !== null && x === decimal(b);
+}
+
+/** A decimal numeral as `sign digits e exponent`, without leading or trailing zeros. */
+function decimal(text: string): string | null {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text.trim());
+  if (!m || !(m[2] || m[3])) return null;
+  const [, sign, whole = '', frac = '', exp = '0'] = m;
+  let digits = (whole + frac).replace(/^0+/, '');
+  if (!digits) return '0';
+  let e = Number(exp) - frac.length;
+  const zeros = /0+$/.exec(digits)?.[0].length ?? 0;
+  digits = digits.slice(0, digits.length - zeros);
+  e += zeros;
+  return `${sign === '-' ? '-' : ''}${digits}e${e}`;
 }

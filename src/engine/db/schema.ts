@@ -495,7 +495,9 @@ export const triggerPauses = sqliteTable(
 /**
  * Dashboard shares (sharing/shares.ts): one per dashboard, gone with it (the foreign key on
  * the model object) and with the project. `users` are lowercase e-mails; `token` is the
- * public share's URL token (null for a private share).
+ * public share's URL token (null for a private share); `pinned`, of a public share, the
+ * revision of every object it computes when an unfiltered Admin last made or changed it
+ * (sharing/public-pin.ts).
  */
 export const shares = sqliteTable(
   'shares',
@@ -511,6 +513,7 @@ export const shares = sqliteTable(
       .default(sql`'[]'`),
     emailNotif: integer('email_notif', { mode: 'boolean' }).notNull().default(false),
     token: text('token'),
+    pinned: text('pinned', { mode: 'json' }).$type<Record<string, number> | null>(),
     createdBy: text('created_by').notNull(),
     created: text('created').notNull(),
     updatedBy: text('updated_by').notNull(),

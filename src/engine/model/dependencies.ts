@@ -109,6 +109,19 @@ export class ModelIndex {
     return [...out.values()];
   }
 
+  /** `row` and every object it depends on, directly or through others, each once. */
+  withAncestors(row: ObjectRow): ObjectRow[] {
+    const out = new Map<string, ObjectRow>([[row.ident, row]]);
+    const todo = [row];
+    for (let r = todo.pop(); r; r = todo.pop())
+      for (const p of this.predecessors(r))
+        if (!out.has(p.ident)) {
+          out.set(p.ident, p);
+          todo.push(p);
+        }
+    return [...out.values()];
+  }
+
   /** Objects that depend on `ident` (its successors). */
   successors(ident: string): ObjectRow[] {
     if (!this.reverse) {

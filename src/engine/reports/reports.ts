@@ -10,6 +10,7 @@ import { EngineError, invalid, notFound } from '../errors.js';
 import { seesEverything } from '../model/acl.js';
 import type { ModelObjects } from '../model/objects.js';
 import { showDef } from '../model/saved-aql.js';
+import { jsonCell, type JsonCell } from '../aql/format.js';
 import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
@@ -37,8 +38,8 @@ export interface ReportRun {
   rows: string[][];
   /** The chart of a chart visualization: its Vega-Lite spec (data inline) and SVG. */
   chart?: { spec: Record<string, unknown>; svg: string };
-  /** A `kpi`: the number, as computed and as shown. */
-  kpi?: { title: string; value: string | null; formatted: string };
+  /** A `kpi`: the number, as computed (a JSON cell, aql/format.ts) and as shown. */
+  kpi?: { title: string; value: JsonCell; formatted: string };
   warnings?: QueryResult['warnings'];
 }
 
@@ -228,17 +229,12 @@ export class Reports {
     if (vis.type === 'kpi') {
       const i = kpiColumn(vis, r);
       const col = columns[i];
-      const value = r.rows[0]?.[i] ?? null;
+      const text = r.rows[0]?.[i] ?? '';
       const pattern = col?.format ?? (typeof vis.format === 'string' ? vis.format : undefined);
       out.kpi = {
         title: col?.title ?? row.name,
-        value,
-        formatted:
-          value === null || value === ''
-            ? '–'
-            : pattern
-              ? formatNumber(value, pattern)
-              : defaultNumber(value),
+        value: r.rows.length ? jsonCell(text, col?.dataType ?? 'string') : null,
+        formatted: text === '' ? '–' : pattern ? formatNumber(text, pattern) : defaultNumber(text),
       };
     } else if (isChart(vis.type)) {
       if (r.rows.length > MAX_CHART_ROWS)

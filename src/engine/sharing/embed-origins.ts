@@ -10,8 +10,8 @@ const ORIGIN_HINT = 'an origin is scheme://host[:port], e.g. https://intranet.ex
 
 /** One origin as written, checked and normalized (lowercase host, default port dropped). */
 export const embedOrigin = z
-  .string()
-  .max(300)
+  .string({ error: `each origin is a string; ${ORIGIN_HINT}` })
+  .max(300, 'an origin is at most 300 characters')
   .transform((raw, ctx) => {
     const bad = (why: string) => {
       ctx.addIssue({
@@ -34,14 +34,15 @@ export const embedOrigin = z
     return url.origin;
   });
 
-/** `embedOrigins` of the project update body: a list (`[]` or `null` clears). */
-export const embedOriginsField = z.union([
-  z
-    .array(embedOrigin)
-    .max(MAX_EMBED_ORIGINS, `at most ${MAX_EMBED_ORIGINS} origins`)
-    .transform((list) => [...new Set(list)]),
-  z.null(),
-]);
+/**
+ * `embedOrigins` of the project update body: a list (`[]` or `null` clears). Nullable rather
+ * than a union, so what is wrong with a list is told, not zod's "Invalid input".
+ */
+export const embedOriginsField = z
+  .array(embedOrigin, { error: `must be a list of origins, or null to clear; ${ORIGIN_HINT}` })
+  .max(MAX_EMBED_ORIGINS, `at most ${MAX_EMBED_ORIGINS} origins`)
+  .transform((list) => [...new Set(list)])
+  .nullable();
 
 /** The origins as stored: null when none is set. */
 export const storedEmbedOrigins = (list: string[] | null): string[] | null =>

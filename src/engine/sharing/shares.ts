@@ -4,13 +4,16 @@
 // - private: the named members may read the dashboard and its reports even where the ACL
 //   hides them (Reports asks sharedWith()); their row-level filter still applies. Named
 //   users who are not members are invited as plain members, by an Admin or User Admin only.
-// - public: Admin only, and only while the project's `dashboardEmbedding` is on. Its URL
-//   `{site_url}/share/{token}` is served without signing in, computed with the rights of the
-//   Admin who last created or changed it (`updatedBy`), framable by the project's
-//   `embedOrigins`. It answers 404 as soon as any of that stops being true.
+// - public: an Admin without a row filter only, and only while the project's
+//   `dashboardEmbedding` is on. Its URL `{site_url}/share/{token}` is served without signing
+//   in, computed with the rights of the Admin who last created or changed it (`updatedBy`),
+//   framable by the project's `embedOrigins`, and shown only to unfiltered Admins. What it
+//   computes is pinned (public-pin.ts): changed by anyone else, the URL stops. It answers 404
+//   as soon as any of that stops being true.
 //
 // Creating, changing or stopping a share needs the `s` position of the dashboard's ACL; a
-// public share, the Admin level. Every change records an `obj_share` event in its transaction.
+// public share, the Admin level (and no row filter to create or change one). Every change
+// records an `obj_share` event in its transaction.
 // A deleted dashboard takes its share with it (foreign key on the model object).
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
@@ -26,10 +29,11 @@ import { shareNoticeMessage } from '../mail/share-notice.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { ModelObjects } from '../model/objects.js';
 import type { ModelScope } from '../model/scope.js';
-import type { ObjectRow } from '../model/store.js';
+import type { ModelStore, ObjectRow } from '../model/store.js';
 import type { DashboardRun, Reports } from '../reports/reports.js';
 import type { InviteResult, Members } from '../users/members.js';
 import { parseInput, zBool } from '../validate.js';
+import { computedObjects, pinHolds, pinOf, publishes, type Pin } from './public-pin.js';
 
 export type ShareType = 'private' | 'public';
 
@@ -75,7 +79,7 @@ const updateSchema = z
   })
   .strict();
 
-/** A share as the API shows it. `url` only to Admins and members with `s` on the dashboard. */
+/** A share as the API shows it. `url` only to those who may publish it: unfiltered Admins. */
 export interface ShareView {
   dashboard: string;
   /** The dashboard's name. */
@@ -124,6 +128,8 @@ type ShareRow = typeof shares.$inferSelect;
 export interface SharesDeps {
   db: Db;
   objects: ModelObjects;
+  /** Revisions of model objects: who changed what a public share computes. */
+  model: ModelStore;
   members: Members;
   reports: Reports;
   activity: ActivityLog;
@@ -156,6 +162,7 @@ function preparePublic(db: Db) {
       projectId: shares.projectId,
       dashboard: shares.dashboard,
       sharedBy: shares.updatedBy,
+      pinned: shares.pinned,
       embedOrigins: projects.embedOrigins,
     })
     .from(shares)
@@ -230,6 +237,7 @@ export class Shares {
       users,
       emailNotif,
       token: input.type === 'public' ? newToken() : null,
+      pinned: input.type === 'public' ? this.pin(s, dash) : null,
       createdBy: a.email,
       created: now,
       updatedBy: a.email,
@@ -279,6 +287,8 @@ export class Shares {
       emailNotif,
       // Public → private drops the token: the old URL answers 404 from now on.
       token: type === 'public' ? (before.token ?? newToken()) : null,
+      // Changed by an unfiltered Admin (mayPublish), it computes what is there now.
+      pinned: type === 'public' ? this.pin(s, dash) : null,
       updatedBy: a.email,
       updated: nowIso(),
     };
@@ -355,15 +365,7 @@ export class Shares {
     if (!TOKEN_RE.test(token)) throw noSuchShare();
     const hit = this.publicStmt.get({ token });
     if (!hit) throw noSuchShare();
-    let actor: ProjectActor;
-    try {
-      actor = this.deps.actorOf(hit.sharedBy, hit.projectId);
-    } catch (err) {
-      // No longer a member, revoked, or the project under maintenance.
-      if (err instanceof EngineError) throw noSuchShare();
-      throw err;
-    }
-    if (!actor.admin) throw noSuchShare();
+    const actor = this.servedAs(hit);
     let run: DashboardRun;
     try {
       run = await this.deps.reports.dashboard(actor, hit.dashboard, filter, opts);
@@ -371,6 +373,9 @@ export class Shares {
       if (err instanceof EngineError && err.kind === 'not_found') throw noSuchShare();
       throw err;
     }
+    // Again once computed: a change made (or rights lost) while it ran is on record by now,
+    // and nothing computed from it leaves.
+    this.servedAs(hit);
     const origins = hit.embedOrigins ?? [];
     return { run, frameAncestors: origins.length ? origins : ['*'] };
   }
@@ -406,13 +411,15 @@ export class Shares {
       );
   }
 
-  /** A public share: the Admin level, and the project's dashboardEmbedding on. */
+  /** A public share: the Admin level without a row filter, and dashboardEmbedding on. */
   private mayPublish(a: ProjectActor): void {
-    if (!a.admin)
-      throw forbidden('a public share needs the Admin level', {
-        required: 'admin',
-        type: 'public',
-      });
+    if (!publishes(a))
+      throw forbidden(
+        a.admin
+          ? 'a public share is computed without row filter: making or changing one needs an Admin without a row filter'
+          : 'a public share needs the Admin level',
+        { required: 'admin', type: 'public', ...(a.admin ? { rowFilter: true } : {}) },
+      );
     const on = this.db
       .select({ on: projects.dashboardEmbedding })
       .from(projects)
@@ -457,6 +464,63 @@ export class Shares {
     );
   }
 
+  // ---- what a public share computes (public-pin.ts) ----
+
+  /**
+   * The rights a public share is computed with: its sharing Admin's, while they are an Admin
+   * without a row filter and what it computes holds to its pin; otherwise the one 404.
+   */
+  private servedAs(hit: {
+    projectId: string;
+    dashboard: string;
+    sharedBy: string;
+    pinned: Pin | null;
+  }): ProjectActor {
+    let actor: ProjectActor;
+    try {
+      actor = this.deps.actorOf(hit.sharedBy, hit.projectId);
+    } catch (err) {
+      // No longer a member, revoked, or the project under maintenance.
+      if (err instanceof EngineError) throw noSuchShare();
+      throw err;
+    }
+    if (!publishes(actor) || !this.pinHolds(actor, hit.dashboard, hit.pinned)) throw noSuchShare();
+    return actor;
+  }
+
+  private pin(s: ModelScope, dash: ObjectRow): Pin {
+    return pinOf(computedObjects(s.index, dash));
+  }
+
+  /** Whether what the share computes now is what was pinned, or was changed only by publishers. */
+  private pinHolds(actor: ProjectActor, dashboard: string, pin: Pin | null): boolean {
+    if (!pin) return false; // public shares made before pins: an Admin changes them to serve again
+    const index = this.deps.objects.scope(actor).index;
+    const dash = index.byIdent.get(dashboard);
+    if (!dash) return false;
+    const known = new Map<string, boolean>();
+    const isPublisher = (email: string) => {
+      let ok = known.get(email);
+      if (ok === undefined) {
+        try {
+          ok = publishes(this.deps.actorOf(email, actor.projectId));
+        } catch (err) {
+          if (!(err instanceof EngineError)) throw err;
+          ok = false;
+        }
+        known.set(email, ok);
+      }
+      return ok;
+    };
+    return pinHolds(
+      this.deps.model,
+      actor.projectId,
+      pin,
+      computedObjects(index, dash),
+      isPublisher,
+    );
+  }
+
   // ---- storage and output ----
 
   private row(projectId: string, dashboard: string): ShareRow | undefined {
@@ -490,8 +554,8 @@ export class Shares {
   }
 
   private view(r: ShareRow, dash: ObjectRow, s: ModelScope): ShareView {
-    // Admins hold every position, so this is: an Admin, or a member with `s` on the dashboard.
-    const showUrl = r.type === 'public' && r.token !== null && s.allows(dash, 's');
+    // Only to whoever could make it public: the URL shows every row, unfiltered.
+    const showUrl = r.type === 'public' && r.token !== null && publishes(s.actor);
     return {
       dashboard: r.dashboard,
       name: dash.name,

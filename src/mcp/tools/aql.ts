@@ -11,6 +11,7 @@ import { TOOL_INPUTS } from '../../engine/tools/inputs.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
+import { jsonRows } from '../../engine/aql/format.js';
 import type { QueryResult } from '../../engine/aql/service.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 
@@ -57,6 +58,11 @@ const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` :
 
 // ---- results ----
 
+/** A result cell (aql/format.ts jsonCell): numbers as JSON numbers, exact text beyond them. */
+export const cellShape = z.union([z.string(), z.number(), z.null()]);
+export const CELLS_NOTE =
+  'Cells in column order: integer and number columns as JSON numbers (null when empty; a value no JSON number holds exactly, beyond 2^53, stays its exact text), other columns as text';
+
 export const resultShape = {
   status: z
     .enum(['OK', 'RUNNING'])
@@ -64,7 +70,7 @@ export const resultShape = {
   project: z.string(),
   jobId: z.string(),
   columns: z.array(z.object({ title: z.string(), dataType: z.string() })),
-  rows: z.array(z.array(z.string())).describe('Cells as text, in column order; null is ""'),
+  rows: z.array(z.array(cellShape)).describe(CELLS_NOTE),
   offset: z.number().describe('Index of the first row shown'),
   totalRows: z.number().nullable().describe('null while RUNNING'),
   truncated: z.boolean().describe('More rows follow (or are coming); pass cursor to run_aql'),
@@ -115,7 +121,7 @@ async function page(
   const total = r.rows.length;
   const csv = resultUri(a.projectId, done.id);
   const shape = (n: number): ResultOut => {
-    const rows = r.rows.slice(offset, offset + n);
+    const rows = jsonRows(r.columns, r.rows.slice(offset, offset + n));
     const next = offset + rows.length;
     return {
       status: 'OK',

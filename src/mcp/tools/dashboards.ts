@@ -14,7 +14,10 @@ import { PNG_WIDTH, svgToPng } from '../../engine/reports/png.js';
 import type { DashboardItemRun, ReportColumn, ReportRun } from '../../engine/reports/reports.js';
 import { GRID_COLUMNS } from '../../engine/reports/reports.js';
 import { isChart } from '../../engine/reports/visualization.js';
+import { jsonRows } from '../../engine/aql/format.js';
 import {
+  CELLS_NOTE,
+  cellShape,
   DEFAULT_ROWS,
   execute,
   MAX_ROWS,
@@ -115,7 +118,7 @@ const columnShape = z.object({
   format: z.string().optional().describe("The metric's display format"),
 });
 const kpiShape = z
-  .object({ title: z.string(), value: z.string().nullable(), formatted: z.string() })
+  .object({ title: z.string(), value: cellShape, formatted: z.string() })
   .describe('The number shown, as computed (value) and formatted with its metric format');
 
 const columnsOut = (cs: ReportColumn[]) =>
@@ -137,7 +140,7 @@ const itemShape = z.object({
   visualization: z.string().optional().describe('table, kpi, bar, line, area, pie or scatter'),
   layout: z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }),
   columns: z.array(columnShape).optional(),
-  rows: z.array(z.array(z.string())).optional().describe('Cells as text; null is ""'),
+  rows: z.array(z.array(cellShape)).optional().describe(CELLS_NOTE),
   totalRows: z.number().optional(),
   truncated: z.boolean().optional().describe('More rows than shown (totalRows has how many)'),
   kpi: kpiShape.optional(),
@@ -178,7 +181,7 @@ function itemOut(i: DashboardItemRun, n: number): ItemOut {
   const base = { id: i.id, title: i.title, report: i.report, layout: i.layout };
   const r = i.result;
   if (!r) return { ...base, error: i.error ?? 'not computed' };
-  const rows = r.rows.slice(0, n);
+  const rows = jsonRows(r.columns, r.rows.slice(0, n));
   return {
     ...base,
     visualization: r.visualization.type,
@@ -459,7 +462,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
       async function fromRun(r: ReportRun): Promise<Reply<ReportOut>> {
         const v = await visuals(r);
         const shape = (count: number): ReportOut => {
-          const rows = r.rows.slice(0, count);
+          const rows = jsonRows(r.columns, r.rows.slice(0, count));
           return {
             ...head,
             status: 'OK',

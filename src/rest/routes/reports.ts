@@ -4,6 +4,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../../engine/reports/reports.js';
+import { jsonRows } from '../../engine/aql/format.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, reportPage } from '../../web/report-pages.js';
 import { sendPage } from '../../web/page.js';
@@ -37,11 +38,11 @@ const format = (req: Request, offered: Format[]) =>
     offered,
   );
 
-/** What JSON says of a computed report: the chart as its spec and SVG, or the KPI. */
+/** What JSON says of a computed report: typed cells, the chart as its spec and SVG, or the KPI. */
 export function reportJson(r: ReportRun, rows: string[][] = r.rows) {
   return {
     columns: r.columns,
-    rows,
+    rows: jsonRows(r.columns, rows),
     rowCount: r.rows.length,
     ...(r.kpi ? { kpi: r.kpi } : {}),
     ...(r.chart ? { chart: r.chart } : {}),

@@ -29,8 +29,9 @@ function changeReply(projectId: string, c: ShareChange, status: number) {
     title: `Share of ${c.share.name}`,
     body: {
       share: record(projectId, c.share),
-      ...(c.invited.length ? { invited: c.invited } : {}),
-      ...(c.notified.length ? { notified: c.notified } : {}),
+      // Always lists, empty when nobody was invited or e-mailed: `.invited[]` never fails.
+      invited: c.invited,
+      notified: c.notified,
     },
     headers:
       status === 201
@@ -47,7 +48,7 @@ export const shareRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          "The project's dashboard shares you can see (`url` of a public one only for Admins and members with `s` on the dashboard).",
+          "The project's dashboard shares you can see (`url` of a public one only for Admins without a row filter).",
         handler: ({ engine, actor }) => {
           const list = engine.shares.list(actor);
           return {
@@ -69,7 +70,7 @@ export const shareRoutes: RouteDef[] = [
       POST: {
         access: 'member',
         description:
-          '`{ type: "private"|"public", object: <dashboard>, users?: [e-mail], emailNotif? }` → 201 the share. Needs `s` on the dashboard; `public` needs Admin and the project\'s `dashboardEmbedding`; naming non-members invites them (Admin or User Admin).',
+          '`{ type: "private"|"public", object: <dashboard>, users?: [e-mail], emailNotif? }` → 201 `{ share, invited, notified }`. Needs `s` on the dashboard; `public` needs an Admin without a row filter and the project\'s `dashboardEmbedding`; naming non-members invites them (Admin or User Admin).',
         handler: async ({ engine, actor, body }) =>
           changeReply(actor.projectId, await engine.shares.create(actor, body), 201),
       },

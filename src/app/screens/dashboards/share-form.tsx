@@ -1,7 +1,7 @@
 // Sharing, changing or stopping a dashboard's share, by the rules of docs/sharing.md:
 // private names members by e-mail (non-members are invited, by Admins and User Admins);
-// public is offered to Admins only and needs the project's dashboardEmbedding; a public
-// share is changed or stopped by an Admin only. The API's 400/403/409 messages are shown.
+// public is offered to Admins without a row filter only and needs the project's
+// dashboardEmbedding; a public share is changed or stopped by an Admin only. The API's 400/403/409 messages are shown.
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, projectApi } from '../../api';
 import { useProject, type ProjectDetails } from '../../project';
@@ -27,6 +27,8 @@ const emails = (text: string) =>
 export function ShareForm({ id, share, onChange, onConflict }: Props) {
   const project = useProject() as WithEmbedding;
   const admin = project.access.admin;
+  // A public share computes without row filter: only an unfiltered Admin makes one.
+  const publisher = admin && !project.access.filter;
   const [type, setType] = useState<ShareType>(share?.type ?? 'private');
   const [users, setUsers] = useState((share?.users ?? []).join('\n'));
   const [emailNotif, setEmailNotif] = useState(share?.emailNotif ?? false);
@@ -112,7 +114,7 @@ export function ShareForm({ id, share, onChange, onConflict }: Props) {
             own filter allows)
           </span>
         </label>
-        {admin && (
+        {(publisher || type === 'public') && (
           <label class="dash-choice">
             <input
               type="radio"
@@ -127,7 +129,7 @@ export function ShareForm({ id, share, onChange, onConflict }: Props) {
             </span>
           </label>
         )}
-        {admin && type === 'public' && project.dashboardEmbedding === false && (
+        {publisher && type === 'public' && project.dashboardEmbedding === false && (
           <p class="muted dash-hint">
             Public shares are off in this project: an Admin turns on dashboard embedding (the
             project’s <code>dashboardEmbedding</code> setting) first.

@@ -1,15 +1,15 @@
 // An item's columns and rows as a table: numbers right-aligned, measures grouped.
-import type { Column, DashboardItem } from './types';
+import type { Cell, Column, DashboardItem } from './types';
 
 const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
 const numeric = (c: Column) => NUMERIC.has(c.dataType);
 const grouped = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 
-function cell(c: Column, v: string | null): string {
+function cell(c: Column, v: Cell): string {
   if (v === null || v === '') return '–';
-  if (!numeric(c) || c.kind !== 'measure') return v;
+  if (!numeric(c) || c.kind !== 'measure') return String(v);
   const n = Number(v);
-  return Number.isFinite(n) ? grouped.format(n) : v;
+  return Number.isFinite(n) ? grouped.format(n) : String(v);
 }
 
 export function DataTable({ item }: { item: DashboardItem }) {

@@ -24,15 +24,18 @@ export interface Column {
   format?: string;
 }
 
+export type Cell = string | number | null;
+
 export interface DashboardItem {
   id: string;
   title: string;
   report: string;
   layout: { x: number; y: number; w: number; h: number };
   columns: Column[];
-  rows: (string | null)[][];
+  /** Integer and number columns as JSON numbers (text only beyond what a number holds). */
+  rows: Cell[][];
   rowCount: number;
-  kpi?: { title: string; value: string | null; formatted: string };
+  kpi?: { title: string; value: Cell; formatted: string };
   chart?: { svg: string };
   warnings?: string[];
   error?: string;
@@ -52,7 +55,7 @@ export interface Share {
   type: ShareType;
   users: string[];
   emailNotif: boolean;
-  /** The public address: only to Admins and members holding `s` on the dashboard. */
+  /** The public address: only to Admins without a row filter. */
   url?: string;
   createdBy: string;
   created: string;
