@@ -134,9 +134,9 @@ describe.each([
     expect(queries[1]).toMatchObject({
       id: 'q2',
       rows: [
-        ['US', '450'],
-        ['EU', '350'],
-        ['APAC', '75'],
+        ['US', 450],
+        ['EU', 350],
+        ['APAC', 75],
       ],
       totalRows: 3,
       truncated: false,
@@ -193,8 +193,8 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
     );
     const { job } = await ask(t, 'Sales by region?', { as: EU_ONLY });
     expect(job.status, job.message).toBe('OK');
-    const r = (job as JobJson & { result: { queries: { rows: string[][] }[] } }).result;
-    expect(r.queries[0]!.rows).toEqual([['EU', '350']]);
+    const r = (job as JobJson & { result: { queries: { rows: unknown[][] }[] } }).result;
+    expect(r.queries[0]!.rows).toEqual([['EU', 350]]);
     // The values and the rows the model saw hold no other region.
     for (const i of [1, 2]) {
       expect(wire(t, i)).toContain('EU');
@@ -279,6 +279,16 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       (l: { rel: string }) => l.rel === 'chart',
     );
     expect(chartLink.href).toContain(`/messages/${message}/chart`);
+    // Result rows read by a client (the job, the conversation) type their number columns.
+    const sales = [
+      ['APAC', 75],
+      ['EU', 350],
+      ['US', 450],
+    ];
+    expect(
+      (job as unknown as { result: { queries: { rows: unknown }[] } }).result.queries[0]!.rows,
+    ).toEqual(sales);
+    expect(view.json.conversation.messages[0].answer.queries[0].rows).toEqual(sales);
     const svg = await t.s.api('GET', chartLink.href.replace('/api/v1', ''), { accept: '*/*' });
     expect(svg.status).toBe(200);
     expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
@@ -535,7 +545,8 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       expect(res.structuredContent).toMatchObject({
         status: 'OK',
         answer: 'There are 5 orders.',
-        queries: [{ id: 'q1', aql: 'SELECT COUNT([Order])', rows: [['5']], totalRows: 1 }],
+        // A count is a JSON number, as in every MCP tool's rows.
+        queries: [{ id: 'q1', aql: 'SELECT COUNT([Order])', rows: [[5]], totalRows: 1 }],
         complete: true,
       });
       const conversation = (res.structuredContent as { conversation: string }).conversation;

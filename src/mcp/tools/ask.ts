@@ -4,10 +4,12 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import type { AiAnswer } from '../../engine/ai/types.js';
+import { jsonRows } from '../../engine/aql/format.js';
 import { invalid } from '../../engine/errors.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, type ToolExtra } from '../wait.js';
+import { cellShape, CELLS_NOTE } from './aql.js';
 import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
 
 /** Rows of each query shown (the full tables are on the conversation over REST). */
@@ -23,7 +25,7 @@ const output = {
       id: z.string(),
       aql: z.string(),
       columns: z.array(z.string()),
-      rows: z.array(z.array(z.string())),
+      rows: z.array(z.array(cellShape)).describe(CELLS_NOTE),
       totalRows: z.number(),
       error: z.string().optional(),
     }),
@@ -72,7 +74,7 @@ function reply(job: Job, conversation: string, rows: number): Out {
       id: q.id,
       aql: q.aql,
       columns: q.columns.map((c) => c.title),
-      rows: q.rows.slice(0, rows),
+      rows: jsonRows(q.columns, q.rows.slice(0, rows)),
       totalRows: q.totalRows,
       ...(q.error ? { error: q.error } : {}),
     })),

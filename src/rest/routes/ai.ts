@@ -1,5 +1,6 @@
 // AI chat: ask (→ an `ai` job), conversations (list, read, delete) and a message's chart.
 import type { ConversationView, MessageView } from '../../engine/ai/conversations.js';
+import { jsonAnswer } from '../../engine/ai/json-answer.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
 import { HttpError } from '../errors.js';
 import { enc, link, paging, projectPath } from '../links.js';
@@ -26,6 +27,7 @@ addJobLinks((job) => {
 function messageView(projectId: string, conversation: string, m: MessageView) {
   return {
     ...m,
+    ...(m.answer ? { answer: jsonAnswer(m.answer) } : {}),
     link: [
       link('scache', jobPath(projectId, m.jobId), { id: m.jobId }),
       ...(m.answer?.chart

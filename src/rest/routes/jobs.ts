@@ -1,4 +1,6 @@
 // Jobs (scache): list, poll, cancel.
+import { jsonAnswer } from '../../engine/ai/json-answer.js';
+import type { AiAnswer } from '../../engine/ai/types.js';
 import type { Job } from '../../engine/jobs/jobs.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
 import { enc, link, paging, projectPath, type Link } from '../links.js';
@@ -18,6 +20,8 @@ export function jobView(job: Job) {
   const { projectId, ...rest } = job;
   return {
     ...rest,
+    // An answer's result rows as every JSON rendering of typed rows gives them.
+    ...(job.type === 'ai' && job.result ? { result: jsonAnswer(job.result as AiAnswer) } : {}),
     link: [
       link('self', jobPath(projectId, job.id), { id: job.id }),
       ...jobLinkMakers.flatMap((m) => m(job)),

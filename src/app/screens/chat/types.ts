@@ -19,7 +19,8 @@ export interface AiQuery {
   id: string;
   aql: string;
   columns: { title: string; dataType: string }[];
-  rows: string[][];
+  /** Number columns' cells are JSON numbers (null when empty). */
+  rows: (string | number | null)[][];
   totalRows: number;
   truncated: boolean;
   error?: string;
