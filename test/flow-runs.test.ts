@@ -2,45 +2,14 @@
 // nothing written, a killed server ends the run ERROR at restart with outputs untouched, the
 // plan's flow limit (402). A loopback API that holds its answer keeps a run running.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lastLine, runCli, startCli, type StartedCli } from './helpers/cli.js';
 import { waitFor, writePlansFile } from './helpers/fixtures.js';
+import { GatedApi } from './helpers/gated-api.js';
 import { rawStorage } from './helpers/storage.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
-
-/** An API whose `/slow` answers only when released; `/fast` answers at once. */
-class GatedApi {
-  private held: http.ServerResponse[] = [];
-  requests = 0;
-  readonly server = http.createServer((req, res) => {
-    this.requests++;
-    if (req.url?.startsWith('/slow')) this.held.push(res);
-    else answer(res);
-  });
-  url = '';
-  async start(): Promise<void> {
-    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-  release(): void {
-    for (const r of this.held.splice(0)) answer(r);
-  }
-  async stop(): Promise<void> {
-    this.release();
-    this.server.closeAllConnections();
-    await new Promise<void>((r) => this.server.close(() => r()));
-  }
-}
-
-function answer(res: http.ServerResponse): void {
-  if (res.writableEnded || res.destroyed) return;
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify([{ sku: 'new', qty: 100 }]));
-}
 
 /** Polls an async check until it holds (20 s at most). */
 async function until(check: () => Promise<boolean>): Promise<void> {

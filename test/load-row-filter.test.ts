@@ -1,16 +1,18 @@
 // Nobody widens their own row-level filter by loading data: a member whose filter reads a
 // dataset (names its columns, or restricts another dataset through it) may not load it, or
 // they would pick the rows it lets them see (an EU-only MD Admin upserting a US person as EU
-// sees that person's sales). One rule for every load: a file load → 403 before any job; a
-// flow output → the run ends ERROR before it writes anything; a trigger's run is checked as
-// the member it acts as (its last editor).
+// sees that person's sales). One rule for every load: a file load or a flow run → 403 before
+// any job; checked again when a run commits (the run ends ERROR, nothing written); a trigger's
+// run is checked as the member it acts as (its last editor).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firingsOf } from '../src/engine/flows/triggers/claims.js';
 import { createProject, loadDataset, loadPeople, waitFor } from './helpers/fixtures.js';
+import { GatedApi } from './helpers/gated-api.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 const MD_EU = 'rowload-md-eu@example.com';
+const MD_LATE = 'rowload-md-late@example.com';
 
 let s: TestServer;
 let p: string;
@@ -34,7 +36,11 @@ const obj = async (body: unknown, as = ADMIN) => {
 };
 
 beforeAll(async () => {
-  s = await startTestServer({ URSA_DEFAULT_PLAN: 'enterprise', URSA_TRIGGER_TICK_MS: '100' });
+  s = await startTestServer({
+    URSA_DEFAULT_PLAN: 'enterprise',
+    URSA_TRIGGER_TICK_MS: '100',
+    URSA_CONNECTOR_ALLOW_HOSTS: '127.0.0.1',
+  });
   p = await createProject(s, 'rowload', 'Row filter loads');
   await loadPeople(s, p); // 1 EU, 2 US
   // sales references people by person_id: the EU filter restricts it through people.
@@ -125,17 +131,60 @@ describe('a flow output', () => {
     });
   });
 
-  it('run by a member whose filter reads the dataset: ERROR before anything is written', async () => {
+  const startRefused = /^cluster "people": your own row-level filter reads this dataset; /;
+
+  it('started by a member whose filter reads the dataset: 403 naming it; nothing runs', async () => {
     const r = await s.api('POST', `/projects/${p}/kodiak/transform/execute`, {
       as: MD_EU,
       body: { type: 'flow', id: 'flow.widen' },
     });
-    expect(r.status, r.text).toBe(201);
-    const job = await s.engine.jobs.waitFor(r.json.link[0].id, 30_000);
-    expect(job.status).toBe('ERROR');
-    expect(job.message).toMatch(refused);
+    expect(r.status, r.text).toBe(403);
+    expect(r.json.message).toMatch(startRefused);
+    expect(r.json.context).toMatchObject({ field: 'filter', cluster: 'people' });
     await nothingWritten();
     expect(await seen(MD_EU)).toBe('1\tEU\t5');
+  });
+
+  it('a filter that comes to read it while the run runs: ERROR at commit, nothing written', async () => {
+    const api = new GatedApi([{ person_id: 2, region: 'EU', dept: 'IT' }]);
+    await api.start();
+    try {
+      await obj({
+        ident: 'flow.late',
+        type: 'flow',
+        name: 'Late',
+        def: {
+          boxes: [
+            { id: 'src', type: 'input.http', url: `${api.url}/slow` },
+            { ...widen.boxes[1], id: 'out' },
+            { id: 'copy', type: 'output.storage', path: '/out/late.csv', format: 'csv' },
+          ],
+          edges: [
+            { from: 'src', to: 'out' },
+            { from: 'src', to: 'copy' },
+          ],
+        },
+      });
+      await invite(s, p, MD_LATE, { mdadmin: true });
+      const r = await s.api('POST', `/projects/${p}/kodiak/transform/execute`, {
+        as: MD_LATE,
+        body: { type: 'flow', id: 'flow.late' },
+      });
+      expect(r.status, r.text).toBe(201);
+      await waitFor(() => api.holding || undefined, 10_000);
+      const put = await s.api('PUT', `/projects/${p}/users/${MD_LATE}`, {
+        body: { filter: '[Region] = "EU"' },
+      });
+      expect(put.status, put.text).toBe(200);
+      api.release();
+      const job = await s.engine.jobs.waitFor(r.json.link[0].id, 30_000);
+      expect(job.status).toBe('ERROR');
+      expect(job.message).toMatch(refused);
+      await nothingWritten();
+      expect(await rawStorage(s.engine).stat(p, '/out/late.csv')).toBeNull();
+    } finally {
+      await api.stop();
+    }
   });
 
   it('started by a trigger: checked as the member it runs as, its last editor', async () => {
@@ -160,13 +209,12 @@ describe('a flow output', () => {
           ),
         10_000,
       );
-      expect(f.outcome, f.message ?? '').toBe('started');
-      return s.engine.jobs.waitFor(f.jobId!, 30_000);
+      return f;
     };
+    // Run as MD_EU, the trigger's last editor: refused when it would start, a failed firing.
     const asEu = await first();
-    expect(asEu.createdBy).toBe(MD_EU);
-    expect(asEu.status).toBe('ERROR');
-    expect(asEu.message).toMatch(refused);
+    expect(asEu.outcome).toBe('failed');
+    expect(asEu.message).toMatch(startRefused);
     await nothingWritten();
 
     // Last edited by an Admin without a filter: the same run loads (the flow itself is fine).
@@ -174,7 +222,9 @@ describe('a flow output', () => {
       body: { name: 'Widen, by the Admin', def: trigger },
     });
     expect(put.status, put.text).toBe(200);
-    const asAdmin = await first();
+    const fired = await first();
+    expect(fired.outcome, fired.message ?? '').toBe('started');
+    const asAdmin = await s.engine.jobs.waitFor(fired.jobId!, 30_000);
     expect(asAdmin.createdBy).toBe(ADMIN);
     expect(asAdmin.status, asAdmin.message).toBe('OK');
     expect(await seen(ADMIN)).toBe('1\tEU\t5\n2\tEU\t7');

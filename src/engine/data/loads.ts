@@ -127,6 +127,14 @@ export class Loads {
     guard?.assertOwnRowsKept(a, replacing.keys(), projected.snap);
   }
 
+  /**
+   * 403 when `a`'s own row filter reads one of `datasets` (see checkModel): a flow run that
+   * would load them is refused when it is started, not only when it commits.
+   */
+  checkOwnRows(a: ProjectActor, datasets: string[]): void {
+    this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
+  }
+
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
   async start(a: ProjectActor, body: unknown): Promise<Job> {
     requireLevel(a, 'mdadmin');

@@ -106,7 +106,14 @@ export class Flows {
     requireLevel(a, 'mdadmin');
     const row = this.flowRow(a, flow);
     // Checked again now: a credentials object may have gone since the flow was saved.
-    this.graphOf(a, row);
+    const graph = this.graphOf(a, row);
+    // The datasets it loads, as a file load would be refused (403); checked again at commit.
+    this.deps.loads.checkOwnRows(
+      a,
+      [...graph.boxes.values()].flatMap((b) =>
+        b.type === 'output.dataset' ? [String(b.dataset)] : [],
+      ),
+    );
     const { db, jobs } = this.deps;
     const since = nowIso();
     const claimed = db
