@@ -222,6 +222,25 @@ describe('refusals before anything renders', () => {
     expect(r.json.context.field).toBe('html');
   });
 
+  it.each([
+    [{ width: '250in' }, 'width must be from 1in to 200in (96px to 19200px); got 250in'],
+    [{ width: '6350mm' }, 'got 6350mm (250in)'],
+    [{ height: 24000 }, 'height must be from 1in to 200in (96px to 19200px); got 24000px (250in)'],
+    [{ height: '2cm' }, 'got 2cm (0.79in)'],
+    [
+      { margin: '11cm' },
+      'margin leaves no room on the page: left + right is 22cm; the page width (21cm) less 1.27cm for the content leaves at most 19.73cm',
+    ],
+    [
+      { pageType: 'Letter', margin: { top: '5.3in', bottom: '5.3in' } },
+      'top + bottom is 10.6in; the page height (11in) less 0.5in for the content leaves at most 10.5in',
+    ],
+  ])('sizes in messages are in the unit asked in: %j', async (options, message) => {
+    const r = await post('html', { html: '<p>x</p>', ...options });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toContain(message);
+  });
+
   it('export/url checks the options too', async () => {
     const r = await post('url', { url: '/api/v1/projects/x/users', scale: 9 });
     expect(r.status).toBe(400);
