@@ -102,23 +102,5 @@ export async function requirePrincipal(engine: Engine, req: AuthedRequest): Prom
       },
     );
   }
-  // Cookies ride along on cross-site requests: a state change must come from our own pages.
-  if (req.authVia === 'session' && !['GET', 'HEAD', 'OPTIONS'].includes(req.method)) {
-    const origin = req.headers.origin;
-    const site = new URL(engine.config.siteUrl);
-    const host = req.headers.host;
-    if (origin && origin !== site.origin && (!host || hostOf(origin) !== host)) {
-      throw new HttpError(403, `cross-site request from ${origin} refused`, { origin });
-    }
-  }
   return p;
-}
-
-/** The host of an Origin header, or null for `null` (opaque origins) and garbage. */
-function hostOf(origin: string): string | null {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return null;
-  }
 }

@@ -14,6 +14,7 @@ import { requirePrincipal, type AuthedRequest } from './auth.js';
 import { parseBody } from './body.js';
 import { HttpError } from './errors.js';
 import { send, type Reply } from './respond.js';
+import { changesState, refuseCrossSite } from './same-origin.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
 export type Access = 'public' | 'authenticated' | Level;
@@ -98,7 +99,11 @@ interface Caller {
 const CALLER = Symbol('caller');
 type WithCaller = Request & { [CALLER]?: Caller };
 
-/** Authenticates, resolves the caller's rights in `:project` and enforces the route's level. */
+/**
+ * Authenticates, resolves the caller's rights in `:project` and enforces the route's level.
+ * A change made with the session cookie, or by a public route (signing in sets the cookie),
+ * must come from this site's pages (same-origin.ts); a bearer token needs no such check.
+ */
 function authorize(engine: Engine, op: Operation) {
   return async (req: Request, _res: Response, next: NextFunction) => {
     try {
@@ -113,6 +118,8 @@ function authorize(engine: Engine, op: Operation) {
           if (isLevel(op.access)) requireLevel(caller.actor, op.access);
         }
       }
+      if (changesState(req.method) && (req as AuthedRequest).authVia !== 'bearer')
+        refuseCrossSite(engine, req);
       (req as WithCaller)[CALLER] = caller;
       next();
     } catch (err) {

@@ -6,13 +6,11 @@ const STYLESHEET = `
 --soft:#f3f6fa;--accent:#1f5fbf;--accent-fg:#fff;--card:#fff;--focus:#f0a500}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e9ee;--bg:#14171c;--muted:#a3adbb;
 --line:#2e343d;--soft:#1c2027;--accent:#7aa7ff;--accent-fg:#0b1220;--card:#191d23}}
-*{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:17px/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
 background:var(--bg)}
 a{color:var(--accent);text-underline-offset:.15em}
 a:focus-visible,button:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
-img{max-width:100%;height:auto}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 code{background:var(--soft);padding:.05em .3em;border-radius:.25rem;overflow-wrap:anywhere}
 pre{background:var(--soft);border:1px solid var(--line);border-radius:.5rem;padding:.8rem 1rem;

@@ -16,7 +16,7 @@ export interface PageSpec {
   icon?: string;
   /** The page shows same-origin images (`img-src 'self'`). */
   images?: boolean;
-  /** Inline CSS, allowed by its hash. */
+  /** Inline CSS, allowed by its hash (after BASE_STYLE, which every page gets). */
   style?: string;
   /** Inline script (static text, no data), allowed by its hash; placed at the end of <body>. */
   script?: string;
@@ -42,10 +42,24 @@ export interface Page {
   csp: string;
 }
 
+/**
+ * What every page gets before its own style, so that none scrolls sideways on a phone (320 px
+ * and up): widths include padding, long words (e-mail addresses, identifiers, file names)
+ * break rather than widen the page, images and code stay within their box. Wide tables scroll
+ * inside a box of their own page's making.
+ */
+export const BASE_STYLE =
+  '*,*::before,*::after{box-sizing:border-box}body{overflow-wrap:anywhere}' +
+  'img{max-width:100%;height:auto}pre{overflow-x:auto}';
+
 const sha256 = (text: string): string =>
   `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-export function renderPage(spec: PageSpec): Page {
+export function renderPage(pageSpec: PageSpec): Page {
+  const spec = {
+    ...pageSpec,
+    style: `${BASE_STYLE}${pageSpec.style ? `\n${pageSpec.style}` : ''}`,
+  };
   const head: Interpolation[] = [
     html`<meta charset="utf-8">`,
     html`<meta name="viewport" content="width=device-width, initial-scale=1">`,
@@ -54,7 +68,7 @@ export function renderPage(spec: PageSpec): Page {
     (spec.stylesheets ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`),
     spec.icon && html`<link rel="icon" href="${spec.icon}" type="image/svg+xml">`,
     spec.head,
-    spec.style !== undefined && html`<style>${raw(spec.style)}</style>`,
+    html`<style>${raw(spec.style)}</style>`,
   ];
   const script = spec.script !== undefined && html`<script>${raw(spec.script)}</script>`;
   const doc = html`<!doctype html>

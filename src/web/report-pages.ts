@@ -18,7 +18,6 @@ const ITEM_ROWS = 100;
 const STYLE = `
 :root{color-scheme:light;--fg:#1d2330;--bg:#f4f6f9;--card:#fff;--muted:#5f6b7a;--line:#dde3ea;
 --accent:#1f5fbf;--err:#b3261e}
-*{box-sizing:border-box}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
 color:var(--fg);background:var(--bg)}
 header{padding:20px 24px 8px}
@@ -47,7 +46,8 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .filters button{font:inherit;padding:6px 14px;border-radius:6px;border:1px solid var(--accent);
 background:var(--accent);color:#fff}
 .links{font-size:.9rem;margin:6px 0 0}
-.single{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px}
+.single{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px;
+overflow-x:auto}
 .single .chart svg{width:100%}
 @media (max-width:800px){
 header,main{padding-left:12px;padding-right:12px}

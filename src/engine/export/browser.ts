@@ -3,8 +3,9 @@
 // browser context (no cookies, cache or storage shared with another), JavaScript off, and no
 // network: every request the page makes is aborted except `data:` URLs, and host names (IP
 // literals too) resolve to nothing, which also stops what request interception never sees
-// (prefetch, preconnect). At most `concurrency` exports render at once; the others wait in
-// line. One deadline covers waiting and rendering; whatever happens the context is closed.
+// (prefetch, preconnect). At most `concurrency` exports render at once, and one user at most
+// `perUserSlots` of them, so nobody can hold every renderer; the others wait in line. One
+// deadline covers waiting and rendering; whatever happens the context is closed.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
@@ -31,14 +32,26 @@ export const CHROMIUM_ARGS = [
   '--host-resolver-rules=MAP * ~NOTFOUND',
 ];
 
+/**
+ * Renderers one user may hold at once: half of them (at least one), so a user exporting in a
+ * loop leaves the other half to everyone else. Counted per process, like the renderers: each
+ * process runs its own Chromium, so its share is of its own slots.
+ */
+export const perUserSlots = (concurrency: number): number =>
+  Math.max(1, Math.floor(concurrency / 2));
+
 /** A place in line for one of the renderers. */
 interface Waiter {
+  /** Whose export it is (the user's e-mail). */
+  holder: string;
   grant: () => void;
 }
 
 export class PdfRenderer {
   private browser: Promise<Browser> | null = null;
   private running = 0;
+  /** Renderers each user holds now. */
+  private readonly held = new Map<string, number>();
   private readonly line: Waiter[] = [];
   private closed = false;
 
@@ -47,12 +60,12 @@ export class PdfRenderer {
     private readonly log?: Logger,
   ) {}
 
-  /** Prints `html` with `options`; the PDF as Chromium writes it. */
-  async render(html: string, options: PdfOptions): Promise<Buffer> {
+  /** Prints `html` with `options` for `holder` (a user); the PDF as Chromium writes it. */
+  async render(html: string, options: PdfOptions, holder: string): Promise<Buffer> {
     if (this.closed) throw unavailable('the PDF renderer is shut down: the server is stopping');
     const started = Date.now();
     const deadline = started + this.settings.timeoutMs;
-    await this.acquire(deadline, started);
+    await this.acquire(holder, deadline, started);
     const waited = Date.now() - started;
     let context: BrowserContext | null = null;
     let expired = false;
@@ -92,7 +105,7 @@ export class PdfRenderer {
     // The slot is given back only once Chromium is done with the page, after a timeout too.
     const done = work.finally(async () => {
       await (context as BrowserContext | null)?.close().catch(() => undefined);
-      this.release();
+      this.release(holder);
     });
     done.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
@@ -137,18 +150,22 @@ export class PdfRenderer {
     this.closed = true;
     const browser = this.browser;
     this.browser = null;
-    for (const w of this.line.splice(0)) w.grant();
+    for (const w of this.line.splice(0)) w.grant(); // each rejects: the renderer is closed
     await browser?.then((b) => b.close()).catch(() => undefined);
   }
 
-  /** Waits for a free renderer until the deadline; 409 when none came free in time. */
-  private acquire(deadline: number, started: number): Promise<void> {
-    if (this.running < this.settings.concurrency) {
-      this.running += 1;
+  /**
+   * Waits until a renderer is free and `holder` holds fewer than their share, until the
+   * deadline; 409 when that did not happen in time.
+   */
+  private acquire(holder: string, deadline: number, started: number): Promise<void> {
+    if (this.mayStart(holder)) {
+      this.take(holder);
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
+        holder,
         grant: () => {
           clearTimeout(timer);
           if (this.closed)
@@ -160,17 +177,7 @@ export class PdfRenderer {
         () => {
           const i = this.line.indexOf(waiter);
           if (i >= 0) this.line.splice(i, 1);
-          reject(
-            conflict(
-              `no PDF renderer came free within ${this.settings.timeoutMs} ms (${this.settings.concurrency} exports render at once, ${this.line.length} more waiting); try again`,
-              {
-                timeoutMs: this.settings.timeoutMs,
-                waitedMs: Date.now() - started,
-                concurrency: this.settings.concurrency,
-                setting: 'URSA_EXPORT_CONCURRENCY',
-              },
-            ),
-          );
+          reject(this.noneFree(holder, Date.now() - started));
         },
         Math.max(0, deadline - Date.now()),
       );
@@ -178,11 +185,59 @@ export class PdfRenderer {
     });
   }
 
-  /** Hands the slot to the next in line, or frees it. */
-  private release(): void {
-    const next = this.line.shift();
-    if (next) next.grant();
-    else this.running -= 1;
+  private get share(): number {
+    return perUserSlots(this.settings.concurrency);
+  }
+
+  private mayStart(holder: string): boolean {
+    return this.running < this.settings.concurrency && (this.held.get(holder) ?? 0) < this.share;
+  }
+
+  private take(holder: string): void {
+    this.running += 1;
+    this.held.set(holder, (this.held.get(holder) ?? 0) + 1);
+  }
+
+  /** Frees `holder`'s renderer and starts whoever waits longest and may start now. */
+  private release(holder: string): void {
+    this.running -= 1;
+    const left = (this.held.get(holder) ?? 1) - 1;
+    if (left > 0) this.held.set(holder, left);
+    else this.held.delete(holder);
+    // Those at their share stay in line, without holding up the others behind them.
+    for (let i = 0; i < this.line.length && this.running < this.settings.concurrency;) {
+      const w = this.line[i]!;
+      if (!this.mayStart(w.holder)) {
+        i += 1;
+        continue;
+      }
+      this.line.splice(i, 1);
+      this.take(w.holder);
+      w.grant();
+    }
+  }
+
+  /** The 409 of an export that waited its whole time limit: whose renderers were busy. */
+  private noneFree(holder: string, waitedMs: number): EngineError {
+    const { concurrency, timeoutMs } = this.settings;
+    const yours = this.held.get(holder) ?? 0;
+    const context = {
+      timeoutMs,
+      waitedMs,
+      concurrency,
+      perUser: this.share,
+      yours,
+      setting: 'URSA_EXPORT_CONCURRENCY',
+    };
+    if (yours >= this.share)
+      return conflict(
+        `your other PDF exports held your share of the renderers for ${timeoutMs} ms (one user renders at most ${this.share} of the ${concurrency} at once); wait for them to finish, then try again`,
+        context,
+      );
+    return conflict(
+      `no PDF renderer came free within ${timeoutMs} ms (${concurrency} exports render at once, ${this.line.length} more waiting); try again`,
+      context,
+    );
   }
 
   /** The running browser, launched when there is none (first export, after a crash). */

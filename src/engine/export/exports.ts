@@ -23,7 +23,8 @@ export class Exports {
    * `html` printed to PDF as `a` asked: `options` are the export options (pdf-options.ts),
    * `meta.title` the document's title (blank: "Ursa export"). 400 for bad options, an empty
    * or too large document or a too long title; 400 when rendering outlasts the time limit,
-   * 409 when no renderer came free within it; 503 when Chromium is missing.
+   * 409 when no renderer came free within it (a user renders at most half of them at once,
+   * browser.ts); 503 when Chromium is missing.
    */
   async pdf(
     a: ProjectActor,
@@ -34,7 +35,7 @@ export class Exports {
     const opts = parsePdfOptions(options);
     const doc = checkHtml(html);
     const title = checkTitle(meta.title);
-    const printed = await this.renderer.render(doc, opts);
+    const printed = await this.renderer.render(doc, opts, a.email);
     return withPdfMeta(printed, { title, author: a.email });
   }
 

@@ -65,17 +65,40 @@ export const DEFAULT_MARGIN_IN = 1 / 2.54; // 1 cm
 const LENGTH_HELP =
   'must be a CSS length: a number of pixels, or a string of a number and a unit px, in, cm or mm ("210mm", "8.5in")';
 
+type Unit = keyof typeof UNITS;
+
 /**
- * A CSS length in inches: a number (pixels) or a string such as "21cm", "8.5in", "800px",
- * "12" (pixels); null when it is not one. Negative lengths are not lengths here.
+ * A CSS length: a number (pixels) or a string such as "21cm", "8.5in", "800px", "12"
+ * (pixels), as inches and the unit it was written in; null when it is not one. Negative
+ * lengths are not lengths here.
  */
-export function cssLengthInches(v: unknown): number | null {
-  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v * UNITS.px : null;
+function cssLength(v: unknown): { inches: number; unit: Unit } | null {
+  if (typeof v === 'number')
+    return Number.isFinite(v) && v >= 0 ? { inches: v * UNITS.px, unit: 'px' } : null;
   if (typeof v !== 'string') return null;
   const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(px|in|cm|mm)?\s*$/i.exec(v);
   if (!m) return null;
-  const unit = (m[2]?.toLowerCase() ?? 'px') as keyof typeof UNITS;
-  return Number(m[1]) * UNITS[unit];
+  const unit = (m[2]?.toLowerCase() ?? 'px') as Unit;
+  return { inches: Number(m[1]) * UNITS[unit], unit };
+}
+
+/** A CSS length in inches (see cssLength); null when it is not one. */
+export function cssLengthInches(v: unknown): number | null {
+  return cssLength(v)?.inches ?? null;
+}
+
+/** `inches` written in `unit`, as a CSS length rounded to 2 decimals ("635cm", "24000px"). */
+export function lengthIn(inches: number, unit: Unit): string {
+  return `${Math.round((inches / UNITS[unit]) * 100) / 100}${unit}`;
+}
+
+/** The unit the first of `values` that is a CSS length was written in. */
+function unitOf(...values: unknown[]): Unit | undefined {
+  for (const v of values) {
+    const unit = cssLength(v)?.unit;
+    if (unit) return unit;
+  }
+  return undefined;
 }
 
 const length = z.unknown().transform((v, ctx) => {
@@ -163,8 +186,6 @@ const schema = z.strictObject({
   printBackground: bool.optional(),
 });
 
-const fmt = (inches: number) => `${Math.round(inches * 2540) / 100} cm`;
-
 /**
  * Checks the options of a PDF export and resolves them to a page. Defaults: A4 portrait,
  * 1 cm margins, scale 1, backgrounds printed. `width`/`height` replace the pageType's sides
@@ -192,6 +213,8 @@ export function parsePdfOptions(input: unknown): PdfOptions {
     throw invalid(`${field} ${issue.message}`, { field });
   }
   const o = r.data;
+  // Messages give lengths in the unit they were asked in.
+  const given = value as Record<string, unknown>;
   const type = o.pageType ?? 'A4';
   const landscape = o.landscape ?? false;
   const portrait = PAGE_SIZES[type];
@@ -201,11 +224,15 @@ export function parsePdfOptions(input: unknown): PdfOptions {
     ['width', width],
     ['height', height],
   ] as const) {
-    if (inches < MIN_SIDE_IN - 1e-9 || inches > MAX_SIDE_IN + 1e-9)
+    if (inches < MIN_SIDE_IN - 1e-9 || inches > MAX_SIDE_IN + 1e-9) {
+      // Only a given side can be out of range: every pageType fits.
+      const unit = unitOf(given[field]) ?? 'in';
+      const got = `${lengthIn(inches, unit)}${unit === 'in' ? '' : ` (${lengthIn(inches, 'in')})`}`;
       throw invalid(
-        `${field} must be from ${MIN_SIDE_IN}in to ${MAX_SIDE_IN}in (${MIN_SIDE_IN * 96}px to ${MAX_SIDE_IN * 96}px); got ${fmt(inches)}`,
-        { field, min: `${MIN_SIDE_IN}in`, max: `${MAX_SIDE_IN}in` },
+        `${field} must be from ${MIN_SIDE_IN}in to ${MAX_SIDE_IN}in (${MIN_SIDE_IN * 96}px to ${MAX_SIDE_IN * 96}px); got ${got}`,
+        { field, min: `${MIN_SIDE_IN}in`, max: `${MAX_SIDE_IN}in`, got: lengthIn(inches, unit) },
       );
+    }
   }
   if (landscape) [width, height] = [height, width];
   const m = o.margin ?? {
@@ -214,16 +241,24 @@ export function parsePdfOptions(input: unknown): PdfOptions {
     bottom: DEFAULT_MARGIN_IN,
     left: DEFAULT_MARGIN_IN,
   };
-  if (width - m.left - m.right < MIN_CONTENT_IN - 1e-9)
+  // Lengths in the unit of the margins asked for, else of the page's sides, else the
+  // default margin's (cm).
+  const sides = (typeof given.margin === 'object' && given.margin ? given.margin : {}) as Record<
+    string,
+    unknown
+  >;
+  for (const [a, b, page, dimension] of [
+    ['left', 'right', width, 'width'],
+    ['top', 'bottom', height, 'height'],
+  ] as const) {
+    if (page - m[a] - m[b] >= MIN_CONTENT_IN - 1e-9) continue;
+    const unit = unitOf(given.margin, sides[a], sides[b], given[dimension]) ?? 'cm';
+    const len = (inches: number) => lengthIn(inches, unit);
     throw invalid(
-      `margin leaves no room on the page: left + right must be at most the page width (${fmt(width)}) less ${MIN_CONTENT_IN}in`,
-      { field: 'margin', pageWidth: fmt(width) },
+      `margin leaves no room on the page: ${a} + ${b} is ${len(m[a] + m[b])}; the page ${dimension} (${len(page)}) less ${len(MIN_CONTENT_IN)} for the content leaves at most ${len(page - MIN_CONTENT_IN)}`,
+      { field: 'margin', [dimension === 'width' ? 'pageWidth' : 'pageHeight']: len(page) },
     );
-  if (height - m.top - m.bottom < MIN_CONTENT_IN - 1e-9)
-    throw invalid(
-      `margin leaves no room on the page: top + bottom must be at most the page height (${fmt(height)}) less ${MIN_CONTENT_IN}in`,
-      { field: 'margin', pageHeight: fmt(height) },
-    );
+  }
   return {
     width,
     height,

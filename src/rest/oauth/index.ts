@@ -5,6 +5,7 @@
 import express, { type Router } from 'express';
 import type { Engine } from '../../engine/engine.js';
 import { metadataRouter, pinOrigin } from './metadata.js';
+import { changesState, refuseCrossSite } from '../same-origin.js';
 import { registrationLimit } from './registration-limit.js';
 import { INTERACTION_PATH, OAUTH_ROUTES } from './resources.js';
 
@@ -22,6 +23,12 @@ const SERVED = [
 ];
 
 const servedByProvider = (p: string) => SERVED.some((r) => p === r || p.startsWith(`${r}/`));
+
+/**
+ * The provider's one form that its session cookie authenticates: the sign-out confirmation.
+ * (Authorization requests may be posted by a client's pages on other sites; consent decides.)
+ */
+const SIGN_OUT_CONFIRM = `${OAUTH_ROUTES.end_session}/confirm`;
 
 export async function oauthRouter(engine: Engine): Promise<Router> {
   const router = express.Router();
@@ -43,6 +50,7 @@ export async function oauthRouter(engine: Engine): Promise<Router> {
   );
   router.use('/auth', (req, res, next) => {
     if (!servedByProvider(req.path)) return next();
+    if (req.path === SIGN_OUT_CONFIRM && changesState(req.method)) refuseCrossSite(engine, req);
     pinOrigin(engine, req);
     void callback(req, res);
   });

@@ -7,6 +7,7 @@ import type { Engine } from '../../engine/engine.js';
 import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { authPage } from '../routes/identity.js';
+import { changesState, refuseCrossSite } from '../same-origin.js';
 import { clientAddress, SIGN_IN_SCOPE } from '../throttle.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage } from '../../web/page.js';
@@ -33,6 +34,11 @@ export function interactionRouter(engine: Engine, provider: Provider): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const resources = () => oauthResources(engine);
+  // Its forms sign in and grant access with this browser's cookies: from our pages only.
+  router.use((req, _res, next) => {
+    if (changesState(req.method)) refuseCrossSite(engine, req);
+    next();
+  });
 
   /** The interaction this browser is in, which must be the one in the URL. */
   async function current(req: Request, res: Response, prompt?: string): Promise<Interaction> {

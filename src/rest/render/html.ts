@@ -53,7 +53,6 @@ const STYLE = `
 --accent:#1f5fbf;--err:#b3261e;--errbg:#fdecea}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e9ee;--bg:#14171c;--muted:#9aa5b4;--line:#2e343d;
 --soft:#1c2027;--accent:#7aa7ff;--err:#ff8a80;--errbg:#3a1d1b}}
-*{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);
 background:var(--bg)}
 a{color:var(--accent)}

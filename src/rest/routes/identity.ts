@@ -55,7 +55,7 @@ function wantsJson(req: Request): boolean {
 
 const AUTH_STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;display:grid;place-items:center;min-height:100vh;background:#f3f5f8;color:#1d2330}
 main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 2px 12px #0002;width:min(24rem,92vw)}label{display:block;margin:.8rem 0 .2rem}
-input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;background:#1f5fbf;color:#fff;border:0;border-radius:4px}
+input{width:100%;padding:.5rem;font:inherit}button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;background:#1f5fbf;color:#fff;border:0;border-radius:4px}
 button.secondary{background:#e4e7ec;color:#1d2330;margin-left:.5rem}.error{color:#b3261e}`;
 
 /**
