@@ -165,7 +165,8 @@ function groupSql(
   leaves.forEach(({ leaf: l }, j) => {
     const arg = render(l.arg, r);
     let agg: string;
-    if (l.fn === 'COUNT')
+    if (l.rows) agg = 'count(*)';
+    else if (l.fn === 'COUNT')
       agg = isRowCount(l, anchor, snap) ? `count(${arg})` : `count(DISTINCT ${arg})`;
     else if (l.fn === 'PERCENTILE') agg = `quantile_cont(${arg}, ${Number(l.fraction)})`;
     else if (l.fn === 'STDDEV') agg = `stddev_samp(${arg})`;
