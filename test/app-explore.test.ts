@@ -263,7 +263,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).press('Tab');
       expect(await editor(page).inputValue()).toBe('SELECT [Carrier Name], SUM(');
       await editor(page).pressSequentially('[Passen');
-      await list.getByRole('option', { name: /Passengers/ }).waitFor();
+      await list.getByRole('option', { name: /^Passengers/ }).waitFor();
       await editor(page).press('Escape');
       await list.waitFor({ state: 'hidden' });
       await editor(page).pressSequentially('g');
