@@ -21,8 +21,8 @@ Examples (demo flights project):
 SELECT [Carrier Name], COUNT([flights]) AS "Flights", SUM([Distance]) AS "Miles" ORDER BY "Miles" DESC LIMIT 5
 SELECT [Origin State], AVG([Departure Delay]) HAVING AVG([Departure Delay]) > 10 ORDER BY 2 DESC
 
-What COUNT counts: COUNT([flights]) the rows of dataset flights (write [dataset.flights] when an object has the title
-"flights"); COUNT([Origin]), of an attribute, its distinct values (COUNT_DISTINCT is the same); COUNT([Departure Delay]),
+What COUNT counts: COUNT([flights]) the rows of dataset flights (its identifier [dataset.flights] works too, should an
+attribute or fact take the title "flights"); COUNT([Origin]), of an attribute, its distinct values (COUNT_DISTINCT is the same); COUNT([Departure Delay]),
 of a fact, the rows where it has a value (a cancelled flight has none). COUNT([Origin], [flights]) counts distinct values
 among the rows of another dataset.
 SELECT COUNT([flights]) AS "Flights", COUNT([Departure Delay]) AS "Flights with a delay", COUNT([Origin]) AS "Origins"
