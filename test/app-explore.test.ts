@@ -49,6 +49,20 @@ describe('the Explore screen helpers', () => {
     expect(fix('SELECT [Origin State], COUNT(*)', '*', ['COUNT([Airport Code])'], 1, 30)).toEqual([
       'SELECT [Origin State], COUNT([Airport Code])',
     ]);
+    // SQL answered with the query in AQL: that suggestion replaces the whole text.
+    const sql = 'SELECT origin, SUM(distance)\nFROM flights GROUP BY origin';
+    expect(fix(sql, 'FROM', ['SELECT [Origin], SUM([Distance])'], 2, 1)).toEqual([
+      'SELECT [Origin], SUM([Distance])',
+    ]);
+    expect(
+      fix(
+        'SELECT [Origin], COUNT(*)',
+        '*',
+        ['COUNT([flights])', 'SELECT [Origin], COUNT([flights])'],
+        1,
+        24,
+      ),
+    ).toEqual(['SELECT [Origin], COUNT([flights])']);
     expect(fix('SELECT [Distance]', '[Distance]', ['SUM([Distance])'])).toEqual([
       'SELECT SUM([Distance])',
     ]);
@@ -249,7 +263,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).press('Tab');
       expect(await editor(page).inputValue()).toBe('SELECT [Carrier Name], SUM(');
       await editor(page).pressSequentially('[Passen');
-      await list.getByRole('option', { name: /Passengers/ }).waitFor();
+      await list.getByRole('option', { name: /^Passengers/ }).waitFor();
       await editor(page).press('Escape');
       await list.waitFor({ state: 'hidden' });
       await editor(page).pressSequentially('g');

@@ -66,7 +66,7 @@ describe('errors that teach SQL habits, at their own token', () => {
     ['SELECT [Origin] JOIN airports', /AQL has no JOIN/, 1, 17, 'JOIN'],
     [
       'SELECT [Origin], COUNT(*)',
-      /COUNT\(\[<a fact or key of the dataset>\]\), e\.g\. COUNT\(\[/,
+      /there is no COUNT\(\*\) in AQL: count the rows of a dataset with COUNT\(\[<dataset>\]\), e\.g\. COUNT\(\[flights\]\)/,
       1,
       24,
       '*',
@@ -158,7 +158,7 @@ describe('errors that teach SQL habits, at their own token', () => {
     expect(r.text).toMatch(/AQL has no FROM or GROUP BY/);
     const star = await runAql('SELECT [Origin], COUNT(*)');
     expect(star.isError).toBe(true);
-    expect(star.text).toMatch(/COUNT\(\[<a fact or key of the dataset>\]\)/);
+    expect(star.text).toMatch(/COUNT\(\[<dataset>\]\), e\.g\. COUNT\(\[flights\]\)/);
   });
 });
 
@@ -224,6 +224,13 @@ describe('TODAY() follows URSA_TIMEZONE', () => {
 
 describe('the AQL cheatsheet', () => {
   const examples = CHEATSHEET.split('\n').filter((l) => l.startsWith('SELECT '));
+  /** The example on the line after the one holding `words`. */
+  const exampleAfter = (words: string) => {
+    const lines = CHEATSHEET.split('\n');
+    return lines[lines.findIndex((l) => l.includes(words)) + 1]!;
+  };
+  const read = (sql: string) =>
+    s.engine.dbs.read(s.demo, async (c) => (await c.runAndReadAll(sql)).getRowsJson());
 
   it('every example in it is a query that runs on the demo project', async () => {
     expect(examples.length).toBeGreaterThanOrEqual(8);
@@ -231,6 +238,50 @@ describe('the AQL cheatsheet', () => {
       const rows = await rowsOf(s, ADMIN, aql);
       expect(rows.length, aql).toBeGreaterThan(0);
     }
+  });
+
+  it('is the full text: it does not send the reader to itself for the full cheatsheet', () => {
+    expect(CHEATSHEET).not.toMatch(/aql_help|ursa:\/\/aql\/cheatsheet/);
+    expect(CHEATSHEET_HEAD).toMatch(/the full cheatsheet: the aql_help tool/);
+  });
+
+  it('says what COUNT counts: rows of a dataset, distinct values of an attribute, values of a fact', async () => {
+    expect(CHEATSHEET).toMatch(/COUNT\(\[flights\]\) the rows of dataset flights/);
+    expect(CHEATSHEET).toMatch(/COUNT\(\[Origin\]\), of an attribute, its distinct values/);
+    expect(CHEATSHEET).toMatch(
+      /COUNT\(\[Departure Delay\]\),\s+of a fact, the rows where it has a value/,
+    );
+    const [counted] = await rowsOf(s, ADMIN, exampleAfter('among the rows of another dataset'));
+    const [want] = await read(
+      'SELECT count(*), count(dep_delay), count(DISTINCT origin) FROM ds_flights',
+    );
+    expect(counted).toEqual(want!.map(String));
+  });
+
+  it('shows conditional aggregation, computing what it says', async () => {
+    const aql = exampleAfter('Conditional aggregation');
+    expect(aql).toContain('AVG(CASE WHEN [Cancelled] THEN 1 ELSE 0 END)');
+    const got = await rowsOf(s, ADMIN, `${aql} ORDER BY 1`);
+    const want = await read(`SELECT c.name, avg(CASE WHEN cancelled THEN 1 ELSE 0 END),
+        sum(CASE WHEN dep_delay > 15 THEN 1 ELSE 0 END)
+      FROM ds_flights f JOIN ds_carriers c ON c.code = f.carrier GROUP BY 1 ORDER BY 1`);
+    expect(got.map((r) => [r[0], Number(r[1]).toFixed(9), r[2]])).toEqual(
+      want.map((r) => [r[0], Number(r[1]).toFixed(9), String(r[2])]),
+    );
+  });
+
+  it('says BY ALL keeps WHERE, and shows a share of the unfiltered total', async () => {
+    expect(CHEATSHEET).toMatch(/BY ALL drops the dimensions but keeps the query's WHERE/);
+    expect(CHEATSHEET).toMatch(/For a share of the unfiltered total/);
+    const share = (rows: string[][]) => rows.reduce((t, r) => t + Number(r[1]), 0);
+    // Filtered: the shares of the CA flights add up to 1.
+    const filtered = await rowsOf(s, ADMIN, exampleAfter("keeps the query's WHERE"));
+    expect(share(filtered)).toBeCloseTo(1, 9);
+    // Unfiltered: they add up to the CA flights' share of all flights.
+    const all = await rowsOf(s, ADMIN, exampleAfter('For a share of the unfiltered total'));
+    const [[ca, total]] = (await read(`SELECT count(*) FILTER (WHERE a.state = 'CA'), count(*)
+      FROM ds_flights f JOIN ds_airports a ON a.code = f.origin`)) as [[unknown, unknown]];
+    expect(share(all)).toBeCloseTo(Number(ca) / Number(total), 9);
   });
 
   it('is an MCP resource and the aql_help tool', async () => {

@@ -1,11 +1,14 @@
 // The demo project's data (URSA_DEMO_DATA=true): loaded by jobs started on first start,
-// the same rows on every first start, and references that make flights queryable by
-// airport, carrier and calendar.
+// the same rows on every first start, references that make flights queryable by airport,
+// carrier and calendar, descriptions that say what the data holds, and saved metrics.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CatalogColumn } from '../src/engine/catalog/catalog.js';
 import { AIRPORTS } from '../src/engine/data/demo/airports.js';
 import { CARRIERS } from '../src/engine/data/demo/carriers.js';
 import { DEMO_FLIGHTS, generateFlights, type FlightRow } from '../src/engine/data/demo/flights.js';
 import { isFinal, jobsPath, sleep, type JobJson } from './helpers/jobs.js';
+import { connectMcp } from './helpers/mcp-client.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
@@ -172,6 +175,107 @@ describe('demo data', () => {
     );
     expect(Number(delay!.mean)).toBeGreaterThan(Number(delay!.median));
     expect(Number(delay!.july)).toBeGreaterThan(Number(delay!.february));
+  });
+
+  it('describes its datasets, attributes and facts, and the descriptions hold on the data', async () => {
+    await demoJobs(s);
+    const mcp = await connectMcp(s, s.engine.config.adminEmail, 'demo-test');
+    let model: {
+      datasets: { name: string; description?: string; columns: CatalogColumn[] }[];
+    };
+    try {
+      const r = (await mcp.callTool({
+        name: 'get_model',
+        arguments: { project: s.demo },
+      })) as CallToolResult;
+      model = r.structuredContent as typeof model;
+    } finally {
+      await mcp.close();
+    }
+    for (const d of model.datasets) {
+      expect(d.description, d.name).toBeTruthy();
+      const keys = d.columns.filter((c) => c.primaryKey || c.type !== 'label');
+      for (const c of keys) expect(c.description, `${d.name} ${c.title}`).toBeTruthy();
+    }
+    const flights = model.datasets.find((d) => d.name === 'flights')!;
+    const said = (title: string) => flights.columns.find((c) => c.title === title)!.description!;
+    // What a cancelled flight holds: its distance, no delays, 0 passengers — in the data too.
+    expect(said('Cancelled')).toMatch(/keeps its distance but has no delays and 0 passengers/);
+    expect(said('Distance')).toMatch(/a cancelled flight keeps its distance/);
+    expect(said('Departure Delay')).toMatch(/empty for a cancelled flight/);
+    expect(said('Arrival Delay')).toMatch(/empty for a cancelled or diverted flight/);
+    expect(said('Passengers')).toMatch(/0 for a cancelled flight/);
+    const [cancelled] = await read(
+      s,
+      `SELECT count(*) AS n, count(distance) AS distance, count(dep_delay) AS dep,
+              count(arr_delay) AS arr, max(passengers) AS passengers
+       FROM ds_flights WHERE cancelled`,
+    );
+    expect(Number(cancelled!.n)).toBeGreaterThan(0);
+    expect(cancelled).toMatchObject({
+      distance: cancelled!.n,
+      dep: '0',
+      arr: '0',
+      passengers: '0',
+    });
+    const [flown] = await read(
+      s,
+      `SELECT count(*) - count(dep_delay) AS no_dep, count(*) - count(arr_delay) AS no_arr
+       FROM ds_flights WHERE NOT cancelled`,
+    );
+    expect(flown!.no_dep).toBe('0');
+    expect(Number(flown!.no_arr)).toBeGreaterThan(0); // diverted
+    // A destination has no airport lookup: the airports' attributes are the origin's.
+    expect(said('Destination')).toMatch(/it has no airport lookup/);
+    const airports = model.datasets.find((d) => d.name === 'airports')!;
+    expect(airports.description).toMatch(/flights reach them by \[Origin\] only/);
+    expect(
+      (s.engine.model.get(s.demo, 'attr.flights.dest')!.def as { reference?: unknown }).reference,
+    ).toBeUndefined();
+  });
+
+  it('has saved metrics get_model lists, computing what hand-written SQL computes', async () => {
+    await demoJobs(s);
+    const mcp = await connectMcp(s, s.engine.config.adminEmail, 'demo-test');
+    let metrics: { id: string; title: string; description?: string; aql: string }[];
+    try {
+      const r = (await mcp.callTool({
+        name: 'get_model',
+        arguments: { project: s.demo },
+      })) as CallToolResult;
+      metrics = (r.structuredContent as { metrics: typeof metrics }).metrics;
+    } finally {
+      await mcp.close();
+    }
+    expect(metrics.map((m) => [m.title, m.aql])).toEqual([
+      ['Avg Arrival Delay', 'SELECT AVG([Arrival Delay])'],
+      ['Avg Departure Delay', 'SELECT AVG([Departure Delay])'],
+      ['Cancellation Rate', 'SELECT AVG(CASE WHEN [Cancelled] THEN 1 ELSE 0 END)'],
+      ['Number of Flights', 'SELECT COUNT([flights])'],
+      ['Total Passengers', 'SELECT SUM([Passengers])'],
+    ]);
+    for (const m of metrics) expect(m.description, m.title).toBeTruthy();
+    const r = await s.api('POST', `/projects/${s.demo}/app/aql/execute`, {
+      body: {
+        aql: 'SELECT [Carrier Code], [Number of Flights], [Total Passengers], [Cancellation Rate], [Avg Departure Delay], [Avg Arrival Delay]',
+      },
+      headers: { Prefer: 'wait=20' },
+    });
+    expect(r.status, r.text).toBe(200);
+    const got = (r.json.data.values as string).split('\n').map((l) => l.split('\t'));
+    const want = await read(
+      s,
+      `SELECT carrier, count(*) AS n, sum(passengers) AS p,
+              avg(CASE WHEN cancelled THEN 1 ELSE 0 END) AS rate,
+              avg(dep_delay) AS dep, avg(arr_delay) AS arr
+       FROM ds_flights GROUP BY carrier ORDER BY carrier`,
+    );
+    const close = (x: unknown) => Number(x).toFixed(9);
+    expect(
+      got.map(([c, n, p, rate, dep, arr]) => [c, n, p, close(rate), close(dep), close(arr)]),
+    ).toEqual(want.map((w) => [w.carrier, w.n, w.p, close(w.rate), close(w.dep), close(w.arr)]));
+    const checks = await s.api('GET', `/projects/${s.demo}/pmd/check/obj`);
+    expect(checks.json.problems, checks.text).toEqual([]);
   });
 
   it('is the same on every first start (checksum of a second fresh server)', async () => {

@@ -10,7 +10,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, writePlansFile } from './helpers/fixtures.js';
 import { isFinal, jobsPath, pollJob, sleep, type JobJson } from './helpers/jobs.js';
-import { invite, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 const MEMBER = 'load-member@example.com';
@@ -873,6 +873,47 @@ describe('model objects over several loads', () => {
     expect(s.engine.model.get(p, 'attr.r.n')).toBeDefined();
     await loadOk(p, { r: wd('/r.csv', { prescription: ID_N }) });
     expect(s.engine.model.get(p, 'fact.r.n')).toBeDefined();
+  });
+});
+
+describe('descriptions in the prescription', () => {
+  it('describe the dataset and each column’s object; one changed through the model API stays until the prescription’s own changes', async () => {
+    const p = await createProject(s, 'described');
+    await put(p, '/d.csv', 'id,n\n1,2\n');
+    const described = (n: string) => ({
+      primarykey: 'id',
+      description: 'one row per order',
+      columns: [
+        col('id', 'integer', 'A', { description: 'the order' }),
+        col('n', 'integer', 'F', { description: n }),
+      ],
+    });
+    await loadOk(p, { d: wd('/d.csv', { prescription: described('items ordered') }) });
+    const desc = (id: string) => s.engine.model.get(p, id)!.description;
+    expect([desc('attr.d.id'), desc('fact.d.n')]).toEqual(['the order', 'items ordered']);
+    const catalog = await s.engine.catalog.catalog(s.engine.actor({ email: ADMIN }, p), {});
+    expect(catalog.datasets[0]).toMatchObject({ name: 'd', description: 'one row per order' });
+
+    const obj = (await s.api('GET', `/projects/${p}/pmd/obj/fact.d.n`)).json.object;
+    const edited = await s.api('PUT', `/projects/${p}/pmd/obj/fact.d.n`, {
+      body: { ...obj, description: 'items, as edited' },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    await loadOk(p, { d: wd('/d.csv', { prescription: described('items ordered') }) });
+    expect(desc('fact.d.n')).toBe('items, as edited');
+    await loadOk(p, { d: wd('/d.csv', { prescription: described('units ordered') }) });
+    expect(desc('fact.d.n')).toBe('units ordered');
+
+    const long = await s.api('POST', execPath(p), {
+      body: {
+        type: 'cluster',
+        clusters: {
+          d: wd('/d.csv', { prescription: { ...described('x'), description: 'x'.repeat(1001) } }),
+        },
+      },
+    });
+    expect(long.status, long.text).toBe(400);
+    expect(long.text).toMatch(/description/);
   });
 });
 

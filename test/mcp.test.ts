@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpAudience } from '../src/engine/config.js';
+import { DEMO_METRICS } from '../src/engine/data/demo/load-demo.js';
 import { capped, MAX_OUTPUT_BYTES, sizeOf } from '../src/mcp/limits.js';
 import { MCP_TOOLS } from '../src/site/mcp-card.js';
 import { jobsPath, sleep } from './helpers/jobs.js';
@@ -307,9 +308,15 @@ describe('MCP over Streamable HTTP', () => {
           expect.objectContaining({ id: 'attr.flights.carrier', cardinality: 10 }),
         ]),
       );
-      expect(all.data.metrics).toEqual([
-        { id: 'metric.flights', title: 'Flights', aql: 'SELECT COUNT([Flight])' },
-      ]);
+      // The demo's own metrics (with their descriptions) and the one saved above.
+      expect(all.data.metrics.map((m: { id: string }) => m.id).sort()).toEqual(
+        [...DEMO_METRICS.map((m) => m.ident), 'metric.flights'].sort(),
+      );
+      expect(all.data.metrics).toContainEqual({
+        id: 'metric.flights',
+        title: 'Flights',
+        aql: 'SELECT COUNT([Flight])',
+      });
       // A member with a row filter gets no example values or distinct counts: they are read
       // over every row, and would show carriers outside the filter.
       const filtered = await call(member, 'get_model', { project: s.demo, dataset: 'flights' });

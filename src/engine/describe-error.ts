@@ -22,8 +22,10 @@ export function describeEngineError(
       lines.push(`at line ${c.line}, column ${c.column}`);
     if (c.found !== undefined) lines.push(`found: ${c.found || '(end of query)'}`);
     if (c.expected?.length) lines.push(`expected: ${c.expected.join(', ')}`);
-    if (c.suggestions?.length && !/did you mean/i.test(err.message))
-      lines.push(`did you mean: ${c.suggestions.map((s) => `[${s}]`).join(', ')}`);
+    // Suggestions the message does not already hold; a bare name goes in brackets.
+    const more = (c.suggestions ?? []).filter((s) => !err.message.includes(s));
+    if (more.length && !/did you mean/i.test(err.message))
+      lines.push(`did you mean: ${more.map((s) => (/[[(]/.test(s) ? s : `[${s}]`)).join(', ')}`);
     lines.push(`Fix the query and call the tool again (${toolHint}).`);
     // Assistants repeat SQL habits: the rules that fix most of them come with every error.
     lines.push('', CHEATSHEET_HEAD);

@@ -287,7 +287,9 @@ export function overview(c: Catalog): string {
               : '';
           return `[${col.title}]${col.dataType === 'string' ? '' : ` ${col.dataType}`}${ex}`;
         });
-    lines.push(`- dataset ${d.name}${d.rows === null ? '' : ` (${d.rows} rows)`}`);
+    lines.push(
+      `- dataset ${d.name}${d.rows === null ? '' : ` (${d.rows} rows)`}${d.description ? `: ${d.description}` : ''}`,
+    );
     for (const [type, title] of [
       ['attribute', 'attributes'],
       ['label', 'labels'],

@@ -106,19 +106,26 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
         return fit(c.datasets, (datasets, cut) => ({
           datasets: datasets.map((d) => ({
             name: d.name,
+            ...(d.description ? { description: d.description } : {}),
             rows: d.rows,
             columns: d.columns.map((col) => ({
               title: col.title,
               id: col.id,
               type: col.type,
               dataType: col.dataType,
+              ...(col.description ? { description: col.description } : {}),
               ...(col.cardinality !== undefined ? { distinct: col.cardinality } : {}),
               ...(col.examples?.length ? { examples: col.examples } : {}),
               ...(col.references ? { references: col.references } : {}),
               ...(col.labelOf ? { labelOf: col.labelOf } : {}),
             })),
           })),
-          metrics: c.metrics.map((m) => ({ title: m.title, id: m.id, aql: m.aql })),
+          metrics: c.metrics.map((m) => ({
+            title: m.title,
+            id: m.id,
+            aql: m.aql,
+            ...(m.description ? { description: m.description } : {}),
+          })),
           filters: c.filters.map((f) => ({ title: f.title, id: f.id, aql: f.aql })),
           nextCursor: c.nextCursor,
           ...(cut ? { note: 'cut to fit: pass search or dataset' } : {}),

@@ -16,7 +16,7 @@ export type Expr =
   | { k: 'ref'; name: string; pos: Pos }
   /** A name without brackets (`origin`): always an error that teaches `[Origin]`. */
   | { k: 'bare'; name: string; pos: Pos }
-  /** `*`, as in COUNT(*): an error that teaches COUNT([a key]). */
+  /** `*`, as in COUNT(*): an error that teaches COUNT([<dataset>]). */
   | { k: 'star'; pos: Pos }
   | { k: 'call'; name: string; args: Expr[]; pos: Pos }
   | { k: 'neg'; e: Expr; pos: Pos }

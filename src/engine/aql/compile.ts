@@ -2,12 +2,16 @@
 // names, dimensions, measures, what each clause may hold) → plan (plan.ts: anchors, join
 // paths, aggregation groups, the frame) → SQL (sql-query.ts). Each phase has its own tests.
 import type { Query } from './ast.js';
+import { AqlError } from './errors.js';
+import { examplesFor } from './examples.js';
 import { columnsIn, leavesIn, type V } from './ir.js';
 import type { ModelSnapshot } from './model.js';
 import { planQuery, type LeafPlan } from './plan.js';
+import { parse } from './parser.js';
 import { resolveQuery, type ValueCheck } from './query-resolve.js';
 import type { ResolveEnv } from './resolve.js';
 import { toSql } from './sql-query.js';
+import { offerRewrite } from './sql-rewrite.js';
 
 export type { LeafPlan };
 
@@ -50,6 +54,26 @@ export function compileQuery(
     frame: plan.frameDesc,
     valueChecks: rq.valueChecks,
   };
+}
+
+/**
+ * A query's text compiled; the error of a SQL habit (FROM, COUNT(*), bare names…) offers the
+ * whole query written in AQL, in the reader's names, when that compiles for them.
+ */
+export function compileText(
+  text: string,
+  env: ResolveEnv,
+  rowFilter: string | null,
+  today?: string,
+): Compiled {
+  const compile = (aql: string) => compileQuery(parse(aql, 'query'), env, rowFilter, today);
+  try {
+    return compile(text);
+  } catch (err) {
+    if (err instanceof AqlError && err.sqlHabit)
+      throw offerRewrite(err, text, examplesFor(env), compile);
+    throw err;
+  }
 }
 
 function usedObjects(top: V[], inLeaves: V[]): Compiled['objects'] {

@@ -1,6 +1,7 @@
 // The dimensions of a query (what its rows are grouped by) and how HAVING, QUALIFY, ORDER
 // BY and windows refer to them: by repeating a dimension's expression.
 import type { Pos } from './ast.js';
+import type { Examples } from './examples.js';
 import { columnsIn, mapV, shapeKey, type Column, type Leaf, type V } from './ir.js';
 import { fail } from './resolve.js';
 import { kindOf } from './sqlgen.js';
@@ -33,7 +34,8 @@ export function dataTypeOf(v: V): string {
   return k === 'unknown' ? 'string' : k;
 }
 
-export function toDim(v: V, pos: Pos, item: number): Dim {
+/** `ex`: the caller's model, for the examples of an error. */
+export function toDim(v: V, pos: Pos, item: number, ex: Examples): Dim {
   const base = { item, text: pos.text, pos, dataType: dataTypeOf(v) };
   if (v.t === 'col') {
     if (v.col.kind === 'fact')
@@ -53,7 +55,7 @@ export function toDim(v: V, pos: Pos, item: number): Dim {
     );
   if (!cols.length)
     throw fail(
-      `"${pos.text}" is neither a dimension (an attribute, a label, or an expression of them such as MONTH([Date]) or UPPER([City])) nor a measure (an aggregation or a metric)`,
+      `"${pos.text}" is neither a dimension (an attribute, a label, or an expression of them such as MONTH(${ex.date()}) or UPPER(${ex.attribute()})) nor a measure (an aggregation or a metric)`,
       pos,
     );
   return { ...base, key: v, display: v, attrs: cols.map(asAttribute) };

@@ -12,8 +12,17 @@ export interface AqlErrorContext extends Record<string, unknown> {
 }
 
 export class AqlError extends EngineError {
+  /** A habit from SQL (FROM, COUNT(*), bare names…): the message may offer the query in AQL. */
+  sqlHabit = false;
+
   constructor(message: string, context: AqlErrorContext) {
     super('invalid', message, context);
     this.name = 'AqlError';
   }
+}
+
+/** Marks an error as a SQL habit (see sql-rewrite.ts). */
+export function sqlHabit(e: AqlError): AqlError {
+  e.sqlHabit = true;
+  return e;
 }

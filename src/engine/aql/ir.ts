@@ -41,8 +41,10 @@ export interface Leaf {
   id: number;
   fn: AggFn;
   arg: V;
-  /** COUNT([attr], [other]): the dataset that counts. */
+  /** COUNT([attr], [other]): the dataset that counts; COUNT([dataset]): that dataset. */
   countIn: string | null;
+  /** COUNT([dataset]): counts the rows of countIn (its argument is a placeholder). */
+  rows?: boolean;
   /** COUNT_DISTINCT: distinct values even of a fact. */
   distinct?: boolean;
   /** PERCENTILE's fraction, 0 to 1. */

@@ -148,7 +148,7 @@ export const lexer = new Lexer(allTokens, { positionTracking: 'full', ensureOpti
 
 /** How a token type is named in messages ("expected ')'"). */
 export const TOKEN_TEXT: Record<string, string> = {
-  Ref: 'a reference like [Name]',
+  Ref: 'a reference like [<name>]',
   Str: 'a string like "text"',
   Num: 'a number',
   Identifier: 'a function name',

@@ -6,6 +6,8 @@ import type { ObjectRow } from '../model/store.js';
 
 export interface DatasetNode {
   name: string;
+  /** What one row is (the prescription's description). */
+  description: string | null;
   primaryKey: string | null;
   columns: Map<string, string>; // column id → dataType
   /** Reference columns: column id → referenced dataset. */
@@ -38,6 +40,7 @@ export class ModelSnapshot {
     for (const d of datasets) {
       this.datasets.set(d.name, {
         name: d.name,
+        description: d.prescription.description || null,
         primaryKey: d.prescription.primarykey || null,
         columns: new Map(d.prescription.columns.map((c) => [c.id, c.dataType])),
         refs: new Map(),

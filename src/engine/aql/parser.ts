@@ -11,7 +11,7 @@ import type {
   Query,
   SelectItem,
 } from './ast.js';
-import { AqlError } from './errors.js';
+import { AqlError, sqlHabit } from './errors.js';
 import * as T from './lexer.js';
 import { aliasHint, refuseSqlHabits } from './sql-habits.js';
 
@@ -572,6 +572,12 @@ function unquote(image: string): string {
 
 const parser = new AqlParser();
 
+/** Characters of SQL that AQL has no use for, and what to write instead. */
+const SQL_CHARACTERS: Record<string, string> = {
+  '.': '; AQL has no table.column: name an object in brackets by its title or identifier',
+  ';': '; AQL takes one query, without ";"',
+};
+
 type Entry = 'query' | 'metric' | 'condition';
 
 /** Parses AQL text; any lexing or parsing problem becomes one AqlError listing them all. */
@@ -585,13 +591,14 @@ export function parse(text: string, entry: Entry): Query | MetricBody | Expr {
     const found = text.slice(e.offset, e.offset + Math.max(1, e.length));
     const hint = found.startsWith('[')
       ? 'a reference is not closed with "]"'
-      : `unexpected character "${found}"`;
-    throw new AqlError(`syntax error at line ${e.line}, column ${e.column}: ${hint}`, {
+      : `unexpected character "${found}"${SQL_CHARACTERS[found[0]!] ?? ''}`;
+    const err = new AqlError(`syntax error at line ${e.line}, column ${e.column}: ${hint}`, {
       line: e.line ?? 1,
       column: e.column ?? 1,
       found,
       expected: [],
     });
+    throw SQL_CHARACTERS[found[0]!] ? sqlHabit(err) : err;
   }
   refuseSqlHabits(lexed.tokens);
   parser.source = text;

@@ -67,6 +67,7 @@ export function leafKey(l: Leaf): string {
   return shapeKey([
     l.fn,
     l.countIn,
+    l.rows ?? false,
     l.distinct ?? false,
     l.fraction ?? null,
     l.arg,
@@ -169,8 +170,9 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
   return { leaves, leafIndex, planned, groups, slot, frame, frameDesc };
 }
 
-/** COUNT of rows: of a fact's values, or of the anchor's own primary key (no DISTINCT). */
+/** COUNT of rows: of a dataset, of a fact's values, or of the anchor's own primary key. */
 export function isRowCount(l: Leaf, anchor: string, snap: ModelSnapshot): boolean {
+  if (l.rows) return true;
   if (l.fn !== 'COUNT' || l.distinct || l.arg.t !== 'col') return false;
   const c = l.arg.col;
   if (c.kind === 'fact') return true;
@@ -189,8 +191,9 @@ function anchorOf(l: Leaf, snap: ModelSnapshot, pos: Pos): string {
   if (l.fn === 'COUNT' && l.arg.t === 'col') return l.arg.col.dataset;
   const facts = cols.filter((c) => c.kind === 'fact');
   const pool = [...new Set((facts.length ? facts : cols).map((c) => c.dataset))];
+  // resolve-call.ts refuses these first, with an example from the caller's model.
   if (!pool.length)
-    throw fail(`${l.text} aggregates no fact or attribute; write e.g. SUM([Amount])`, pos);
+    throw fail(`${l.text} aggregates no fact or attribute; write e.g. SUM([<fact>])`, pos);
   // The anchor reaches every other dataset of the aggregation many-to-one.
   const anchor = pool.find((d) => pool.every((o) => o === d || snap.reaches(d, o)));
   if (!anchor)

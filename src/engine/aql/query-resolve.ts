@@ -4,6 +4,7 @@
 import type { Pos, Query } from './ast.js';
 import { checkAssembled, dataTypeOf, dimsAsColumns, toDim, type Dim } from './dims.js';
 import { columnsIn, hasAgg, hasWindow, walk, type Column, type V } from './ir.js';
+import { examplesFor } from './examples.js';
 import { parse } from './parser.js';
 import { fail, resolveExpr, rootCtx, type ResolveEnv } from './resolve.js';
 import { kindOf } from './sqlgen.js';
@@ -42,11 +43,12 @@ export interface ResolvedQuery {
 
 export function resolveQuery(q: Query, env: ResolveEnv, rowFilter: string | null): ResolvedQuery {
   const ctx = rootCtx(env);
+  const ex = examplesFor(env);
   const dims: Dim[] = [];
   const raw = q.items.map((it, i) => {
     const v = resolveExpr(it.expr, ctx);
     const measure = hasAgg(v) || hasWindow(v);
-    if (!measure) dims.push(toDim(v, it.pos, i));
+    if (!measure) dims.push(toDim(v, it.pos, i, ex));
     return { v, measure };
   });
   // Measures see the assembled rows: the dimensions they repeat (in windows, arithmetic)
@@ -91,16 +93,19 @@ export function resolveQuery(q: Query, env: ResolveEnv, rowFilter: string | null
       'WHERE filters rows before aggregation, so it cannot hold a window; filter on windows with QUALIFY',
       windowPos(where),
     );
+  // A measure of the query itself, else one from the caller's model, for the examples.
+  const exampleMeasure = () =>
+    items.find((i) => i.kind === 'measure' && !hasWindow(i.v))?.pos.text ?? `SUM(${ex.fact()})`;
   const having = q.having ? assembledClause(resolveExpr(q.having, ctx), dims, 'HAVING') : null;
   if (having && hasWindow(having))
     throw fail(
-      'HAVING is applied before windows are computed; filter on a window with QUALIFY, e.g. QUALIFY RANK() OVER (ORDER BY SUM([x]) DESC) <= 3',
+      `HAVING is applied before windows are computed; filter on a window with QUALIFY, e.g. QUALIFY RANK() OVER (ORDER BY ${exampleMeasure()} DESC) <= 3`,
       windowPos(having),
     );
   const qualify = q.qualify ? assembledClause(resolveExpr(q.qualify, ctx), dims, 'QUALIFY') : null;
   if (qualify && !hasWindow(qualify) && !items.some((i) => hasWindow(i.v)))
     throw fail(
-      'QUALIFY filters on window values, and this query has none; filter on measures with HAVING, or rank in QUALIFY, e.g. QUALIFY RANK() OVER (ORDER BY SUM([x]) DESC) <= 3',
+      `QUALIFY filters on window values, and this query has none; filter on measures with HAVING, or rank in QUALIFY, e.g. QUALIFY RANK() OVER (ORDER BY ${exampleMeasure()} DESC) <= 3`,
       q.qualify!.pos,
     );
   const security = rowFilter

@@ -2,8 +2,10 @@
 // stay expressions, and `f(…) OVER (…)` becomes a window over the assembled result.
 import type { Expr } from './ast.js';
 import type { AggFn, DatePart, Frame, Leaf, ScalarFn, V, WindowFn } from './ir.js';
-import { hasWindow } from './ir.js';
-import { fail, posIn, resolveExpr, where, type Ctx } from './resolve.js';
+import { columnsIn, hasWindow } from './ir.js';
+import { sqlHabit } from './errors.js';
+import { examplesFor } from './examples.js';
+import { datasetRef, fail, posIn, resolveExpr, where, type Ctx } from './resolve.js';
 import { kindOf } from './sqlgen.js';
 import { closest } from './suggest.js';
 
@@ -88,7 +90,7 @@ export function resolveCall(e: Call, ctx: Ctx): V {
       (arg.t === 'fn' && (arg.name === 'DATE_TRUNC' || arg.name === 'DATE_ADD'));
     if (!ok)
       throw fail(
-        `${name} takes a date, e.g. ${name}([Flight Date]); "${e.args[0]!.pos.text}" is not one`,
+        `${name} takes a date, e.g. ${name}(${examplesFor(ctx.env, ctx.trusted).date()}); "${e.args[0]!.pos.text}" is not one`,
         where(ctx, e.args[0]!.pos),
       );
     return { t: 'part', part: name as DatePart, e: arg, pos };
@@ -105,11 +107,14 @@ export function resolveCall(e: Call, ctx: Ctx): V {
       checkUnit(args[0]!, name, ctx);
     return { t: 'fn', name: name as ScalarFn, args, pos };
   }
-  if ((WINDOW_FNS as string[]).includes(name))
+  if ((WINDOW_FNS as string[]).includes(name)) {
+    const ex = examplesFor(ctx.env, ctx.trusted);
+    const arg = name.endsWith('RANK') || name === 'ROW_NUMBER' ? '' : `SUM(${ex.fact()})`;
     throw fail(
-      `${name} is a window function: it needs OVER (…), e.g. ${name}(${name.endsWith('RANK') || name === 'ROW_NUMBER' ? '' : '[Revenue]'}) OVER (ORDER BY MONTH([Date]))`,
+      `${name} is a window function: it needs OVER (…), e.g. ${name}(${arg}) OVER (ORDER BY MONTH(${ex.date()}))`,
       where(ctx, e.pos),
     );
+  }
   const suggestions = closest(name, FUNCTIONS, 3);
   throw fail(
     `unknown function ${name}${suggestions.length ? `; did you mean ${suggestions.join(', ')}?` : ''} AQL's functions: ${FUNCTIONS.join(', ')}`,
@@ -123,9 +128,10 @@ function checkUnit(unit: V, fn: string, ctx: Ctx): void {
     unit.t === 'const' &&
     typeof unit.v === 'string' &&
     (DATE_UNITS as readonly string[]).includes(unit.v.toLowerCase());
+  const date = examplesFor(ctx.env, ctx.trusted).date();
   if (!ok)
     throw fail(
-      `${fn} takes a unit first, one of ${DATE_UNITS.map((u) => `"${u}"`).join(', ')}, e.g. ${fn === 'DATE_TRUNC' ? 'DATE_TRUNC("month", [Flight Date])' : fn === 'DATE_ADD' ? 'DATE_ADD("day", -30, TODAY())' : 'DATE_DIFF("day", [Start], [End])'}`,
+      `${fn} takes a unit first, one of ${DATE_UNITS.map((u) => `"${u}"`).join(', ')}, e.g. ${fn === 'DATE_TRUNC' ? `DATE_TRUNC("month", ${date})` : fn === 'DATE_ADD' ? 'DATE_ADD("day", -30, TODAY())' : `DATE_DIFF("day", ${date}, TODAY())`}`,
       where(ctx, unit.pos),
       { expected: DATE_UNITS.map((u) => `"${u}"`) },
     );
@@ -133,25 +139,41 @@ function checkUnit(unit: V, fn: string, ctx: Ctx): void {
 
 function aggregate(e: Call, ctx: Ctx): V {
   const name = e.name;
+  const ex = () => examplesFor(ctx.env, ctx.trusted);
   if (ctx.inAgg)
     throw fail(
-      `${name} inside another aggregation: aggregations cannot be nested${ctx.inWindow ? '' : '; to aggregate a result over other rows, use a window: SUM(SUM([x])) OVER (…)'}`,
+      `${name} inside another aggregation: aggregations cannot be nested${ctx.inWindow ? '' : `; to aggregate a result over other rows, use a window: SUM(SUM(${ex().fact()})) OVER (…)`}`,
       where(ctx, e.pos),
     );
   const inner = { ...ctx, inAgg: true };
   let countIn: string | null = null;
+  /** COUNT([dataset]): the rows of countIn. */
+  let rows = false;
   let fraction: number | undefined;
   const fn: AggFn = name === 'COUNT_DISTINCT' ? 'COUNT' : (name as AggFn);
   if (name === 'COUNT') {
     arity(e, ctx, 1, 2);
-    if (e.args[1]) {
-      const other = resolveExpr(e.args[1], inner);
-      if (other.t !== 'col')
+    const [first, second] = e.args as [Expr, Expr | undefined];
+    const counted = first.k === 'ref' ? datasetRef(ctx, first.name, true) : null;
+    if (counted) {
+      if (second)
         throw fail(
-          'the second argument of COUNT names the dataset that counts, e.g. COUNT([Customer], [Order ID])',
-          where(ctx, e.args[1].pos),
+          `COUNT(${first.pos.text}) counts the rows of dataset ${counted}; it takes no second argument`,
+          where(ctx, second.pos),
         );
-      countIn = other.col.dataset;
+      rows = true;
+      countIn = counted;
+    } else if (second) {
+      countIn = second.k === 'ref' ? datasetRef(ctx, second.name, true) : null;
+      if (!countIn) {
+        const other = resolveExpr(second, inner);
+        if (other.t !== 'col')
+          throw fail(
+            `the second argument of COUNT names the dataset that counts, e.g. COUNT(${ex().attribute()}, ${ex().dataset()})`,
+            where(ctx, second.pos),
+          );
+        countIn = other.col.dataset;
+      }
     }
   } else if (name === 'PERCENTILE') {
     arity(e, ctx, 2);
@@ -159,29 +181,41 @@ function aggregate(e: Call, ctx: Ctx): V {
     const v = p.k === 'num' ? p.value : NaN;
     if (!(v >= 0 && v <= 1))
       throw fail(
-        'PERCENTILE takes a fraction from 0 to 1 second, e.g. PERCENTILE([Delay], 0.9) for the 90th percentile',
+        `PERCENTILE takes a fraction from 0 to 1 second, e.g. PERCENTILE(${e.args[0]!.pos.text}, 0.9) for the 90th percentile`,
         where(ctx, p.pos),
       );
     fraction = v;
   } else arity(e, ctx, 1);
   const first = e.args[0]!;
-  if (first.k === 'star')
-    throw fail(
-      `AQL counts rows of a dataset by one of its columns: write ${name === 'COUNT' ? 'COUNT' : name}([<a fact or key of the dataset>]), e.g. ${exampleKey(ctx)}`,
-      where(ctx, first.pos),
-      { suggestions: [exampleKey(ctx)] },
+  if (first.k === 'star') {
+    const count = `COUNT(${ex().dataset()})`;
+    throw sqlHabit(
+      fail(
+        `there is no ${name}(*) in AQL: count the rows of a dataset with COUNT([<dataset>]), e.g. ${count}`,
+        where(ctx, first.pos),
+        { suggestions: [count] },
+      ),
     );
-  const arg = resolveExpr(first, inner);
-  if ((fn === 'COUNT' || name === 'COUNT_DISTINCT') && arg.t !== 'col')
+  }
+  const arg: V = rows
+    ? { t: 'const', v: null, pos: posIn(ctx, first.pos) }
+    : resolveExpr(first, inner);
+  if (fn === 'COUNT' && !rows && arg.t !== 'col')
     throw fail(
-      `${name} takes an attribute, label or fact, e.g. COUNT([Flight])`,
+      `${name} takes an attribute, label or fact${name === 'COUNT' ? ', or a dataset' : ''}: COUNT(${ex().dataset()}) counts rows, COUNT(${ex().attribute()}) distinct values; count the rows that meet a condition with SUM(CASE WHEN … THEN 1 ELSE 0 END)`,
       where(ctx, first.pos),
+    );
+  if (!rows && !columnsIn(arg).length)
+    throw fail(
+      `${e.pos.text} aggregates no fact or attribute; write e.g. SUM(${ex().fact()})`,
+      where(ctx, e.pos),
     );
   const leaf: Leaf = {
     id: ctx.env.counter.n++,
     fn,
     arg,
     countIn,
+    ...(rows ? { rows: true } : {}),
     ...(name === 'COUNT_DISTINCT' ? { distinct: true } : {}),
     ...(fraction !== undefined ? { fraction } : {}),
     where: ctx.where,
@@ -191,17 +225,6 @@ function aggregate(e: Call, ctx: Ctx): V {
     pos: posIn(ctx, e.pos),
   };
   return { t: 'agg', leaf, pos: leaf.pos };
-}
-
-/** A key to count rows by, from the model: a dataset's primary key, as in COUNT([Flight]). */
-function exampleKey(ctx: Ctx): string {
-  for (const o of ctx.env.snap.byIdent.values()) {
-    if (o.type !== 'attribute' || !(ctx.trusted || ctx.env.visible(o))) continue;
-    const def = o.def as { dataset?: string; column?: string };
-    const ds = def.dataset ? ctx.env.snap.datasets.get(def.dataset) : undefined;
-    if (ds?.primaryKey && ds.primaryKey === def.column) return `COUNT([${o.name}])`;
-  }
-  return 'COUNT([Order ID])';
 }
 
 /** `f(…) OVER (PARTITION BY … ORDER BY … frame)`. */
@@ -227,7 +250,7 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
     const off = args[1];
     if (off && !(off.t === 'const' && Number.isSafeInteger(off.v) && (off.v as number) >= 0))
       throw fail(
-        `${name}'s second argument is how many rows back or ahead, a whole number, e.g. ${name}([Revenue], 1)`,
+        `${name}'s second argument is how many rows back or ahead, a whole number, e.g. ${name}(${c.args[0]!.pos.text}, 1)`,
         where(ctx, off.pos),
       );
   }
@@ -241,7 +264,7 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
     name !== 'COUNT'
   )
     throw fail(
-      `${name} needs ORDER BY inside OVER (…), since the rows have no order otherwise, e.g. ${name}(${args.length ? c.args[0]!.pos.text : ''}) OVER (ORDER BY MONTH([Flight Date]))`,
+      `${name} needs ORDER BY inside OVER (…), since the rows have no order otherwise, e.g. ${name}(${args.length ? c.args[0]!.pos.text : ''}) OVER (ORDER BY MONTH(${examplesFor(ctx.env, ctx.trusted).date()}))`,
       where(ctx, e.pos),
     );
   const partition = e.over.partition.map((p) => resolveExpr(p, inner));

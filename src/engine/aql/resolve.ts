@@ -4,7 +4,9 @@
 import { titleKey } from '../model/defs.js';
 import type { ObjectRow } from '../model/store.js';
 import type { Expr, MetricBody, Pos } from './ast.js';
-import { AqlError } from './errors.js';
+import { COUNTABLE_TYPES, DATASET_PREFIX, datasetNamed } from './dataset-names.js';
+import { AqlError, sqlHabit } from './errors.js';
+import { examplesFor } from './examples.js';
 import type { Column, Leaf, V } from './ir.js';
 import { hasAgg, hasWindow } from './ir.js';
 import { resolveCall, resolveWindow } from './resolve-call.js';
@@ -70,6 +72,8 @@ export function lookup(ctx: Ctx, name: string, pos: Pos): ObjectRow {
   const canSee = (o: ObjectRow) => ctx.trusted || visible(o);
   const byId = snap.byIdent.get(name);
   if (byId && canSee(byId)) return byId;
+  // A dataset's identifier comes before titles, its name after them (dataset-names.ts).
+  if (name.startsWith(DATASET_PREFIX)) refuseDataset(ctx, name, pos);
   const byTitle = (snap.byTitle.get(titleKey(name)) ?? []).filter(canSee);
   if (byTitle.length === 1) return byTitle[0]!;
   if (byTitle.length > 1) {
@@ -82,6 +86,7 @@ export function lookup(ctx: Ctx, name: string, pos: Pos): ObjectRow {
       },
     );
   }
+  refuseDataset(ctx, name, pos);
   // Suggestions come only from objects the caller can see.
   const names: string[] = [];
   for (const o of snap.byIdent.values()) {
@@ -93,6 +98,37 @@ export function lookup(ctx: Ctx, name: string, pos: Pos): ObjectRow {
     ? `; did you mean ${suggestions.map((s) => `[${s}]`).join(', ')}?`
     : '';
   throw fail(`unknown object [${name}]${hint}`, where(ctx, pos), { suggestions });
+}
+
+/** A dataset named where an object is expected: only COUNT takes one. */
+function refuseDataset(ctx: Ctx, name: string, pos: Pos): void {
+  if (!datasetRef(ctx, name)) return;
+  const ex = examplesFor(ctx.env, ctx.trusted);
+  throw fail(
+    `[${name}] is a dataset: COUNT([${name}]) counts its rows; elsewhere name its attributes, labels and facts, e.g. ${ex.attribute()}, SUM(${ex.fact()})`,
+    where(ctx, pos),
+    { suggestions: [`COUNT([${name}])`] },
+  );
+}
+
+/**
+ * The dataset a bracketed name means for the caller (dataset-names.ts: objects' identifiers
+ * and titles come first; `counting`, in COUNT, only the titles of what can be counted), or
+ * null. A dataset exists for them when they can read a column of it.
+ */
+export function datasetRef(ctx: Ctx, name: string, counting = false): string | null {
+  const { snap, visible } = ctx.env;
+  const canSee = (o: ObjectRow) =>
+    (ctx.trusted || visible(o)) && (!counting || COUNTABLE_TYPES.includes(o.type));
+  return datasetNamed(
+    name,
+    (n) => {
+      const o = snap.byIdent.get(n);
+      return !!o && (ctx.trusted || visible(o));
+    },
+    (n) => (snap.byTitle.get(titleKey(n)) ?? []).some(canSee),
+    (d) => snap.datasets.has(d) && examplesFor(ctx.env, ctx.trusted).datasets().includes(d),
+  );
 }
 
 function columnOf(ctx: Ctx, o: ObjectRow, pos: Pos): Column {
@@ -168,11 +204,15 @@ export function resolveExpr(e: Expr, ctx: Ctx): V {
       return resolveRef(e.name, e.pos, ctx);
     case 'bare':
       throw bareName(e.name, e.pos, ctx);
-    case 'star':
-      throw fail(
-        'AQL has no *: name the objects you want in brackets, e.g. SELECT [Origin], SUM([Distance]); count rows with COUNT([a key]), e.g. COUNT([Flight])',
-        where(ctx, e.pos),
+    case 'star': {
+      const ex = examplesFor(ctx.env, ctx.trusted);
+      throw sqlHabit(
+        fail(
+          `AQL has no *: name the objects you want in brackets, e.g. SELECT ${ex.attribute()}, SUM(${ex.fact()}); count the rows of a dataset with COUNT([<dataset>]), e.g. COUNT(${ex.dataset()})`,
+          where(ctx, e.pos),
+        ),
       );
+    }
     case 'call':
       return resolveCall(e, ctx);
     case 'window':
@@ -223,10 +263,12 @@ function bareName(name: string, pos: Pos, ctx: Ctx): AqlError {
   const near = closest(name, names, 3);
   const suggestions = [...new Set([...(exact ? [exact] : []), ...near])].slice(0, 3);
   const best = suggestions[0] ?? name;
-  return fail(
-    `names go in brackets: [${best}]${suggestions.length > 1 ? `; closest objects: ${suggestions.map((s) => `[${s}]`).join(', ')}` : ''}`,
-    where(ctx, pos),
-    { suggestions: suggestions.map((s) => `[${s}]`) },
+  return sqlHabit(
+    fail(
+      `names go in brackets: [${best}]${suggestions.length > 1 ? `; closest objects: ${suggestions.map((s) => `[${s}]`).join(', ')}` : ''}`,
+      where(ctx, pos),
+      { suggestions: suggestions.map((s) => `[${s}]`) },
+    ),
   );
 }
 
@@ -262,7 +304,10 @@ export function resolveMetricBody(m: MetricBody, ctx: Ctx): V {
   if (m.byAll) {
     const dims = m.byAll.map((x) => {
       if (x.k !== 'ref')
-        throw fail('BY ALL takes attributes, like BY ALL [Month]', where(ctx, x.pos));
+        throw fail(
+          `BY ALL takes attributes, like BY ALL ${examplesFor(ctx.env, ctx.trusted).attribute()}`,
+          where(ctx, x.pos),
+        );
       const v = resolveRef(x.name, x.pos, ctx);
       if (v.t !== 'col' || v.col.kind === 'fact')
         throw fail(`BY ALL takes attributes; [${x.name}] is not one`, where(ctx, x.pos));
@@ -279,7 +324,7 @@ export function resolveMetricBody(m: MetricBody, ctx: Ctx): V {
     );
   if (!hasAgg(v))
     throw fail(
-      `a metric must aggregate, e.g. SELECT SUM([Amount]); "${m.expr.pos.text}" does not`,
+      `a metric must aggregate, e.g. SELECT SUM(${examplesFor(ctx.env, ctx.trusted).fact()}); "${m.expr.pos.text}" does not`,
       where(ctx, m.expr.pos),
     );
   return v;

@@ -13,8 +13,9 @@ import { conflict, EngineError, notFound } from '../errors.js';
 import { FINAL_STATUSES, JobFailure, type Job, type JobRunner } from '../jobs/jobs.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ModelStore, ObjectRow } from '../model/store.js';
-import { compileQuery, type Compiled } from './compile.js';
+import { compileText, type Compiled } from './compile.js';
 import { AqlError } from './errors.js';
+import { examplesFor } from './examples.js';
 import { formatCell } from './format.js';
 import { hasAgg } from './ir.js';
 import { ModelSnapshot } from './model.js';
@@ -133,12 +134,17 @@ export class Aql {
    * objects their roles hide; their row-level filter still applies.
    */
   compile(a: ProjectActor, text: string, seeAll = false): Compiled {
-    if (typeof text !== 'string' || !text.trim())
-      throw new AqlError('the query is empty; write e.g. SELECT [Attribute], SUM([Fact])', {
-        line: 1,
-        column: 1,
-        found: '',
-      });
+    if (typeof text !== 'string' || !text.trim()) {
+      const ex = examplesFor(this.env(a, this.snapshot(a.projectId), seeAll));
+      throw new AqlError(
+        `the query is empty; write e.g. SELECT ${ex.attribute()}, SUM(${ex.fact()})`,
+        {
+          line: 1,
+          column: 1,
+          found: '',
+        },
+      );
+    }
     if (text.length > MAX_TEXT)
       throw new AqlError(`the query is longer than ${MAX_TEXT} characters`, {
         line: 1,
@@ -154,9 +160,7 @@ export class Aql {
     const hit = this.compiled.get(key);
     if (hit) return hit;
     const snap = this.snapshot(a.projectId, modelVersion);
-    const c = withinDepth(() =>
-      compileQuery(parse(text, 'query'), this.env(a, snap, seeAll), a.filter, today),
-    );
+    const c = withinDepth(() => compileText(text, this.env(a, snap, seeAll), a.filter, today));
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
     if (!this.inTransaction()) this.compiled.set(key, c);
@@ -540,8 +544,7 @@ export class Aql {
     try {
       const snap = this.snapshot(a.projectId);
       const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
-      if (kind === 'report')
-        withinDepth(() => compileQuery(parse(text, 'query'), env, null, this.today()));
+      if (kind === 'report') withinDepth(() => compileText(text, env, null, this.today()));
       else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
       else {
         const body = parse(text, 'metric');

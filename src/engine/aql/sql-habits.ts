@@ -1,19 +1,22 @@
 // SQL habits that are not AQL, recognised on the tokens before parsing, so the message says
 // what to write instead (at the habit's own token) rather than "unexpected token".
 import type { IToken } from 'chevrotain';
-import { AqlError } from './errors.js';
+import { AqlError, sqlHabit } from './errors.js';
 import * as T from './lexer.js';
 
 export const NO_FROM =
   'AQL has no FROM or GROUP BY: name objects in brackets; the model finds the datasets and groups by every dimension';
 
+/** A habit's error, at its own token. */
 function at(t: IToken, message: string, extra: Record<string, unknown> = {}): AqlError {
-  return new AqlError(message, {
-    line: t.startLine ?? 1,
-    column: t.startColumn ?? 1,
-    found: t.image,
-    ...extra,
-  });
+  return sqlHabit(
+    new AqlError(message, {
+      line: t.startLine ?? 1,
+      column: t.startColumn ?? 1,
+      found: t.image,
+      ...extra,
+    }),
+  );
 }
 
 const word = (t: IToken | undefined) =>
@@ -43,13 +46,16 @@ export function refuseSqlHabits(tokens: IToken[]): void {
             suggestions: [`LIMIT ${next.image}`],
           });
         return;
-      case 'DISTINCT':
+      case 'DISTINCT': {
+        // The caller's own argument: COUNT(DISTINCT [Origin]) → COUNT([Origin]).
+        const counted = next && next.tokenType !== T.RParen ? next.image : '[<attribute>]';
         throw at(
           t,
           prev?.tokenType === T.LParen
-            ? 'COUNT([attribute]) already counts distinct values (COUNT_DISTINCT([x]) is the same); write COUNT([x]) without DISTINCT'
+            ? `COUNT of an attribute already counts distinct values (COUNT_DISTINCT is the same); write COUNT(${counted}) without DISTINCT`
             : 'AQL has no DISTINCT: a query with only dimensions returns their distinct combinations; drop DISTINCT',
         );
+      }
     }
   });
 }

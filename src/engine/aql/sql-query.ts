@@ -168,11 +168,14 @@ function groupSql(
   leaves.forEach(({ leaf: l }, j) => {
     const arg = render(l.arg, r);
     let agg: string;
-    if (l.fn === 'COUNT')
+    // COUNT([dataset]) and a count of the anchor's own key (never null) count rows, reading
+    // no column; a fact counts its values, an attribute its distinct values.
+    if (l.rows) agg = 'count(*)';
+    else if (l.fn === 'COUNT')
       agg = !isRowCount(l, anchor, snap)
         ? `count(DISTINCT ${arg})`
         : l.arg.t === 'col' && l.arg.col.kind === 'attribute'
-          ? 'count(*)' // the anchor's own key, never null: rows, without reading the column
+          ? 'count(*)'
           : `count(${arg})`;
     else if (l.fn === 'PERCENTILE') agg = `quantile_cont(${arg}, ${Number(l.fraction)})`;
     else if (l.fn === 'STDDEV') agg = `stddev_samp(${arg})`;

@@ -439,7 +439,7 @@ function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
         )
       )
         throw fail(
-          'ROUND takes a whole number of digits from 0 to 99, e.g. ROUND([x], 2)',
+          `ROUND takes a whole number of digits from 0 to 99, e.g. ROUND(${a[0]!.pos?.text ?? 'x'}, 2)`,
           digits.pos ?? r.pos,
         );
       return `round(${numeric(a[0]!, r)}${digits ? `, ${Number((digits as { v: number }).v)}` : ''})`;

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
 import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
+import { datasetIdent } from '../aql/dataset-names.js';
 import { AqlError } from '../aql/errors.js';
 import { invalid, notFound } from '../errors.js';
 import { TITLED_TYPES, titleKey } from '../model/defs.js';
@@ -30,6 +31,8 @@ export interface CatalogColumn {
 
 export interface CatalogDataset {
   name: string;
+  /** What one row is. */
+  description?: string;
   /** Rows over the whole dataset; null for a member with a row-level filter. */
   rows: number | null;
   primaryKey: string | null;
@@ -107,6 +110,7 @@ export class CatalogService {
           .map((o) => this.column(o, values));
         return {
           name: d.name,
+          ...(d.description ? { description: d.description } : {}),
           rows: values ? (values.rows.get(d.name) ?? 0) : null,
           primaryKey: d.primaryKey,
           references: [...d.refs].map(([column, dataset]) => ({ column, dataset })),
@@ -211,12 +215,9 @@ export class CatalogService {
       throw invalid(`[${obj.name}] is a ${obj.type}; values are listed for attributes and labels`);
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), 1000);
     const def = obj.def as { dataset: string };
-    const snap = this.aql.snapshot(a.projectId);
-    const pk = snap.datasets.get(def.dataset)?.primaryKey;
-    // Count rows of the attribute's own dataset: its key when it has one, else the value.
-    const counter = pk
-      ? `COUNT([attr.${def.dataset}.${pk}])`
-      : `COUNT([${obj.ident}], [${obj.ident}])`;
+    // Rows of the attribute's own dataset, key or no key (by its identifier: no title can
+    // take it). Ties are in value order (then by the attribute a label shows, as AQL sorts).
+    const counter = `COUNT([${datasetIdent(def.dataset)}])`;
     // Any case: people type "atl" for Atlanta. No escape character: % and _ in a prefix stay
     // wildcards (documented).
     const where = opts.prefix ? ` WHERE [${obj.ident}] ILIKE ${aqlString(`${opts.prefix}%`)}` : '';

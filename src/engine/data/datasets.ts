@@ -226,6 +226,16 @@ export class Datasets {
         o.name = existing.name;
       }
     }
+    // So does a description set through the model API, unless the load's own changed.
+    for (const o of wanted) {
+      const existing = this.model.get(projectId, o.ident);
+      if (!existing || o.description === undefined || existing.description === o.description)
+        continue;
+      const def = o.def as { dataset: string; column: string };
+      const prev = before.has(def.dataset) ? before.get(def.dataset) : byName.get(def.dataset);
+      if (!prev || prev.columns.find((c) => c.id === def.column)?.description === o.description)
+        delete o.description;
+    }
     const wantedIds = new Set(wanted.map((o) => o.ident));
     const stale = this.model
       .listByType(projectId, ['attribute', 'label', 'fact'])
@@ -244,12 +254,15 @@ function objectFor(
 ): ObjectInput {
   const base = { dataset: cluster, column: c.id, dataType: c.dataType, source: 'load' };
   const name = c.label || c.id;
-  if (c.objectType === 'F') return { ident: factId(cluster, c.id), type: 'fact', name, def: base };
+  const described = c.description ? { description: c.description } : {};
+  if (c.objectType === 'F')
+    return { ident: factId(cluster, c.id), type: 'fact', name, ...described, def: base };
   if (c.objectType === 'L') {
     return {
       ident: labelId(cluster, c.id),
       type: 'label',
       name,
+      ...described,
       def: { ...base, attribute: attrId(cluster, c.labelOf ?? p.primarykey) },
     };
   }
@@ -264,5 +277,5 @@ function objectFor(
       attribute: tp?.primarykey ? attrId(target, tp.primarykey) : null,
     };
   }
-  return { ident: attrId(cluster, c.id), type: 'attribute', name, def };
+  return { ident: attrId(cluster, c.id), type: 'attribute', name, ...described, def };
 }

@@ -15,10 +15,12 @@ export function csvPrescription(
   name: string,
   primarykey: string,
   cols: ColumnSpec[],
+  description?: string,
 ): Prescription {
   return {
     clustername: name,
     primarykey,
+    ...(description ? { description } : {}),
     format: CSV_FORMAT,
     columns: cols.map(([id, label, objectType, dataType, extra]) => ({
       id,

@@ -52,6 +52,8 @@ const columnSchema = z
     }),
     dataType: z.enum(DATA_TYPE_NAMES, { error: `must be one of ${DATA_TYPE_NAMES.join(', ')}` }),
     label: z.string().trim().min(1).max(255),
+    // The model object's description, set by each load that gives one (AI assistants read it).
+    description: z.string().trim().max(1000).optional(),
     labelOf: zName.optional(),
     reference: zName.optional(),
     dateFormat: z
@@ -83,6 +85,8 @@ export const prescriptionSchema = z
     clustername: zName,
     // '' means "no primary key": the dataset can still be loaded, but nothing can reference it.
     primarykey: z.union([z.literal(''), zName]),
+    // What one row is, for people and AI assistants (get_model shows it).
+    description: z.string().trim().max(1000).optional(),
     columns: z
       .array(columnSchema)
       .min(1, { error: 'a dataset needs at least one column' })

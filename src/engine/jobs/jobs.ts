@@ -75,9 +75,15 @@ export class JobRunner {
 
   private finishListeners: Array<(job: Job) => void> = [];
 
-  /** Called with every job that reaches a final status (after the status is stored). */
-  onFinish(listener: (job: Job) => void): void {
+  /**
+   * Called with every job that reaches a final status (after the status is stored, in the
+   * same turn: no request sees the status before the listeners ran). Returns the way to stop.
+   */
+  onFinish(listener: (job: Job) => void): () => void {
     this.finishListeners.push(listener);
+    return () => {
+      this.finishListeners = this.finishListeners.filter((l) => l !== listener);
+    };
   }
 
   /** Types whose result only the member who started the job may read (AI answers). */

@@ -152,6 +152,7 @@ export function checkObjects(s: ModelScope, compile: CompileCheck | null): Probl
     if (!CHECKED.includes(row.type)) continue;
     let flagged = false;
     for (const ref of s.index.refs(row)) {
+      if (ref.dataset) continue; // COUNT([flights]) counts a dataset's rows
       const targets = ref.targets.filter(s.visible);
       const shown = ref.aql ? `[${ref.text}]` : `"${ref.text}"`;
       if (!targets.length) {

@@ -3,7 +3,7 @@
 // identifier. An ambiguous title depends on every object that has it: deleting either would
 // change what the AQL means, so both are protected.
 import { referencesIn } from '../aql/references.js';
-import type { RefModel } from '../aql/ref-rewrite.js';
+import { refModel, type RefModel } from '../aql/ref-rewrite.js';
 import { TITLED_TYPES, titleKey } from './defs.js';
 import type { ObjectRow } from './store.js';
 
@@ -66,6 +66,8 @@ export function refsOf(type: string, def: Def): Ref[] {
 
 export interface ResolvedRef extends Ref {
   targets: ObjectRow[];
+  /** The dataset an AQL reference names (no object: it is no dependency). */
+  dataset?: string;
 }
 
 /** The whole model of a project, indexed for resolution in both directions. */
@@ -73,11 +75,7 @@ export class ModelIndex {
   readonly byIdent: Map<string, ObjectRow>;
   private readonly byTitle = new Map<string, ObjectRow[]>();
   private reverse: Map<string, Set<string>> | null = null;
-  /** Resolution by name, for storing and showing saved AQL (aql/ref-rewrite.ts). */
-  readonly names: RefModel = {
-    byIdent: (ident) => this.byIdent.get(ident),
-    byTitle: (title) => this.byTitle.get(titleKey(title)) ?? [],
-  };
+  private named: RefModel | null = null;
 
   constructor(readonly rows: ObjectRow[]) {
     this.byIdent = new Map(rows.map((r) => [r.ident, r]));
@@ -91,6 +89,11 @@ export class ModelIndex {
     }
   }
 
+  /** Resolution by name, datasets included, for storing and showing saved AQL (ref-rewrite.ts). */
+  get names(): RefModel {
+    return (this.named ??= refModel(this.rows));
+  }
+
   resolve(ref: Ref): ObjectRow[] {
     const exact = this.byIdent.get(ref.text);
     if (exact) return [exact];
@@ -98,7 +101,15 @@ export class ModelIndex {
   }
 
   refs(row: ObjectRow): ResolvedRef[] {
-    return refsOf(row.type, row.def).map((r) => ({ ...r, targets: this.resolve(r) }));
+    return refsOf(row.type, row.def).map((r) => {
+      const targets = this.resolve(r);
+      // AQL names a dataset where no object takes the name: COUNT([flights]).
+      const named =
+        r.aql && !targets.length
+          ? (this.names.byIdent(r.text) ?? this.names.byTitle(r.text)[0])
+          : undefined;
+      return { ...r, targets, ...(named?.type === 'dataset' ? { dataset: named.name } : {}) };
+    });
   }
 
   /** Objects `row` depends on (its predecessors), each once. */

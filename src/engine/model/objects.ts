@@ -48,8 +48,11 @@ export type CompileCheck = (
 ) => string | null;
 
 export const MAX_BATCH = 1000;
-/** Identifiers the loads own: an API object there would be overwritten by the next load. */
-const RESERVED_PREFIXES = ['attr.', 'label.', 'fact.'];
+/**
+ * Identifiers the loads own: an API object there would be overwritten by the next load, and
+ * `dataset.<name>` names a loaded dataset in AQL (COUNT([dataset.flights])).
+ */
+const RESERVED_PREFIXES = ['attr.', 'label.', 'fact.', 'dataset.'];
 
 export interface ObjectView {
   ident: string;
@@ -715,7 +718,7 @@ export class ModelObjects {
       if (err) fail(field, err);
     };
     const refs = s.index.refs(row);
-    const aqlRefs = refs.filter((r) => r.aql);
+    const aqlRefs = refs.filter((r) => r.aql && !r.dataset);
     // The compiler reports unknown references itself, with suggestions; without it, we do.
     if (!this.compileCheck) for (const r of aqlRefs) need(r, null);
     if (kind) compile(written ?? def.aql, kind, 'def.aql');

@@ -46,7 +46,7 @@ export const TOOLS = {
   get_attribute_values: {
     title: 'Get attribute values',
     description:
-      'Distinct values of an attribute or label with their row counts, most frequent first; prefix narrows them. Use it so filters use values that exist.',
+      'Distinct values of an attribute or label, each with the number of rows of its dataset that hold it, most frequent first (ties by value); prefix narrows them. Use it so filters use values that exist.',
     doors: ['mcp', 'chat'],
     readOnly: true,
   },
@@ -60,7 +60,7 @@ export const TOOLS = {
   run_aql: {
     title: 'Run an AQL query',
     description:
-      'Run an AQL query as you (your permissions and row-level filter apply), e.g. SELECT [Carrier], SUM([Distance]) WHERE [Year] = 2024 ORDER BY 2 DESC. Returns up to limit rows; when truncated (or status RUNNING), call again with cursor (and no aql) for the next rows. With no rows, warnings name filter values that match no member. aql_help has the cheatsheet.',
+      'Run an AQL query as you (your permissions and row-level filter apply), e.g. SELECT [<attribute>], SUM([<fact>]) WHERE [<attribute>] = "value" ORDER BY 2 DESC (get_model has the names). Returns up to limit rows; when truncated (or status RUNNING), call again with cursor (and no aql) for the next rows. With no rows, warnings name filter values that match no member. aql_help has the cheatsheet.',
     doors: ['mcp', 'chat'],
     readOnly: true,
   },
@@ -74,7 +74,7 @@ export const TOOLS = {
   aql_help: {
     title: 'AQL cheatsheet',
     description:
-      'The AQL cheatsheet: query form, names in brackets, aggregations, dates, windows and QUALIFY, functions and conditions, with examples. Read it before writing AQL, or when a query is refused.',
+      'The AQL cheatsheet: query form, names in brackets, what COUNT counts (COUNT([dataset]) for rows), conditional aggregation, shares (BY ALL keeps WHERE), dates, windows and QUALIFY, functions and conditions, with examples. Read it before writing AQL, or when a query is refused.',
     doors: ['mcp', 'chat'],
     readOnly: true,
   },
@@ -116,7 +116,7 @@ export const TOOLS = {
   create_metric: {
     title: 'Create a metric',
     description:
-      'Save a metric (MD Admin). aql is a metric definition: SELECT <measure> [BY ALL …] [WHERE …], e.g. SELECT SUM([Distance]) WHERE [Cancelled] = false. Use it in queries as [title].',
+      'Save a metric (MD Admin). aql is a metric definition: SELECT <measure> [BY ALL …] [WHERE …], e.g. SELECT SUM([<fact>]) WHERE [<attribute>] = "value". Use it in queries as [title].',
     doors: ['mcp'],
     readOnly: false,
   },

@@ -74,6 +74,7 @@ export function findObject(
 const catalogOut = (c: Catalog) => ({
   datasets: c.datasets.map((d) => ({
     name: d.name,
+    ...(d.description ? { description: d.description } : {}),
     rows: d.rows,
     primaryKey: d.primaryKey,
     references: d.references,
@@ -93,6 +94,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
       datasets: z.array(
         z.object({
           name: z.string(),
+          description: z.string().optional().describe('What one row is'),
           rows: z.number().nullable().describe('null under a row-level filter'),
           primaryKey: z.string().nullable(),
           references: z.array(z.object({ column: z.string(), dataset: z.string() })),

@@ -59,7 +59,8 @@ function replacement(text: string, offset: number, found: string, s: string): st
 
 /**
  * Fixes from a problem's suggestions: each replaces `found` at the problem's place; `TOP n`
- * becomes `LIMIT n` at the end. None when the text no longer holds `found` there.
+ * becomes `LIMIT n` at the end; a whole query (SQL written in AQL) replaces the text. None
+ * when the text no longer holds `found` there.
  */
 export function fixesFor(text: string, p: Problem): Fix[] {
   const found = p.found ?? '';
@@ -70,7 +71,15 @@ export function fixesFor(text: string, p: Problem): Fix[] {
   for (const s of p.suggestions ?? []) {
     let fix: Fix;
     const top = /^TOP\s+\d+\s*/i.exec(text.slice(offset));
-    if (/^LIMIT \d+$/.test(s) && found.toUpperCase() === 'TOP' && top) {
+    if (/^SELECT\s/i.test(s)) {
+      // SQL answered with the whole query written in AQL: it replaces the text.
+      fix = {
+        label: s,
+        description: `Replace the query with ${s}`,
+        text: s,
+        caret: s.length,
+      };
+    } else if (/^LIMIT \d+$/.test(s) && found.toUpperCase() === 'TOP' && top) {
       const rest = (text.slice(0, offset) + text.slice(offset + top[0].length)).trimEnd();
       fix = {
         label: s,

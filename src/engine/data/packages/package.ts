@@ -44,11 +44,15 @@ export interface DataPackage {
 
 export { CSV_FORMAT };
 
-/** The explicit prescription a package is loaded with, so every type is exact. */
+/**
+ * The explicit prescription a package is loaded with, so every type is exact; the package's
+ * descriptions become the dataset's and its objects' (what AI assistants read).
+ */
 export function packagePrescription(pkg: DataPackage): Prescription {
   return {
     clustername: pkg.dataset,
     primarykey: pkg.primaryKey,
+    description: pkg.description,
     format: CSV_FORMAT,
     columns: pkg.columns.map((c) => ({
       id: c.id,
@@ -56,6 +60,7 @@ export function packagePrescription(pkg: DataPackage): Prescription {
       objectType: c.objectType,
       dataType: c.dataType,
       label: c.title,
+      description: c.description,
       ...(c.labelOf ? { labelOf: c.labelOf } : {}),
     })),
   };
