@@ -7,6 +7,7 @@ import { Engine } from './engine/engine.js';
 import { uuid } from './engine/ids.js';
 import { createLogger, type Logger } from './engine/logger.js';
 import { createApp } from './rest/app.js';
+import { ALIVE, LIVE_PATH } from './rest/routes/health.js';
 import { claimDataDir, releaseDataDir } from './engine/server-record.js';
 
 export interface RunningServer {
@@ -102,19 +103,28 @@ export async function startServer(
   };
 }
 
-/** The answer while the server starts: 503 in the API's error shape, retry in a second. */
+/**
+ * The answer while the server starts: 503 in the API's error shape, retry in a second. Only
+ * liveness answers 200: the process is up, and a slow start must not get it restarted.
+ */
 function starting(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const body = JSON.stringify({
-    statusCode: 503,
-    message: 'Ursa is starting; retry in a moment',
-    context: { starting: true },
-    errorId: uuid(),
-  });
+  const live =
+    (req.method === 'GET' || req.method === 'HEAD') && req.url?.split('?')[0] === LIVE_PATH;
+  const body = JSON.stringify(
+    live
+      ? ALIVE
+      : {
+          statusCode: 503,
+          message: 'Ursa is starting; retry in a moment',
+          context: { starting: true },
+          errorId: uuid(),
+        },
+  );
   req.resume();
-  res.writeHead(503, {
+  res.writeHead(live ? 200 : 503, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
-    'Retry-After': '1',
+    ...(live ? {} : { 'Retry-After': '1' }),
     'Cache-Control': 'no-store',
   });
   res.end(req.method === 'HEAD' ? undefined : body);

@@ -13,9 +13,10 @@ import { ActivityLog } from './activity/activity.js';
 import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
 import { todayIn, type Config } from './config.js';
-import { openDb, type Db } from './db/index.js';
+import { MIGRATIONS, openDb, type Db } from './db/index.js';
 import { jobs } from './db/schema.js';
 import { Exports } from './export/exports.js';
+import { Readiness } from './health/readiness.js';
 import {
   loadOrCreateCookieKeys,
   loadOrCreateSigningKey,
@@ -109,6 +110,8 @@ export class Engine {
   readonly triggers: Triggers;
   /** PDF export: HTML printed by one headless Chromium, launched on the first export. */
   readonly exports: Exports;
+  /** Whether this process is ready for traffic (database, migrations, data directory). */
+  readonly readiness: Readiness;
 
   private constructor(
     readonly config: Config,
@@ -277,6 +280,12 @@ export class Engine {
       log,
     });
     this.exports = new Exports(config.export, log);
+    this.readiness = new Readiness({
+      connection: () => this.db.$client,
+      dataDir: config.dataDir,
+      migrationsFolder: MIGRATIONS,
+      log,
+    });
     this.registerUsage();
   }
 

@@ -15,10 +15,13 @@ import { write } from './respond.js';
 import { mountRoutes } from './router.js';
 import { oauthRouter } from './oauth/index.js';
 import { externalIssuerRoutes, identityRoutes } from './routes/identity.js';
+import { healthRoutes, LIVE_PATH, READY_PATH } from './routes/health.js';
 import { passwordRoutes } from './routes/password.js';
 import { webdavRouter } from './webdav/handler.js';
 
 const REQ_ID = /^[\w.:-]{1,64}$/;
+/** Polled every second or so by load balancers: their requests are logged at debug only. */
+const PROBES = new Set([LIVE_PATH, READY_PATH]);
 
 /** The app; loads the OAuth server first when it serves one (see src/rest/oauth/index.ts). */
 export async function createApp(engine: Engine): Promise<express.Express> {
@@ -35,10 +38,11 @@ export async function createApp(engine: Engine): Promise<express.Express> {
     const reqId = typeof given === 'string' && REQ_ID.test(given) ? given : uuid();
     res.setHeader('X-Request-Id', reqId);
     const start = process.hrtime.bigint();
+    const level = PROBES.has(req.path) ? 'debug' : 'info';
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       logContext.run({ reqId }, () =>
-        engine.log.info(
+        engine.log[level](
           {
             method: req.method,
             url: req.originalUrl,
@@ -52,6 +56,8 @@ export async function createApp(engine: Engine): Promise<express.Express> {
     logContext.run({ reqId }, next);
   });
 
+  // Health probes first: public, cheap, and never behind anything that could refuse them.
+  app.use('/', mountRoutes(engine, healthRoutes));
   app.use('/auth', mountRoutes(engine, identityRoutes));
   app.use('/auth', mountRoutes(engine, passwordRoutes));
   // OAuth: metadata documents, and the built-in authorization server under /auth; with an

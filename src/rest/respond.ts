@@ -43,6 +43,12 @@ export function send(req: Request, res: Response, reply: Reply): void {
   write(req, res, format, reply, status);
 }
 
+/** JSON whatever Accept asks for: answers meant for machines only (health probes). */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  res.status(status);
+  end(res, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
 /** Writes a finished text body; express's res.send does far more work than a body needs. */
 function end(res: Response, type: string, text: string): void {
   res.setHeader('Content-Type', type);

@@ -9,7 +9,8 @@ import * as schema from './schema.js';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
-const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+/** The migrations this version ships, applied at start-up (and compared by readiness). */
+export const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 export function openDb(dataDir: string): Db {
   fs.mkdirSync(dataDir, { recursive: true });
