@@ -1,6 +1,7 @@
 // Health probes for load balancers, over real HTTP: /healthz says the process is up (also
 // while it starts, without touching the database), /readyz that it can serve: the metadata
 // database answers, its migrations are this version's, the data directory takes writes.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,6 +86,28 @@ describe('health probes', () => {
       fs.rmdirSync(probeFile);
     }
     expect((await probe(s.url, '/readyz')).status).toBe(200);
+  });
+
+  it('/readyz answers 503 within its time limit while the data directory hangs', async () => {
+    // A FIFO nobody reads blocks the probe's open, as a hung network mount would.
+    const probeFile = s.engine.readiness.probeFile;
+    expect(spawnSync('mkfifo', [probeFile]).status).toBe(0);
+    let reader: number | undefined;
+    try {
+      for (let i = 0; i < 2; i++) {
+        const started = Date.now();
+        const r = await probe(s.url, '/readyz');
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expectNotReady(r, 'dataDir');
+        expect(r.json.context.checks.dataDir.error).toMatch(/no answer within/);
+      }
+      // The mount answers again: the pending probe completes and removes its file.
+      reader = fs.openSync(probeFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      await expect.poll(async () => (await probe(s.url, '/readyz')).status).toBe(200);
+    } finally {
+      if (reader !== undefined) fs.closeSync(reader);
+      fs.rmSync(probeFile, { force: true });
+    }
   });
 
   it('/readyz answers 503 while the metadata database cannot be queried, /healthz still 200', async () => {
