@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { is } from 'drizzle-orm';
 import pg from 'pg';
@@ -17,7 +18,7 @@ const inCi = process.env.CI === 'true';
 const PG_MISSING = postgresMissing();
 if (PG_MISSING && !inCi) console.warn(`PostgreSQL migration tests skipped: ${PG_MISSING}`);
 
-const MIGRATIONS = path.resolve('drizzle-pg');
+const MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url));
 const journal = JSON.parse(fs.readFileSync(path.join(MIGRATIONS, 'meta/_journal.json'), 'utf8'))
   .entries as Array<{ tag: string; when: number }>;
 /** drizzle records a migration by the sha256 of its SQL file. */
