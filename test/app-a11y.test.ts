@@ -167,6 +167,11 @@ const SCREENS: Screen[] = [
   { name: 'data files', path: 'data', adminOnly: true },
   { name: 'data datasets', path: 'data/datasets', adminOnly: true },
   { name: 'data flows', path: 'data/flows', adminOnly: true },
+  {
+    name: 'AQL reference',
+    path: '/app/docs/aql.md',
+    ready: (p) => p.getByRole('heading', { name: 'AQL reference', level: 1 }).waitFor(),
+  },
 ];
 
 describe.skipIf(skipBrowser)('the web application: accessibility (axe-core)', () => {

@@ -19,7 +19,7 @@ import {
 
 const MEMBER = 'chat-member@example.com';
 const PASSWORD = 'member-password-1';
-const DAILY = 6;
+const DAILY = 7;
 const SALES_AQL = 'SELECT [Region], SUM([Amount]) AS "Sales" ORDER BY 2 DESC';
 
 const call = (name: string, args: Record<string, unknown>, id = `call-${name}`): FakeToolCall => ({
@@ -266,6 +266,111 @@ describe.skipIf(skipBrowser)('the web application: Chat', () => {
         .waitFor();
       expect(await page.locator('.chat-turn').count()).toBe(2);
       expect(await page.getByLabel('Ask a follow-up question').isDisabled()).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('renders the answer’s Markdown (marked’s tokens) as elements, raw HTML and unsafe links as text', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MEMBER,
+      PASSWORD,
+      `/app/p/${project}/chat`,
+    );
+    try {
+      page.setDefaultTimeout(10_000);
+      await page.getByText(`4 of ${DAILY}`).waitFor();
+      llm.script({
+        // Numbers under 10 only: larger ones would be sent back to be grounded in a query.
+        text: [
+          'Overview',
+          '========',
+          '',
+          'See the [sales dashboard][dash], **bold**, _em_, ~~old~~ and `SUM([Amount])`.',
+          'A first line  ',
+          'then a break.',
+          '',
+          '    an indented code block',
+          '',
+          '3. third',
+          '4. fourth',
+          '   - nested',
+          '',
+          '> quoted',
+          '',
+          '| Region | Sales |',
+          '|:--|--:|',
+          '| US | 4 |',
+          '',
+          '<b id="raw">raw</b> and [bad](javascript:alert(1)) and [ours](/app/p/x/dashboards)',
+          '',
+          '[dash]: https://example.com/sales',
+        ].join('\n'),
+      });
+      await ask(page, 'Show me every kind of Markdown');
+      const md = page.locator('.chat-answer .chat-md').first();
+      await md.getByText('quoted').waitFor();
+      // A setext heading, under the question's h3.
+      await md.getByRole('heading', { name: 'Overview', level: 4 }).waitFor();
+      // A reference-style link resolves to its definition, which is not shown.
+      expect(await md.getByRole('link', { name: 'sales dashboard' }).getAttribute('href')).toBe(
+        'https://example.com/sales',
+      );
+      expect(await md.textContent()).not.toContain('[dash]');
+      expect(await md.locator('strong').textContent()).toBe('bold');
+      expect(await md.locator('em').textContent()).toBe('em');
+      expect(await md.locator('del').textContent()).toBe('old');
+      expect(await md.locator('p > code').textContent()).toBe('SUM([Amount])');
+      expect(await md.locator('p br').count()).toBe(1);
+      expect(await md.locator('pre > code').textContent()).toBe('an indented code block');
+      // An ordered list starting at 3, with a list nested in its item.
+      const ol = md.locator('ol');
+      expect(await ol.getAttribute('start')).toBe('3');
+      expect(await ol.locator(':scope > li').count()).toBe(2);
+      expect(await ol.locator('li ul li').textContent()).toBe('nested');
+      expect(await md.locator('blockquote').textContent()).toBe('quoted');
+      // Alignment from the delimiter row.
+      expect(await md.locator('th').evaluateAll((t) => t.map((e) => e.className))).toEqual([
+        'chat-al-l',
+        'chat-al-r',
+      ]);
+      expect(await md.locator('td').evaluateAll((t) => t.map((e) => e.className))).toEqual([
+        'chat-al-l',
+        'chat-al-r',
+      ]);
+      // Raw HTML is text, a javascript: link its text only, our own path a link.
+      expect(await md.locator('#raw, b').count()).toBe(0);
+      expect(await md.textContent()).toContain('<b id="raw">raw</b> and bad and ours');
+      expect(await md.getByRole('link').count()).toBe(2);
+      expect(await md.getByRole('link', { name: 'ours' }).getAttribute('href')).toBe(
+        '/app/p/x/dashboards',
+      );
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('labels AI messages as such in the Admin’s activity', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `/app/p/${project}/admin/activity?types=user_action`,
+    );
+    try {
+      await page.getByRole('table', { name: 'Activity' }).waitFor();
+      const kindOf = (what: RegExp) =>
+        page.getByRole('row').filter({ hasText: what }).first().locator('td.kind').textContent();
+      expect(await kindOf(/^AI message OK/)).toBe('AI messages');
+      expect(await kindOf(new RegExp(`invited ${MEMBER}`))).toBe('Member changes');
+      expect(
+        await page.getByRole('checkbox', { name: 'Member changes and AI messages' }).isChecked(),
+      ).toBe(true);
       expect(problems).toEqual([]);
     } finally {
       await close();

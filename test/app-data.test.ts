@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Route } from 'playwright-core';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { loadDataset } from './helpers/fixtures.js';
 import { invite, startTestServer, type TestServer } from './helpers/server.js';
 
 const MD = 'data-md@example.com';
@@ -114,6 +115,35 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
       const row = page.locator('tr[data-dataset=people]');
       await expect(row.locator('.data-rows').textContent()).resolves.toBe('3');
       await expect(row.textContent()).resolves.toMatch(/3 rows \(full\)/);
+      expect(unexpected(problems)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('links a dataset without a key to Explore, and writes its counts one way', async () => {
+    const csv = `city,score\n${Array.from({ length: 10_000 }, (_, i) => `c${i % 7},${i}`).join('\n')}\n`;
+    await loadDataset(s, s.demo, 'keyless', csv, '', [
+      ['city', 'A', 'string', 'Keyless City'],
+      ['score', 'F', 'integer', 'Keyless Score'],
+    ]);
+    const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, `${data}/datasets`);
+    page.setDefaultTimeout(10_000);
+    try {
+      const row = page.locator('tr[data-dataset=keyless]');
+      await row.waitFor();
+      // The rows and the latest load's rows, in one number format.
+      await expect(row.locator('.data-rows').textContent()).resolves.toBe('10,000');
+      await expect(row.textContent()).resolves.toMatch(/10,000 rows \(full\)/);
+      expect(await row.textContent()).not.toMatch(/10000/);
+      // Its name links to Explore with a count of its rows, which runs.
+      await row.getByRole('link', { name: 'keyless' }).click();
+      await page.waitForURL((u) => u.pathname === `/app/p/${s.demo}/explore`);
+      expect(new URL(page.url()).searchParams.get('aql')).toBe('SELECT COUNT([dataset.keyless])');
+      await page.getByRole('button', { name: 'Run' }).click();
+      await expect(page.locator('.explore-result tbody td').first().textContent()).resolves.toMatch(
+        /^10,?000$/,
+      );
       expect(unexpected(problems)).toEqual([]);
     } finally {
       await close();

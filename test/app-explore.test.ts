@@ -369,6 +369,38 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     }
   }, 60_000);
 
+  it('opens the AQL reference as a page of the app in a new tab, keeping the query', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
+    page.context().setDefaultTimeout(10_000);
+    try {
+      await page.getByRole('heading', { name: 'Explore' }).waitFor();
+      await editor(page).fill('SELECT [Origin Region]');
+      const [help] = await Promise.all([
+        page.waitForEvent('popup'),
+        page.getByRole('link', { name: 'AQL', exact: true }).click(),
+      ]);
+      expect(new URL(help.url()).pathname).toBe('/app/docs/aql.md');
+      // Rendered, not the Markdown's text: headings, tables and code are elements.
+      await help.getByRole('heading', { name: 'AQL reference', level: 1 }).waitFor();
+      await help.getByRole('heading', { name: '2. References in brackets', level: 2 }).waitFor();
+      expect(await help.locator('article table').count()).toBeGreaterThan(3);
+      expect(await help.locator('article pre code').first().textContent()).toMatch(/select/i);
+      const text = (await help.locator('article').textContent())!;
+      expect(text).not.toMatch(/^# |\n## |\|---/m);
+      expect(await help.title()).toBe('AQL reference · Ursa');
+      await screenshots(help, 'docs');
+      // Another document it names opens as a page too.
+      await help.getByRole('link', { name: 'api.md', exact: true }).first().click();
+      await help.getByRole('heading', { name: 'REST API', level: 1 }).waitFor();
+      expect(new URL(help.url()).pathname).toBe('/app/docs/api.md');
+      // The query being written is still there.
+      expect(await editor(page).inputValue()).toBe('SELECT [Origin Region]');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('lets a plain member run queries at 390 px, without saving', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore, {
       width: 390,

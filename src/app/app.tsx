@@ -6,6 +6,7 @@ import { signInUrl } from './api';
 import { useResource } from './data';
 import { ProjectContext, type ProjectDetails } from './project';
 import { appPath, Link, useLocation } from './router';
+import { Docs } from './screens/docs/docs';
 import { Home } from './screens/home/home';
 import { Projects } from './screens/projects/projects';
 import { SECTIONS } from './sections';
@@ -23,6 +24,12 @@ export function App() {
       <main class="wrap">
         {user.error ? <ErrorNote error={user.error} /> : <Loading what="your account" />}
       </main>
+    );
+  if (kind === 'docs' && project)
+    return (
+      <Frame user={user.value.id}>
+        <Docs name={project} />
+      </Frame>
     );
   return kind === 'p' && project ? (
     <ProjectFrame user={user.value.id} project={project} section={section} rest={rest} />

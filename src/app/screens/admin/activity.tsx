@@ -15,9 +15,16 @@ const TYPES: Array<[string, string]> = [
   ['obj_action', 'Model changes'],
   ['obj_share', 'Shares'],
   ['project_action', 'Project changes'],
-  ['user_action', 'Member changes'],
+  // The API records a finished AI question as a user_action too (detail.action: ai_message).
+  ['user_action', 'Member changes and AI messages'],
 ];
-const typeTitle = (t: string) => TYPES.find((x) => x[0] === t)?.[1] ?? t;
+/** An event's kind: by its type, and for a user_action by what the member did. */
+const kindOf = (e: LogEvent) =>
+  e.type === 'user_action'
+    ? e.detail?.action === 'ai_message'
+      ? 'AI messages'
+      : 'Member changes'
+    : (TYPES.find((x) => x[0] === e.type)?.[1] ?? e.type);
 const PAGE = 50;
 
 interface LogEvent {
@@ -27,6 +34,7 @@ interface LogEvent {
   user: string;
   object?: string;
   message: string;
+  detail?: { action?: string };
 }
 
 export function Activity() {
@@ -94,7 +102,7 @@ export function Activity() {
                   <td>
                     <When iso={e.time} />
                   </td>
-                  <td class="kind">{typeTitle(e.type)}</td>
+                  <td class="kind">{kindOf(e)}</td>
                 </tr>
               ))}
             </tbody>

@@ -49,27 +49,20 @@ export function Datasets() {
                 return (
                   <tr key={d.name} data-dataset={d.name}>
                     <th scope="row">
-                      {d.primaryKey ? (
-                        <Link
-                          href={exploreHref(p.id, `SELECT COUNT([attr.${d.name}.${d.primaryKey}])`)}
-                          title="Explore"
-                        >
-                          {d.name}
-                        </Link>
-                      ) : (
-                        d.name
-                      )}
+                      {/* COUNT([dataset.…]) counts rows with a primary key or without. */}
+                      <Link
+                        href={exploreHref(p.id, `SELECT COUNT([dataset.${d.name}])`)}
+                        title="Explore"
+                      >
+                        {d.name}
+                      </Link>
                     </th>
                     <td class="num data-rows">
-                      {d.rows === null ? (
-                        <span class="muted" title="Hidden under your row filter">
-                          hidden
-                        </span>
-                      ) : (
-                        d.rows.toLocaleString()
-                      )}
+                      <Count n={d.rows} />
                     </td>
-                    <td class="num">{d.columns}</td>
+                    <td class="num">
+                      <Count n={d.columns} />
+                    </td>
                     <td>
                       <code>{d.primaryKey || '—'}</code>
                     </td>
@@ -77,8 +70,8 @@ export function Datasets() {
                     <td>
                       {l ? (
                         <>
-                          <When iso={l.time} /> · {l.user} · {l.detail.rowsLoaded} rows (
-                          {l.detail.mode})
+                          <When iso={l.time} /> · {l.user} · <Count n={l.detail.rowsLoaded} /> rows
+                          ({l.detail.mode})
                         </>
                       ) : (
                         <When iso={d.loaded} />
@@ -92,5 +85,16 @@ export function Datasets() {
         </div>
       )}
     </section>
+  );
+}
+
+/** A count, in the one format of this table; null is hidden by the reader's row filter. */
+function Count({ n }: { n: number | null }) {
+  return n === null ? (
+    <span class="muted" title="Hidden under your row filter">
+      hidden
+    </span>
+  ) : (
+    <>{n.toLocaleString()}</>
   );
 }

@@ -7,6 +7,7 @@ import { api, projectApi, type ApiError } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
 import { Loading } from '../../ui';
+import { docHref } from '../docs/docs';
 import { asApiError, Problem, When } from '../model/parts';
 import { POLL_MS } from './jobs';
 import type { Flow } from './types';
@@ -69,7 +70,11 @@ export function Flows() {
         !list.error && <Loading what="the flows" />
       ) : flows.length === 0 ? (
         <p class="muted">
-          No flows yet. Flows are model objects: see <a href="/docs/flows.md">flows</a>.
+          No flows yet. Flows are model objects: see{' '}
+          <a href={docHref('flows.md')} target="_blank" rel="noopener">
+            flows
+          </a>
+          .
         </p>
       ) : (
         <ul class="data-flows">

@@ -88,7 +88,14 @@ export interface LoadEvent {
   time: string;
   user: string;
   message: string;
-  detail: { dataset: string; mode: string; source: string; rowsLoaded: number; rows: number };
+  // Row counts are null for a reader under a row-level filter.
+  detail: {
+    dataset: string;
+    mode: string;
+    source: string;
+    rowsLoaded: number | null;
+    rows: number | null;
+  };
 }
 
 export interface Flow {

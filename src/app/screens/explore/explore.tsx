@@ -5,6 +5,7 @@ import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
 import { useProject } from '../../project';
 import { Title } from '../../ui';
+import { docHref } from '../docs/docs';
 import { AqlEditor, type Mark, type Selection } from './editor';
 import { markOf, type Fix, type Problem } from './fixes';
 import { useModel } from './model';
@@ -103,8 +104,12 @@ export function Explore(_props: { rest: string[] }) {
     <section class="explore">
       <Title text="Explore" />
       <p class="muted">
-        Ask the data with a query in <a href="/docs/aql.md">AQL</a>: name attributes, facts and
-        metrics in square brackets, e.g. <code>SELECT [Carrier Name], SUM([Distance])</code>.
+        Ask the data with a query in{' '}
+        <a href={docHref('aql.md')} target="_blank" rel="noopener" title="AQL reference (new tab)">
+          AQL
+        </a>
+        : name attributes, facts and metrics in square brackets, e.g.{' '}
+        <code>SELECT [Carrier Name], SUM([Distance])</code>.
       </p>
       <div class="explore-editor">
         <label for="aql">Query</label>
