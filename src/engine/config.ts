@@ -13,6 +13,11 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
   URSA_DATA_DIR: z.string().min(1).default('./data'),
+  /** PostgreSQL for the metadata (a cluster); unset: SQLite in the data directory. */
+  URSA_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
   URSA_SITE_URL: z.url().optional(),
   URSA_ADMIN_EMAIL: z.email().default('admin@example.com'),
   URSA_ADMIN_PASSWORD: z.string().min(8).optional(),
@@ -88,6 +93,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL connection URL of the metadata database; undefined: SQLite in `dataDir`. */
+  databaseUrl?: string;
   /** Public address of the whole server; `{base_url}` is siteUrl + '/api/v1'. */
   siteUrl: string;
   adminEmail: string;
@@ -212,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.URSA_DATA_DIR),
+    databaseUrl: e.URSA_DATABASE_URL,
     siteUrl,
     adminEmail: e.URSA_ADMIN_EMAIL.toLowerCase(),
     adminPassword: e.URSA_ADMIN_PASSWORD,

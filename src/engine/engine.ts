@@ -13,8 +13,8 @@ import { ActivityLog } from './activity/activity.js';
 import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
 import { todayIn, type Config } from './config.js';
-import { MIGRATIONS, openDb, type Db } from './db/index.js';
-import { jobs } from './db/schema.js';
+import { MIGRATIONS, openDb, type Db, first } from './db/index.js';
+import { jobs } from './db/tables.js';
 import { Exports } from './export/exports.js';
 import { Readiness } from './health/readiness.js';
 import {
@@ -303,11 +303,13 @@ export class Engine {
     this.limits.registerUsage('aiMessagesPerDay', (p) => {
       const since = new Date(Date.now() - 86_400_000).toISOString();
       return (
-        this.db
-          .select({ n: sql<number>`count(*)` })
-          .from(jobs)
-          .where(and(eq(jobs.projectId, p), eq(jobs.type, 'ai'), gt(jobs.created, since)))
-          .get()?.n ?? 0
+        (
+          await this.db
+            .select({ n: sql<number>`count(*)` })
+            .from(jobs)
+            .where(and(eq(jobs.projectId, p), eq(jobs.type, 'ai'), gt(jobs.created, since)))
+            .then(first)
+        )?.n ?? 0
       );
     });
   }

@@ -2,7 +2,7 @@
 // front door, then checked again by every engine operation that needs a level.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { projects, projectUsers } from '../db/schema.js';
+import { projects, projectUsers } from '../db/tables.js';
 import { forbidden, unauthenticated } from '../errors.js';
 
 /** An authenticated identity, before any project is involved. */

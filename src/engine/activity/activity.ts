@@ -2,8 +2,8 @@
 // shows each reader only events about what they may read (reader-view.ts).
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import type { Db } from '../db/index.js';
-import { activity } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { activity } from '../db/tables.js';
 import { invalid } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { ModelStore } from '../model/store.js';
@@ -61,18 +61,15 @@ export class ActivityLog {
   ) {}
 
   record(projectId: string, type: ActivityType, e: NewActivity): void {
-    this.db
-      .insert(activity)
-      .values({
-        projectId,
-        type,
-        time: nowIso(),
-        user: e.user,
-        object: e.object ?? null,
-        message: e.message,
-        detail: e.detail ?? {},
-      })
-      .run();
+    await this.db.insert(activity).values({
+      projectId,
+      type,
+      time: nowIso(),
+      user: e.user,
+      object: e.object ?? null,
+      message: e.message,
+      detail: e.detail ?? {},
+    });
   }
 
   /** The reader's events, newest first: only those about what they may read. */
@@ -86,20 +83,21 @@ export class ActivityLog {
       opts.types ? inArray(activity.type, opts.types) : undefined,
       visibleTo(view),
     );
-    const rows = this.db
+    const rows = await this.db
       .select()
       .from(activity)
       .where(where)
       .orderBy(desc(activity.id))
       .limit(opts.limit)
-      .offset(opts.offset)
-      .all();
+      .offset(opts.offset);
     const total =
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(activity)
-        .where(where)
-        .get()?.n ?? 0;
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(activity)
+          .where(where)
+          .then(first)
+      )?.n ?? 0;
     return { items: rows.map((r) => redact(view, toRecord(r))), total };
   }
 
@@ -112,7 +110,7 @@ export class ActivityLog {
     const latest: SQL | undefined = opts.latest
       ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by json_extract(detail, '$.dataset'))`
       : undefined;
-    return this.db
+    return await this.db
       .select()
       .from(activity)
       .where(
@@ -125,7 +123,6 @@ export class ActivityLog {
       )
       .orderBy(desc(activity.id))
       .limit(1000)
-      .all()
       .map((r) => redact(view, toRecord(r)));
   }
 }

@@ -5,7 +5,7 @@
 // A reader with a row-level filter gets no row counts: they were counted over every row.
 import { and, eq, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
-import { activity } from '../db/schema.js';
+import { activity } from '../db/tables.js';
 import { seesEverything } from '../model/acl.js';
 import type { AclEntry } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';

@@ -2,8 +2,8 @@
 // member who started it: others (Admins included) never see it.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import type { Db } from '../db/index.js';
-import { aiConversations, aiMessages, jobs } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { aiConversations, aiMessages, jobs } from '../db/tables.js';
 import { notFound } from '../errors.js';
 import { nowIso, uuid } from '../ids.js';
 import { FINAL_STATUSES, type Job, type JobStatus } from '../jobs/jobs.js';
@@ -69,7 +69,7 @@ export class Conversations {
   constructor(private readonly db: Db) {}
 
   private own(a: ProjectActor, id: string) {
-    const row = this.db
+    const row = await this.db
       .select()
       .from(aiConversations)
       .where(
@@ -79,7 +79,7 @@ export class Conversations {
           eq(aiConversations.owner, a.email),
         ),
       )
-      .get();
+      .then(first);
     if (!row)
       throw notFound(`conversation "${id}" not found in project "${a.projectId}"`, {
         conversation: id,
@@ -89,13 +89,12 @@ export class Conversations {
 
   /** The conversation's messages, oldest first. */
   messages(conversationId: string): MessageRow[] {
-    return this.db
+    return await this.db
       .select({ m: aiMessages, status: jobs.status, jobMessage: jobs.message })
       .from(aiMessages)
       .leftJoin(jobs, eq(jobs.id, aiMessages.jobId))
       .where(eq(aiMessages.conversationId, conversationId))
       .orderBy(asc(aiMessages.seq))
-      .all()
       .map((r) => ({ ...r.m, status: r.status ?? r.m.status, jobMessage: r.jobMessage }));
   }
 
@@ -122,45 +121,40 @@ export class Conversations {
       let conversation = conversationId;
       if (conversation) {
         this.own(a, conversation);
-        this.db
+        await this.db
           .update(aiConversations)
           .set({ updated: now })
-          .where(eq(aiConversations.id, conversation))
-          .run();
+          .where(eq(aiConversations.id, conversation));
       } else {
         conversation = uuid();
-        this.db
-          .insert(aiConversations)
-          .values({
-            id: conversation,
-            projectId: a.projectId,
-            owner: a.email,
-            title: titleOf(question),
-            created: now,
-            updated: now,
-          })
-          .run();
+        await this.db.insert(aiConversations).values({
+          id: conversation,
+          projectId: a.projectId,
+          owner: a.email,
+          title: titleOf(question),
+          created: now,
+          updated: now,
+        });
       }
       const seq =
-        (this.db
-          .select({ n: sql<number>`max(${aiMessages.seq})` })
-          .from(aiMessages)
-          .where(eq(aiMessages.conversationId, conversation))
-          .get()?.n ?? 0) + 1;
+        ((
+          await this.db
+            .select({ n: sql<number>`max(${aiMessages.seq})` })
+            .from(aiMessages)
+            .where(eq(aiMessages.conversationId, conversation))
+            .then(first)
+        )?.n ?? 0) + 1;
       const message = uuid();
       const job = submit({ conversation, message });
-      this.db
-        .insert(aiMessages)
-        .values({
-          id: message,
-          conversationId: conversation,
-          seq,
-          jobId: job.id,
-          question,
-          status: job.status,
-          created: now,
-        })
-        .run();
+      await this.db.insert(aiMessages).values({
+        id: message,
+        conversationId: conversation,
+        seq,
+        jobId: job.id,
+        question,
+        status: job.status,
+        created: now,
+      });
       return { job, conversation, message };
     })();
   }
@@ -169,7 +163,7 @@ export class Conversations {
   settle(job: Job): boolean {
     const p = job.params as { message?: string; conversation?: string };
     if (!p.message) return false;
-    const r = this.db
+    const r = await this.db
       .update(aiMessages)
       .set({
         status: job.status,
@@ -177,19 +171,17 @@ export class Conversations {
         error: job.status === 'OK' ? null : (job.message ?? null),
         finished: job.finished ?? nowIso(),
       })
-      .where(eq(aiMessages.id, p.message))
-      .run();
+      .where(eq(aiMessages.id, p.message));
     if (r.changes && p.conversation)
-      this.db
+      await this.db
         .update(aiConversations)
         .set({ updated: nowIso() })
-        .where(eq(aiConversations.id, p.conversation))
-        .run();
+        .where(eq(aiConversations.id, p.conversation));
     return r.changes > 0;
   }
 
   question(messageId: string): typeof aiMessages.$inferSelect | undefined {
-    return this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).get();
+    return await this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).then(first);
   }
 
   list(
@@ -200,7 +192,7 @@ export class Conversations {
       eq(aiConversations.projectId, a.projectId),
       eq(aiConversations.owner, a.email),
     );
-    const rows = this.db
+    const rows = await this.db
       .select({
         id: aiConversations.id,
         title: aiConversations.title,
@@ -212,14 +204,15 @@ export class Conversations {
       .where(where)
       .orderBy(desc(aiConversations.updated), desc(aiConversations.id))
       .limit(page.limit)
-      .offset(page.offset)
-      .all();
+      .offset(page.offset);
     const total =
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(aiConversations)
-        .where(where)
-        .get()?.n ?? 0;
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(aiConversations)
+          .where(where)
+          .then(first)
+      )?.n ?? 0;
     return { items: rows, total };
   }
 
@@ -244,8 +237,8 @@ export class Conversations {
       const msgs = this.messages(id);
       const jobIds = msgs.map((m) => m.jobId);
       if (jobIds.length)
-        this.db.update(jobs).set({ result: null }).where(inArray(jobs.id, jobIds)).run();
-      this.db.delete(aiConversations).where(eq(aiConversations.id, id)).run();
+        await this.db.update(jobs).set({ result: null }).where(inArray(jobs.id, jobIds));
+      await this.db.delete(aiConversations).where(eq(aiConversations.id, id));
       return msgs
         .filter((m) => !FINAL_STATUSES.includes(m.status as JobStatus))
         .map((m) => m.jobId);
@@ -254,6 +247,6 @@ export class Conversations {
 
   /** Clears the answer a job holds (its message was deleted while it ran). */
   scrubJob(jobId: string): void {
-    this.db.update(jobs).set({ result: null }).where(eq(jobs.id, jobId)).run();
+    await this.db.update(jobs).set({ result: null }).where(eq(jobs.id, jobId));
   }
 }

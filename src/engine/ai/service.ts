@@ -7,8 +7,8 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { Db } from '../db/index.js';
-import { projects } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { projects } from '../db/tables.js';
 import { conflict, unavailable } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
@@ -252,11 +252,13 @@ export class AiService {
 
   private async systemPrompt(a: ProjectActor): Promise<string> {
     const label =
-      this.d.db
-        .select({ label: projects.label })
-        .from(projects)
-        .where(eq(projects.id, a.projectId))
-        .get()?.label ?? a.projectId;
+      (
+        await this.d.db
+          .select({ label: projects.label })
+          .from(projects)
+          .where(eq(projects.id, a.projectId))
+          .then(first)
+      )?.label ?? a.projectId;
     const catalog = await this.d.catalog.catalog(a, { limit: 50 });
     return fill(this.prompts.system, {
       project: label,

@@ -3,8 +3,8 @@
 // many-to-one references between datasets.
 import { and, eq, sql } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import type { Db } from '../db/index.js';
-import { datasets } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { datasets } from '../db/tables.js';
 import { TITLED_TYPES, titleKey } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
 import type { ModelStore, ObjectInput } from '../model/store.js';
@@ -44,11 +44,11 @@ export class Datasets {
   ) {}
 
   get(projectId: string, name: string) {
-    return this.db
+    return await this.db
       .select()
       .from(datasets)
       .where(and(eq(datasets.projectId, projectId), eq(datasets.name, name)))
-      .get();
+      .then(first);
   }
 
   prescriptionOf(projectId: string, name: string): Prescription | null {
@@ -96,12 +96,11 @@ export class Datasets {
 
   /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
   infos(projectId: string): DatasetInfo[] {
-    return this.db
+    return await this.db
       .select()
       .from(datasets)
       .where(eq(datasets.projectId, projectId))
       .orderBy(datasets.name)
-      .all()
       .map((d) => {
         const p = d.prescription as Prescription;
         return {
@@ -119,21 +118,22 @@ export class Datasets {
 
   /** Every dataset record of a project (with its prescription). */
   rows(projectId: string) {
-    return this.db
+    return await this.db
       .select()
       .from(datasets)
       .where(eq(datasets.projectId, projectId))
-      .orderBy(datasets.name)
-      .all();
+      .orderBy(datasets.name);
   }
 
   totalRows(projectId: string): number {
     return (
-      this.db
-        .select({ n: sql<number>`coalesce(sum(${datasets.rows}), 0)` })
-        .from(datasets)
-        .where(eq(datasets.projectId, projectId))
-        .get()?.n ?? 0
+      (
+        await this.db
+          .select({ n: sql<number>`coalesce(sum(${datasets.rows}), 0)` })
+          .from(datasets)
+          .where(eq(datasets.projectId, projectId))
+          .then(first)
+      )?.n ?? 0
     );
   }
 
@@ -156,20 +156,18 @@ export class Datasets {
       loaded: new Date().toISOString(),
       dataVersion,
     };
-    this.db
+    await this.db
       .insert(datasets)
       .values(row)
-      .onConflictDoUpdate({ target: [datasets.projectId, datasets.name], set: row })
-      .run();
+      .onConflictDoUpdate({ target: [datasets.projectId, datasets.name], set: row });
   }
 
   /** Replaces a dataset's prescription, leaving its rows and load record alone (a new reference). */
   setPrescription(projectId: string, name: string, p: Prescription): void {
-    this.db
+    await this.db
       .update(datasets)
       .set({ prescription: p as unknown as Record<string, unknown> })
-      .where(and(eq(datasets.projectId, projectId), eq(datasets.name, name)))
-      .run();
+      .where(and(eq(datasets.projectId, projectId), eq(datasets.name, name)));
   }
 
   /**
@@ -196,7 +194,7 @@ export class Datasets {
     replacing: ReadonlyMap<string, Prescription> = new Map(),
     before: Map<string, Prescription | null> = new Map(),
   ): { wanted: ObjectInput[]; stale: string[] } {
-    const all = this.db.select().from(datasets).where(eq(datasets.projectId, projectId)).all();
+    const all = await this.db.select().from(datasets).where(eq(datasets.projectId, projectId));
     const byName = new Map(all.map((d) => [d.name, d.prescription as Prescription]));
     for (const [name, p] of replacing) byName.set(name, p);
     // Primary-key column id → its dataset. An id that is the key of two datasets is no

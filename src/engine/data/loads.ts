@@ -8,7 +8,7 @@ import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.j
 import type { ActivityLog } from '../activity/activity.js';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { jobs } from '../db/schema.js';
+import { jobs } from '../db/tables.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
@@ -185,7 +185,7 @@ export class Loads {
   /** Column titles that file loads queued or running will give (other clusters than `except`). */
   private titlesInFlight(projectId: string, except: Set<string>): Set<string> {
     const out = new Set<string>();
-    const rows = this.db
+    const rows = await this.db
       .select({ params: jobs.params })
       .from(jobs)
       .where(
@@ -194,8 +194,7 @@ export class Loads {
           eq(jobs.type, 'transform'),
           inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']),
         ),
-      )
-      .all();
+      );
     for (const r of rows)
       for (const cl of (r.params as { clusters?: PlannedCluster[] }).clusters ?? [])
         if (!except.has(cl.name))

@@ -5,8 +5,8 @@
 import fs from 'node:fs/promises';
 import { and, eq } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import type { Db } from '../db/index.js';
-import { prescriptions, uploads } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { prescriptions, uploads } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { requireStorageAccess } from '../storage/access.js';
@@ -33,11 +33,11 @@ export class Prescriptions {
 
   /** uploadId: a completed chunked upload's identifier, or any stored file's fileId. */
   resolveUploadId(projectId: string, uploadId: string): string {
-    const up = this.db
+    const up = await this.db
       .select({ path: uploads.targetPath, status: uploads.status })
       .from(uploads)
       .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, uploadId)))
-      .get();
+      .then(first);
     if (up) {
       if (up.status !== 'complete')
         throw conflict(`upload "${uploadId}" is not complete yet`, { uploadId });
@@ -74,11 +74,11 @@ export class Prescriptions {
     projectId: string,
     path: string,
   ): { prescription: Prescription; edited: boolean } | null {
-    const row = this.db
+    const row = await this.db
       .select()
       .from(prescriptions)
       .where(and(eq(prescriptions.projectId, projectId), eq(prescriptions.sourcePath, path)))
-      .get();
+      .then(first);
     return row ? { prescription: row.prescription as Prescription, edited: row.edited } : null;
   }
 
@@ -149,11 +149,13 @@ export class Prescriptions {
       edited,
       updated: nowIso(),
     };
-    this.db
+    await this.db
       .insert(prescriptions)
       .values(row)
-      .onConflictDoUpdate({ target: [prescriptions.projectId, prescriptions.sourcePath], set: row })
-      .run();
+      .onConflictDoUpdate({
+        target: [prescriptions.projectId, prescriptions.sourcePath],
+        set: row,
+      });
   }
 
   /**

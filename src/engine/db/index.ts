@@ -1,30 +1,28 @@
-// Opens the metadata database: SQLite in WAL mode, migrations applied at start-up.
-import fs from 'node:fs';
-import path from 'node:path';
+// Opens the metadata store: SQLite in the data directory (one process, the default) or
+// PostgreSQL at `URSA_DATABASE_URL` (a cluster). Migrations are applied at start-up.
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import * as schema from './schema.js';
+import type { Logger } from 'pino';
+import { openPgStore } from './pg-store.js';
+import { openSqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+export { first, isForeignKeyViolation, isUniqueViolation, storeOf, tx } from './store.js';
+export type { Db, Store } from './store.js';
 
-/** The migrations this version ships, applied at start-up (and compared by readiness). */
+/** The SQLite migrations this version ships, applied at start-up (and compared by readiness). */
 export const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+/** The PostgreSQL migrations (drizzle-pg/, generated from schema-pg.ts). */
+export const MIGRATIONS_PG = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url));
 
-export function openDb(dataDir: string): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const sqlite = new Database(path.join(dataDir, 'metadata.sqlite'));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder: MIGRATIONS });
-  return db;
+export interface StoreConfig {
+  dataDir: string;
+  databaseUrl?: string;
 }
 
-/** One state change, one transaction: either every write lands or none does. */
-export function tx<T>(db: Db, fn: () => T): T {
-  return db.$client.transaction(fn)();
+export async function openStore(
+  config: StoreConfig,
+  log?: Pick<Logger, 'warn'>,
+): Promise<Store> {
+  if (config.databaseUrl) return openPgStore(config.databaseUrl, { log });
+  return openSqliteStore(config.dataDir, MIGRATIONS);
 }

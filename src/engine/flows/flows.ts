@@ -7,8 +7,8 @@ import path from 'node:path';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import type { Db } from '../db/index.js';
-import { flowLocks, jobs as jobsTable } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { flowLocks, jobs as jobsTable } from '../db/tables.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Loads } from '../data/loads.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
@@ -71,7 +71,7 @@ export class Flows {
     // The lock goes with the run, however it ends (OK, ERROR, CANCELLED).
     deps.jobs.onFinish((job) => {
       if (job.type !== 'flow') return;
-      deps.db.delete(flowLocks).where(eq(flowLocks.jobId, job.id)).run();
+      await deps.db.delete(flowLocks).where(eq(flowLocks.jobId, job.id));
       this.recordEnd(job);
     });
   }
@@ -116,11 +116,12 @@ export class Flows {
     );
     const { db, jobs } = this.deps;
     const since = nowIso();
-    const claimed = db
-      .insert(flowLocks)
-      .values({ projectId: a.projectId, flow: row.ident, jobId: '', since })
-      .onConflictDoNothing()
-      .run().changes;
+    const claimed = (
+      await db
+        .insert(flowLocks)
+        .values({ projectId: a.projectId, flow: row.ident, jobId: '', since })
+        .onConflictDoNothing()
+    ).changes;
     if (!claimed) throw alreadyRunning(row.ident, this.lockOf(a.projectId, row.ident));
     let job: Job;
     try {
@@ -130,15 +131,15 @@ export class Flows {
         ...(origin.chain ? { depth: origin.chain.depth, cause: origin.chain.cause } : {}),
       });
     } catch (err) {
-      db.delete(flowLocks)
-        .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)))
-        .run();
+      await db
+        .delete(flowLocks)
+        .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)));
       throw err;
     }
-    db.update(flowLocks)
+    await db
+      .update(flowLocks)
       .set({ jobId: job.id })
-      .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)))
-      .run();
+      .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)));
     this.deps.activity.record(a.projectId, 'flow_run', {
       user: a.email,
       object: row.ident,
@@ -175,16 +176,15 @@ export class Flows {
    */
   async recover(projectDirs: Array<{ projectId: string; dir: string }>): Promise<number> {
     const { db } = this.deps;
-    const stale = db
+    const stale = await db
       .select({ jobId: flowLocks.jobId, projectId: flowLocks.projectId, flow: flowLocks.flow })
       .from(flowLocks)
       .leftJoin(jobsTable, eq(jobsTable.id, flowLocks.jobId))
-      .where(sql`${jobsTable.status} IS NULL OR ${inArray(jobsTable.status, [...FINAL_STATUSES])}`)
-      .all();
+      .where(sql`${jobsTable.status} IS NULL OR ${inArray(jobsTable.status, [...FINAL_STATUSES])}`);
     for (const l of stale) {
-      db.delete(flowLocks)
-        .where(and(eq(flowLocks.projectId, l.projectId), eq(flowLocks.flow, l.flow)))
-        .run();
+      await db
+        .delete(flowLocks)
+        .where(and(eq(flowLocks.projectId, l.projectId), eq(flowLocks.flow, l.flow)));
       const job = l.jobId ? this.deps.jobs.peek(l.jobId) : undefined;
       if (job) this.recordEnd(job);
     }
@@ -235,7 +235,7 @@ export class Flows {
   }
 
   private lastRun(projectId: string, flow: string): FlowListItem['lastRun'] {
-    const j = this.deps.db
+    const j = await this.deps.db
       .select()
       .from(jobsTable)
       .where(
@@ -247,7 +247,7 @@ export class Flows {
       )
       .orderBy(desc(sql`rowid`))
       .limit(1)
-      .get();
+      .then(first);
     if (!j) return null;
     return {
       job: j.id,
@@ -398,11 +398,11 @@ export class Flows {
   }
 
   private lockOf(projectId: string, flow: string) {
-    return this.deps.db
+    return await this.deps.db
       .select()
       .from(flowLocks)
       .where(and(eq(flowLocks.projectId, projectId), eq(flowLocks.flow, flow)))
-      .get();
+      .then(first);
   }
 
   /** Activity `flow_run` for the end of a run: status, rows, what it wrote. */

@@ -3,9 +3,10 @@
 // enough for a load balancer polling every second: two tiny queries and one small file.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { randomId } from '../ids.js';
+import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
 
 export type CheckName = 'database' | 'migrations' | 'dataDir';
@@ -24,8 +25,8 @@ export interface ReadinessReport {
 }
 
 export interface ReadinessOptions {
-  /** The metadata database's connection, looked up on every check (the one in use now). */
-  connection: () => Database.Database;
+  /** The metadata store (SQLite or PostgreSQL). */
+  store: Store;
   dataDir: string;
   migrationsFolder: string;
   log: Logger;
@@ -58,7 +59,7 @@ export class Readiness {
   async check(): Promise<ReadinessReport> {
     const [database, migrations, dataDir] = await Promise.all([
       this.run('database', async () => {
-        this.opts.connection().prepare('SELECT 1').get();
+        await this.opts.store.ping();
       }),
       this.run('migrations', async () => this.checkMigrations()),
       this.run('dataDir', () => this.probeDataDir()),
@@ -75,12 +76,14 @@ export class Readiness {
   }
 
   /** Applied migrations (drizzle records each one's hash) against those shipped. */
-  private checkMigrations(): void {
-    const applied = this.opts
-      .connection()
-      .prepare('SELECT hash FROM __drizzle_migrations ORDER BY created_at, id')
-      .pluck()
-      .all() as string[];
+  private async checkMigrations(): Promise<void> {
+    // drizzle keeps the record in the `drizzle` schema on PostgreSQL, in the main one on SQLite.
+    const table = this.opts.store.dialect === 'postgres' ? sql`drizzle.` : sql``;
+    const applied = (
+      await this.opts.store.rows<{ hash: string }>(
+        sql`SELECT hash FROM ${table}__drizzle_migrations ORDER BY created_at, id`,
+      )
+    ).map((r) => r.hash);
     const known = this.shipped;
     const differs = applied.findIndex((h, i) => i < known.length && h !== known[i]);
     if (differs >= 0)

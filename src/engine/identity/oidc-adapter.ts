@@ -2,8 +2,8 @@
 // the `oidc_models` table, so clients, grants and refresh tokens survive restarts. Storage
 // only: what the payloads mean is oidc-provider's business.
 import { and, eq, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
-import { oidcModels } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { oidcModels } from '../db/tables.js';
 
 /** A model instance as oidc-provider hands it over (and expects it back). */
 export interface OidcPayload {
@@ -36,10 +36,9 @@ export class OidcModels {
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
-    return this.db
-      .delete(oidcModels)
-      .where(lt(oidcModels.expiresAt, new Date(now).toISOString()))
-      .run().changes;
+    return (
+      await this.db.delete(oidcModels).where(lt(oidcModels.expiresAt, new Date(now).toISOString()))
+    ).changes;
   }
 
   upsert(kind: string, id: string, payload: OidcPayload, expiresIn?: number): void {
@@ -57,11 +56,10 @@ export class OidcModels {
           ? new Date(payload.consumed * 1000).toISOString()
           : null,
     };
-    this.db
+    await this.db
       .insert(oidcModels)
       .values({ kind, id, ...row })
-      .onConflictDoUpdate({ target: [oidcModels.kind, oidcModels.id], set: row })
-      .run();
+      .onConflictDoUpdate({ target: [oidcModels.kind, oidcModels.id], set: row });
   }
 
   find(
@@ -70,7 +68,7 @@ export class OidcModels {
     value: string,
   ): (OidcPayload & { consumed?: number }) | undefined {
     const column = { id: oidcModels.id, uid: oidcModels.uid, userCode: oidcModels.userCode }[by];
-    const row = this.db
+    const row = await this.db
       .select()
       .from(oidcModels)
       .where(
@@ -80,7 +78,7 @@ export class OidcModels {
           sql`(${oidcModels.expiresAt} IS NULL OR ${oidcModels.expiresAt} > ${new Date().toISOString()})`,
         ),
       )
-      .get();
+      .then(first);
     if (!row) return undefined;
     const payload = { ...row.payload } as OidcPayload;
     if (row.consumed) payload.consumed = Math.floor(Date.parse(row.consumed) / 1000);
@@ -88,25 +86,21 @@ export class OidcModels {
   }
 
   consume(kind: string, id: string): void {
-    this.db
+    await this.db
       .update(oidcModels)
       .set({ consumed: new Date().toISOString() })
-      .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)))
-      .run();
+      .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)));
   }
 
   destroy(kind: string, id: string): void {
     if (kind === 'Grant') this.onGrantRevoked(id);
-    this.db
-      .delete(oidcModels)
-      .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)))
-      .run();
+    await this.db.delete(oidcModels).where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)));
   }
 
   /** Everything issued under one grant (codes, access and refresh tokens), of any kind. */
   revokeByGrantId(grantId: string): void {
     this.onGrantRevoked(grantId);
-    this.db.delete(oidcModels).where(eq(oidcModels.grantId, grantId)).run();
+    await this.db.delete(oidcModels).where(eq(oidcModels.grantId, grantId));
   }
 }
 

@@ -2,8 +2,8 @@
 // works once, until it expires, and only while it is the newest one of its account.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
-import { passwordLinks } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { passwordLinks } from '../db/tables.js';
 
 export type LinkPurpose = 'invite' | 'reset';
 export type LinkEnd = 'used' | 'replaced' | 'password_set';
@@ -28,29 +28,27 @@ export function createLink(
   const now = new Date();
   const expires = new Date(now.getTime() + ttlMs);
   db.$client.transaction(() => {
-    db.delete(passwordLinks)
-      .where(lt(passwordLinks.expires, new Date(now.getTime() - KEEP_MS).toISOString()))
-      .run();
+    await db
+      .delete(passwordLinks)
+      .where(lt(passwordLinks.expires, new Date(now.getTime() - KEEP_MS).toISOString()));
     endLinks(db, email, 'replaced');
-    db.insert(passwordLinks)
-      .values({
-        idHash: hash(token),
-        email,
-        purpose,
-        created: now.toISOString(),
-        expires: expires.toISOString(),
-      })
-      .run();
+    await db.insert(passwordLinks).values({
+      idHash: hash(token),
+      email,
+      purpose,
+      created: now.toISOString(),
+      expires: expires.toISOString(),
+    });
   })();
   return { token, expires };
 }
 
 export function readLink(db: Db, token: string): LinkState {
-  const row = db
+  const row = await db
     .select()
     .from(passwordLinks)
     .where(eq(passwordLinks.idHash, hash(token)))
-    .get();
+    .then(first);
   if (!row) return { ok: false, reason: 'unknown' };
   if (row.ended) return { ok: false, reason: row.ended as LinkEnd };
   if (row.expires <= new Date().toISOString()) return { ok: false, reason: 'expired' };
@@ -61,18 +59,18 @@ export function readLink(db: Db, token: string): LinkState {
 export function useLink(db: Db, token: string): LinkState {
   const state = readLink(db, token);
   if (state.ok) {
-    db.update(passwordLinks)
+    await db
+      .update(passwordLinks)
       .set({ ended: 'used', endedAt: new Date().toISOString() })
-      .where(eq(passwordLinks.idHash, hash(token)))
-      .run();
+      .where(eq(passwordLinks.idHash, hash(token)));
   }
   return state;
 }
 
 /** Ends every open link of `email` (a newer link was sent, or the password was set). */
 export function endLinks(db: Db, email: string, reason: LinkEnd): void {
-  db.update(passwordLinks)
+  await db
+    .update(passwordLinks)
     .set({ ended: reason, endedAt: new Date().toISOString() })
-    .where(and(eq(passwordLinks.email, email), isNull(passwordLinks.ended)))
-    .run();
+    .where(and(eq(passwordLinks.email, email), isNull(passwordLinks.ended)));
 }

@@ -5,7 +5,7 @@
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { JWTPayload } from 'jose';
 import type { Db } from '../db/index.js';
-import { tokenRevocations } from '../db/schema.js';
+import { tokenRevocations } from '../db/tables.js';
 
 /** The claim of our OAuth access tokens naming the grant they were issued under. */
 export const GRANT_CLAIM = 'gid';
@@ -60,15 +60,13 @@ export class Revocations {
     const now = new Date();
     if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
       this.lastSweep = now.getTime();
-      this.db
+      await this.db
         .delete(tokenRevocations)
-        .where(lt(tokenRevocations.expiresAt, now.toISOString()))
-        .run();
+        .where(lt(tokenRevocations.expiresAt, now.toISOString()));
     }
-    this.db
+    await this.db
       .insert(tokenRevocations)
       .values({ kind, id, revoked: now.toISOString(), expiresAt: expires.toISOString() })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
   }
 }

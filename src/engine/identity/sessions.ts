@@ -2,7 +2,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { oidcModels, sessions } from '../db/schema.js';
+import { oidcModels, sessions } from '../db/tables.js';
 
 const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
 
@@ -14,10 +14,15 @@ export function createSession(
   const id = randomBytes(32).toString('base64url');
   const now = new Date();
   const expires = new Date(now.getTime() + ttlSeconds * 1000);
-  db.delete(sessions).where(lt(sessions.expires, now.toISOString())).run();
-  db.insert(sessions)
-    .values({ idHash: hash(id), email, created: now.toISOString(), expires: expires.toISOString() })
-    .run();
+  await db.delete(sessions).where(lt(sessions.expires, now.toISOString()));
+  await db
+    .insert(sessions)
+    .values({
+      idHash: hash(id),
+      email,
+      created: now.toISOString(),
+      expires: expires.toISOString(),
+    });
   return { id, expires };
 }
 
@@ -43,9 +48,7 @@ export function sessionEmail(db: Db, id: string): string | null {
 }
 
 export function deleteSession(db: Db, id: string): void {
-  db.delete(sessions)
-    .where(eq(sessions.idHash, hash(id)))
-    .run();
+  await db.delete(sessions).where(eq(sessions.idHash, hash(id)));
 }
 
 /**
@@ -53,13 +56,13 @@ export function deleteSession(db: Db, id: string): void {
  * (rows of kind `Session` whose payload names the account). Used when the password changes.
  */
 export function endSessionsOf(db: Db, email: string): void {
-  db.delete(sessions).where(eq(sessions.email, email)).run();
-  db.delete(oidcModels)
+  await db.delete(sessions).where(eq(sessions.email, email));
+  await db
+    .delete(oidcModels)
     .where(
       and(
         eq(oidcModels.kind, 'Session'),
         sql`json_extract(${oidcModels.payload}, '$.accountId') = ${email}`,
       ),
-    )
-    .run();
+    );
 }

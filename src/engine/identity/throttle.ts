@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { eq, lt } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
-import { authThrottle } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { authThrottle } from '../db/tables.js';
 
 /** Refuses for a while after `limit` failures, the wait doubling with each failure after. */
 export interface BackoffRule {
@@ -90,19 +90,18 @@ export class Throttle {
       retryAfter: outcome.retryAfter,
       succeeded: () =>
         this.immediate(() => {
-          this.db.delete(authThrottle).where(eq(authThrottle.bucket, pair)).run();
+          await this.db.delete(authThrottle).where(eq(authThrottle.bucket, pair));
           // The address keeps its other failures: signing in to one's own account between
           // guesses must not wipe them.
           const now = this.row(addr);
           if (!now) return;
-          this.db
+          await this.db
             .update(authThrottle)
             .set({
               count: Math.max(0, now.count - 1),
               blockedUntil: outcome.before?.blockedUntil ?? null,
             })
-            .where(eq(authThrottle.bucket, addr))
-            .run();
+            .where(eq(authThrottle.bucket, addr));
         }),
     };
   }
@@ -138,10 +137,7 @@ export class Throttle {
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
-    return this.db
-      .delete(authThrottle)
-      .where(lt(authThrottle.expiresAt, iso(now)))
-      .run().changes;
+    return (await this.db.delete(authThrottle).where(lt(authThrottle.expiresAt, iso(now)))).changes;
   }
 
   private fail(key: string, rule: BackoffRule, row: Row | undefined, now: number): void {
@@ -164,15 +160,18 @@ export class Throttle {
   }
 
   private row(key: string): Row | undefined {
-    return this.db.select().from(authThrottle).where(eq(authThrottle.bucket, key)).get();
+    return await this.db
+      .select()
+      .from(authThrottle)
+      .where(eq(authThrottle.bucket, key))
+      .then(first);
   }
 
   private put(key: string, values: Omit<Row, 'bucket'>): void {
-    this.db
+    await this.db
       .insert(authThrottle)
       .values({ bucket: key, ...values })
-      .onConflictDoUpdate({ target: authThrottle.bucket, set: values })
-      .run();
+      .onConflictDoUpdate({ target: authThrottle.bucket, set: values });
   }
 
   /** Read and write in one write transaction: two processes never count from the same row. */

@@ -4,8 +4,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
-import type { Db } from '../db/index.js';
-import { jobs } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { jobs } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso, uuid } from '../ids.js';
 
@@ -107,29 +107,25 @@ export class JobRunner {
 
   /** A job left unfinished by a previous process cannot be resumed safely: end it. */
   recoverInterrupted(): number {
-    const r = this.db
+    const r = await this.db
       .update(jobs)
       .set({ status: 'ERROR', message: 'interrupted by restart', finished: nowIso() })
-      .where(inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']))
-      .run();
+      .where(inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']));
     return r.changes;
   }
 
   submit(a: ProjectActor, type: JobType, params: Record<string, unknown>): Job {
     if (!this.handlers.has(type)) throw invalid(`no handler for job type "${type}"`);
     const id = uuid();
-    this.db
-      .insert(jobs)
-      .values({
-        id,
-        projectId: a.projectId,
-        type,
-        status: 'PREPARED',
-        params,
-        createdBy: a.email,
-        created: nowIso(),
-      })
-      .run();
+    await this.db.insert(jobs).values({
+      id,
+      projectId: a.projectId,
+      type,
+      status: 'PREPARED',
+      params,
+      createdBy: a.email,
+      created: nowIso(),
+    });
     this.queue.push({ id, type });
     queueMicrotask(() => this.pump());
     return this.load(id)!;
@@ -144,21 +140,18 @@ export class JobRunner {
   ): Job {
     const id = uuid();
     const now = nowIso();
-    this.db
-      .insert(jobs)
-      .values({
-        id,
-        projectId: a.projectId,
-        type,
-        status: 'OK',
-        params,
-        result,
-        createdBy: a.email,
-        created: now,
-        started: now,
-        finished: now,
-      })
-      .run();
+    await this.db.insert(jobs).values({
+      id,
+      projectId: a.projectId,
+      type,
+      status: 'OK',
+      params,
+      result,
+      createdBy: a.email,
+      created: now,
+      started: now,
+      finished: now,
+    });
     return this.load(id)!;
   }
 
@@ -190,20 +183,21 @@ export class JobRunner {
       statuses ? inArray(jobs.status, statuses) : undefined,
       hasLevel(a, 'mdadmin') ? undefined : eq(jobs.createdBy, a.email),
     );
-    const rows = this.db
+    const rows = await this.db
       .select()
       .from(jobs)
       .where(where)
       .orderBy(sql`rowid desc`)
       .limit(q.limit)
-      .offset(q.offset)
-      .all();
+      .offset(q.offset);
     const total =
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(jobs)
-        .where(where)
-        .get()?.n ?? 0;
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(jobs)
+          .where(where)
+          .then(first)
+      )?.n ?? 0;
     // Lists stay small: results are read from the job itself.
     return { items: rows.map((r) => ({ ...toJob(r), result: undefined })), total };
   }
@@ -316,11 +310,10 @@ export class JobRunner {
   }
 
   private setStatus(id: string, status: JobStatus, extra: Partial<Row> = {}): void {
-    this.db
+    await this.db
       .update(jobs)
       .set({ status, ...extra })
-      .where(eq(jobs.id, id))
-      .run();
+      .where(eq(jobs.id, id));
   }
 
   private finish(id: string, status: JobStatus, message: string | null, result?: unknown): void {
@@ -355,7 +348,7 @@ export class JobRunner {
       job,
       signal: ctrl.signal,
       log,
-      progress: (p) => this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)).run(),
+      progress: (p) => await this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)),
     };
     try {
       // A job without a planning phase goes straight to RUNNING: one status write, not two.

@@ -1,8 +1,8 @@
 // Sliding-window rate limits kept in the metadata DB (table rate_events), so that every server
 // process and a restart count the same requests: "at most N per key in the last window".
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
-import { rateEvents } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { rateEvents } from '../db/tables.js';
 
 export interface RateRule {
   scope: string;
@@ -25,29 +25,31 @@ export function takeRate(db: Db, rules: RateRule[]): RateDecision {
       const since = new Date(now - r.windowMs).toISOString();
       // Events out of the window can never count again: drop them as new ones arrive (per
       // scope, since another scope may have a longer window).
-      db.delete(rateEvents)
-        .where(and(eq(rateEvents.scope, r.scope), lt(rateEvents.at, since)))
-        .run();
+      await db
+        .delete(rateEvents)
+        .where(and(eq(rateEvents.scope, r.scope), lt(rateEvents.at, since)));
       const where = and(
         eq(rateEvents.scope, r.scope),
         eq(rateEvents.key, r.key),
         gt(rateEvents.at, since),
       );
       const n =
-        db
-          .select({ n: sql<number>`count(*)` })
-          .from(rateEvents)
-          .where(where)
-          .get()?.n ?? 0;
+        (
+          await db
+            .select({ n: sql<number>`count(*)` })
+            .from(rateEvents)
+            .where(where)
+            .then(first)
+        )?.n ?? 0;
       if (n >= r.max) {
         // The slot frees when the oldest event still in the window leaves it.
-        const oldest = db
+        const oldest = await db
           .select({ at: rateEvents.at })
           .from(rateEvents)
           .where(where)
           .orderBy(asc(rateEvents.at))
           .limit(1)
-          .get();
+          .then(first);
         const frees = (oldest ? Date.parse(oldest.at) : now) + r.windowMs;
         return {
           ok: false,
@@ -57,9 +59,7 @@ export function takeRate(db: Db, rules: RateRule[]): RateDecision {
       }
     }
     const at = new Date(now).toISOString();
-    db.insert(rateEvents)
-      .values(rules.map((r) => ({ scope: r.scope, key: r.key, at })))
-      .run();
+    await db.insert(rateEvents).values(rules.map((r) => ({ scope: r.scope, key: r.key, at })));
     return { ok: true };
   });
   return run.immediate();

@@ -1,8 +1,8 @@
 // Model object storage: every change keeps a revision, and bumps the project's model version
 // (so cached query results made under an older model are never served).
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
-import { objectRevisions, objects, projects } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { objectRevisions, objects, projects } from '../db/tables.js';
 import { nowIso } from '../ids.js';
 
 export type ObjectRow = typeof objects.$inferSelect;
@@ -24,25 +24,24 @@ export class ModelStore {
   constructor(private readonly db: Db) {}
 
   get(projectId: string, ident: string): ObjectRow | undefined {
-    return this.db
+    return await this.db
       .select()
       .from(objects)
       .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)))
-      .get();
+      .then(first);
   }
 
   /** Revisions of an object, newest first. */
   revisions(projectId: string, ident: string): RevisionRow[] {
-    return this.db
+    return await this.db
       .select()
       .from(objectRevisions)
       .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
-      .orderBy(desc(objectRevisions.revision))
-      .all();
+      .orderBy(desc(objectRevisions.revision));
   }
 
   revisionAt(projectId: string, ident: string, revision: number): RevisionRow | undefined {
-    return this.db
+    return await this.db
       .select()
       .from(objectRevisions)
       .where(
@@ -52,13 +51,13 @@ export class ModelStore {
           eq(objectRevisions.revision, revision),
         ),
       )
-      .get();
+      .then(first);
   }
 
   /** The last revision of every object that no longer exists (what it was when deleted). */
   goneObjects(projectId: string): Array<{ ident: string; snapshot: Record<string, unknown> }> {
     const r = objectRevisions;
-    return this.db
+    return await this.db
       .select({ ident: r.ident, snapshot: r.snapshot })
       .from(r)
       .where(
@@ -67,8 +66,7 @@ export class ModelStore {
           sql`${r.revision} = (select max(m.revision) from object_revisions m where m.project_id = ${r.projectId} and m.ident = ${r.ident})`,
           sql`not exists (select 1 from objects o where o.project_id = ${r.projectId} and o.ident = ${r.ident})`,
         ),
-      )
-      .all();
+      );
   }
 
   /** Whether a metadata transaction is open (what is read now may still be rolled back). */
@@ -77,21 +75,19 @@ export class ModelStore {
   }
 
   all(projectId: string): ObjectRow[] {
-    return this.db
+    return await this.db
       .select()
       .from(objects)
       .where(eq(objects.projectId, projectId))
-      .orderBy(objects.ident)
-      .all();
+      .orderBy(objects.ident);
   }
 
   listByType(projectId: string, types: string[]): ObjectRow[] {
-    return this.db
+    return await this.db
       .select()
       .from(objects)
       .where(and(eq(objects.projectId, projectId), inArray(objects.type, types)))
-      .orderBy(objects.ident)
-      .all();
+      .orderBy(objects.ident);
   }
 
   /**
@@ -134,15 +130,13 @@ export class ModelStore {
         updatedBy: user,
         updated: now,
       };
-      this.db
+      await this.db
         .insert(objects)
         .values(row)
-        .onConflictDoUpdate({ target: [objects.projectId, objects.ident], set: row })
-        .run();
-      this.db
+        .onConflictDoUpdate({ target: [objects.projectId, objects.ident], set: row });
+      await this.db
         .insert(objectRevisions)
-        .values({ projectId, ident: o.ident, revision, snapshot: snapshot(row), user, time: now })
-        .run();
+        .values({ projectId, ident: o.ident, revision, snapshot: snapshot(row), user, time: now });
       changed++;
     }
     if (changed) this.bumpModelVersion(projectId);
@@ -151,11 +145,13 @@ export class ModelStore {
 
   private lastRevision(projectId: string, ident: string): number {
     return (
-      this.db
-        .select({ n: sql<number>`coalesce(max(${objectRevisions.revision}), 0)` })
-        .from(objectRevisions)
-        .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
-        .get()?.n ?? 0
+      (
+        await this.db
+          .select({ n: sql<number>`coalesce(max(${objectRevisions.revision}), 0)` })
+          .from(objectRevisions)
+          .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
+          .then(first)
+      )?.n ?? 0
     );
   }
 
@@ -164,42 +160,38 @@ export class ModelStore {
    * that keep its meaning (start-up migration of saved AQL, aql/saved-refs.ts).
    */
   rewriteDef(projectId: string, ident: string, def: Record<string, unknown>): void {
-    this.db
+    await this.db
       .update(objects)
       .set({ def })
-      .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)))
-      .run();
+      .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)));
   }
 
   /** Every project's objects of these types (start-up migrations). */
   allOfTypes(types: string[]): ObjectRow[] {
-    return this.db.select().from(objects).where(inArray(objects.type, types)).all();
+    return await this.db.select().from(objects).where(inArray(objects.type, types));
   }
 
   remove(projectId: string, idents: string[]): number {
     if (!idents.length) return 0;
-    const r = this.db
+    const r = await this.db
       .delete(objects)
-      .where(and(eq(objects.projectId, projectId), inArray(objects.ident, idents)))
-      .run();
+      .where(and(eq(objects.projectId, projectId), inArray(objects.ident, idents)));
     if (r.changes) this.bumpModelVersion(projectId);
     return r.changes;
   }
 
   bumpModelVersion(projectId: string): void {
-    this.db
+    await this.db
       .update(projects)
       .set({ modelVersion: sql`${projects.modelVersion} + 1` })
-      .where(eq(projects.id, projectId))
-      .run();
+      .where(eq(projects.id, projectId));
   }
 
   bumpDataVersion(projectId: string): number {
-    this.db
+    await this.db
       .update(projects)
       .set({ dataVersion: sql`${projects.dataVersion} + 1` })
-      .where(eq(projects.id, projectId))
-      .run();
+      .where(eq(projects.id, projectId));
     return this.versions(projectId).dataVersion;
   }
 

@@ -1,7 +1,7 @@
 // Organizations own projects and hold the plan; their administrators may create projects.
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
-import { organizations, orgAdmins, users } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { organizations, orgAdmins, users } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { Plans } from '../limits/plans.js';
@@ -28,44 +28,43 @@ export class Orgs {
     if (!this.plans[plan])
       throw invalid(`unknown plan "${plan}"`, { allowed: Object.keys(this.plans) });
     if (this.get(id)) throw conflict(`organization "${id}" already exists`);
-    this.db.insert(organizations).values({ id, name, plan, created: nowIso() }).run();
+    await this.db.insert(organizations).values({ id, name, plan, created: nowIso() });
   }
 
   get(id: string) {
-    return this.db.select().from(organizations).where(eq(organizations.id, id)).get();
+    return await this.db.select().from(organizations).where(eq(organizations.id, id)).then(first);
   }
 
   list() {
-    return this.db.select().from(organizations).all();
+    return await this.db.select().from(organizations);
   }
 
   addAdmin(orgId: string, rawEmail: string): void {
     const email = normalizeEmail(rawEmail);
     if (!this.get(orgId)) throw notFound(`organization "${orgId}" does not exist`);
     this.db.$client.transaction(() => {
-      this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing().run();
-      this.db.insert(orgAdmins).values({ orgId, email }).onConflictDoNothing().run();
+      await this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing();
+      await this.db.insert(orgAdmins).values({ orgId, email }).onConflictDoNothing();
     })();
   }
 
   /** The organizations this user administers (may create projects in), by id. */
   administeredBy(email: string): string[] {
-    return this.db
+    return await this.db
       .select({ id: orgAdmins.orgId })
       .from(orgAdmins)
       .where(eq(orgAdmins.email, email))
       .orderBy(orgAdmins.orgId)
-      .all()
       .map((r) => r.id);
   }
 
   isAdmin(orgId: string, email: string): boolean {
     return Boolean(
-      this.db
+      await this.db
         .select()
         .from(orgAdmins)
         .where(and(eq(orgAdmins.orgId, orgId), eq(orgAdmins.email, email)))
-        .get(),
+        .then(first),
     );
   }
 }

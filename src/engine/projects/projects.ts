@@ -6,8 +6,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import type { Db } from '../db/index.js';
-import { projects, projectUsers, type Announcement } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { projects, projectUsers, type Announcement } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
@@ -137,10 +137,9 @@ export class Projects {
 
   /** Every project's id (maintenance sweeps). */
   allIds(): string[] {
-    return this.db
+    return await this.db
       .select({ id: projects.id })
       .from(projects)
-      .all()
       .map((r) => r.id);
   }
 
@@ -149,22 +148,24 @@ export class Projects {
   }
 
   orgOf(projectId: string): string {
-    const row = this.db
+    const row = await this.db
       .select({ org: projects.orgId })
       .from(projects)
       .where(eq(projects.id, projectId))
-      .get();
+      .then(first);
     if (!row) throw notFound(`project "${projectId}" does not exist`);
     return row.org;
   }
 
   countInOrg(orgId: string): number {
     return (
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(projects)
-        .where(eq(projects.orgId, orgId))
-        .get()?.n ?? 0
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(projects)
+          .where(eq(projects.orgId, orgId))
+          .then(first)
+      )?.n ?? 0
     );
   }
 
@@ -215,29 +216,23 @@ export class Projects {
         this.countInOrg(org.id),
         1,
       );
-      this.db
-        .insert(projects)
-        .values({
-          id,
-          label: input.label,
-          description: input.desc,
-          orgId: org.id,
-          createdBy: p.email,
-          created: now,
-          updated: now,
-        })
-        .run();
-      this.db
-        .insert(projectUsers)
-        .values({
-          projectId: id,
-          email: p.email,
-          admin: true,
-          invitedBy: p.email,
-          created: now,
-          updated: now,
-        })
-        .run();
+      await this.db.insert(projects).values({
+        id,
+        label: input.label,
+        description: input.desc,
+        orgId: org.id,
+        createdBy: p.email,
+        created: now,
+        updated: now,
+      });
+      await this.db.insert(projectUsers).values({
+        projectId: id,
+        email: p.email,
+        admin: true,
+        invitedBy: p.email,
+        created: now,
+        updated: now,
+      });
       this.activity.record(id, 'project_action', {
         user: p.email,
         object: id,
@@ -278,7 +273,11 @@ export class Projects {
   }
 
   async details(a: ProjectActor): Promise<ProjectDetails> {
-    const row = this.db.select().from(projects).where(eq(projects.id, a.projectId)).get();
+    const row = await this.db
+      .select()
+      .from(projects)
+      .where(eq(projects.id, a.projectId))
+      .then(first);
     if (!row) throw notFound(`project "${a.projectId}" does not exist`);
     const org = this.orgs.get(row.orgId);
     return {
@@ -335,7 +334,7 @@ export class Projects {
       k === 'webdavToken' ? 'webdavToken (hidden)' : k,
     );
     this.db.$client.transaction(() => {
-      this.db.update(projects).set(changes).where(eq(projects.id, a.projectId)).run();
+      await this.db.update(projects).set(changes).where(eq(projects.id, a.projectId));
       this.activity.record(a.projectId, 'project_action', {
         user: a.email,
         object: a.projectId,
@@ -349,27 +348,29 @@ export class Projects {
   async remove(a: ProjectActor): Promise<void> {
     requireLevel(a, 'admin');
     for (const hook of this.deleteHooks) await hook(a.projectId);
-    this.db.delete(projects).where(eq(projects.id, a.projectId)).run();
+    await this.db.delete(projects).where(eq(projects.id, a.projectId));
     // Rows first: a crash between the two leaves an orphan folder, never a project without data.
     fs.rmSync(this.dir(a.projectId), { recursive: true, force: true });
   }
 
   webdavTokenHash(projectId: string): string | null {
     return (
-      this.db
-        .select({ h: projects.webdavTokenHash })
-        .from(projects)
-        .where(eq(projects.id, projectId))
-        .get()?.h ?? null
+      (
+        await this.db
+          .select({ h: projects.webdavTokenHash })
+          .from(projects)
+          .where(eq(projects.id, projectId))
+          .then(first)
+      )?.h ?? null
     );
   }
 
   getAnnouncement(a: ProjectActor): AnnouncementView | null {
-    const row = this.db
+    const row = await this.db
       .select({ a: projects.announcement })
       .from(projects)
       .where(eq(projects.id, a.projectId))
-      .get();
+      .then(first);
     return row?.a ? viewAnnouncement(row.a) : null;
   }
 
@@ -386,11 +387,10 @@ export class Projects {
           }
         : null;
     this.db.$client.transaction(() => {
-      this.db
+      await this.db
         .update(projects)
         .set({ announcement: value, updated: nowIso() })
-        .where(and(eq(projects.id, a.projectId)))
-        .run();
+        .where(and(eq(projects.id, a.projectId)));
       this.activity.record(a.projectId, 'project_action', {
         user: a.email,
         object: a.projectId,

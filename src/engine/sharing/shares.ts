@@ -21,8 +21,8 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { API_PREFIX } from '../config.js';
-import { tx, type Db } from '../db/index.js';
-import { projects, projectUsers, shares } from '../db/schema.js';
+import { tx, type Db, first } from '../db/index.js';
+import { projects, projectUsers, shares } from '../db/tables.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { shareNoticeMessage } from '../mail/share-notice.js';
@@ -197,12 +197,11 @@ export class Shares {
   /** The project's shares of dashboards the caller can see. */
   list(a: ProjectActor): ShareView[] {
     const s = this.deps.objects.scope(a);
-    const rows = this.db
+    const rows = await this.db
       .select()
       .from(shares)
       .where(eq(shares.projectId, a.projectId))
-      .orderBy(shares.dashboard)
-      .all();
+      .orderBy(shares.dashboard);
     return rows.flatMap((r) => {
       const dash = s.get(r.dashboard);
       return dash && dash.type === 'dashboard' ? [this.view(r, dash, s)] : [];
@@ -244,7 +243,7 @@ export class Shares {
       updated: now,
     };
     this.write(dash, () => {
-      this.db.insert(shares).values(row).run();
+      await this.db.insert(shares).values(row);
       this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
         object: dash.ident,
@@ -294,7 +293,7 @@ export class Shares {
     };
     this.write(dash, () => {
       // Only the version read above is changed: a change made meanwhile is not overwritten.
-      const r = this.db
+      const r = await this.db
         .update(shares)
         .set(after)
         .where(
@@ -304,8 +303,7 @@ export class Shares {
             eq(shares.updated, before.updated),
             eq(shares.updatedBy, before.updatedBy),
           ),
-        )
-        .run();
+        );
       if (r.changes === 0) {
         if (!this.row(a.projectId, dash.ident)) throw notShared(dash.ident);
         throw conflict(
@@ -339,10 +337,9 @@ export class Shares {
     const before = this.mustRow(a.projectId, dash);
     this.mayChange(a, s, dash, before);
     tx(this.db, () => {
-      const r = this.db
+      const r = await this.db
         .delete(shares)
-        .where(and(eq(shares.projectId, a.projectId), eq(shares.dashboard, dash.ident)))
-        .run();
+        .where(and(eq(shares.projectId, a.projectId), eq(shares.dashboard, dash.ident)));
       if (r.changes === 0) throw notShared(dash.ident);
       this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
@@ -420,11 +417,13 @@ export class Shares {
           : 'a public share needs the Admin level',
         { required: 'admin', type: 'public', ...(a.admin ? { rowFilter: true } : {}) },
       );
-    const on = this.db
-      .select({ on: projects.dashboardEmbedding })
-      .from(projects)
-      .where(eq(projects.id, a.projectId))
-      .get()?.on;
+    const on = (
+      await this.db
+        .select({ on: projects.dashboardEmbedding })
+        .from(projects)
+        .where(eq(projects.id, a.projectId))
+        .then(first)
+    )?.on;
     if (!on)
       throw forbidden(
         `public shares are off in this project: an Admin turns them on with PUT /projects/${a.projectId} { "dashboardEmbedding": true }`,
@@ -444,11 +443,10 @@ export class Shares {
   ): Promise<InviteResult[]> {
     if (!users.length) return [];
     const known = new Set(
-      this.db
+      await this.db
         .select({ email: projectUsers.email })
         .from(projectUsers)
         .where(and(eq(projectUsers.projectId, a.projectId), inArray(projectUsers.email, users)))
-        .all()
         .map((r) => r.email),
     );
     const strangers = users.filter((u) => !known.has(u));
@@ -524,11 +522,11 @@ export class Shares {
   // ---- storage and output ----
 
   private row(projectId: string, dashboard: string): ShareRow | undefined {
-    return this.db
+    return await this.db
       .select()
       .from(shares)
       .where(and(eq(shares.projectId, projectId), eq(shares.dashboard, dashboard)))
-      .get();
+      .then(first);
   }
 
   private mustRow(projectId: string, dash: ObjectRow): ShareRow {
@@ -578,11 +576,13 @@ export class Shares {
   private async notify(a: ProjectActor, dash: ObjectRow, users: string[]): Promise<Notified[]> {
     const site = this.deps.siteUrl();
     const label =
-      this.db
-        .select({ label: projects.label })
-        .from(projects)
-        .where(eq(projects.id, a.projectId))
-        .get()?.label ?? a.projectId;
+      (
+        await this.db
+          .select({ label: projects.label })
+          .from(projects)
+          .where(eq(projects.id, a.projectId))
+          .then(first)
+      )?.label ?? a.projectId;
     const dashboardUrl = `${site}${API_PREFIX}/projects/${encodeURIComponent(a.projectId)}/app/dashboards/${encodeURIComponent(dash.ident)}`;
     return Promise.all(
       users.map(async (to): Promise<Notified> => {

@@ -4,7 +4,7 @@
 // with the Depth of the copy. Front doors reach them only through ProjectFiles.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
-import { davProps } from '../db/schema.js';
+import { davProps } from '../db/tables.js';
 import type { Storage } from './storage.js';
 
 /** One dead property. `value` is the property element's own XML, self-contained (it
@@ -31,11 +31,10 @@ export class DavProps {
   constructor(private readonly db: Db) {}
 
   list(projectId: string, path: string): DeadProp[] {
-    return this.db
+    return await this.db
       .select({ ns: davProps.ns, name: davProps.name, value: davProps.value })
       .from(davProps)
-      .where(and(eq(davProps.projectId, projectId), eq(davProps.path, path)))
-      .all();
+      .where(and(eq(davProps.projectId, projectId), eq(davProps.path, path)));
   }
 
   /** Applies the operations in document order, all or nothing. */
@@ -49,37 +48,32 @@ export class DavProps {
           eq(davProps.name, o.name),
         );
         if (o.op === 'remove') {
-          this.db.delete(davProps).where(key).run();
+          await this.db.delete(davProps).where(key);
         } else {
-          this.db
+          await this.db
             .insert(davProps)
             .values({ projectId, path, ns: o.ns, name: o.name, value: o.value })
             .onConflictDoUpdate({
               target: [davProps.projectId, davProps.path, davProps.ns, davProps.name],
               set: { value: o.value },
-            })
-            .run();
+            });
         }
       }
     })();
   }
 
   removeTree(projectId: string, path: string): void {
-    this.db
-      .delete(davProps)
-      .where(and(eq(davProps.projectId, projectId), tree(path)))
-      .run();
+    await this.db.delete(davProps).where(and(eq(davProps.projectId, projectId), tree(path)));
   }
 
   /** Moves the properties of `from` and below to `to`, replacing whatever `to` had. */
   moveTree(projectId: string, from: string, to: string): void {
     this.db.$client.transaction(() => {
       this.removeTree(projectId, to);
-      this.db
+      await this.db
         .update(davProps)
         .set({ path: sql`${to} || substr(${davProps.path}, length(${from}) + 1)` })
-        .where(and(eq(davProps.projectId, projectId), tree(from)))
-        .run();
+        .where(and(eq(davProps.projectId, projectId), tree(from)));
     })();
   }
 

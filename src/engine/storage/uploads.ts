@@ -5,8 +5,8 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { Readable } from 'node:stream';
 import type { ProjectActor } from '../access/actor.js';
-import type { Db } from '../db/index.js';
-import { projects, uploads } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { projects, uploads } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { assertWithin } from '../limits/limits.js';
@@ -191,11 +191,10 @@ export class Uploads {
       created: now,
       updated: now,
     };
-    this.db
+    await this.db
       .insert(uploads)
       .values(row)
-      .onConflictDoUpdate({ target: [uploads.projectId, uploads.ident], set: row })
-      .run();
+      .onConflictDoUpdate({ target: [uploads.projectId, uploads.ident], set: row });
     return row;
   }
 
@@ -265,24 +264,22 @@ export class Uploads {
     const cutoffMs = now - this.ttlHours * 3_600_000;
     const cutoff = new Date(cutoffMs).toISOString();
     let removed = 0;
-    const stale = this.db
+    const stale = await this.db
       .select({ projectId: uploads.projectId, ident: uploads.ident })
       .from(uploads)
-      .where(and(eq(uploads.status, 'partial'), lt(uploads.updated, cutoff)))
-      .all();
+      .where(and(eq(uploads.status, 'partial'), lt(uploads.updated, cutoff)));
     for (const { projectId, ident } of stale) {
       await this.locks.run(`${projectId}\0${ident}`, async () => {
         const row = this.row(projectId, ident);
         if (row?.status !== 'partial' || row.updated >= cutoff) return; // touched meanwhile
         await this.chunks.removeAll(projectId, ident);
-        this.db
+        await this.db
           .delete(uploads)
-          .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, ident)))
-          .run();
+          .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, ident)));
         removed++;
       });
     }
-    for (const { id } of this.db.select({ id: projects.id }).from(projects).all()) {
+    for (const { id } of await this.db.select({ id: projects.id }).from(projects)) {
       for (const { ident, mtimeMs } of await this.chunks.folders(id)) {
         if (mtimeMs >= cutoffMs) continue;
         await this.locks.run(`${id}\0${ident}`, async () => {
@@ -302,7 +299,7 @@ export class Uploads {
    */
   async sweepLeftovers(before: number): Promise<number> {
     let removed = 0;
-    for (const { id } of this.db.select({ id: projects.id }).from(projects).all()) {
+    for (const { id } of await this.db.select({ id: projects.id }).from(projects)) {
       removed += await this.storage.sweepTemporary(id, before);
       removed += await this.chunks.sweepReceiving(id, before);
     }
@@ -310,19 +307,18 @@ export class Uploads {
   }
 
   private row(projectId: string, ident: string): Row | undefined {
-    return this.db
+    return await this.db
       .select()
       .from(uploads)
       .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, ident)))
-      .get();
+      .then(first);
   }
 
   private touch(projectId: string, ident: string, status: 'partial' | 'complete'): void {
-    this.db
+    await this.db
       .update(uploads)
       .set({ status, updated: nowIso() })
-      .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, ident)))
-      .run();
+      .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, ident)));
   }
 }
 

@@ -1,7 +1,7 @@
 // User accounts (identities known to this server, keyed by e-mail) and their passwords.
 import { eq } from 'drizzle-orm';
-import { tx, type Db } from '../db/index.js';
-import { users } from '../db/schema.js';
+import { tx, type Db, first } from '../db/index.js';
+import { users } from '../db/tables.js';
 import { invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { endLinks } from '../identity/password-link-store.js';
@@ -30,13 +30,17 @@ export class Accounts {
 
   ensure(rawEmail: string): string {
     const email = normalizeEmail(rawEmail);
-    this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing().run();
+    await this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing();
     return email;
   }
 
   exists(email: string): boolean {
     return Boolean(
-      this.db.select({ e: users.email }).from(users).where(eq(users.email, email)).get(),
+      await this.db
+        .select({ e: users.email })
+        .from(users)
+        .where(eq(users.email, email))
+        .then(first),
     );
   }
 
@@ -52,11 +56,11 @@ export class Accounts {
   }
 
   hasPassword(email: string): boolean {
-    const row = this.db
+    const row = await this.db
       .select({ hash: users.passwordHash })
       .from(users)
       .where(eq(users.email, email))
-      .get();
+      .then(first);
     return Boolean(row?.hash);
   }
 
@@ -65,7 +69,7 @@ export class Accounts {
    * account's sessions and its outstanding password links. Call inside a transaction.
    */
   storeHash(email: string, hash: string): void {
-    this.db.update(users).set({ passwordHash: hash }).where(eq(users.email, email)).run();
+    await this.db.update(users).set({ passwordHash: hash }).where(eq(users.email, email));
     endSessionsOf(this.db, email);
     endLinks(this.db, email, 'password_set');
   }
@@ -79,11 +83,11 @@ export class Accounts {
       await verifyPassword(password, null);
       return null;
     }
-    const row = this.db
+    const row = await this.db
       .select({ hash: users.passwordHash })
       .from(users)
       .where(eq(users.email, email))
-      .get();
+      .then(first);
     return (await verifyPassword(password, row?.hash ?? null)) ? email : null;
   }
 }

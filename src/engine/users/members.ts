@@ -6,8 +6,8 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import type { Db } from '../db/index.js';
-import { projects, projectUsers, users } from '../db/schema.js';
+import { type Db, first } from '../db/index.js';
+import { projects, projectUsers, users } from '../db/tables.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
@@ -98,7 +98,7 @@ export class Members {
 
   /** Every member's filter as stored, for start-up migration (aql/saved-refs.ts). */
   allFilters(): Array<Pick<Row, 'projectId' | 'email' | 'filter' | 'filterByTitle'>> {
-    return this.db
+    return await this.db
       .select({
         projectId: projectUsers.projectId,
         email: projectUsers.email,
@@ -106,17 +106,15 @@ export class Members {
         filterByTitle: projectUsers.filterByTitle,
       })
       .from(projectUsers)
-      .where(isNotNull(projectUsers.filter))
-      .all();
+      .where(isNotNull(projectUsers.filter));
   }
 
   /** Rewrites a stored filter in place (same meaning; no event, no `updated` change). */
   restoreFilter(projectId: string, email: string, filter: string, byTitle: number[]): void {
-    this.db
+    await this.db
       .update(projectUsers)
       .set({ filter, filterByTitle: byTitle.length ? byTitle : null })
-      .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))
-      .run();
+      .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)));
   }
 
   private toMember(projectId: string, r: Row): Member {
@@ -131,21 +129,22 @@ export class Members {
 
   countActive(projectId: string): number {
     return (
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(projectUsers)
-        .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.active, true)))
-        .get()?.n ?? 0
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(projectUsers)
+          .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.active, true)))
+          .then(first)
+      )?.n ?? 0
     );
   }
 
   /** Every distinct row-level filter of the project's members (active or not). */
   rowFilters(projectId: string): string[] {
-    return this.db
+    return await this.db
       .selectDistinct({ filter: projectUsers.filter })
       .from(projectUsers)
       .where(and(eq(projectUsers.projectId, projectId), isNotNull(projectUsers.filter)))
-      .all()
       .map((r) => r.filter!);
   }
 
@@ -153,11 +152,13 @@ export class Members {
   countWithFilters(projectId: string, filters: string[]): number {
     if (!filters.length) return 0;
     return (
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(projectUsers)
-        .where(and(eq(projectUsers.projectId, projectId), inArray(projectUsers.filter, filters)))
-        .get()?.n ?? 0
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(projectUsers)
+          .where(and(eq(projectUsers.projectId, projectId), inArray(projectUsers.filter, filters)))
+          .then(first)
+      )?.n ?? 0
     );
   }
 
@@ -167,20 +168,21 @@ export class Members {
   ): { items: Member[]; total: number } {
     requireLevel(a, 'useradmin');
     const where = eq(projectUsers.projectId, a.projectId);
-    const rows = this.db
+    const rows = await this.db
       .select()
       .from(projectUsers)
       .where(where)
       .orderBy(projectUsers.email)
       .limit(paging.limit)
-      .offset(paging.offset)
-      .all();
+      .offset(paging.offset);
     const total =
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(projectUsers)
-        .where(where)
-        .get()?.n ?? 0;
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(projectUsers)
+          .where(where)
+          .then(first)
+      )?.n ?? 0;
     return { items: rows.map((r) => this.toMember(a.projectId, r)), total };
   }
 
@@ -213,8 +215,8 @@ export class Members {
       const added = plans.filter((p) => p.next.active && !p.existing?.active).length;
       if (added > 0) this.limits.check(a.projectId, 'users', added);
       for (const p of plans) {
-        this.db.insert(users).values({ email: p.email, created: now }).onConflictDoNothing().run();
-        this.db
+        await this.db.insert(users).values({ email: p.email, created: now }).onConflictDoNothing();
+        await this.db
           .insert(projectUsers)
           .values({
             ...p.next,
@@ -227,8 +229,7 @@ export class Members {
           .onConflictDoUpdate({
             target: [projectUsers.projectId, projectUsers.email],
             set: { ...p.next, updated: now },
-          })
-          .run();
+          });
         this.activity.record(a.projectId, 'user_action', {
           user: a.email,
           object: p.email,
@@ -263,11 +264,12 @@ export class Members {
     const next = this.apply(a, existing, input, existing.email);
     this.db.$client.transaction(() => {
       if (next.active && !existing.active) this.limits.check(a.projectId, 'users', 1);
-      this.db
+      await this.db
         .update(projectUsers)
         .set({ ...next, updated: nowIso() })
-        .where(and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)))
-        .run();
+        .where(
+          and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
+        );
       this.activity.record(a.projectId, 'user_action', {
         user: a.email,
         object: existing.email,
@@ -288,10 +290,11 @@ export class Members {
     const existing = this.row(a.projectId, userId);
     this.assertMayTouch(a, existing);
     this.db.$client.transaction(() => {
-      this.db
+      await this.db
         .delete(projectUsers)
-        .where(and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)))
-        .run();
+        .where(
+          and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
+        );
       this.activity.record(a.projectId, 'user_action', {
         user: a.email,
         object: existing.email,
@@ -303,11 +306,11 @@ export class Members {
   }
 
   private findRow(projectId: string, email: string): Row | undefined {
-    return this.db
+    return await this.db
       .select()
       .from(projectUsers)
       .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))
-      .get();
+      .then(first);
   }
 
   private row(projectId: string, userId: string): Row {
@@ -388,17 +391,19 @@ export class Members {
 
   private assertAdminRemains(projectId: string): void {
     const admins =
-      this.db
-        .select({ n: sql<number>`count(*)` })
-        .from(projectUsers)
-        .where(
-          and(
-            eq(projectUsers.projectId, projectId),
-            eq(projectUsers.admin, true),
-            eq(projectUsers.active, true),
-          ),
-        )
-        .get()?.n ?? 0;
+      (
+        await this.db
+          .select({ n: sql<number>`count(*)` })
+          .from(projectUsers)
+          .where(
+            and(
+              eq(projectUsers.projectId, projectId),
+              eq(projectUsers.admin, true),
+              eq(projectUsers.active, true),
+            ),
+          )
+          .then(first)
+      )?.n ?? 0;
     // Throwing inside the transaction rolls the whole change back.
     if (admins === 0)
       throw conflict('the last Admin of a project cannot be removed, revoked or demoted', {
@@ -411,11 +416,11 @@ export class Members {
     email: string,
     rights: { admin: boolean; mdadmin: boolean; useradmin: boolean },
   ) {
-    const project = this.db
+    const project = await this.db
       .select({ label: projects.label })
       .from(projects)
       .where(eq(projects.id, a.projectId))
-      .get();
+      .then(first);
     try {
       const msg = invitationMessage({
         to: email,

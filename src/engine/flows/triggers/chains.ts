@@ -6,8 +6,8 @@
 // URSA_TRIGGER_CHAIN_PER_MINUTE-th chained run of the last minute (counted in the metadata
 // database, whatever process started them), pauses its trigger instead (trigger_pauses).
 import { and, eq, gte, sql } from 'drizzle-orm';
-import type { Db } from '../../db/index.js';
-import { jobs, triggerPauses } from '../../db/schema.js';
+import { type Db, first } from '../../db/index.js';
+import { jobs, triggerPauses } from '../../db/tables.js';
 
 /** What a firing was caused by: the run before it, and the depth of the run it starts. */
 export interface Chain {
@@ -33,26 +33,32 @@ export function depthOf(params: Record<string, unknown> | undefined): number {
 
 /** The chain a firing caused by job `jobId` starts: one deeper than that run. */
 export function chainAfter(db: Db, jobId: string): Chain {
-  const row = db.select({ params: jobs.params }).from(jobs).where(eq(jobs.id, jobId)).get();
+  const row = await db
+    .select({ params: jobs.params })
+    .from(jobs)
+    .where(eq(jobs.id, jobId))
+    .then(first);
   return { depth: depthOf(row?.params) + 1, cause: jobId };
 }
 
 /** Chained runs of a flow started since `since` (ISO), by any process. */
 export function chainedRunsSince(db: Db, projectId: string, flow: string, since: string): number {
   return (
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(jobs)
-      .where(
-        and(
-          eq(jobs.projectId, projectId),
-          gte(jobs.created, since),
-          eq(jobs.type, 'flow'),
-          sql`json_extract(${jobs.params}, '$.id') = ${flow}`,
-          sql`json_extract(${jobs.params}, '$.depth') >= 1`,
-        ),
-      )
-      .get()?.n ?? 0
+    (
+      await db
+        .select({ n: sql<number>`count(*)` })
+        .from(jobs)
+        .where(
+          and(
+            eq(jobs.projectId, projectId),
+            gte(jobs.created, since),
+            eq(jobs.type, 'flow'),
+            sql`json_extract(${jobs.params}, '$.id') = ${flow}`,
+            sql`json_extract(${jobs.params}, '$.depth') >= 1`,
+          ),
+        )
+        .then(first)
+    )?.n ?? 0
   );
 }
 
@@ -82,19 +88,20 @@ export function pause(
   time: string,
   message: string,
 ): void {
-  db.insert(triggerPauses)
+  await db
+    .insert(triggerPauses)
     .values({ projectId, trigger, time, message })
-    .onConflictDoNothing()
-    .run();
+    .onConflictDoNothing();
 }
 
 /** Lifts a trigger's pause; true when it was paused. */
 export function unpause(db: Db, projectId: string, trigger: string): boolean {
   return (
-    db
-      .delete(triggerPauses)
-      .where(and(eq(triggerPauses.projectId, projectId), eq(triggerPauses.trigger, trigger)))
-      .run().changes > 0
+    (
+      await db
+        .delete(triggerPauses)
+        .where(and(eq(triggerPauses.projectId, projectId), eq(triggerPauses.trigger, trigger)))
+    ).changes > 0
   );
 }
 
@@ -108,11 +115,10 @@ export function pausesOf(
   created: (trigger: string) => string | undefined,
 ): Map<string, Pause> {
   const out = new Map<string, Pause>();
-  for (const r of db
+  for (const r of await db
     .select()
     .from(triggerPauses)
-    .where(eq(triggerPauses.projectId, projectId))
-    .all()) {
+    .where(eq(triggerPauses.projectId, projectId))) {
     const c = created(r.trigger);
     if (c !== undefined && r.time >= c) out.set(r.trigger, { time: r.time, message: r.message });
   }
@@ -121,10 +127,10 @@ export function pausesOf(
 
 /** One trigger's pause, or null. */
 export function pauseOf(db: Db, projectId: string, trigger: string, created: string): Pause | null {
-  const r = db
+  const r = await db
     .select()
     .from(triggerPauses)
     .where(and(eq(triggerPauses.projectId, projectId), eq(triggerPauses.trigger, trigger)))
-    .get();
+    .then(first);
   return r && r.time >= created ? { time: r.time, message: r.message } : null;
 }

@@ -2,8 +2,8 @@
 // trigger, slot), taken with INSERT OR IGNORE. Whoever inserts it starts the run; every other
 // process (or a later tick of the same one) sees the row and leaves the slot alone.
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/index.js';
-import { flowLocks, jobs, triggerFirings, triggerState } from '../../db/schema.js';
+import { type Db, first } from '../../db/index.js';
+import { flowLocks, jobs, triggerFirings, triggerState } from '../../db/tables.js';
 
 /** `paused`: the chain limits paused the trigger instead (chains.ts). */
 export type Outcome = 'started' | 'skipped' | 'failed' | 'paused';
@@ -20,11 +20,10 @@ export function claim(
   slot: string,
   time: string,
 ): boolean {
-  const r = db
+  const r = await db
     .insert(triggerFirings)
     .values({ projectId, trigger, slot, time, outcome: PENDING })
-    .onConflictDoNothing()
-    .run();
+    .onConflictDoNothing();
   return r.changes === 1;
 }
 
@@ -38,7 +37,8 @@ export function settle(
   jobId: string | null,
   message: string | null,
 ): void {
-  db.update(triggerFirings)
+  await db
+    .update(triggerFirings)
     .set({ outcome, jobId, message })
     .where(
       and(
@@ -46,12 +46,11 @@ export function settle(
         eq(triggerFirings.trigger, trigger),
         eq(triggerFirings.slot, slot),
       ),
-    )
-    .run();
+    );
 }
 
 export function hasClaim(db: Db, projectId: string, trigger: string, slot: string): boolean {
-  return !!db
+  return !!(await db
     .select({ one: sql<number>`1` })
     .from(triggerFirings)
     .where(
@@ -61,12 +60,12 @@ export function hasClaim(db: Db, projectId: string, trigger: string, slot: strin
         eq(triggerFirings.slot, slot),
       ),
     )
-    .get();
+    .then(first));
 }
 
 /** The latest firing of each trigger of a project (ties on time: the last inserted). */
 export function lastFirings(db: Db, projectId: string): Map<string, FiringRow> {
-  const rows = db
+  const rows = await db
     .select()
     .from(triggerFirings)
     .where(
@@ -75,8 +74,7 @@ export function lastFirings(db: Db, projectId: string): Map<string, FiringRow> {
         sql`${triggerFirings.time} = (select max(m.time) from trigger_firings m where m.project_id = ${triggerFirings.projectId} and m.trigger = ${triggerFirings.trigger})`,
       ),
     )
-    .orderBy(sql`rowid`)
-    .all();
+    .orderBy(sql`rowid`);
   const out = new Map<string, FiringRow>();
   for (const r of rows) out.set(r.trigger, r);
   return out;
@@ -84,22 +82,20 @@ export function lastFirings(db: Db, projectId: string): Map<string, FiringRow> {
 
 /** Every firing of a trigger, oldest first (tests and diagnostics). */
 export function firingsOf(db: Db, projectId: string, trigger: string): FiringRow[] {
-  return db
+  return await db
     .select()
     .from(triggerFirings)
     .where(and(eq(triggerFirings.projectId, projectId), eq(triggerFirings.trigger, trigger)))
-    .orderBy(triggerFirings.time, sql`rowid`)
-    .all();
+    .orderBy(triggerFirings.time, sql`rowid`);
 }
 
 /** Current statuses of jobs by id. */
 export function jobStatuses(db: Db, ids: string[]): Map<string, string> {
   if (!ids.length) return new Map();
-  const rows = db
+  const rows = await db
     .select({ id: jobs.id, status: jobs.status })
     .from(jobs)
-    .where(inArray(jobs.id, ids))
-    .all();
+    .where(inArray(jobs.id, ids));
   return new Map(rows.map((r) => [r.id, r.status]));
 }
 
@@ -109,11 +105,11 @@ export function readState<T extends Record<string, unknown>>(
   projectId: string,
   trigger: string,
 ): T | null {
-  const row = db
+  const row = await db
     .select({ state: triggerState.state })
     .from(triggerState)
     .where(and(eq(triggerState.projectId, projectId), eq(triggerState.trigger, trigger)))
-    .get();
+    .then(first);
   return (row?.state as T | undefined) ?? null;
 }
 
@@ -124,22 +120,24 @@ export function writeState(
   state: Record<string, unknown>,
   time: string,
 ): void {
-  db.insert(triggerState)
+  await db
+    .insert(triggerState)
     .values({ projectId, trigger, state, updated: time })
     .onConflictDoUpdate({
       target: [triggerState.projectId, triggerState.trigger],
       set: { state, updated: time },
-    })
-    .run();
+    });
 }
 
 /** The run holding a flow's lock (any process), or null. */
 export function lockedBy(db: Db, projectId: string, flow: string): string | null {
   return (
-    db
-      .select({ jobId: flowLocks.jobId })
-      .from(flowLocks)
-      .where(and(eq(flowLocks.projectId, projectId), eq(flowLocks.flow, flow)))
-      .get()?.jobId ?? null
+    (
+      await db
+        .select({ jobId: flowLocks.jobId })
+        .from(flowLocks)
+        .where(and(eq(flowLocks.projectId, projectId), eq(flowLocks.flow, flow)))
+        .then(first)
+    )?.jobId ?? null
   );
 }

@@ -2,7 +2,7 @@
 // projects whose model version moved (every object write bumps it, in any process), so an
 // idle tick costs one small query instead of a scan of all objects.
 import type { Db } from '../../db/index.js';
-import { projects } from '../../db/schema.js';
+import { projects } from '../../db/tables.js';
 import type { ModelStore, ObjectRow } from '../../model/store.js';
 
 export class WatchedTriggers {
@@ -14,10 +14,9 @@ export class WatchedTriggers {
   ) {}
 
   all(): ObjectRow[] {
-    const versions = this.db
+    const versions = await this.db
       .select({ id: projects.id, version: projects.modelVersion })
-      .from(projects)
-      .all();
+      .from(projects);
     const out: ObjectRow[] = [];
     const seen = new Set<string>();
     for (const { id, version } of versions) {

@@ -1,0 +1,124 @@
+// The PostgreSQL metadata store (`URSA_DATABASE_URL`): a pg Pool shared by the process, the
+// migrations applied once across processes (migrate-pg.ts). drizzle is given a client that
+// sends each statement to the connection of the caller's transaction (AsyncLocalStorage)
+// or, outside one, to the pool; so engine code uses the same `db` in and out of `tx`.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type SQL } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { migratePg } from './migrate-pg.js';
+import { register, type Db, type Store } from './store.js';
+import { useDialect } from './tables.js';
+
+interface TxContext {
+  client: pg.PoolClient;
+  depth: number;
+  open: boolean;
+}
+
+// Raw rows (`rows()`): bigint (int8, e.g. count(*)) and numeric arrive as strings by default;
+// metadata counts and sizes are numbers. Per query, not pg's global parsers: the flows'
+// PostgreSQL connector reads customer data with pg too, and must keep exact values.
+const rawTypes = {
+  getTypeParser: (id: number, format?: string) =>
+    id === pg.types.builtins.INT8 || id === pg.types.builtins.NUMERIC
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(id, format as 'text'),
+};
+
+export interface PgStoreOptions {
+  /** Connections per process (default 10). */
+  max?: number;
+  /** Longest statement, in milliseconds (default 30 s): a stuck query must not hold a slot. */
+  statementTimeoutMs?: number;
+  log?: Pick<Logger, 'warn'>;
+}
+
+export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
+  useDialect('postgres');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: opts.statementTimeoutMs ?? 30_000,
+    application_name: 'ursa',
+  });
+  // An idle connection that breaks (server restart, network) emits 'error' on the pool; left
+  // unhandled it would end the process. The next query reconnects.
+  pool.on('error', (err) => opts.log?.warn({ err: err.message }, 'metadata connection lost'));
+  await migratePg(pool);
+  const als = new AsyncLocalStorage<TxContext>();
+  const current = () => {
+    const t = als.getStore();
+    return t?.open ? t : undefined;
+  };
+  const client = {
+    query: (...args: unknown[]) =>
+      (current()?.client ?? pool).query(...(args as Parameters<pg.Pool['query']>)),
+  };
+  const db = drizzle({ client: client as unknown as pg.Pool }) as unknown as Db;
+  const dialect = new PgDialect();
+
+  const store: Store = {
+    dialect: 'postgres',
+    db,
+    inTx: () => current() !== undefined,
+    async tx<T>(fn: () => Promise<T>): Promise<T> {
+      const outer = current();
+      if (outer) {
+        const name = `sp${outer.depth}`;
+        await outer.client.query(`SAVEPOINT ${name}`);
+        const inner: TxContext = { client: outer.client, depth: outer.depth + 1, open: true };
+        try {
+          const out = await als.run(inner, fn);
+          await outer.client.query(`RELEASE SAVEPOINT ${name}`);
+          return out;
+        } catch (err) {
+          await outer.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          throw err;
+        } finally {
+          inner.open = false;
+        }
+      }
+      const conn = await pool.connect();
+      const ctx: TxContext = { client: conn, depth: 1, open: true };
+      let broken: Error | undefined;
+      try {
+        await conn.query('BEGIN');
+        try {
+          const out = await als.run(ctx, fn);
+          await conn.query('COMMIT');
+          return out;
+        } catch (err) {
+          try {
+            await conn.query('ROLLBACK');
+          } catch (e) {
+            broken = e as Error;
+          }
+          throw err;
+        }
+      } finally {
+        ctx.open = false;
+        conn.release(broken ?? false);
+      }
+    },
+    async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+      const q = dialect.sqlToQuery(query);
+      const r = await (current()?.client ?? pool).query({
+        text: q.sql,
+        values: q.params as unknown[],
+        types: rawTypes,
+      });
+      return r.rows as T[];
+    },
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  return register(store);
+}

@@ -1,0 +1,171 @@
+// The SQLite metadata store (one process). better-sqlite3 is synchronous with one connection
+// per handle, so an `await` inside a transaction would let other requests' statements run
+// inside it. Hence: writes and transactions go through one writer connection, serialized by
+// an async lock that a transaction holds from BEGIN to COMMIT; reads outside a transaction go
+// to a second, read-only connection, which in WAL mode sees the last committed state and
+// never waits for the writer. Statements of a transaction are recognised by the
+// AsyncLocalStorage context `tx` opens.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { type SQL } from 'drizzle-orm';
+import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
+import { drizzle } from 'drizzle-orm/sqlite-proxy';
+import { register, type Db, type Store } from './store.js';
+import { useDialect } from './tables.js';
+
+interface TxContext {
+  depth: number;
+  /** False once the transaction ended: late statements of its context run on their own. */
+  open: boolean;
+}
+
+type Method = 'run' | 'all' | 'values' | 'get';
+
+/** Prepared statements per connection, by SQL text (preparing costs more than running). */
+class Statements {
+  private cache = new Map<string, Database.Statement>();
+  constructor(readonly conn: Database.Database) {}
+  get(sql: string): Database.Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.conn.prepare(sql);
+      if (this.cache.size >= 500) this.cache.clear();
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+}
+
+/** A FIFO async lock: `acquire` resolves with the function that releases it. */
+class Lock {
+  private tail: Promise<void> = Promise.resolve();
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const ready = this.tail.then(() => release);
+    this.tail = this.tail.then(() => next);
+    return ready;
+  }
+}
+
+function execute(st: Statements, sql: string, params: unknown[], method: Method) {
+  const stmt = st.get(sql);
+  if (method === 'run' || !stmt.reader) {
+    stmt.run(...params);
+    return { rows: [] };
+  }
+  stmt.raw(true);
+  if (method === 'get') return { rows: stmt.get(...params) as unknown[] };
+  return { rows: stmt.all(...params) as unknown[] };
+}
+
+const isRead = (sql: string, method: Method) =>
+  method !== 'run' && /^\s*(select|with)\b/i.test(sql) && !/\breturning\b/i.test(sql);
+
+export function openSqliteStore(dataDir: string, migrationsFolder: string): Store {
+  useDialect('sqlite');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, 'metadata.sqlite');
+  const writer = new Database(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('busy_timeout = 5000');
+  migrate(drizzleSync(writer), { migrationsFolder });
+  const reader = new Database(file, { readonly: true });
+  reader.pragma('busy_timeout = 5000');
+  const w = new Statements(writer);
+  const r = new Statements(reader);
+  const lock = new Lock();
+  const als = new AsyncLocalStorage<TxContext>();
+  const dialect = new SQLiteAsyncDialect();
+  const current = () => {
+    const t = als.getStore();
+    return t?.open ? t : undefined;
+  };
+
+  const db = drizzle(async (sql, params, method) => {
+    if (current()) return execute(w, sql, params, method);
+    if (isRead(sql, method)) return execute(r, sql, params, method);
+    const release = await lock.acquire();
+    try {
+      return execute(w, sql, params, method);
+    } finally {
+      release();
+    }
+  }) as unknown as Db;
+
+  const store: Store = {
+    dialect: 'sqlite',
+    db,
+    inTx: () => current() !== undefined,
+    async tx<T>(fn: () => Promise<T>): Promise<T> {
+      const outer = current();
+      if (outer) {
+        const name = `sp${outer.depth}`;
+        writer.exec(`SAVEPOINT ${name}`);
+        const inner: TxContext = { depth: outer.depth + 1, open: true };
+        try {
+          const out = await als.run(inner, fn);
+          writer.exec(`RELEASE ${name}`);
+          return out;
+        } catch (err) {
+          writer.exec(`ROLLBACK TO ${name}`);
+          writer.exec(`RELEASE ${name}`);
+          throw err;
+        } finally {
+          inner.open = false;
+        }
+      }
+      const release = await lock.acquire();
+      const ctx: TxContext = { depth: 1, open: true };
+      try {
+        writer.exec('BEGIN IMMEDIATE');
+        try {
+          const out = await als.run(ctx, fn);
+          writer.exec('COMMIT');
+          return out;
+        } catch (err) {
+          if (writer.inTransaction) writer.exec('ROLLBACK');
+          throw err;
+        }
+      } finally {
+        ctx.open = false;
+        release();
+      }
+    },
+    async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
+      const q = dialect.sqlToQuery(query);
+      const run = (st: Statements) => {
+        const stmt = st.get(q.sql);
+        stmt.raw(false);
+        return stmt.all(...q.params) as T[];
+      };
+      if (current()) return run(w);
+      if (isRead(q.sql, 'all')) return run(r);
+      const release = await lock.acquire();
+      try {
+        return run(w);
+      } finally {
+        release();
+      }
+    },
+    async ping() {
+      reader.prepare('SELECT 1').get();
+    },
+    async close() {
+      const release = await lock.acquire();
+      try {
+        reader.close();
+        writer.close();
+      } finally {
+        release();
+      }
+    },
+  };
+  return register(store);
+}

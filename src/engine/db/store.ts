@@ -1,0 +1,76 @@
+// The metadata store: one asynchronous API over SQLite (one process, the default) or
+// PostgreSQL (`URSA_DATABASE_URL`, any number of processes). Engine code holds a `Db` (drizzle,
+// typed by the SQLite schema, its tables from tables.ts), awaits every statement, and wraps
+// changes that must land together in `tx(db, async () => …)`. Inside `tx`, the same `db`
+// runs on the transaction's connection (found through AsyncLocalStorage), so functions need
+// no transaction handle passed down.
+import type { SQL } from 'drizzle-orm';
+import type { SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
+import type { Dialect } from './tables.js';
+
+/** The metadata database handle engine code queries. */
+export type Db = SqliteRemoteDatabase<Record<string, never>>;
+
+export interface Store {
+  readonly dialect: Dialect;
+  readonly db: Db;
+  /**
+   * Runs `fn` in one transaction: every write lands or none does. Nested calls run in a
+   * savepoint of the outer transaction. Run the statements of one transaction one after the
+   * other (no `Promise.all` of nested transactions).
+   */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
+  /** Whether the caller runs inside a transaction of this store. */
+  inTx(): boolean;
+  /** Rows of a raw SQL query, as objects keyed by column name (inside a transaction: its). */
+  rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Fails when the database does not answer (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const stores = new WeakMap<object, Store>();
+
+/** Registers `store` as the owner of its `db` (for `tx(db, …)` and `storeOf`). */
+export function register(store: Store): Store {
+  stores.set(store.db, store);
+  return store;
+}
+
+export function storeOf(db: Db): Store {
+  const s = stores.get(db);
+  if (!s) throw new Error('this database handle belongs to no open store');
+  return s;
+}
+
+/** One state change, one transaction: either every write lands or none does. */
+export function tx<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  return storeOf(db).tx(fn);
+}
+
+/** The first row of a result (drizzle builders are thenables on both databases). */
+export const first = <T>(rows: T[]): T | undefined => rows[0];
+
+/** Whether `err` (or its cause: drizzle wraps driver errors) is a unique or primary key clash. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = driverCode(err);
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
+}
+
+/** Whether `err` is a foreign key violation (the referenced row is missing). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = driverCode(err);
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+function driverCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; i++) {
+    if (typeof e.code === 'string') return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
