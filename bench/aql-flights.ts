@@ -221,7 +221,7 @@ export async function flights(): Promise<void> {
     for (const q of CASES) {
       let c;
       try {
-        c = engine.aql.compile(actor, q.aql);
+        c = await engine.aql.compile(actor, q.aql);
       } catch (err) {
         if (!(err instanceof EngineError)) throw err;
         skipped.push({ query: q.name, why: `does not compile yet: ${err.message}` });

@@ -253,7 +253,7 @@ async function retail(): Promise<void> {
     const aql = async (text: string) => {
       engine.aql.clearCompileCache();
       const t = performance.now();
-      const c = engine.aql.compile(actor, text);
+      const c = await engine.aql.compile(actor, text);
       const compileMs = performance.now() - t;
       const rows = await run(c.sql, c.params);
       return { rows, compileMs, ms: performance.now() - t };
@@ -391,7 +391,7 @@ async function retail(): Promise<void> {
       for (let i = 0; i < CASES.length; i++) {
         if (rows[i]!.ratio <= GOAL) continue;
         const q = CASES[i]!;
-        const c = engine.aql.compile(actor, q.aql);
+        const c = await engine.aql.compile(actor, q.aql);
         const plan = async (sql: string, params: (string | number | boolean | null)[] = []) =>
           engine.dbs.read(project, async (cn) =>
             (await cn.runAndReadAll(`EXPLAIN ANALYZE ${sql}`, params))

@@ -185,7 +185,7 @@ async function main(): Promise<void> {
       ursa.push(await ursaLoad());
       duck.push(await duckdbLoad(file, round));
     }
-    const saved = running.engine.datasets.prescriptionOf(project, 'orders')!;
+    const saved = (await running.engine.datasets.prescriptionOf(project, 'orders'))!;
     const uMs = median(ursa);
     const dMs = median(duck);
     const uRps = ROWS / (uMs / 1000);

@@ -545,13 +545,13 @@ export async function runEval(opts: EvalOptions = {}): Promise<EvalReport> {
       let job: Job | undefined;
       let note = '';
       try {
-        job = engine.ai.ask(actor, { question: q.question }).job;
+        job = (await engine.ai.ask(actor, { question: q.question })).job;
         job = await engine.jobs.waitFor(job.id, timeoutMs);
       } catch (err) {
         note = message(err);
         if (job) {
           try {
-            engine.jobs.cancel(actor, job.id);
+            await engine.jobs.cancel(actor, job.id);
           } catch {
             // already finished
           }

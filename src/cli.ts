@@ -129,7 +129,7 @@ export async function main(argv: string[]): Promise<void> {
         );
       const db = openDb(config.dataDir);
       try {
-        if (!new Accounts(db).exists(email))
+        if (!(await new Accounts(db).exists(email)))
           console.error(
             `warning: ${email} is not a known user yet; the token grants no project access until they are invited`,
           );

@@ -59,13 +59,13 @@ export async function startServer(
     claimed = true;
     engine = await Engine.open(config, log);
     // Only the serving process may judge jobs: whatever is unfinished now died with the last one.
-    const interrupted = engine.jobs.recoverInterrupted();
+    const interrupted = await engine.jobs.recoverInterrupted();
     if (interrupted)
       log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
     // Temporary files a killed process left, before anything of ours writes new ones (the demo
     // starts writing during bootstrap: a later sweep raced it and removed its files).
     const flowLocks = await engine.flows.recover(
-      engine.projects.allIds().map((projectId) => ({
+      (await engine.projects.allIds()).map((projectId) => ({
         projectId,
         dir: engine!.projects.dir(projectId),
       })),
@@ -84,7 +84,7 @@ export async function startServer(
   }
   const sweeper = startSweeper(engine, log);
   // Timers fire (and missed runs catch up) only once the app answers.
-  engine.triggers.start();
+  await engine.triggers.start();
   server.off('request', starting);
   server.on('request', app);
   const url = `http://localhost:${port}`;

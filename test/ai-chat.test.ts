@@ -377,7 +377,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
     const e = t.s.engine;
     const a = e.actor({ email: ADMIN }, t.project);
     const r = e.ai.conversations.add(a, 'Before the crash', undefined, (ids) => ({
-      ...e.jobs.recordFinished(a, 'ai', ids, null),
+      ...(await e.jobs.recordFinished(a, 'ai', ids, null)),
       status: 'RUNNING' as const,
     }));
     e.db

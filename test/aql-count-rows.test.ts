@@ -79,10 +79,10 @@ beforeAll(async () => {
   // The outsider reads neither the states' columns nor the height: analysts only.
   const secret = [{ userrole: 'userrole.analysts', acl: 'r----' }];
   const hide = ['attr.states.state', 'attr.states.region', 'fact.strikes.height'].map((id) => {
-    const o = s.engine.model.get(p, id)!;
+    const o = (await s.engine.model.get(p, id))!;
     return { ident: o.ident, type: o.type, name: o.name, def: o.def, acl: secret };
   });
-  s.engine.model.upsert(
+  await s.engine.model.upsert(
     p,
     [
       { ident: 'userrole.analysts', type: 'userrole', name: 'Analysts', def: { members: [] } },
@@ -168,7 +168,7 @@ describe('COUNT([dataset])', () => {
       },
     });
     expect(created.status, created.text).toBe(201);
-    expect(s.engine.model.get(p, 'metric.strike_count')!.def.aql).toBe(
+    expect((await s.engine.model.get(p, 'metric.strike_count'))!.def.aql).toBe(
       'SELECT COUNT([dataset.strikes])',
     );
     const shown = await s.api('GET', `/projects/${p}/pmd/obj/metric.strike_count`);
@@ -219,9 +219,9 @@ describe('COUNT([dataset])', () => {
 // ---- every example in an error comes from the caller's model ----
 
 /** Names in brackets that a reader may be shown: their objects, datasets, placeholders. */
-function readable(as: string, project = p): Set<string> {
+async function readable(as: string, project = p): Promise<Set<string>> {
   const a = s.engine.actor({ email: as }, project);
-  const scope = s.engine.objects.scope(a);
+  const scope = await s.engine.objects.scope(a);
   const names = new Set<string>();
   for (const o of scope.rows()) {
     names.add(o.ident.toLowerCase());
@@ -267,7 +267,7 @@ const BAD = [
 describe('examples in errors come from the caller’s model', () => {
   it('name only objects and datasets the caller reads, or placeholders', async () => {
     for (const as of [ADMIN, OUTSIDER]) {
-      const allowed = readable(as);
+      const allowed = await readable(as);
       for (const aql of BAD) {
         const r = await refused(aql, as);
         const said = [r.message, ...(r.context.suggestions ?? [])].join('\n');
@@ -301,7 +301,7 @@ describe('examples in errors come from the caller’s model', () => {
   it('the rules after an MCP error name no other model either', async () => {
     const mcp: Client = await connectMcp(s, ADMIN, 'count-rows');
     try {
-      const allowed = readable(ADMIN);
+      const allowed = await readable(ADMIN);
       for (const aql of ['SELECT [Species], COUNT(*)', 'SELECT [Speciez]']) {
         const r = (await mcp.callTool({
           name: 'run_aql',

@@ -68,9 +68,9 @@ describe('AQL fuzzing', () => {
   beforeAll(async () => {
     s = await startTestServer({ URSA_DEMO_DATA: 'true' });
     await waitForDemo(s);
-    addSaved(s);
+    await addSaved(s);
     await invite(s, s.demo, MEMBER, { filter: MEMBER_FILTER });
-    v = vocabulary(s);
+    v = await vocabulary(s);
     admin = actorOf(s, ADMIN);
     member = actorOf(s, MEMBER);
     // Stored by identifier (it survives renames); shown with titles over the API.
@@ -107,7 +107,7 @@ describe('AQL fuzzing', () => {
     const started = performance.now();
     let c: Compiled;
     try {
-      c = s.engine.aql.compile(actor, text);
+      c = await s.engine.aql.compile(actor, text);
     } catch (err) {
       const ms = performance.now() - started;
       if (!(err instanceof EngineError) || err.kind !== 'invalid')

@@ -18,7 +18,7 @@ let env: () => ResolveEnv;
 beforeAll(async () => {
   s = await startTestServer({ URSA_DEMO_DATA: 'true' });
   await waitForDemo(s);
-  const snap = s.engine.aql.snapshot(s.demo);
+  const snap = await s.engine.aql.snapshot(s.demo);
   env = () => ({ snap, visible: () => true, counter: { n: 0 } });
 }, 120_000);
 afterAll(() => s?.close());

@@ -40,7 +40,7 @@ describe('AQL over REST', () => {
     // One job at a time: a job the test holds keeps a query waiting, deterministically.
     s = await startTestServer({ URSA_DEMO_DATA: 'true', URSA_JOB_CONCURRENCY: '1' });
     await waitForDemo(s);
-    addSaved(s);
+    await addSaved(s);
     await invite(s, s.demo, CA, { filter: '[Origin State] = "CA"' });
     await invite(s, s.demo, ALICE);
     await invite(s, s.demo, BOB);
@@ -51,7 +51,7 @@ describe('AQL over REST', () => {
   async function holdJobSlot(): Promise<Deferred> {
     const gate = deferred();
     s.engine.jobs.register('ai', { run: (ctx: JobContext) => gateOrAbort(gate.promise, ctx) });
-    const blocker = s.engine.jobs.submit(actorOf(s, ADMIN), 'ai', {});
+    const blocker = await s.engine.jobs.submit(actorOf(s, ADMIN), 'ai', {});
     await pollJob(s.api, s.demo, blocker.id, (j) => j.status === 'RUNNING');
     return gate;
   }
@@ -290,7 +290,7 @@ describe('AQL over REST', () => {
     expect((cachedBefore.job!.result as { cached: boolean }).cached).toBe(true);
     const { dataVersion } = s.engine.model.versions(s.demo);
 
-    const carriers = s.engine.datasets.rows(s.demo).find((d) => d.name === 'carriers')!;
+    const carriers = (await s.engine.datasets.rows(s.demo)).find((d) => d.name === 'carriers')!;
     const file = await fs.readFile(rawStorage(s.engine).abs(s.demo, '/demo/carriers.csv'), 'utf8');
     const more = `${file.trimEnd()}\nZZ,Zed Air\n`;
     await rawStorage(s.engine).writeFile(s.demo, '/demo/carriers-more.csv', Buffer.from(more), {
@@ -320,7 +320,7 @@ describe('AQL over REST', () => {
     const before = await runQuery(s, ADMIN, text);
     expect((await runQuery(s, ADMIN, text)).job!.result).toMatchObject({ cached: true });
     const { modelVersion } = s.engine.model.versions(s.demo);
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -337,7 +337,7 @@ describe('AQL over REST', () => {
     expect((after.job!.result as { cached: boolean }).cached).toBe(false);
     expect(after.rows!.map((r) => Number(r[1]))).toEqual(before.rows!.map((r) => Number(r[1]) * 2));
     // An unrelated change also means a new computation (same answer).
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -375,7 +375,7 @@ describe('AQL over REST', () => {
     // The admin sees every job.
     expect((await s.api('GET', data.href)).status).toBe(200);
     // A job that is not a query has no data.
-    const other = s.engine.jobs.recordFinished(actorOf(s, ADMIN), 'ai', {}, {});
+    const other = await s.engine.jobs.recordFinished(actorOf(s, ADMIN), 'ai', {}, {});
     const notQuery = await s.api('GET', `/projects/${s.demo}/app/aql/data/${other.id}`);
     expect(notQuery.status).toBe(404);
     expect((await s.api('GET', `/projects/${s.demo}/app/aql/data/no-such-job`)).status).toBe(404);

@@ -128,7 +128,7 @@ describe('AQL row-level filters', () => {
   beforeAll(async () => {
     s = await startTestServer({ URSA_DEMO_DATA: 'true' });
     await waitForDemo(s);
-    addSaved(s);
+    await addSaved(s);
     for (const [email, filter] of Object.entries(FILTERS)) {
       await invite(s, s.demo, email, { filter });
       const rows = await rowsOf(s, ADMIN, `SELECT [Origin State] WHERE ${filter}`);
@@ -233,9 +233,9 @@ describe('AQL object access', () => {
   beforeAll(async () => {
     s = await startTestServer({ URSA_DEMO_DATA: 'true' });
     await waitForDemo(s);
-    addSaved(s);
+    await addSaved(s);
     const secret = [{ userrole: 'userrole.analysts', acl: 'r----' }];
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -262,8 +262,8 @@ describe('AQL object access', () => {
       ADMIN,
     );
     // A loaded fact hidden too: its ACL changed in place.
-    const fact = s.engine.model.get(s.demo, 'fact.flights.arr_delay')!;
-    s.engine.model.upsert(
+    const fact = (await s.engine.model.get(s.demo, 'fact.flights.arr_delay'))!;
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -381,7 +381,7 @@ describe('AQL object access', () => {
   });
 
   it('a readable saved metric may use what the member cannot name', async () => {
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {

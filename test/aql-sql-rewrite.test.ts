@@ -19,8 +19,8 @@ beforeAll(async () => {
   s = await startTestServer({ URSA_DEMO_DATA: 'true' });
   await waitForDemo(s);
   // A member who does not read [Destination]: it is not a name of theirs to map to.
-  const dest = s.engine.model.get(s.demo, 'attr.flights.dest')!;
-  s.engine.model.upsert(
+  const dest = (await s.engine.model.get(s.demo, 'attr.flights.dest'))!;
+  await s.engine.model.upsert(
     s.demo,
     [
       { ident: 'userrole.routes', type: 'userrole', name: 'Routes', def: { members: [] } },

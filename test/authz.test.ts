@@ -100,7 +100,7 @@ async function throwawayFlow(
   const { path } = await throwawayFile(f, `${tag}-in`);
   const flow = f.unique(`flow-${tag}`);
   const trigger = f.unique(`trigger-${tag}`);
-  f.s.engine.model.upsert(
+  await f.s.engine.model.upsert(
     f.project,
     [
       {
@@ -163,10 +163,13 @@ function throwawayObject(f: AuthzFixture, tag: string): string {
 }
 
 /** A throwaway bar report on the tiny dataset, and a dashboard showing it (no ACL). */
-function throwawayDashboard(f: AuthzFixture, tag: string): { report: string; dashboard: string } {
+async function throwawayDashboard(
+  f: AuthzFixture,
+  tag: string,
+): Promise<{ report: string; dashboard: string }> {
   const report = `report.${f.unique(tag)}`;
   const dashboard = `dashboard.${f.unique(tag)}`;
-  f.s.engine.model.upsert(
+  await f.s.engine.model.upsert(
     f.project,
     [
       {
@@ -188,10 +191,10 @@ function throwawayDashboard(f: AuthzFixture, tag: string): { report: string; das
 }
 
 /** A throwaway dashboard on which `caller` holds `s` (a role listing them): any member shares it. */
-function sharableDashboard(f: AuthzFixture, caller: Caller, tag: string): string {
+async function sharableDashboard(f: AuthzFixture, caller: Caller, tag: string): Promise<string> {
   const role = `userrole.${f.unique(`${tag}-role`)}`;
   const dashboard = `dashboard.${f.unique(tag)}`;
-  f.s.engine.model.upsert(
+  await f.s.engine.model.upsert(
     f.project,
     [
       { ident: role, type: 'userrole', name: role, def: { members: [emailOf(caller) ?? ''] } },
@@ -210,7 +213,7 @@ function sharableDashboard(f: AuthzFixture, caller: Caller, tag: string): string
 
 /** The same, already shared privately with another member (by the Admin). */
 async function sharedDashboard(f: AuthzFixture, caller: Caller, tag: string): Promise<string> {
-  const dashboard = sharableDashboard(f, caller, tag);
+  const dashboard = await sharableDashboard(f, caller, tag);
   const admin = f.s.engine.actor({ email: ADMIN }, f.project);
   await f.s.engine.shares.create(admin, {
     type: 'private',
@@ -221,9 +224,9 @@ async function sharedDashboard(f: AuthzFixture, caller: Caller, tag: string): Pr
 }
 
 /** Whether the dashboard is still shared (as the Admin sees the shares). */
-function isShared(f: AuthzFixture, dashboard: string): boolean {
+async function isShared(f: AuthzFixture, dashboard: string): Promise<boolean> {
   const admin = f.s.engine.actor({ email: ADMIN }, f.project);
-  return f.s.engine.shares.list(admin).some((x) => x.dashboard === dashboard);
+  return (await f.s.engine.shares.list(admin)).some((x) => x.dashboard === dashboard);
 }
 
 /** The user a caller's own job belongs to: callers who are not members use another member's. */
@@ -350,7 +353,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/kodiak/scache/obj/{jobId}': {
     level: 'member',
     success: 200,
-    prepare: (f, caller) => ({ params: { jobId: f.submitJob(jobOwner(caller)) } }),
+    prepare: async (f, caller) => ({ params: { jobId: await f.submitJob(jobOwner(caller)) } }),
     check: (r, { params, ok }) => {
       if (ok) expect(r.json.id).toBe(params.jobId);
     },
@@ -358,7 +361,7 @@ const MATRIX: Record<string, Entry> = {
   'POST /projects/{project}/kodiak/scache/obj/{jobId}/cancel': {
     level: 'member',
     success: 202,
-    prepare: (f, caller) => ({ params: { jobId: f.submitJob(jobOwner(caller)) } }),
+    prepare: async (f, caller) => ({ params: { jobId: await f.submitJob(jobOwner(caller)) } }),
     check: (r, { params, ok }) => {
       if (ok) expect(r.json.id).toBe(params.jobId);
     },
@@ -601,10 +604,10 @@ const MATRIX: Record<string, Entry> = {
     success: 200,
     body: { userrole: 'authz-viewers', acl: 'r----', objects: ['folder.any'] },
     // A throwaway folder on which the caller holds `a` through a role listing them.
-    prepare: (f, caller) => {
+    prepare: async (f, caller) => {
       const role = `userrole.${f.unique('authz-batch-role')}`;
       const id = `folder.${f.unique('authz-batch')}`;
-      f.s.engine.model.upsert(
+      await f.s.engine.model.upsert(
         f.project,
         [
           { ident: role, type: 'userrole', name: role, def: { members: [emailOf(caller) ?? ''] } },
@@ -623,8 +626,8 @@ const MATRIX: Record<string, Entry> = {
         body: { userrole: 'authz-viewers', acl: 'r----', objects: [id] },
       };
     },
-    check: (r, { f, params, ok }) => {
-      const acl = f.s.engine.model.get(f.project, params.id!)!.acl;
+    check: async (r, { f, params, ok }) => {
+      const acl = (await f.s.engine.model.get(f.project, params.id!))!.acl;
       expect(acl.map((e) => e.userrole).includes('authz-viewers'), 'changed only on success').toBe(
         ok,
       );
@@ -646,8 +649,8 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/app/dashboards': {
     level: 'member',
     success: 200,
-    prepare: (f) => {
-      throwawayDashboard(f, 'authz-dash-list');
+    prepare: async (f) => {
+      await throwawayDashboard(f, 'authz-dash-list');
       return {};
     },
     check: (r, { ok }) => {
@@ -657,7 +660,9 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/app/dashboards/{id}': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({ params: { id: throwawayDashboard(f, 'authz-dash').dashboard } }),
+    prepare: async (f) => ({
+      params: { id: (await throwawayDashboard(f, 'authz-dash')).dashboard },
+    }),
     check: (r, { ok }) => {
       if (ok)
         expect(r.json.items[0].rows).toEqual([
@@ -669,7 +674,9 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/app/reports/{id}': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({ params: { id: throwawayDashboard(f, 'authz-report').report } }),
+    prepare: async (f) => ({
+      params: { id: (await throwawayDashboard(f, 'authz-report')).report },
+    }),
     check: (r, { ok }) => {
       if (ok) expect(r.json.chart.svg).toMatch(/^<svg/);
     },
@@ -689,10 +696,10 @@ const MATRIX: Record<string, Entry> = {
     level: 'member',
     success: 201,
     body: { type: 'private', object: 'dashboard.any', users: [OTHER_MEMBER] },
-    prepare: (f, caller) => ({
+    prepare: async (f, caller) => ({
       body: {
         type: 'private',
-        object: sharableDashboard(f, caller, 'authz-share-create'),
+        object: await sharableDashboard(f, caller, 'authz-share-create'),
         users: [OTHER_MEMBER],
       },
     }),
@@ -806,8 +813,8 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/app/ai/conversations/{conversationId}': {
     level: 'member',
     success: 200,
-    prepare: (f, caller) => ({
-      params: { conversationId: f.chartConversation(jobOwner(caller)).conversation },
+    prepare: async (f, caller) => ({
+      params: { conversationId: (await f.chartConversation(jobOwner(caller))).conversation },
     }),
     check: (r, { ok }) => {
       if (ok) expect(r.json.conversation.messages[0].answer.answer).toBe('A chart.');
@@ -816,8 +823,8 @@ const MATRIX: Record<string, Entry> = {
   'DELETE /projects/{project}/app/ai/conversations/{conversationId}': {
     level: 'member',
     success: 204,
-    prepare: (f, caller) => ({
-      params: { conversationId: f.chartConversation(jobOwner(caller)).conversation },
+    prepare: async (f, caller) => ({
+      params: { conversationId: (await f.chartConversation(jobOwner(caller))).conversation },
     }),
     check: async (r, { f, caller, params }) => {
       // Refused callers leave the conversation in place.
@@ -829,8 +836,8 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/app/ai/conversations/{conversationId}/messages/{messageId}/chart': {
     level: 'member',
     success: 200,
-    prepare: (f, caller) => {
-      const c = f.chartConversation(jobOwner(caller));
+    prepare: async (f, caller) => {
+      const c = await f.chartConversation(jobOwner(caller));
       return { params: { conversationId: c.conversation, messageId: c.message } };
     },
     check: (r, { ok }) => {
@@ -963,13 +970,13 @@ describe('jobs: a member sees only their own; MD Admin and Admin see every job',
   const jobPath = (id: string) => `/projects/${f.project}/kodiak/scache/obj/${id}`;
 
   it.each(LEVELS)("%s: GET another member's job", async (level) => {
-    const job = f.submitJob(OTHER_MEMBER);
+    const job = await f.submitJob(OTHER_MEMBER);
     const r = await f.call(level, 'GET', jobPath(job));
     expect(r.status, r.text).toBe(SEES_ALL[level] ? 200 : 404);
   });
 
   it.each(LEVELS)("%s: POST cancel on another member's job", async (level) => {
-    const job = f.submitJob(OTHER_MEMBER);
+    const job = await f.submitJob(OTHER_MEMBER);
     const r = await f.call(level, 'POST', `${jobPath(job)}/cancel`);
     expect(r.status, r.text).toBe(SEES_ALL[level] ? 202 : 404);
     const after = await f.call({ email: OTHER_MEMBER }, 'GET', jobPath(job));
@@ -980,8 +987,8 @@ describe('jobs: a member sees only their own; MD Admin and Admin see every job',
   it.each(LEVELS)(
     "%s: the job list holds their own jobs, others' only when allowed",
     async (level) => {
-      const own = f.submitJob(emailOf(level)!);
-      const other = f.submitJob(OTHER_MEMBER);
+      const own = await f.submitJob(emailOf(level)!);
+      const other = await f.submitJob(OTHER_MEMBER);
       const r = await f.call(level, 'GET', `/projects/${f.project}/kodiak/scache/obj?limit=1000`);
       expect(r.status, r.text).toBe(200);
       const ids = (r.json.jobs as { id: string }[]).map((j) => j.id);
@@ -1018,7 +1025,7 @@ describe('maintenance', () => {
   beforeAll(async () => {
     project = await f.createProject('Authz maintenance');
     await f.inviteLevels(project);
-    job = f.submitJob(emailOf('member')!, project);
+    job = await f.submitJob(emailOf('member')!, project);
     target = await f.throwawayMember(project, 'authz-maintenance-target');
     doomed = await f.createProject('Authz maintenance delete');
     await f.inviteLevels(doomed, ['admin']);
@@ -1082,7 +1089,7 @@ describe('revoked member (active: false)', () => {
   beforeAll(async () => {
     project = await f.createProject('Authz revoked');
     await f.call({ email: ADMIN }, 'POST', `/projects/${project}/users`, { id: REVOKED.email });
-    job = f.submitJob(REVOKED.email, project);
+    job = await f.submitJob(REVOKED.email, project);
     target = await f.throwawayMember(project, 'authz-revoked-target');
     const r = await f.call(
       { email: ADMIN },

@@ -320,7 +320,7 @@ describe('cli', { timeout: 60_000 }, () => {
         const scripts = new Scripts();
         scripts.install(srv.engine);
         const gate = scripts.gate();
-        const job = srv.engine.jobs.submit(
+        const job = await srv.engine.jobs.submit(
           srv.engine.actor({ email: ADMIN }, srv.demo),
           'transform',
           scripts.add({ run: (ctx) => gateOrAbort(gate.promise, ctx) }),

@@ -114,7 +114,7 @@ describe('cross-site requests with browser credentials', () => {
 
     const member = 'cross-site-member@example.com';
     await invite(s, s.demo, member);
-    const link = s.engine.passwordLinks.invitationSignIn(member);
+    const link = await s.engine.passwordLinks.invitationSignIn(member);
     if (link.kind !== 'set-password') throw new Error(`no password link: ${link.kind}`);
     const token = new URL(link.url).searchParams.get('token')!;
     const setPassword = (headers: Record<string, string>) =>
@@ -300,7 +300,7 @@ describe.skipIf(skipBrowser)('in headless Chromium', () => {
   it('the set-password form (a page that sends no Referer) still works', async () => {
     const member = 'chromium-member@example.com';
     await invite(s, s.demo, member);
-    const link = s.engine.passwordLinks.invitationSignIn(member);
+    const link = await s.engine.passwordLinks.invitationSignIn(member);
     if (link.kind !== 'set-password') throw new Error(`no password link: ${link.kind}`);
     const ctx = await chromium.newContext();
     const page = await ctx.newPage();

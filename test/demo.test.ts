@@ -89,8 +89,8 @@ describe('demo data', () => {
 
   it('references airports (origin only), carriers and calendar', async () => {
     await demoJobs(s);
-    const ref = (ident: string) =>
-      (s.engine.model.get(s.demo, ident)?.def as { reference?: unknown }).reference;
+    const ref = async (ident: string) =>
+      ((await s.engine.model.get(s.demo, ident))?.def as { reference?: unknown }).reference;
     expect(ref('attr.flights.origin')).toEqual({
       dataset: 'airports',
       attribute: 'attr.airports.code',
@@ -121,7 +121,7 @@ describe('demo data', () => {
 
   it('gives every model object a friendly title, unique in the project', async () => {
     await demoJobs(s);
-    const objects = s.engine.model.listByType(s.demo, ['attribute', 'label', 'fact']);
+    const objects = await s.engine.model.listByType(s.demo, ['attribute', 'label', 'fact']);
     const title = (ident: string) => objects.find((o) => o.ident === ident)?.name;
     expect(title('attr.flights.flight_date')).toBe('Flight Date');
     expect(title('attr.flights.origin')).toBe('Origin');
@@ -230,7 +230,8 @@ describe('demo data', () => {
     const airports = model.datasets.find((d) => d.name === 'airports')!;
     expect(airports.description).toMatch(/flights reach them by \[Origin\] only/);
     expect(
-      (s.engine.model.get(s.demo, 'attr.flights.dest')!.def as { reference?: unknown }).reference,
+      ((await s.engine.model.get(s.demo, 'attr.flights.dest'))!.def as { reference?: unknown })
+        .reference,
     ).toBeUndefined();
   });
 

@@ -124,7 +124,7 @@ describe('job and AI reads take the actor', () => {
   beforeAll(() => s.engine.jobs.register('flow', { run: async () => ({ n: 1 }) }));
 
   it('jobs.finished waits only for a job the caller may see', async () => {
-    const job = s.engine.jobs.submit(md, 'flow', {});
+    const job = await s.engine.jobs.submit(md, 'flow', {});
     expect((await s.engine.jobs.finished(md, job.id, 10_000)).status).toBe('OK');
     const err = await refusal(() => s.engine.jobs.finished(plain, job.id, 10_000));
     expect(err.kind, err.message).toBe('not_found');

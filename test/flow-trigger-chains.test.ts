@@ -119,7 +119,7 @@ describe('a cycle of flowSequence triggers is refused on save', () => {
     await trigger('trigger.c_after_a', sequence('flow.c', 'flow.a', false));
     const timer = { type: 'flowTimer', flow: 'flow.b', cron: '0 3 * * *', enabled: false };
     await trigger('trigger.b_after_c', timer);
-    const before = s.engine.model.get(p, 'trigger.b_after_c')!;
+    const before = (await s.engine.model.get(p, 'trigger.b_after_c'))!;
     // flow.a after flow.b, flow.c after flow.a; flow.b after flow.c closes the cycle.
     const r = await s.api('PUT', `/projects/${p}/pmd/obj/trigger.b_after_c`, {
       body: { name: 'x', def: sequence('flow.b', 'flow.c') },
@@ -155,7 +155,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     await flow('flow.p', '/out/p.csv');
     await flow('flow.q', '/out/q.csv');
     // Written past the model API, as a cycle saved by an earlier version stays in a project.
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       p,
       [
         {
@@ -259,7 +259,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
       detail: { outcome: 'resumed', reason: paused.message },
     });
     // Its def never changed: enabled all along, the pause was beside it.
-    expect(s.engine.model.get(p, 'trigger.f1')!.revision).toBe(1);
+    expect((await s.engine.model.get(p, 'trigger.f1'))!.revision).toBe(1);
     await s.api('PUT', `/projects/${p}/webdav/loop1/again.csv`, {
       raw: { type: 'text/csv', data: 'id,amount\n2,2\n' },
     });

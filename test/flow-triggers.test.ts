@@ -331,10 +331,10 @@ describe('triggers on a running server', () => {
     const a = triggersOn(s.engine, { now: clock, flows: counted.flows });
     const b = triggersOn(s.engine, { now: clock, flows: counted.flows });
     extra.push(a, b);
-    a.start();
-    b.start();
-    a.tick();
-    b.tick();
+    await a.start();
+    await b.start();
+    await a.tick();
+    await b.tick();
     await until(() => firings('trigger.newyear')[0]?.outcome === 'started', 5000, 'the firing');
     await sleep(300);
     // (other timers of the project may be owed on that clock too)
@@ -397,7 +397,7 @@ describe('triggers on a running server', () => {
       flows: counted.flows,
     });
     extra.push(t);
-    t.start();
+    await t.start();
     await until(() => firings('trigger.busy')[0]?.outcome === 'skipped', 5000, 'the skip');
     await t.stop();
     expect(counted.starts).toEqual([]);
@@ -558,7 +558,7 @@ describe('triggers on a running server', () => {
     expect((await put({ enabled: ['trigger.tog1'], disabled: ['trigger.tog1'] })).status).toBe(400);
     expect((await put({ enabled: 'trigger.tog1', extra: 1 })).status).toBe(400);
     expect(await enabledOf()).toEqual({ 'trigger.tog1': true, 'trigger.tog2': false });
-    expect(s.engine.model.get(p, 'trigger.tog1')!.revision).toBe(t1.revision);
+    expect((await s.engine.model.get(p, 'trigger.tog1'))!.revision).toBe(t1.revision);
 
     const r = await put({ disabled: ['trigger.tog1'], enabled: ['trigger.tog2'] });
     expect(r.status, r.text).toBe(200);
@@ -568,13 +568,13 @@ describe('triggers on a running server', () => {
       enabled: true,
       nextRun: expect.stringMatching(/T06:30:00\.000Z$/),
     });
-    const row = s.engine.model.get(p, 'trigger.tog1')!;
+    const row = (await s.engine.model.get(p, 'trigger.tog1'))!;
     expect(row).toMatchObject({ revision: t1.revision + 1, updatedBy: MDADMIN });
     expect(row.def).toEqual({ ...def, enabled: false });
     // Unchanged ones keep their revision.
     const again = await put({ disabled: ['trigger.tog1'] });
     expect(again.status).toBe(200);
-    expect(s.engine.model.get(p, 'trigger.tog1')!.revision).toBe(t1.revision + 1);
+    expect((await s.engine.model.get(p, 'trigger.tog1'))!.revision).toBe(t1.revision + 1);
     const hist = await s.api('GET', `/projects/${p}/pmd/obj/trigger.tog1?history=true`);
     expect(hist.status).toBe(200);
   });
@@ -789,7 +789,7 @@ describe('a timer missed while the server was down', () => {
     const today3 = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 3);
     const slot = new Date(today3 <= now.getTime() ? today3 : today3 - 86_400_000).toISOString();
     const f = await until(
-      () => firingsOf(e.db, p, 'trigger.daily').find((x) => x.outcome === 'started'),
+      () => (await firingsOf(e.db, p, 'trigger.daily')).find((x) => x.outcome === 'started'),
       10_000,
       'the catch-up',
     );

@@ -32,11 +32,11 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
   let submitted: string[] = [];
 
   const api = (...a: Parameters<TestServer['api']>) => s.api(...a);
-  const submit = (
+  const submit = async (
     script: Script,
     opts: { as?: string; project?: string; type?: JobType } = {},
-  ): { id: string } => {
-    const job = s.engine.jobs.submit(
+  ): Promise<{ id: string }> => {
+    const job = await s.engine.jobs.submit(
       s.engine.actor({ email: opts.as ?? ADMIN }, opts.project ?? s.demo),
       opts.type ?? 'transform',
       scripts.add(script),
@@ -54,7 +54,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
   /** A job that holds the only runner slot until its gate opens. */
   const blocker = async () => {
     const gate = scripts.gate();
-    const job = submit({ run: (ctx) => gateOrAbort(gate.promise, ctx) });
+    const job = await submit({ run: (ctx) => gateOrAbort(gate.promise, ctx) });
     await poll(job.id, hasStatus('RUNNING'));
     return { ...job, gate };
   };
@@ -79,7 +79,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
       const ahead = await blocker();
       const expandGate = scripts.gate();
       const runGate = scripts.gate();
-      const job = submit({
+      const job = await submit({
         expand: (ctx) => gateOrAbort(expandGate.promise, ctx),
         run: async (ctx) => {
           ctx.progress({ rows: 10 });
@@ -128,7 +128,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     });
 
     it('answers a final job the same way every time it is polled', async () => {
-      const job = submit({ run: async () => ({ answer: 42 }) });
+      const job = await submit({ run: async () => ({ answer: 42 }) });
       await poll(job.id, isFinal);
       const texts: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -146,7 +146,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     });
 
     it('ends ERROR with the message of a JobFailure thrown by run', async () => {
-      const job = submit({
+      const job = await submit({
         run: async () => {
           throw new JobFailure('bad row 3');
         },
@@ -159,7 +159,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
 
     it('ends ERROR when expand fails, without running the job', async () => {
       let ran = false;
-      const job = submit({
+      const job = await submit({
         expand: async () => {
           throw new JobFailure('no such dataset "x"');
         },
@@ -173,7 +173,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     });
 
     it('ends ERROR with a message on an unexpected throw, and nothing answers 500', async () => {
-      const job = submit({
+      const job = await submit({
         run: async () => {
           throw new TypeError('boom');
         },
@@ -192,12 +192,12 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     });
 
     it('ends ERROR with a message when a handler throws something that is not an Error', async () => {
-      const str = submit({
+      const str = await submit({
         run: async () => {
           throw 'disk full';
         },
       });
-      const nothing = submit({ run: () => Promise.reject(undefined) });
+      const nothing = await submit({ run: () => Promise.reject(undefined) });
       const a = await poll(str.id, isFinal);
       expect(a.status).toBe('ERROR');
       expect(a.message).toMatch(/disk full/);
@@ -211,7 +211,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
       const r = await api('GET', jobPath(s.demo, 'no-such-job'));
       expect(r.status).toBe(404);
       expect(r.json).toMatchObject({ statusCode: 404, message: expect.any(String) });
-      const job = submit({ run: async () => null });
+      const job = await submit({ run: async () => null });
       await poll(job.id, isFinal);
       expect(
         (await api('GET', jobPath(s.demo, job.id), { as: 'stranger@example.com' })).status,
@@ -233,25 +233,29 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
       p = created.json.project.id;
       // One job per type; the newest (j5) holds the runner until the first test ends.
       const gate = scripts.gate();
-      j1 = submit({ run: async () => ({ n: 1 }) }, { project: p, type: 'transform' }).id;
-      j2 = submit({ run: async () => ({ n: 2 }) }, { project: p, type: 'flow' }).id;
-      j3 = submit(
-        {
-          run: async () => {
-            throw new JobFailure('bad');
+      j1 = (await submit({ run: async () => ({ n: 1 }) }, { project: p, type: 'transform' })).id;
+      j2 = (await submit({ run: async () => ({ n: 2 }) }, { project: p, type: 'flow' })).id;
+      j3 = (
+        await submit(
+          {
+            run: async () => {
+              throw new JobFailure('bad');
+            },
           },
-        },
-        { project: p, type: 'report' },
+          { project: p, type: 'report' },
+        )
       ).id;
-      j4 = submit({ run: async () => ({ n: 4 }) }, { project: p, type: 'ai' }).id;
-      j5 = submit(
-        {
-          run: async (ctx) => {
-            await gateOrAbort(gate.promise, ctx);
-            return { n: 5 };
+      j4 = (await submit({ run: async () => ({ n: 4 }) }, { project: p, type: 'ai' })).id;
+      j5 = (
+        await submit(
+          {
+            run: async (ctx) => {
+              await gateOrAbort(gate.promise, ctx);
+              return { n: 5 };
+            },
           },
-        },
-        { project: p, type: 'transform' },
+          { project: p, type: 'transform' },
+        )
       ).id;
       for (const id of [j1, j2, j3, j4]) await poll(id, isFinal, p);
       await poll(j5, hasStatus('RUNNING'), p);
@@ -331,12 +335,12 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     it('cancels a PREPARED job at once; it never runs and the queue moves on', async () => {
       const ahead = await blocker();
       let ran = false;
-      const job = submit({
+      const job = await submit({
         run: async () => {
           ran = true;
         },
       });
-      const next = submit({ run: async () => 'next' });
+      const next = await submit({ run: async () => 'next' });
       expect((await get(job.id)).status).toBe('PREPARED');
 
       const r = await api('POST', `${jobPath(s.demo, job.id)}/cancel`);
@@ -356,7 +360,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
 
     it('cancels a RUNNING job whose handler honours ctx.signal', async () => {
       let after = false;
-      const job = submit({
+      const job = await submit({
         run: async (ctx) => {
           await gateOrAbort(new Promise(() => {}), ctx);
           after = true;
@@ -375,7 +379,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
 
     it('a handler that finishes its work after the cancel signal ends OK (its work is done)', async () => {
       const gate = scripts.gate();
-      const job = submit({
+      const job = await submit({
         // Like a load committing as the cancel comes: the signal is not checked any more.
         run: async () => {
           await gate.promise;
@@ -392,7 +396,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
 
     it('cancels an EXPANDING job without running it', async () => {
       let ran = false;
-      const job = submit({
+      const job = await submit({
         expand: (ctx) => gateOrAbort(new Promise(() => {}), ctx),
         run: async () => {
           ran = true;
@@ -405,8 +409,8 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     });
 
     it('answers 409 for a job that has already finished, whatever its status', async () => {
-      const ok = submit({ run: async () => 1 });
-      const failed = submit({
+      const ok = await submit({ run: async () => 1 });
+      const failed = await submit({
         run: async () => {
           throw new JobFailure('nope');
         },
@@ -431,8 +435,8 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
 
     it("hides someone else's job from a plain member; an MD Admin may see and cancel it", async () => {
       const ahead = await blocker();
-      const theirs = submit({ run: async () => 'x' }, { as: OTHER });
-      const mine = submit({ run: async () => 'y' }, { as: MEMBER });
+      const theirs = await submit({ run: async () => 'x' }, { as: OTHER });
+      const mine = await submit({ run: async () => 'y' }, { as: MEMBER });
 
       // The owner sees it; another plain member does not, not even in lists.
       expect((await get(theirs.id, OTHER)).status).toBe('PREPARED');
@@ -468,13 +472,13 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
   describe('concurrency', () => {
     it('keeps a second job PREPARED until the first finishes', async () => {
       const gate = scripts.gate();
-      const first = submit({
+      const first = await submit({
         run: async (ctx) => {
           await gateOrAbort(gate.promise, ctx);
           return 'first';
         },
       });
-      const second = submit({ run: async () => 'second' });
+      const second = await submit({ run: async () => 'second' });
       await poll(first.id, hasStatus('RUNNING'));
       for (let i = 0; i < 5; i++) {
         expect((await get(second.id)).status).toBe('PREPARED');
@@ -561,7 +565,7 @@ describe('jobs across restarts', () => {
     const first = await start(dir);
     const demo = first.bootstrap.demoProjectId!;
     first.engine.jobs.register('transform', { run: () => new Promise(() => {}) });
-    const job = first.engine.jobs.submit(
+    const job = await first.engine.jobs.submit(
       first.engine.actor({ email: ADMIN }, demo),
       'transform',
       {},
@@ -588,7 +592,7 @@ describe('jobs across restarts', () => {
     scripts.install(first.engine);
     let after = false;
     const actor = first.engine.actor({ email: ADMIN }, demo);
-    const running = first.engine.jobs.submit(
+    const running = await first.engine.jobs.submit(
       actor,
       'transform',
       scripts.add({
@@ -598,7 +602,11 @@ describe('jobs across restarts', () => {
         },
       }),
     );
-    const queued = first.engine.jobs.submit(actor, 'flow', scripts.add({ run: async () => 1 }));
+    const queued = await first.engine.jobs.submit(
+      actor,
+      'flow',
+      scripts.add({ run: async () => 1 }),
+    );
     await pollJob(first.api, demo, running.id, hasStatus('RUNNING'));
     expect((await getJob(first, demo, queued.id)).status).toBe('PREPARED');
 

@@ -204,7 +204,7 @@ describe('a flow output', () => {
       const slot = `after:${r.json.link[0].id}`;
       const f = await waitFor(
         () =>
-          firingsOf(s.engine.db, p, 'trigger.widen').find(
+          (await firingsOf(s.engine.db, p, 'trigger.widen')).find(
             (x) => x.slot === slot && x.outcome !== 'pending',
           ),
         10_000,

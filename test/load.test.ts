@@ -343,7 +343,7 @@ describe('guess, edit, load: the file flow of the spec', () => {
   });
 
   it('the load created one model object per column, with ids, types and definitions', () => {
-    const objs = s.engine.model.listByType(p, ['attribute', 'label', 'fact']);
+    const objs = await s.engine.model.listByType(p, ['attribute', 'label', 'fact']);
     expect(objs.map((o) => [o.ident, o.type, o.name])).toEqual([
       ['attr.customers.active', 'attribute', 'Active'],
       ['attr.customers.country_code', 'attribute', 'Country code'],
@@ -353,7 +353,7 @@ describe('guess, edit, load: the file flow of the spec', () => {
       ['fact.customers.score', 'fact', 'Score'],
       ['fact.customers.visits', 'fact', 'Visits'],
     ]);
-    const def = (ident: string) => s.engine.model.get(p, ident)!.def;
+    const def = async (ident: string) => (await s.engine.model.get(p, ident))!.def;
     expect(def('attr.customers.customer_id')).toEqual({
       dataset: 'customers',
       column: 'customer_id',
@@ -386,8 +386,8 @@ describe('guess, edit, load: the file flow of the spec', () => {
     );
     const before = await dataload(p);
     await loadOk(p, { countries: wd('/in/countries.csv') });
-    const def = (ident: string) => s.engine.model.get(p, ident)!.def;
-    expect(def('attr.customers.country_code').reference).toEqual({
+    const def = async (ident: string) => (await s.engine.model.get(p, ident))!.def;
+    expect((await def('attr.customers.country_code')).reference).toEqual({
       dataset: 'countries',
       attribute: 'attr.countries.country_code',
     });
@@ -409,7 +409,7 @@ describe('guess, edit, load: the file flow of the spec', () => {
   it('a column whose id is another dataset’s primary-key column references it implicitly (many-to-one)', async () => {
     await put(p, '/in/orders.csv', 'order_id,customer_id,amount\n10,1,5.5\n11,1,2\n12,3,7.25\n');
     await loadOk(p, { orders: wd('/in/orders.csv') });
-    expect(s.engine.model.get(p, 'attr.orders.customer_id')!.def).toEqual({
+    expect((await s.engine.model.get(p, 'attr.orders.customer_id'))!.def).toEqual({
       dataset: 'orders',
       column: 'customer_id',
       dataType: 'integer',
@@ -417,8 +417,10 @@ describe('guess, edit, load: the file flow of the spec', () => {
       primaryKey: false,
       reference: { dataset: 'customers', attribute: 'attr.customers.customer_id' },
     });
-    expect(s.engine.model.get(p, 'attr.orders.order_id')!.def).toMatchObject({ primaryKey: true });
-    expect(s.engine.model.get(p, 'attr.orders.order_id')!.def.reference).toBeUndefined();
+    expect((await s.engine.model.get(p, 'attr.orders.order_id'))!.def).toMatchObject({
+      primaryKey: true,
+    });
+    expect((await s.engine.model.get(p, 'attr.orders.order_id'))!.def.reference).toBeUndefined();
     // Many orders to one customer: the join the reference stands for holds.
     const joined = await query(
       p,
@@ -777,10 +779,9 @@ describe('failed loads change nothing', () => {
     });
     expect(msg).toMatch(/^cluster "u": 1 row\(s\) of \/u-bad\.csv/);
     await unchanged();
-    expect(s.engine.model.listByType(p, ['attribute', 'fact']).map((o) => o.ident)).toEqual([
-      'attr.t.id',
-      'fact.t.n',
-    ]);
+    expect((await s.engine.model.listByType(p, ['attribute', 'fact'])).map((o) => o.ident)).toEqual(
+      ['attr.t.id', 'fact.t.n'],
+    );
   });
 });
 
@@ -889,7 +890,7 @@ describe('descriptions in the prescription', () => {
       ],
     });
     await loadOk(p, { d: wd('/d.csv', { prescription: described('items ordered') }) });
-    const desc = (id: string) => s.engine.model.get(p, id)!.description;
+    const desc = async (id: string) => (await s.engine.model.get(p, id))!.description;
     expect([desc('attr.d.id'), desc('fact.d.n')]).toEqual(['the order', 'items ordered']);
     const catalog = await s.engine.catalog.catalog(s.engine.actor({ email: ADMIN }, p), {});
     expect(catalog.datasets[0]).toMatchObject({ name: 'd', description: 'one row per order' });
@@ -1526,10 +1527,9 @@ describe('the plan’s datasetRows limit', () => {
       ).getRowObjectsJson(),
     );
     expect(tablesNow).toEqual([{ table_name: 'ds_a' }]);
-    expect(t.engine.model.listByType(p, ['attribute', 'fact']).map((o) => o.ident)).toEqual([
-      'attr.a.id',
-      'fact.a.n',
-    ]);
+    expect((await t.engine.model.listByType(p, ['attribute', 'fact'])).map((o) => o.ident)).toEqual(
+      ['attr.a.id', 'fact.a.n'],
+    );
 
     const alone = await run({ a: wd('/six.csv') });
     expect(alone.status).toBe('ERROR');

@@ -242,7 +242,7 @@ describe('MCP dashboards and reports', () => {
       id: `c${n + 1}`,
       report: 'report.by_region',
     }));
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {

@@ -55,7 +55,7 @@ describe('MCP tool calls that outlast the wait', () => {
   async function holdJobSlot(): Promise<Deferred> {
     const gate = deferred();
     s.engine.jobs.register('ai', { run: (ctx: JobContext) => gateOrAbort(gate.promise, ctx) });
-    const blocker = s.engine.jobs.submit(actorOf(s, ADMIN), 'ai', {});
+    const blocker = await s.engine.jobs.submit(actorOf(s, ADMIN), 'ai', {});
     await pollJob(s.api, s.demo, blocker.id, (j) => j.status === 'RUNNING');
     return gate;
   }

@@ -114,7 +114,7 @@ describe('MCP over Streamable HTTP', () => {
     await invite(s, s.demo, MEMBER, { filter: '[Carrier] = "AA"' });
     await invite(s, s.demo, MD);
     // MD creates the second project (and is its Admin): the admin keeps exactly one project.
-    s.engine.orgs.addAdmin('default', MD);
+    await s.engine.orgs.addAdmin('default', MD);
     const r = await s.api('POST', '/projects', {
       as: MD,
       body: { id: 'second', label: 'Second', entity: 'default' },

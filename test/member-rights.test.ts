@@ -277,7 +277,9 @@ describe('who changes what a member may see', () => {
         ],
       });
       expect(cut.status, cut.text).toBe(403);
-      expect(s.engine.datasets.prescriptionOf(p, 'sales')?.columns[1]?.id).toBe('person_id');
+      expect((await s.engine.datasets.prescriptionOf(p, 'sales'))?.columns[1]?.id).toBe(
+        'person_id',
+      );
       await rawStorage(s.engine).writeFile(
         p,
         '/sales.csv',

@@ -921,7 +921,7 @@ describe('checks', () => {
       ],
     });
     // A label whose attribute is gone (loads never leave one; an old model might).
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       q,
       [
         {
@@ -952,9 +952,17 @@ describe('checks', () => {
     );
     const dup = metric('same TITLE', 'SELECT MAX([fact.a.amount])');
     expect((await api('POST', `/projects/${q}/pmd/obj`, { body: dup })).status).toBe(409);
-    s.engine.model.upsert(q, [{ ...dup, ident: 'metric.same_title_2', type: 'metric' }], 'test');
+    await s.engine.model.upsert(
+      q,
+      [{ ...dup, ident: 'metric.same_title_2', type: 'metric' }],
+      'test',
+    );
     const legacy = metric('Legacy dup', 'SELECT [Same Title] * 3');
-    s.engine.model.upsert(q, [{ ...legacy, ident: 'metric.legacy_dup', type: 'metric' }], 'test');
+    await s.engine.model.upsert(
+      q,
+      [{ ...legacy, ident: 'metric.legacy_dup', type: 'metric' }],
+      'test',
+    );
 
     const { ok, problems } = await check('model');
     expect(ok).toBe(false);

@@ -96,8 +96,8 @@ describe('data packages over HTTP', () => {
 
   const query = (p: string, sql: string) =>
     s.engine.dbs.read(p, async (c) => (await c.runAndReadAll(sql)).getRowObjectsJson());
-  const def = (p: string, ident: string) =>
-    s.engine.model.get(p, ident)?.def as Record<string, unknown> | undefined;
+  const def = async (p: string, ident: string) =>
+    (await s.engine.model.get(p, ident))?.def as Record<string, unknown> | undefined;
   const finish = async (
     p: string,
     r: { status: number; text: string; json: { link?: { id: string }[] } },
@@ -232,7 +232,7 @@ describe('data packages over HTTP', () => {
       primaryKey: true,
       dataType: 'date',
     });
-    expect(s.engine.model.get(project, 'attr.calendar.date')?.name).toBe('Calendar Date');
+    expect((await s.engine.model.get(project, 'attr.calendar.date'))?.name).toBe('Calendar Date');
     expect(def(project, 'label.calendar.month_name')).toMatchObject({
       attribute: 'attr.calendar.month',
     });
@@ -241,7 +241,9 @@ describe('data packages over HTTP', () => {
     });
     const file = await rawStorage(s.engine).stat(project, '/packages/calendar.csv');
     expect(file?.type).toBe('file');
-    expect(s.engine.datasets.get(project, 'calendar')?.source).toBe('/packages/calendar.csv');
+    expect((await s.engine.datasets.get(project, 'calendar'))?.source).toBe(
+      '/packages/calendar.csv',
+    );
   });
 
   it('loads countries: 249 unique codes and the known rows', async () => {
@@ -280,7 +282,7 @@ describe('data packages over HTTP', () => {
       },
     ]);
     expect(def(project, 'attr.countries.country_code')).toMatchObject({ primaryKey: true });
-    expect(s.engine.model.get(project, 'label.countries.name')?.name).toBe('Country');
+    expect((await s.engine.model.get(project, 'label.countries.name'))?.name).toBe('Country');
   });
 
   describe('joinTo', () => {
@@ -386,8 +388,8 @@ describe('data packages over HTTP', () => {
       const r = await post(body);
       expect(r.status, r.text).toBe(400);
       expect(r.json.message).toMatch(message);
-      expect(s.engine.datasets.infos(p).map((d) => d.name)).toEqual(['orders']);
-      expect(def(p, 'attr.orders.order_date')?.reference).toBeUndefined();
+      expect((await s.engine.datasets.infos(p)).map((d) => d.name)).toEqual(['orders']);
+      expect((await def(p, 'attr.orders.order_date'))?.reference).toBeUndefined();
       expect(await rawStorage(s.engine).stat(p, '/packages')).toBeNull();
     });
 
@@ -407,16 +409,16 @@ describe('data packages over HTTP', () => {
         parameters: { from: '2024-01-01', to: '2024-12-31' },
         joinTo: [{ dataset: 'orders', column: 'order_date' }],
       });
-      expect(def(p, 'attr.orders.order_date')?.reference).toEqual({
+      expect((await def(p, 'attr.orders.order_date'))?.reference).toEqual({
         dataset: 'calendar',
         attribute: 'attr.calendar.date',
       });
-      expect(def(p, 'attr.orders.country')?.reference).toBeUndefined();
+      expect((await def(p, 'attr.orders.country'))?.reference).toBeUndefined();
       await loadPackage(p, {
         package: 'countries',
         joinTo: [{ dataset: 'orders', column: 'country' }],
       });
-      expect(def(p, 'attr.orders.country')?.reference).toEqual({
+      expect((await def(p, 'attr.orders.country'))?.reference).toEqual({
         dataset: 'countries',
         attribute: 'attr.countries.country_code',
       });
@@ -433,7 +435,7 @@ describe('data packages over HTTP', () => {
         { order_id: '3', name: null, month_name: 'March' },
         { order_id: '4', name: 'United States', month_name: null },
       ]);
-      expect(s.engine.datasets.get(p, 'orders')?.rows).toBe(4);
+      expect((await s.engine.datasets.get(p, 'orders'))?.rows).toBe(4);
     });
 
     it('keeps the references when the dataset is reloaded from its file', async () => {
@@ -442,8 +444,12 @@ describe('data packages over HTTP', () => {
         clusters: { orders: { source_type: 'webdav', source: '/in/orders.csv' } },
       };
       await finish(p, await s.api('POST', `/projects/${p}/kodiak/transform/execute`, { body }));
-      expect(def(p, 'attr.orders.order_date')?.reference).toMatchObject({ dataset: 'calendar' });
-      expect(def(p, 'attr.orders.country')?.reference).toMatchObject({ dataset: 'countries' });
+      expect((await def(p, 'attr.orders.order_date'))?.reference).toMatchObject({
+        dataset: 'calendar',
+      });
+      expect((await def(p, 'attr.orders.country'))?.reference).toMatchObject({
+        dataset: 'countries',
+      });
     });
 
     it('refuses (409) to replace a dataset of the same name loaded from another file', async () => {
@@ -467,17 +473,17 @@ describe('data packages over HTTP', () => {
       'visit_id',
       ['pages'],
     );
-    expect(def(p, 'attr.visits.date')?.reference).toBeUndefined();
+    expect((await def(p, 'attr.visits.date'))?.reference).toBeUndefined();
     await loadPackage(p, {
       package: 'calendar',
       parameters: { from: '2024-05-01', to: '2024-05-31' },
     });
     await loadPackage(p, { package: 'countries' });
-    expect(def(p, 'attr.visits.date')?.reference).toEqual({
+    expect((await def(p, 'attr.visits.date'))?.reference).toEqual({
       dataset: 'calendar',
       attribute: 'attr.calendar.date',
     });
-    expect(def(p, 'attr.visits.country_code')?.reference).toEqual({
+    expect((await def(p, 'attr.visits.country_code'))?.reference).toEqual({
       dataset: 'countries',
       attribute: 'attr.countries.country_code',
     });

@@ -104,7 +104,7 @@ describe.skipIf(skipBrowser)('every server-rendered page fits a phone screen', (
 
     const member = `${LONG_NAME}@example.com`;
     await invite(s, s.demo, member);
-    const link = s.engine.passwordLinks.invitationSignIn(member);
+    const link = await s.engine.passwordLinks.invitationSignIn(member);
     if (link.kind !== 'set-password') throw new Error(`no password link: ${link.kind}`);
     await open(page, link.url.replace(/^http:\/\/localhost:\d+/, s.url), 'set a password');
     await page.fill('#password', 'a-long-enough-password');

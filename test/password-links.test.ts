@@ -337,8 +337,18 @@ describe('password links with the built-in identity provider', () => {
     const before = await signIn(email, 'old-password-1');
     expect((await withCookie(before!, '/api/v1/projects')).status).toBe(200);
     // An OAuth sign-in of the same account, as the authorization server stores it.
-    s.engine.oidcModels.upsert('Session', 'oauth-session-of-resetme', { accountId: email }, 3600);
-    s.engine.oidcModels.upsert('Session', 'oauth-session-of-someone', { accountId: ADMIN }, 3600);
+    await s.engine.oidcModels.upsert(
+      'Session',
+      'oauth-session-of-resetme',
+      { accountId: email },
+      3600,
+    );
+    await s.engine.oidcModels.upsert(
+      'Session',
+      'oauth-session-of-someone',
+      { accountId: ADMIN },
+      3600,
+    );
 
     expect((await postJson('/auth/password/forgot', { email })).status).toBe(202);
     const { token } = await linkIn(email);

@@ -22,8 +22,8 @@ describe('POST /projects: entity', () => {
   });
 
   it('several organizations: left out or empty → 400 naming the caller’s ids', async () => {
-    s.engine.orgs.create('acme', 'Acme', 'free');
-    s.engine.orgs.addAdmin('acme', ADMIN);
+    await s.engine.orgs.create('acme', 'Acme', 'free');
+    await s.engine.orgs.addAdmin('acme', ADMIN);
     for (const body of [{}, { entity: '' }, { entity: 7 }]) {
       const r = await create(body);
       expect(r.status, `${JSON.stringify(body)}: ${r.text}`).toBe(400);

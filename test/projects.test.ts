@@ -94,7 +94,7 @@ describe('projects', () => {
     const orgAdmin = 'org-admin@example.com';
 
     beforeAll(() => {
-      s.engine.orgs.addAdmin('default', orgAdmin);
+      await s.engine.orgs.addAdmin('default', orgAdmin);
     });
 
     it('creates a project for an organization admin, who becomes its Admin', async () => {
@@ -320,7 +320,7 @@ describe('projects', () => {
       const act = await s.api('GET', `/projects/${id}/activity`);
       expect(act.text).not.toContain(token);
 
-      const hash = s.engine.projects.webdavTokenHash(id);
+      const hash = await s.engine.projects.webdavTokenHash(id);
       expect(hash).toBeTruthy();
       expect(hash).not.toContain(token);
       const bytes = metadataBytes(s.dataDir);
@@ -565,7 +565,7 @@ describe('projects', () => {
       load('A', 10);
       load('B', 5);
       load('A', 20);
-      s.engine.activity.record(id, 'flow_run', { user: ADMIN, message: 'not a load' });
+      await s.engine.activity.record(id, 'flow_run', { user: ADMIN, message: 'not a load' });
 
       const latest = await s.api('GET', `/projects/${id}/activity/loads?latest=1`);
       expect(latest.status).toBe(200);

@@ -18,8 +18,8 @@ describe('references from loads', () => {
     const job = await s.engine.jobs.waitFor(r.json.link[0].id);
     expect(job.status, job.message).toBe('OK');
   };
-  const ref = (ident: string) =>
-    (s.engine.model.get(s.demo, ident)?.def as { reference?: unknown }).reference;
+  const ref = async (ident: string) =>
+    ((await s.engine.model.get(s.demo, ident))?.def as { reference?: unknown }).reference;
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -43,14 +43,14 @@ describe('references from loads', () => {
   });
 
   it('keeps a title renamed through the model unless the load renames the column itself', async () => {
-    const o = s.engine.model.get(s.demo, 'label.carriers.carrier_name')!;
-    s.engine.model.upsert(
+    const o = (await s.engine.model.get(s.demo, 'label.carriers.carrier_name'))!;
+    await s.engine.model.upsert(
       s.demo,
       [{ ident: o.ident, type: o.type, name: 'Airline', def: o.def }],
       'admin@example.com',
     );
     await load('carriers', 'carrier_code,carrier_name\nAA,American\nDL,Delta\nUA,United\n');
-    expect(s.engine.model.get(s.demo, 'label.carriers.carrier_name')?.name).toBe('Airline');
+    expect((await s.engine.model.get(s.demo, 'label.carriers.carrier_name'))?.name).toBe('Airline');
     // A new label in the load's prescription is the newer word on the title.
     const g = await s.api(
       'GET',
@@ -68,9 +68,9 @@ describe('references from loads', () => {
       ).status,
     ).toBe(200);
     await load('carriers', 'carrier_code,carrier_name\nAA,American\nDL,Delta\nUA,United\n');
-    const label = s.engine.model
-      .all(s.demo)
-      .find((x) => x.ident.endsWith('carriers.carrier_name'))!;
+    const label = (await s.engine.model.all(s.demo)).find((x) =>
+      x.ident.endsWith('carriers.carrier_name'),
+    )!;
     expect(label.name).toBe('Carrier Full Name');
   });
 });

@@ -29,7 +29,7 @@ describe('saved AQL across renames', () => {
     expect(r.status, r.text).toBe(200);
     return r.json.object.def.aql as string;
   };
-  const stored = (ident: string) => s.engine.model.get(p, ident)!.def;
+  const stored = async (ident: string) => (await s.engine.model.get(p, ident))!.def;
   const memberFilter = async () =>
     (await s.api('GET', `/projects/${p}/users/${encodeURIComponent(MEMBER)}`)).json.user.filter;
   /** Runs a query as `as` over REST and returns its rows. */
@@ -131,15 +131,15 @@ describe('saved AQL across renames', () => {
   });
 
   it('stores references as identifiers and reads them as written (titles in their current case)', async () => {
-    expect(stored('metric.total').aql).toBe('SELECT SUM([fact.sales.amount])');
+    expect((await stored('metric.total')).aql).toBe('SELECT SUM([fact.sales.amount])');
     expect(await aqlOf('metric.total')).toBe('SELECT SUM([Amount])');
     expect(await aqlOf('metric.by_ident')).toBe('SELECT SUM([fact.sales.amount]) + SUM([Amount])');
     expect(await aqlOf('filter.eu')).toBe('[Region] = "EU"');
     // Strings and comments are not references: they stay as they are.
-    expect(stored('report.by_region').aql).toBe(
+    expect((await stored('report.by_region')).aql).toBe(
       'SELECT [attr.sales.region], [metric.total], SUM([fact.sales.amount]) AS "[Amount]" -- [Amount]\nORDER BY 1',
     );
-    expect(s.engine.members.allFilters().find((m) => m.email === MEMBER)?.filter).toBe(
+    expect((await s.engine.members.allFilters()).find((m) => m.email === MEMBER)?.filter).toBe(
       '[attr.sales.region] = "EU"',
     );
     expect(await memberFilter()).toBe('[Region] = "EU"');
@@ -228,7 +228,7 @@ describe('saved AQL across renames', () => {
       aql: 'SELECT MAX([sales amount])',
     });
     expect(made.object.def.aql).toBe('SELECT MAX([Sales Amount])');
-    expect(stored(made.object.id).aql).toBe('SELECT MAX([fact.sales.amount])');
+    expect((await stored(made.object.id)).aql).toBe('SELECT MAX([fact.sales.amount])');
     const updated = await call('update_object', {
       id: 'metric.total',
       aql: 'SELECT SUM([Sales Amount]) + 0 * SUM([fact.sales.amount])',
@@ -257,7 +257,7 @@ describe('saved AQL across renames', () => {
 
   it('definitions and row filters stored before are migrated: titles become identifiers', async () => {
     // As stored by an earlier version: titles in the text, no positions.
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       p,
       [
         {
@@ -269,9 +269,11 @@ describe('saved AQL across renames', () => {
       ],
       'test',
     );
-    s.engine.members.restoreFilter(p, MEMBER, '[area] = "EU"', []);
-    migrateSavedAql(s.engine.model, s.engine.members, createLogger('silent'));
-    expect(stored('metric.legacy').aql).toBe('SELECT SUM([fact.sales.amount]) + COUNT([Nothing])');
+    await s.engine.members.restoreFilter(p, MEMBER, '[area] = "EU"', []);
+    await migrateSavedAql(s.engine.model, s.engine.members, createLogger('silent'));
+    expect((await stored('metric.legacy')).aql).toBe(
+      'SELECT SUM([fact.sales.amount]) + COUNT([Nothing])',
+    );
     expect(await aqlOf('metric.legacy')).toBe('SELECT SUM([Sales Amount]) + COUNT([Nothing])');
     expect(await memberFilter()).toBe('[Area] = "EU"');
     await loadSales('Amount', 'Region');
@@ -299,7 +301,7 @@ describe('definitions stored before the change, across a restart', () => {
       def: { dataset: 'sales', column: 'amount', dataType: 'integer', source: 'load' },
     };
     // Written as an earlier version stored them: titles in the text, no positions.
-    server.engine.model.upsert(
+    await server.engine.model.upsert(
       demo,
       [
         amount,
@@ -308,24 +310,24 @@ describe('definitions stored before the change, across a restart', () => {
       ],
       'test',
     );
-    server.engine.members.restoreFilter(demo, ADMIN, '[Amount] > 1', []);
+    await server.engine.members.restoreFilter(demo, ADMIN, '[Amount] > 1', []);
     await server.close();
     server = await startOnPort(dataDir, 0);
     const e = server.engine;
-    expect(e.model.get(demo, 'metric.old')!.def).toEqual({
+    expect((await e.model.get(demo, 'metric.old'))!.def).toEqual({
       aql: 'SELECT SUM([fact.sales.amount])',
       aqlByTitle: [0],
     });
-    expect(e.model.get(demo, 'filter.old')!.def).toEqual({ aql: '[Nowhere] = "x"' });
-    expect(e.model.get(demo, 'metric.old')!.revision).toBe(1);
-    expect(e.members.allFilters().find((m) => m.email === ADMIN)).toMatchObject({
+    expect((await e.model.get(demo, 'filter.old'))!.def).toEqual({ aql: '[Nowhere] = "x"' });
+    expect((await e.model.get(demo, 'metric.old'))!.revision).toBe(1);
+    expect((await e.members.allFilters()).find((m) => m.email === ADMIN)).toMatchObject({
       filter: '[fact.sales.amount] > 1',
       filterByTitle: [0],
     });
     // Renamed afterwards: they read with the new title.
-    e.model.upsert(demo, [{ ...amount, name: 'Sales Amount' }], 'test');
+    await e.model.upsert(demo, [{ ...amount, name: 'Sales Amount' }], 'test');
     const a = e.actor({ email: ADMIN }, demo);
-    expect(e.objects.get(a, 'metric.old').object.def).toEqual({
+    expect((await e.objects.get(a, 'metric.old')).object.def).toEqual({
       aql: 'SELECT SUM([Sales Amount])',
     });
     expect(e.members.get(a, ADMIN).filter).toBe('[Sales Amount] > 1');

@@ -187,7 +187,7 @@ describe('dashboards as HTML', () => {
   });
 
   it('escapes names and titles the model holds', async () => {
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -238,7 +238,7 @@ describe('reports', () => {
   });
 
   it("report a chart with too many rows as that item's error, and draw the rest", async () => {
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -282,7 +282,9 @@ describe('reports', () => {
       },
     });
     expect(created.status, created.text).toBe(201);
-    const stored = s.engine.model.all(s.demo).find((o) => o.ident === 'report.written_by_title')!;
+    const stored = (await s.engine.model.all(s.demo)).find(
+      (o) => o.ident === 'report.written_by_title',
+    )!;
     expect((stored.def as { aql: string }).aql).toContain('[fact.flights.passengers]');
     const r = await s.api('GET', report('report.written_by_title'), json);
     expect(r.json.columns.map((c: { title: string }) => c.title)).toEqual([

@@ -85,7 +85,7 @@ beforeAll(async () => {
     URSA_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
   });
   await setUpReports(s);
-  s.engine.model.upsert(
+  await s.engine.model.upsert(
     s.demo,
     [
       { ident: 'sharers', type: 'userrole', name: 'Sharers', def: {} },
@@ -305,7 +305,7 @@ describe('who may share what', () => {
 
   it('an invitation beyond the plan limit `users` → 402, and no share', async () => {
     const project = await createProject(s, 'full', 'Full');
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       project,
       [{ ident: 'dashboard.empty', type: 'dashboard', name: 'Empty', def: { items: [] } }],
       ADMIN,
@@ -783,7 +783,7 @@ describe('what a public share computes is pinned', () => {
   });
   beforeEach(async () => {
     await stop(DASHBOARD.ident);
-    s.engine.model.upsert(s.demo, [METRIC, REPORT, DASHBOARD], ADMIN);
+    await s.engine.model.upsert(s.demo, [METRIC, REPORT, DASHBOARD], ADMIN);
     const r = await create({ type: 'public', object: DASHBOARD.ident });
     expect(r.status, r.text).toBe(201);
     url = r.json.share.url;
@@ -808,7 +808,7 @@ describe('what a public share computes is pinned', () => {
   it('so does a change to a metric it uses, or to the dashboard itself', async () => {
     expect((await change(METRIC, { aql: 'SELECT SUM([Distance])' }, MDF)).status).toBe(200);
     expect((await page()).status).toBe(404);
-    s.engine.model.upsert(s.demo, [METRIC], ADMIN);
+    await s.engine.model.upsert(s.demo, [METRIC], ADMIN);
     // The metric is as pinned again, but its history holds a change by MDF since the pin.
     expect((await page()).status).toBe(404);
 
@@ -836,7 +836,7 @@ describe('what a public share computes is pinned', () => {
     const aql = 'SELECT [Carrier Name], [Pin By MDF]';
     expect((await change(REPORT, { ...REPORT.def, aql }, ADMIN)).status).toBe(200);
     expect((await page()).status).toBe(404);
-    s.engine.model.upsert(s.demo, [REPORT], ADMIN);
+    await s.engine.model.upsert(s.demo, [REPORT], ADMIN);
     expect((await s.api('DELETE', `/projects/${s.demo}/pmd/obj/${metric.ident}`)).status).toBe(204);
   });
 

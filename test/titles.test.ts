@@ -173,7 +173,7 @@ describe('titles are unique in any case', () => {
     expect(r.status, r.text).toBe(202);
     const job = await s.engine.jobs.waitFor(r.json.link[0].id);
     expect(job.status, job.message).toBe('OK');
-    expect(s.engine.model.get(p, 'attr.staff.region')?.name).toBe('region (staff)');
+    expect((await s.engine.model.get(p, 'attr.staff.region'))?.name).toBe('region (staff)');
   });
 
   it('MCP create_metric and update_object: the same refusal', async () => {

@@ -23,9 +23,9 @@ export async function bootstrap(engine: Engine): Promise<BootstrapResult> {
   const { config } = engine;
   // `default` marks a bootstrapped directory: organizations made with the CLI before the
   // first start must not stop it.
-  if (engine.orgs.get('default')) return { created: false, adminEmail: config.adminEmail };
-  engine.orgs.create('default', 'Default organization', config.defaultPlan);
-  engine.orgs.addAdmin('default', config.adminEmail);
+  if (await engine.orgs.get('default')) return { created: false, adminEmail: config.adminEmail };
+  await engine.orgs.create('default', 'Default organization', config.defaultPlan);
+  await engine.orgs.addAdmin('default', config.adminEmail);
   const password = config.adminPassword ?? randomBytes(12).toString('base64url');
   await engine.accounts.setPassword(config.adminEmail, password);
   let passwordFile: string | undefined;

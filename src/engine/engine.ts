@@ -124,8 +124,10 @@ export class Engine {
     this.model = new ModelStore(this.db);
     this.activity = new ActivityLog(this.db, this.model);
     this.limits = new Limits(
-      (projectId) =>
-        this.plans[this.orgs.get(this.projects.orgOf(projectId))?.plan ?? config.defaultPlan]!,
+      async (projectId) =>
+        this.plans[
+          (await this.orgs.get(this.projects.orgOf(projectId)))?.plan ?? config.defaultPlan
+        ]!,
     );
     this.accounts = new Accounts(this.db);
     this.projects = new Projects(
@@ -215,7 +217,7 @@ export class Engine {
     // Saved AQL names objects by identifier, and reads with their current titles.
     this.members.setFilterRefs(filterRefs((p) => this.aql.snapshot(p)));
     this.projects.setFilterView((a) => shownFilter(this.aql.snapshot(a.projectId), a));
-    migrateSavedAql(this.model, this.members, log);
+    await migrateSavedAql(this.model, this.members, log);
     // Only Admins and User Admins change what a member's row filter selects, also by the model.
     const guard = new RowFilterGuard(this.members, (p) => this.aql.snapshot(p));
     this.objects.setRowFilterGuard(guard);
@@ -297,7 +299,7 @@ export class Engine {
   private registerUsage(): void {
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
     this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
-    this.limits.registerUsage('flows', (p) => this.model.listByType(p, ['flow']).length);
+    this.limits.registerUsage('flows', (p) => (await this.model.listByType(p, ['flow'])).length);
     this.limits.registerUsage('datasetRows', (p) => this.datasets.totalRows(p));
     this.limits.registerUsage('storageBytes', async (p) => (await this.storage.quota(p)).used);
     this.limits.registerUsage('aiMessagesPerDay', (p) => {
@@ -360,8 +362,8 @@ export class Engine {
     return sessionEmail(this.db, id);
   }
 
-  endSession(id: string): void {
-    deleteSession(this.db, id);
+  async endSession(id: string): Promise<void> {
+    await deleteSession(this.db, id);
   }
 
   genid(): string {

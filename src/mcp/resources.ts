@@ -213,14 +213,17 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       // The saved definitions; attributes and facts are in the model resource.
       list: () => ({
         resources: projects(ctx).flatMap(({ a }) =>
-          ctx.engine.objects
-            .list(a, { rel: ['object.metric', 'object.filter', 'object.report'], limit: 100 })
-            .items.map((o): Resource => ({
-              uri: `ursa://projects/${enc(a.projectId)}/objects/${enc(o.ident)}`,
-              name: o.name,
-              description: `${o.type} in ${a.projectId}`,
-              mimeType: JSON_TYPE,
-            })),
+          (
+            await ctx.engine.objects.list(a, {
+              rel: ['object.metric', 'object.filter', 'object.report'],
+              limit: 100,
+            })
+          ).items.map((o): Resource => ({
+            uri: `ursa://projects/${enc(a.projectId)}/objects/${enc(o.ident)}`,
+            name: o.name,
+            description: `${o.type} in ${a.projectId}`,
+            mimeType: JSON_TYPE,
+          })),
         ),
       }),
       complete: completeProject,
@@ -234,7 +237,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       const a = actorFor(ctx, variable(vars.project, 'project'));
       let d;
       try {
-        d = findObject(ctx, a, variable(vars.id, 'id'));
+        d = await findObject(ctx, a, variable(vars.id, 'id'));
       } catch (err) {
         // No object by that id or title ("did you mean" included): the resource does not exist.
         throw err instanceof AqlError ? notFound(err.message) : err;
@@ -271,14 +274,14 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     new ResourceTemplate('ursa://projects/{project}/results/{id}.csv', {
       list: () => ({
         resources: projects(ctx).flatMap(({ a }) =>
-          ctx.engine.jobs
-            .list(a, { type: 'report', status: 'OK', limit: 20, offset: 0 })
-            .items.map((j): Resource => ({
-              uri: resultUri(a.projectId, j.id),
-              name: `${j.id}.csv`,
-              description: String(j.params.aql ?? '').slice(0, 200),
-              mimeType: CSV_TYPE,
-            })),
+          (
+            await ctx.engine.jobs.list(a, { type: 'report', status: 'OK', limit: 20, offset: 0 })
+          ).items.map((j): Resource => ({
+            uri: resultUri(a.projectId, j.id),
+            name: `${j.id}.csv`,
+            description: String(j.params.aql ?? '').slice(0, 200),
+            mimeType: CSV_TYPE,
+          })),
         ),
       }),
       complete: completeProject,

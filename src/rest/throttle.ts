@@ -26,8 +26,13 @@ export function tooManyAttempts(retryAfter: number, what: string): HttpError {
  * Counts a check of `account`'s secret within `scope` from this client, or answers 429 when
  * that account from this address, or this address, failed too often lately.
  */
-export function guessOrRefuse(engine: Engine, req: Request, scope: string, account: string): Guess {
-  const guess = engine.throttle.guess(scope, account, clientAddress(req));
+export async function guessOrRefuse(
+  engine: Engine,
+  req: Request,
+  scope: string,
+  account: string,
+): Promise<Guess> {
+  const guess = await engine.throttle.guess(scope, account, clientAddress(req));
   if (guess.retryAfter !== null)
     throw tooManyAttempts(guess.retryAfter, 'too many failed attempts from this address');
   return guess;

@@ -75,13 +75,13 @@ export const SAVED: ObjectInput[] = [
   },
 ];
 
-export function addSaved(s: TestServer, objects: ObjectInput[] = SAVED): void {
-  s.engine.model.upsert(s.demo, objects, ADMIN);
+export async function addSaved(s: TestServer, objects: ObjectInput[] = SAVED): Promise<void> {
+  await s.engine.model.upsert(s.demo, objects, ADMIN);
 }
 
 /** The demo model's objects by kind, titles and identifiers (for generated queries). */
-export function vocabulary(s: TestServer): Vocabulary {
-  const all = s.engine.model.all(s.demo);
+export async function vocabulary(s: TestServer): Promise<Vocabulary> {
+  const all = await s.engine.model.all(s.demo);
   const name = (o: (typeof all)[number]) => ({
     title: o.name,
     ident: o.ident,

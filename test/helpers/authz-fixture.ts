@@ -168,9 +168,9 @@ export class AuthzFixture {
   }
 
   /** Submits a slow job in `project` on behalf of `email` (who must be a member). */
-  submitJob(email: string, project: string = this.project): string {
+  async submitJob(email: string, project: string = this.project): Promise<string> {
     const actor = this.s.engine.actor({ email }, project);
-    return this.s.engine.jobs.submit(actor, SLOW_JOB_TYPE, {}).id;
+    return (await this.s.engine.jobs.submit(actor, SLOW_JOB_TYPE, {})).id;
   }
 
   /** Runs AUTHZ_QUERY in the shared project as `email` and answers its finished job's id. */
@@ -198,7 +198,7 @@ export class AuthzFixture {
    * A conversation of `email` whose one answer has a chart, written straight to the store
    * (the routes under test only read it).
    */
-  chartConversation(email: string): { conversation: string; message: string } {
+  async chartConversation(email: string): Promise<{ conversation: string; message: string }> {
     const a = this.s.engine.actor({ email }, this.project);
     const r = this.s.engine.ai.conversations.add(a, 'chart please', undefined, (ids) =>
       this.s.engine.jobs.recordFinished(a, 'ai', ids, {
@@ -215,7 +215,7 @@ export class AuthzFixture {
         unverifiedNumbers: [],
       }),
     );
-    this.s.engine.ai.conversations.settle(this.s.engine.jobs.get(a, r.job.id));
+    await this.s.engine.ai.conversations.settle(this.s.engine.jobs.get(a, r.job.id));
     return { conversation: r.conversation, message: r.message };
   }
 

@@ -123,7 +123,7 @@ export const REPORT_OBJECTS: ObjectInput[] = [
 /** Waits for the demo data, saves the reports and dashboard, and invites the members. */
 export async function setUpReports(s: TestServer): Promise<void> {
   await waitForDemo(s);
-  s.engine.model.upsert(s.demo, REPORT_OBJECTS, ADMIN);
+  await s.engine.model.upsert(s.demo, REPORT_OBJECTS, ADMIN);
   await invite(s, s.demo, VIEWER, { roles: ['viewers'] });
   await invite(s, s.demo, WEST, { roles: ['viewers'], filter: WEST_FILTER });
   await invite(s, s.demo, OUTSIDER, { roles: ['nobody'] });

@@ -60,7 +60,7 @@ export class ActivityLog {
     private readonly model: ModelStore,
   ) {}
 
-  record(projectId: string, type: ActivityType, e: NewActivity): void {
+  async record(projectId: string, type: ActivityType, e: NewActivity): Promise<void> {
     await this.db.insert(activity).values({
       projectId,
       type,
@@ -73,11 +73,11 @@ export class ActivityLog {
   }
 
   /** The reader's events, newest first: only those about what they may read. */
-  list(
+  async list(
     a: ProjectActor,
     opts: { types?: ActivityType[]; limit: number; offset: number },
-  ): { items: ActivityRecord[]; total: number } {
-    const view = readerView(a, this.model);
+  ): Promise<{ items: ActivityRecord[]; total: number }> {
+    const view = await readerView(a, this.model);
     const where = and(
       eq(activity.projectId, a.projectId),
       opts.types ? inArray(activity.type, opts.types) : undefined,
@@ -105,8 +105,8 @@ export class ActivityLog {
    * The reader's data_load events (at most 1000, newest first); `latest`: the latest of each
    * dataset (events carry `detail.dataset`).
    */
-  loads(a: ProjectActor, opts: { latest: boolean }): ActivityRecord[] {
-    const view = readerView(a, this.model);
+  async loads(a: ProjectActor, opts: { latest: boolean }): Promise<ActivityRecord[]> {
+    const view = await readerView(a, this.model);
     const latest: SQL | undefined = opts.latest
       ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by json_extract(detail, '$.dataset'))`
       : undefined;

@@ -27,16 +27,16 @@ export interface ReaderView {
   rowFiltered: boolean;
 }
 
-export function readerView(a: ProjectActor, model: ModelStore): ReaderView {
+export async function readerView(a: ProjectActor, model: ModelStore): Promise<ReaderView> {
   const base = {
     email: a.email.toLowerCase(),
     members: hasLevel(a, 'useradmin'),
     rowFiltered: Boolean(a.filter),
   };
   if (seesEverything(a)) return { ...base, objects: null, datasets: null };
-  const scope = new ModelScope(a, model.all(a.projectId));
+  const scope = new ModelScope(a, await model.all(a.projectId));
   const objects = scope.rows().map((r) => r.ident);
-  for (const gone of model.goneObjects(a.projectId)) {
+  for (const gone of await model.goneObjects(a.projectId)) {
     const acl = gone.snapshot.acl;
     if (scope.allowedGone(Array.isArray(acl) ? (acl as AclEntry[]) : [])) objects.push(gone.ident);
   }

@@ -2,7 +2,7 @@
 // member who started it: others (Admins included) never see it.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { aiConversations, aiMessages, jobs } from '../db/tables.js';
 import { notFound } from '../errors.js';
 import { nowIso, uuid } from '../ids.js';
@@ -68,7 +68,7 @@ function toMessage(r: MessageRow): MessageView {
 export class Conversations {
   constructor(private readonly db: Db) {}
 
-  private own(a: ProjectActor, id: string) {
+  private async own(a: ProjectActor, id: string) {
     const row = await this.db
       .select()
       .from(aiConversations)
@@ -88,7 +88,7 @@ export class Conversations {
   }
 
   /** The conversation's messages, oldest first. */
-  messages(conversationId: string): MessageRow[] {
+  async messages(conversationId: string): Promise<MessageRow[]> {
     return await this.db
       .select({ m: aiMessages, status: jobs.status, jobMessage: jobs.message })
       .from(aiMessages)
@@ -99,9 +99,9 @@ export class Conversations {
   }
 
   /** A message still being answered, if any (a conversation answers one question at a time). */
-  pending(a: ProjectActor, conversationId: string): MessageRow | undefined {
-    this.own(a, conversationId);
-    return this.messages(conversationId).find(
+  async pending(a: ProjectActor, conversationId: string): Promise<MessageRow | undefined> {
+    await this.own(a, conversationId);
+    return (await this.messages(conversationId)).find(
       (m) => !FINAL_STATUSES.includes(m.status as JobStatus),
     );
   }
@@ -116,11 +116,11 @@ export class Conversations {
     conversationId: string | undefined,
     submit: (ids: { conversation: string; message: string }) => Job,
   ): { job: Job; conversation: string; message: string } {
-    return this.db.$client.transaction(() => {
+    return tx(this.db, async () => {
       const now = nowIso();
       let conversation = conversationId;
       if (conversation) {
-        this.own(a, conversation);
+        await this.own(a, conversation);
         await this.db
           .update(aiConversations)
           .set({ updated: now })
@@ -156,11 +156,11 @@ export class Conversations {
         created: now,
       });
       return { job, conversation, message };
-    })();
+    });
   }
 
   /** Stores how a message's job ended. False when the message no longer exists. */
-  settle(job: Job): boolean {
+  async settle(job: Job): Promise<boolean> {
     const p = job.params as { message?: string; conversation?: string };
     if (!p.message) return false;
     const r = await this.db
@@ -180,14 +180,14 @@ export class Conversations {
     return r.changes > 0;
   }
 
-  question(messageId: string): typeof aiMessages.$inferSelect | undefined {
+  async question(messageId: string): Promise<typeof aiMessages.$inferSelect | undefined> {
     return await this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).then(first);
   }
 
-  list(
+  async list(
     a: ProjectActor,
     page: { limit: number; offset: number },
-  ): { items: ConversationSummary[]; total: number } {
+  ): Promise<{ items: ConversationSummary[]; total: number }> {
     const where = and(
       eq(aiConversations.projectId, a.projectId),
       eq(aiConversations.owner, a.email),
@@ -216,14 +216,14 @@ export class Conversations {
     return { items: rows, total };
   }
 
-  get(a: ProjectActor, id: string): ConversationView {
-    const c = this.own(a, id);
+  async get(a: ProjectActor, id: string): Promise<ConversationView> {
+    const c = await this.own(a, id);
     return {
       id: c.id,
       title: c.title,
       created: c.created,
       updated: c.updated,
-      messages: this.messages(id).map(toMessage),
+      messages: (await this.messages(id)).map(toMessage),
     };
   }
 
@@ -231,10 +231,10 @@ export class Conversations {
    * Deletes a conversation and its messages, and clears the answers its jobs hold (the jobs
    * stay: they are the record of AI usage). Returns the jobs of messages still unanswered.
    */
-  delete(a: ProjectActor, id: string): string[] {
-    this.own(a, id);
-    return this.db.$client.transaction(() => {
-      const msgs = this.messages(id);
+  async delete(a: ProjectActor, id: string): Promise<string[]> {
+    await this.own(a, id);
+    return tx(this.db, async () => {
+      const msgs = await this.messages(id);
       const jobIds = msgs.map((m) => m.jobId);
       if (jobIds.length)
         await this.db.update(jobs).set({ result: null }).where(inArray(jobs.id, jobIds));
@@ -242,11 +242,11 @@ export class Conversations {
       return msgs
         .filter((m) => !FINAL_STATUSES.includes(m.status as JobStatus))
         .map((m) => m.jobId);
-    })();
+    });
   }
 
   /** Clears the answer a job holds (its message was deleted while it ran). */
-  scrubJob(jobId: string): void {
+  async scrubJob(jobId: string): Promise<void> {
     await this.db.update(jobs).set({ result: null }).where(eq(jobs.id, jobId));
   }
 }

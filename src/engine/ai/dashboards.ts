@@ -40,8 +40,7 @@ export function findDashboards(
   const text = (q.query ?? '').trim().toLowerCase();
   const words = text.split(/\s+/).filter((w) => w && !KIND_WORDS.has(w));
   const all: FoundLink[] = (q.kind ? [q.kind] : LINK_KINDS).flatMap((kind) =>
-    reports
-      .list(actor, kind)
+    (await reports.list(actor, kind))
       .map((r) => ({
         kind,
         ident: r.ident,

@@ -80,17 +80,21 @@ export class AiService {
     d.jobs.onFinish((job) => {
       if (job.type !== 'ai') return;
       // A message deleted while its job ran leaves no answer behind on the job either.
-      if (!this.conversations.settle(job) && job.result) this.conversations.scrubJob(job.id);
-      this.recordActivity(job);
+      if (!(await this.conversations.settle(job)) && job.result)
+        await this.conversations.scrubJob(job.id);
+      await this.recordActivity(job);
     });
   }
 
   /** Starts answering a question: 400 bad input, 503 no provider, 404/409 conversation, 402 plan. */
-  ask(a: ProjectActor, body: unknown): { job: Job; conversation: string; message: string } {
+  async ask(
+    a: ProjectActor,
+    body: unknown,
+  ): Promise<{ job: Job; conversation: string; message: string }> {
     const input = parseInput(askSchema, body, 'question');
     if (!this.d.provider) throw unavailable(NOT_CONFIGURED, { configure: 'URSA_AI_PROVIDER' });
     if (input.conversation) {
-      const busy = this.conversations.pending(a, input.conversation);
+      const busy = await this.conversations.pending(a, input.conversation);
       if (busy)
         throw conflict(
           `conversation "${input.conversation}" is still answering a question (job ${busy.jobId}); wait for it or cancel that job`,
@@ -103,8 +107,8 @@ export class AiService {
     );
   }
 
-  list(a: ProjectActor, page: { limit: number; offset: number }) {
-    return this.conversations.list(a, page) satisfies {
+  async list(a: ProjectActor, page: { limit: number; offset: number }) {
+    return (await this.conversations.list(a, page)) satisfies {
       items: ConversationSummary[];
       total: number;
     };
@@ -115,19 +119,19 @@ export class AiService {
   }
 
   /** The question an `ai` job answers, for the user who asked it; null for anyone else. */
-  questionOf(a: ProjectActor, jobId: string): string | null {
+  async questionOf(a: ProjectActor, jobId: string): Promise<string | null> {
     const job = this.d.jobs.get(a, jobId);
     if (job.type !== 'ai' || job.createdBy !== a.email) return null;
     const { message } = job.params as { message?: string };
-    return message ? (this.conversations.question(message)?.question ?? null) : null;
+    return message ? ((await this.conversations.question(message))?.question ?? null) : null;
   }
 
   /** Deletes a conversation; a question it is still answering is cancelled first. */
-  delete(a: ProjectActor, id: string): void {
-    const running = this.conversations.delete(a, id);
+  async delete(a: ProjectActor, id: string): Promise<void> {
+    const running = await this.conversations.delete(a, id);
     for (const jobId of running) {
       try {
-        this.d.jobs.cancel(a, jobId);
+        await this.d.jobs.cancel(a, jobId);
       } catch {
         // it finished meanwhile: settle() finds no message and clears its answer
       }
@@ -141,7 +145,7 @@ export class AiService {
     const provider = this.d.provider;
     if (!provider) throw new JobFailure(NOT_CONFIGURED);
     const a = this.d.actorOf(job.job.createdBy, job.job.projectId);
-    const msg = this.conversations.question(message);
+    const msg = await this.conversations.question(message);
     if (!msg) throw new JobFailure('the conversation was deleted before the question was answered');
     const ctx: ToolContext = {
       actor: a,
@@ -159,7 +163,7 @@ export class AiService {
         prompts: this.prompts,
         tools: this.tools,
         system: await this.systemPrompt(a),
-        ...this.history(conversation, msg.seq),
+        ...(await this.history(conversation, msg.seq)),
         question: msg.question,
         ctx,
         log: job.log,
@@ -197,7 +201,7 @@ export class AiService {
   }
 
   /** Every message, however it ended (even cancelled before it started), with its tokens. */
-  private recordActivity(job: Job): void {
+  private async recordActivity(job: Job): Promise<void> {
     const spent = this.spent.get(job.id) ?? {
       usage: { inputTokens: 0, outputTokens: 0 },
       steps: 0,
@@ -206,7 +210,7 @@ export class AiService {
     this.spent.delete(job.id);
     const { conversation, message } = job.params as { conversation: string; message: string };
     const tokens = spent.usage.inputTokens + spent.usage.outputTokens;
-    this.d.activity.record(job.projectId, 'user_action', {
+    await this.d.activity.record(job.projectId, 'user_action', {
       user: job.createdBy,
       object: conversation,
       message: `AI message ${job.status}: ${tokens} tokens, ${spent.queries} queries`,
@@ -231,12 +235,11 @@ export class AiService {
    * Earlier answered questions of the conversation, newest last, and what they established
    * for grounding: questions, query results, and answers that had nothing unverified.
    */
-  private history(
+  private async history(
     conversation: string,
     beforeSeq: number,
-  ): { history: ChatMessage[]; historySources: string[] } {
-    const turns = this.conversations
-      .messages(conversation)
+  ): Promise<{ history: ChatMessage[]; historySources: string[] }> {
+    const turns = (await this.conversations.messages(conversation))
       .filter((m) => m.seq < beforeSeq && m.status === 'OK' && m.answer)
       .slice(-HISTORY_TURNS);
     const history: ChatMessage[] = [];

@@ -136,7 +136,7 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
       name: 'search_objects',
       input: TOOL_INPUTS.search_objects('chat'),
       run: async ({ query, limit }, ctx) => {
-        const r = objects.search(ctx.actor, { query, limit: limit ?? 20 });
+        const r = await objects.search(ctx.actor, { query, limit: limit ?? 20 });
         return fit(r.hits, (hits) => ({
           total: r.total,
           hits: hits.map((h) => ({ id: h.ident, type: h.type, title: h.name, match: h.match })),
@@ -147,7 +147,7 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
       name: 'get_attribute_values',
       input: TOOL_INPUTS.get_attribute_values('chat'),
       run: async ({ attribute, prefix, limit }, ctx) => {
-        const obj = catalog.find(ctx.actor, attribute);
+        const obj = await catalog.find(ctx.actor, attribute);
         const r = await catalog.attributeValues(ctx.actor, obj.ident, {
           prefix,
           limit: limit ?? TOOL_LIMITS.chat.valuesDefault,
@@ -163,7 +163,7 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
       name: 'compatible_objects',
       input: TOOL_INPUTS.compatible_objects(),
       run: async ({ object }, ctx) => {
-        const r = catalog.compatible(ctx.actor, object);
+        const r = await catalog.compatible(ctx.actor, object);
         return fit(r.compatible, (compatible, cut) => ({
           object: r.object,
           compatible: compatible.map((o) => ({ title: o.title, type: o.type })),
@@ -224,7 +224,7 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
       name: 'explain_aql',
       input: TOOL_INPUTS.explain_aql(),
       run: async ({ aql: text }, ctx) => {
-        const e = aql.explain(ctx.actor, text);
+        const e = await aql.explain(ctx.actor, text);
         return json({
           columns: e.columns.map((c) => ({ title: c.title, kind: c.kind, dataType: c.dataType })),
           aggregations: e.leaves.map((l) => ({

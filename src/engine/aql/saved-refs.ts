@@ -41,7 +41,11 @@ export function filterRefs(snapshot: (projectId: string) => ModelSnapshot): Filt
  * resolve become identifiers (remembered as written by title, so they read the same); what
  * resolves to nothing stays as written. Idempotent, so it runs at every start-up.
  */
-export function migrateSavedAql(store: ModelStore, members: Members, log: Logger): void {
+export async function migrateSavedAql(
+  store: ModelStore,
+  members: Members,
+  log: Logger,
+): Promise<void> {
   const models = new Map<string, RefModel>();
   const model = (projectId: string) => {
     let m = models.get(projectId);
@@ -49,16 +53,16 @@ export function migrateSavedAql(store: ModelStore, members: Members, log: Logger
     return m;
   };
   let changed = 0;
-  for (const row of store.allOfTypes(Object.keys(AQL_KIND))) {
+  for (const row of await store.allOfTypes(Object.keys(AQL_KIND))) {
     const def = migrateDef(row.type, row.def, model(row.projectId));
     if (JSON.stringify(def) === JSON.stringify(row.def)) continue;
-    store.rewriteDef(row.projectId, row.ident, def);
+    await store.rewriteDef(row.projectId, row.ident, def);
     changed++;
   }
-  for (const m of members.allFilters()) {
+  for (const m of await members.allFilters()) {
     const s = storeRefs(m.filter!, model(m.projectId), positions(m.filterByTitle));
     if (s.aql === m.filter && s.byTitle.length === positions(m.filterByTitle).length) continue;
-    members.restoreFilter(m.projectId, m.email, s.aql, s.byTitle);
+    await members.restoreFilter(m.projectId, m.email, s.aql, s.byTitle);
     changed++;
   }
   if (changed) log.info({ changed }, 'saved AQL: references stored as identifiers');

@@ -94,16 +94,17 @@ export class Aql {
   }
 
   /** The model of a project, rebuilt only when its model version changes. */
-  snapshot(
+  async snapshot(
     projectId: string,
     modelVersion: number = this.model.versions(projectId).modelVersion,
-  ): ModelSnapshot {
+  ): Promise<ModelSnapshot> {
     const hit = this.snapshots.get(projectId);
     if (hit && hit.version === modelVersion) return hit.snap;
-    const objects = this.model.all(projectId);
-    const ds = this.datasets
-      .rows(projectId)
-      .map((d) => ({ name: d.name, prescription: d.prescription as unknown as Prescription }));
+    const objects = await this.model.all(projectId);
+    const ds = (await this.datasets.rows(projectId)).map((d) => ({
+      name: d.name,
+      prescription: d.prescription as unknown as Prescription,
+    }));
     const snap = new ModelSnapshot(objects, ds);
     // Inside a transaction the version may yet be rolled back and reused: do not remember.
     if (!this.inTransaction()) this.snapshots.set(projectId, { version: modelVersion, snap });
@@ -133,7 +134,7 @@ export class Aql {
    * `seeAll`: the text is a saved report shared with them (a dashboard share), so it may name
    * objects their roles hide; their row-level filter still applies.
    */
-  compile(a: ProjectActor, text: string, seeAll = false): Compiled {
+  async compile(a: ProjectActor, text: string, seeAll = false): Promise<Compiled> {
     if (typeof text !== 'string' || !text.trim()) {
       const ex = examplesFor(this.env(a, this.snapshot(a.projectId), seeAll));
       throw new AqlError(
@@ -159,7 +160,7 @@ export class Aql {
     const key = `${a.projectId}\u0000${modelVersion}\u0000${today}\u0000${seen}\u0000${a.filter ?? ''}\u0000${text}`;
     const hit = this.compiled.get(key);
     if (hit) return hit;
-    const snap = this.snapshot(a.projectId, modelVersion);
+    const snap = await this.snapshot(a.projectId, modelVersion);
     const c = withinDepth(() => compileText(text, this.env(a, snap, seeAll), a.filter, today));
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
@@ -179,8 +180,8 @@ export class Aql {
     this.recentCells = 0;
   }
 
-  explain(a: ProjectActor, text: string) {
-    const c = this.compile(a, text);
+  async explain(a: ProjectActor, text: string) {
+    const c = await this.compile(a, text);
     return {
       columns: c.columns,
       objects: c.objects,
@@ -203,8 +204,8 @@ export class Aql {
   }
 
   /** Starts (or, from the cache, answers at once) the job computing a query. */
-  execute(a: ProjectActor, text: string): Job {
-    const c = this.compile(a, text);
+  async execute(a: ProjectActor, text: string): Promise<Job> {
+    const c = await this.compile(a, text);
     const key = this.resultKey(a.projectId, c);
     const params = {
       aql: text,
@@ -238,7 +239,7 @@ export class Aql {
     /** Told the job as soon as it exists (MCP reports progress on it while waiting). */
     onStart?: (job: Job) => void,
   ): Promise<{ job: Job; result?: QueryResult }> {
-    let job = this.execute(a, text);
+    let job = await this.execute(a, text);
     onStart?.(job);
     if (!FINAL_STATUSES.includes(job.status) && waitMs > 0 && !signal?.aborted) {
       let onAbort = () => {};
@@ -302,7 +303,7 @@ export class Aql {
   async emptyHints(reader: ProjectActor, aql: string): Promise<Warning[]> {
     let checks;
     try {
-      checks = this.compile(reader, aql).valueChecks;
+      checks = (await this.compile(reader, aql)).valueChecks;
     } catch {
       return []; // the model changed since: nothing to explain
     }
@@ -481,7 +482,7 @@ export class Aql {
     signal: AbortSignal,
     opts: { seeAll?: boolean } = {},
   ): Promise<QueryResult> {
-    const c = this.compile(a, text, opts.seeAll);
+    const c = await this.compile(a, text, opts.seeAll);
     const key = this.resultKey(a.projectId, c);
     const columns = c.columns;
     const hit = this.cached(a.projectId, key);
@@ -511,7 +512,7 @@ export class Aql {
   }
 
   /** A row-level filter must be a valid condition on the current model (400 otherwise). */
-  validateCondition(projectId: string, text: string): void {
+  async validateCondition(projectId: string, text: string): Promise<void> {
     // The error says it is about the member's `filter` field, then what AQL found.
     const refuse = (why: string, context: Record<string, unknown> = {}) =>
       new AqlError(`invalid row-level filter: ${why}`, {
@@ -523,7 +524,7 @@ export class Aql {
         value: text,
       });
     if (!text.trim()) throw refuse('it is empty; use null to remove a filter');
-    const snap = this.snapshot(projectId);
+    const snap = await this.snapshot(projectId);
     const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
     let v;
     try {
@@ -536,13 +537,13 @@ export class Aql {
   }
 
   /** Whether a saved metric, filter or report still compiles: null, or why not. */
-  checkCompiles(
+  async checkCompiles(
     a: ProjectActor,
     text: string,
     kind: 'metric' | 'filter' | 'report',
-  ): string | null {
+  ): Promise<string | null> {
     try {
-      const snap = this.snapshot(a.projectId);
+      const snap = await this.snapshot(a.projectId);
       const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
       if (kind === 'report') withinDepth(() => compileText(text, env, null, this.today()));
       else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
@@ -560,24 +561,26 @@ export class Aql {
 
   /** Runs a query now, without a job (engine-internal uses: catalogs, value lists). */
   async run(a: ProjectActor, text: string): Promise<string[][]> {
-    const c = this.compile(a, text);
+    const c = await this.compile(a, text);
     return this.dbs.read(a.projectId, async (conn) =>
       (await conn.runAndReadAll(c.sql, c.params)).getRowsJson().map((r) => r.map(formatCell)),
     );
   }
 
   /** The datasets a metric aggregates on (its leaves' anchors). */
-  anchors(a: ProjectActor, metric: string): string[] {
+  async anchors(a: ProjectActor, metric: string): Promise<string[]> {
     try {
-      return [...new Set(this.compile(a, `SELECT [${metric}]`).leaves.map((l) => l.anchor))];
+      return [
+        ...new Set((await this.compile(a, `SELECT [${metric}]`)).leaves.map((l) => l.anchor)),
+      ];
     } catch {
       return []; // a metric that does not compile breaks nothing down
     }
   }
 
   /** An object the caller may see, by identifier or title (AQL's rules and errors). */
-  lookup(a: ProjectActor, name: string): ObjectRow {
-    const snap = this.snapshot(a.projectId);
+  async lookup(a: ProjectActor, name: string): Promise<ObjectRow> {
+    const snap = await this.snapshot(a.projectId);
     return lookup(rootCtx(this.env(a, snap)), name, {
       offset: 0,
       line: 1,

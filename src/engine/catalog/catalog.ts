@@ -63,8 +63,8 @@ export class CatalogService {
     private readonly dataVersion: (projectId: string) => number,
   ) {}
 
-  private visibleObjects(a: ProjectActor): ObjectRow[] {
-    const snap = this.aql.snapshot(a.projectId);
+  private async visibleObjects(a: ProjectActor): Promise<ObjectRow[]> {
+    const snap = await this.aql.snapshot(a.projectId);
     const all = [...snap.byIdent.values()];
     const see = visibility(
       a,
@@ -84,8 +84,8 @@ export class CatalogService {
     a: ProjectActor,
     opts: { search?: string; dataset?: string; cursor?: string; limit?: number; profile?: boolean },
   ): Promise<Catalog> {
-    const snap = this.aql.snapshot(a.projectId);
-    const objs = this.visibleObjects(a);
+    const snap = await this.aql.snapshot(a.projectId);
+    const objs = await this.visibleObjects(a);
     const q = opts.search?.trim().toLowerCase();
     const matches = (o: { ident: string; name: string; description?: string }) =>
       !q ||
@@ -176,7 +176,7 @@ export class CatalogService {
     const version = this.dataVersion(projectId);
     const hit = this.profiles.get(projectId);
     if (hit && hit.version === version) return hit as Profile;
-    const snap = this.aql.snapshot(projectId);
+    const snap = await this.aql.snapshot(projectId);
     const byColumn = new Map<string, { cardinality: number; examples: string[] }>();
     const rows = new Map<string, number>();
     await this.dbs.read(projectId, async (c) => {
@@ -210,7 +210,7 @@ export class CatalogService {
     ref: string,
     opts: { prefix?: string; limit?: number },
   ): Promise<{ values: { value: string; count: number }[]; truncated: boolean }> {
-    const obj = this.find(a, ref);
+    const obj = await this.find(a, ref);
     if (obj.type !== 'attribute' && obj.type !== 'label')
       throw invalid(`[${obj.name}] is a ${obj.type}; values are listed for attributes and labels`);
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), 1000);
@@ -230,17 +230,17 @@ export class CatalogService {
   }
 
   /** Which attributes can break a metric/fact down, or which measures an attribute can break down. */
-  compatible(
+  async compatible(
     a: ProjectActor,
     ref: string,
-  ): {
+  ): Promise<{
     object: { id: string; title: string; type: string };
     anchors: string[];
     compatible: { id: string; title: string; type: string }[];
-  } {
-    const obj = this.find(a, ref);
-    const snap = this.aql.snapshot(a.projectId);
-    const objs = this.visibleObjects(a);
+  }> {
+    const obj = await this.find(a, ref);
+    const snap = await this.aql.snapshot(a.projectId);
+    const objs = await this.visibleObjects(a);
     const datasetOf = (o: ObjectRow) => (o.def as { dataset?: string }).dataset;
     const anchorsOf = (o: ObjectRow): string[] => {
       if (o.type === 'fact') return [datasetOf(o)!];
@@ -278,14 +278,14 @@ export class CatalogService {
    * A visible object by identifier or title: the same rules as AQL references, then (for a
    * title AQL does not resolve) reports, dashboards, folders… by their title.
    */
-  find(a: ProjectActor, ref: string): ObjectRow {
+  async find(a: ProjectActor, ref: string): Promise<ObjectRow> {
     const name = ref.replace(/^\[|\]$/g, '').trim();
     try {
       return this.aql.lookup(a, name);
     } catch (err) {
       if (!(err instanceof AqlError) || 'candidates' in err.context) throw err;
       const key = titleKey(name);
-      const hits = this.visibleObjects(a).filter(
+      const hits = (await this.visibleObjects(a)).filter(
         (o) => !TITLED_TYPES.includes(o.type) && titleKey(o.name) === key,
       );
       if (hits.length === 1) return hits[0]!;

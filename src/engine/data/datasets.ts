@@ -43,7 +43,7 @@ export class Datasets {
     private readonly model: ModelStore,
   ) {}
 
-  get(projectId: string, name: string) {
+  async get(projectId: string, name: string) {
     return await this.db
       .select()
       .from(datasets)
@@ -51,16 +51,16 @@ export class Datasets {
       .then(first);
   }
 
-  prescriptionOf(projectId: string, name: string): Prescription | null {
-    return (this.get(projectId, name)?.prescription as Prescription | undefined) ?? null;
+  async prescriptionOf(projectId: string, name: string): Promise<Prescription | null> {
+    return ((await this.get(projectId, name))?.prescription as Prescription | undefined) ?? null;
   }
 
   /**
    * The datasets the reader can see (a readable column), `columns` counting the readable
    * ones; row counts are withheld from a reader with a row-level filter (they count every row).
    */
-  list(a: ProjectActor): DatasetView[] {
-    const scope = new ModelScope(a, this.model.all(a.projectId));
+  async list(a: ProjectActor): Promise<DatasetView[]> {
+    const scope = new ModelScope(a, await this.model.all(a.projectId));
     const visible = scope.visibleDatasets();
     const readable = new Map<string, number>();
     for (const row of scope.rows()) {
@@ -68,7 +68,7 @@ export class Datasets {
       if (['attribute', 'label', 'fact'].includes(row.type) && typeof ds === 'string')
         readable.set(ds, (readable.get(ds) ?? 0) + 1);
     }
-    return this.infos(a.projectId)
+    return (await this.infos(a.projectId))
       .filter((d) => visible.has(d.name))
       .map((d) => ({
         ...d,
@@ -78,24 +78,25 @@ export class Datasets {
   }
 
   /** Titles (titleKey) held by objects other than the columns of dataset `cluster`. */
-  titlesOutside(projectId: string, cluster: string): Set<string> {
+  async titlesOutside(projectId: string, cluster: string): Promise<Set<string>> {
     const own = (o: { type: string; def: Record<string, unknown> }) =>
       ['attribute', 'label', 'fact'].includes(o.type) && o.def.dataset === cluster;
     return new Set(
-      this.model
-        .all(projectId)
+      (await this.model.all(projectId))
         .filter((o) => TITLED_TYPES.includes(o.type) && !own(o))
         .map((o) => titleKey(o.name)),
     );
   }
 
   /** kodiak/dataload: the data and model versions and the datasets the reader can see. */
-  status(a: ProjectActor): { dataVersion: number; modelVersion: number; datasets: DatasetView[] } {
-    return { ...this.model.versions(a.projectId), datasets: this.list(a) };
+  async status(
+    a: ProjectActor,
+  ): Promise<{ dataVersion: number; modelVersion: number; datasets: DatasetView[] }> {
+    return { ...this.model.versions(a.projectId), datasets: await this.list(a) };
   }
 
   /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
-  infos(projectId: string): DatasetInfo[] {
+  async infos(projectId: string): Promise<DatasetInfo[]> {
     return await this.db
       .select()
       .from(datasets)
@@ -117,7 +118,7 @@ export class Datasets {
   }
 
   /** Every dataset record of a project (with its prescription). */
-  rows(projectId: string) {
+  async rows(projectId: string) {
     return await this.db
       .select()
       .from(datasets)
@@ -125,7 +126,7 @@ export class Datasets {
       .orderBy(datasets.name);
   }
 
-  totalRows(projectId: string): number {
+  async totalRows(projectId: string): Promise<number> {
     return (
       (
         await this.db
@@ -138,14 +139,14 @@ export class Datasets {
   }
 
   /** Records a finished load (call inside the caller's transaction). */
-  record(
+  async record(
     projectId: string,
     p: Prescription,
     rows: number,
     source: string | null,
     user: string,
     dataVersion: number,
-  ): void {
+  ): Promise<void> {
     const row = {
       projectId,
       name: p.clustername,
@@ -163,7 +164,7 @@ export class Datasets {
   }
 
   /** Replaces a dataset's prescription, leaving its rows and load record alone (a new reference). */
-  setPrescription(projectId: string, name: string, p: Prescription): void {
+  async setPrescription(projectId: string, name: string, p: Prescription): Promise<void> {
     await this.db
       .update(datasets)
       .set({ prescription: p as unknown as Record<string, unknown> })
@@ -175,25 +176,25 @@ export class Datasets {
    * updates attributes, labels and facts, removes those of dropped columns, and resolves
    * references (explicit `reference`, or a column id equal to another dataset's primary key).
    */
-  syncModel(
+  async syncModel(
     projectId: string,
     user: string,
     before: Map<string, Prescription | null> = new Map(),
-  ): void {
-    const { wanted, stale } = this.planModel(projectId, new Map(), before);
-    this.model.remove(projectId, stale);
-    this.model.upsert(projectId, wanted, user);
+  ): Promise<void> {
+    const { wanted, stale } = await this.planModel(projectId, new Map(), before);
+    await this.model.remove(projectId, stale);
+    await this.model.upsert(projectId, wanted, user);
   }
 
   /**
    * The model objects syncModel would write (`wanted`) and remove (`stale`), without writing:
    * `replacing` stands in for the stored prescriptions of those datasets (a load about to run).
    */
-  planModel(
+  async planModel(
     projectId: string,
     replacing: ReadonlyMap<string, Prescription> = new Map(),
     before: Map<string, Prescription | null> = new Map(),
-  ): { wanted: ObjectInput[]; stale: string[] } {
+  ): Promise<{ wanted: ObjectInput[]; stale: string[] }> {
     const all = await this.db.select().from(datasets).where(eq(datasets.projectId, projectId));
     const byName = new Map(all.map((d) => [d.name, d.prescription as Prescription]));
     for (const [name, p] of replacing) byName.set(name, p);
@@ -211,7 +212,7 @@ export class Datasets {
     // A title set through the model API survives reloads, unless the load's own label for
     // that column changed (then the new label is the newer word on it).
     for (const o of wanted) {
-      const existing = this.model.get(projectId, o.ident);
+      const existing = await this.model.get(projectId, o.ident);
       if (!existing || existing.name === o.name) continue;
       const def = o.def as { dataset: string; column: string };
       const prev = before.has(def.dataset) ? before.get(def.dataset) : byName.get(def.dataset);
@@ -226,7 +227,7 @@ export class Datasets {
     }
     // So does a description set through the model API, unless the load's own changed.
     for (const o of wanted) {
-      const existing = this.model.get(projectId, o.ident);
+      const existing = await this.model.get(projectId, o.ident);
       if (!existing || o.description === undefined || existing.description === o.description)
         continue;
       const def = o.def as { dataset: string; column: string };
@@ -235,8 +236,7 @@ export class Datasets {
         delete o.description;
     }
     const wantedIds = new Set(wanted.map((o) => o.ident));
-    const stale = this.model
-      .listByType(projectId, ['attribute', 'label', 'fact'])
+    const stale = (await this.model.listByType(projectId, ['attribute', 'label', 'fact']))
       .filter((o) => (o.def as { source?: string }).source === 'load' && !wantedIds.has(o.ident))
       .map((o) => o.ident);
     return { wanted, stale };

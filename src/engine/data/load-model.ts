@@ -16,22 +16,19 @@ export interface ProjectedModel {
 }
 
 /** The model after loading `replacing` (cluster → prescription), nothing written. */
-export function projectLoad(
+export async function projectLoad(
   model: ModelStore,
   datasets: Datasets,
   projectId: string,
   replacing: ReadonlyMap<string, Prescription>,
-): ProjectedModel {
+): Promise<ProjectedModel> {
   const before = new Map(
     [...replacing.keys()].map((n) => [n, datasets.prescriptionOf(projectId, n)]),
   );
-  const { wanted, stale } = datasets.planModel(projectId, replacing, before);
+  const { wanted, stale } = await datasets.planModel(projectId, replacing, before);
   const gone = new Set(stale);
   const byIdent = new Map(
-    model
-      .all(projectId)
-      .filter((o) => !gone.has(o.ident))
-      .map((o) => [o.ident, o]),
+    (await model.all(projectId)).filter((o) => !gone.has(o.ident)).map((o) => [o.ident, o]),
   );
   const loaded: ObjectRow[] = [];
   for (const w of wanted) {
@@ -46,8 +43,7 @@ export function projectLoad(
     byIdent.set(w.ident, row);
     if (replacing.has((w.def as { dataset: string }).dataset)) loaded.push(row);
   }
-  const ds = datasets
-    .rows(projectId)
+  const ds = (await datasets.rows(projectId))
     .map((d) => ({ name: d.name, prescription: d.prescription as unknown as Prescription }))
     .filter((d) => !replacing.has(d.name))
     .concat([...replacing].map(([name, prescription]) => ({ name, prescription })));

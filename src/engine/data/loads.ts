@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
+import { type Db, tx } from '../db/index.js';
 import { jobs } from '../db/tables.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
@@ -117,13 +117,13 @@ export class Loads {
    * Admin), and the loaded datasets must not be ones the actor's own row filter reads (403:
    * they would pick the rows it lets them see).
    */
-  private checkModel(a: ProjectActor, plan: PlannedCluster[]): void {
+  private async checkModel(a: ProjectActor, plan: PlannedCluster[]): Promise<void> {
     const replacing = new Map(plan.map((c) => [c.prescription.clustername, c.prescription]));
-    const current = new Map(this.model.all(a.projectId).map((o) => [o.ident, o]));
-    const projected = projectLoad(this.model, this.datasets, a.projectId, replacing);
+    const current = new Map((await this.model.all(a.projectId)).map((o) => [o.ident, o]));
+    const projected = await projectLoad(this.model, this.datasets, a.projectId, replacing);
     assertTitlesFree(projected, current);
     const guard = this.rowFilterGuard;
-    guard?.assertKept(a, guard.before(a), projected.snap);
+    await guard?.assertKept(a, guard.before(a), projected.snap);
     guard?.assertOwnRowsKept(a, replacing.keys(), projected.snap);
   }
 
@@ -154,7 +154,7 @@ export class Loads {
       }
       const resolved = await this.prescriptions.forLoad(a, name, c.source, c.prescription, taken);
       for (const col of resolved.prescription.columns) taken.add(titleKey(col.label || col.id));
-      if (c.mode === 'incremental') this.checkIncremental(a.projectId, resolved.prescription);
+      if (c.mode === 'incremental') await this.checkIncremental(a.projectId, resolved.prescription);
       planned.push({
         name,
         source: resolved.source,
@@ -166,16 +166,16 @@ export class Loads {
     // Guessed labels are made unique once more, with no wait before the check and the submit:
     // a load that committed while the files were read may have taken one, and loads still
     // running hold theirs.
-    const inFlight = this.titlesInFlight(a.projectId, new Set(names));
+    const inFlight = await this.titlesInFlight(a.projectId, new Set(names));
     const mine = new Set<string>();
     for (const cl of planned) {
       if (cl.edited === false) {
-        const titles = this.datasets.titlesOutside(a.projectId, cl.name);
+        const titles = await this.datasets.titlesOutside(a.projectId, cl.name);
         cl.prescription = uniqueLabels(cl.prescription, new Set([...titles, ...inFlight, ...mine]));
       }
       for (const col of cl.prescription.columns) mine.add(titleKey(col.label || col.id));
     }
-    this.checkModel(a, planned);
+    await this.checkModel(a, planned);
     return this.jobs.submit(a, 'transform', {
       type: 'cluster',
       clusters: planned as unknown as Record<string, unknown>[],
@@ -183,7 +183,7 @@ export class Loads {
   }
 
   /** Column titles that file loads queued or running will give (other clusters than `except`). */
-  private titlesInFlight(projectId: string, except: Set<string>): Set<string> {
+  private async titlesInFlight(projectId: string, except: Set<string>): Promise<Set<string>> {
     const out = new Set<string>();
     const rows = await this.db
       .select({ params: jobs.params })
@@ -202,12 +202,12 @@ export class Loads {
     return out;
   }
 
-  checkIncremental(projectId: string, p: Prescription): void {
+  async checkIncremental(projectId: string, p: Prescription): Promise<void> {
     if (!p.primarykey)
       throw invalid(`incremental load of "${p.clustername}" needs a primary key`, {
         cluster: p.clustername,
       });
-    const existing = this.datasets.prescriptionOf(projectId, p.clustername);
+    const existing = await this.datasets.prescriptionOf(projectId, p.clustername);
     if (!existing)
       throw invalid(
         `incremental load of "${p.clustername}" needs the dataset loaded once in full`,
@@ -259,7 +259,7 @@ export class Loads {
           for (const cl of plan) counts[cl.name] = await this.loadOne(c, ctx, cl);
           await this.checkRowLimit(c, projectId, plan);
           // The model may have changed since the request: checked again before committing.
-          this.checkAs(projectId, user, plan);
+          await this.checkAs(projectId, user, plan);
           ctx.signal.throwIfAborted();
           await beforeCommit?.();
           await c.run('COMMIT');
@@ -286,9 +286,9 @@ export class Loads {
    * JobFailure. A flow run calls it before it writes anything; the loader again before it
    * commits.
    */
-  checkAs(projectId: string, user: string, plan: PlannedCluster[]): void {
+  async checkAs(projectId: string, user: string, plan: PlannedCluster[]): Promise<void> {
     try {
-      this.checkModel(
+      await this.checkModel(
         resolveActor(this.db, { email: user }, projectId, { ignoreMaintenance: true }),
         plan,
       );
@@ -397,7 +397,7 @@ export class Loads {
   ): Promise<void> {
     const loading = new Set(plan.map((p) => p.name));
     let after = 0;
-    for (const d of this.datasets.infos(projectId)) if (!loading.has(d.name)) after += d.rows;
+    for (const d of await this.datasets.infos(projectId)) if (!loading.has(d.name)) after += d.rows;
     for (const name of loading)
       after += Number(
         (
@@ -440,10 +440,10 @@ export class Loads {
     const before = new Map(
       plan.map((cl) => [cl.name, this.datasets.prescriptionOf(projectId, cl.name)]),
     );
-    this.db.$client.transaction(() => {
-      dataVersion = this.model.bumpDataVersion(projectId);
+    await tx(this.db, async () => {
+      dataVersion = await this.model.bumpDataVersion(projectId);
       for (const cl of plan) {
-        this.datasets.record(
+        await this.datasets.record(
           projectId,
           cl.prescription,
           totals[cl.name]!,
@@ -452,11 +452,16 @@ export class Loads {
           dataVersion,
         );
         if (cl.remember)
-          this.prescriptions.remember(projectId, cl.source, cl.prescription, cl.edited !== false);
+          await this.prescriptions.remember(
+            projectId,
+            cl.source,
+            cl.prescription,
+            cl.edited !== false,
+          );
       }
-      this.datasets.syncModel(projectId, user, before);
+      await this.datasets.syncModel(projectId, user, before);
       for (const cl of plan) {
-        this.activity.record(projectId, 'data_load', {
+        await this.activity.record(projectId, 'data_load', {
           user,
           object: cl.name,
           message: `loaded ${loaded[cl.name]} rows into dataset "${cl.name}" (${cl.mode}) from ${cl.source}`,
@@ -471,7 +476,7 @@ export class Loads {
           },
         });
       }
-    })();
+    });
     const clusters: LoadResult['clusters'] = {};
     for (const cl of plan)
       clusters[cl.name] = {

@@ -32,7 +32,7 @@ export class Prescriptions {
   ) {}
 
   /** uploadId: a completed chunked upload's identifier, or any stored file's fileId. */
-  resolveUploadId(projectId: string, uploadId: string): string {
+  async resolveUploadId(projectId: string, uploadId: string): Promise<string> {
     const up = await this.db
       .select({ path: uploads.targetPath, status: uploads.status })
       .from(uploads)
@@ -66,14 +66,14 @@ export class Prescriptions {
     }
   }
 
-  private saved(projectId: string, path: string): Prescription | null {
-    return this.savedRow(projectId, path)?.prescription ?? null;
+  private async saved(projectId: string, path: string): Promise<Prescription | null> {
+    return (await this.savedRow(projectId, path))?.prescription ?? null;
   }
 
-  private savedRow(
+  private async savedRow(
     projectId: string,
     path: string,
-  ): { prescription: Prescription; edited: boolean } | null {
+  ): Promise<{ prescription: Prescription; edited: boolean } | null> {
     const row = await this.db
       .select()
       .from(prescriptions)
@@ -89,22 +89,22 @@ export class Prescriptions {
 
   async guess(a: ProjectActor, uploadId: string): Promise<Guess> {
     requireStorageAccess(a);
-    const path = this.resolveUploadId(a.projectId, uploadId);
+    const path = await this.resolveUploadId(a.projectId, uploadId);
     const guessed = await this.guessFile(a.projectId, path);
     const fresh = uniqueLabels(
       guessed,
       this.datasets.titlesOutside(a.projectId, guessed.clustername),
     );
-    const saved = this.saved(a.projectId, path);
+    const saved = await this.saved(a.projectId, path);
     // A saved structure wins; its sample rows are always today's file.
     const prescription = saved ? { ...saved, data: fresh.data } : fresh;
-    if (!saved) this.remember(a.projectId, path, fresh, false);
+    if (!saved) await this.remember(a.projectId, path, fresh, false);
     return { ident: uploadId, prescription };
   }
 
   async save(a: ProjectActor, uploadId: string, body: unknown): Promise<Guess> {
     requireStorageAccess(a);
-    const path = this.resolveUploadId(a.projectId, uploadId);
+    const path = await this.resolveUploadId(a.projectId, uploadId);
     const fresh = await this.guessFile(a.projectId, path);
     const input =
       body && typeof body === 'object' && 'prescription' in body
@@ -118,7 +118,7 @@ export class Prescriptions {
         : input;
     const p = validatePrescription(merged);
     await this.checkAgainstFile(a.projectId, path, p);
-    this.remember(a.projectId, path, p, true);
+    await this.remember(a.projectId, path, p, true);
     return { ident: uploadId, prescription: { ...p, data: fresh.data } };
   }
 
@@ -140,7 +140,7 @@ export class Prescriptions {
     }
   }
 
-  remember(projectId: string, path: string, p: Prescription, edited = true): void {
+  async remember(projectId: string, path: string, p: Prescription, edited = true): Promise<void> {
     const { data: _data, ...structure } = p;
     const row = {
       projectId,
@@ -191,12 +191,12 @@ export class Prescriptions {
         obj ? { ...(format ? { format } : {}), clustername: cluster, ...obj } : inline,
       );
     } else {
-      const saved = this.savedRow(a.projectId, source);
-      const current = saved ? null : this.datasets.prescriptionOf(a.projectId, cluster);
+      const saved = await this.savedRow(a.projectId, source);
+      const current = saved ? null : await this.datasets.prescriptionOf(a.projectId, cluster);
       p = saved?.prescription ?? current ?? (await this.guessFile(a.projectId, source));
       if (!current && !saved?.edited) {
         edited = false;
-        const titles = this.datasets.titlesOutside(a.projectId, cluster);
+        const titles = await this.datasets.titlesOutside(a.projectId, cluster);
         p = uniqueLabels({ ...p, clustername: cluster }, new Set([...titles, ...taken]));
       }
     }

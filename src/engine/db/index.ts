@@ -19,10 +19,7 @@ export interface StoreConfig {
   databaseUrl?: string;
 }
 
-export async function openStore(
-  config: StoreConfig,
-  log?: Pick<Logger, 'warn'>,
-): Promise<Store> {
+export async function openStore(config: StoreConfig, log?: Pick<Logger, 'warn'>): Promise<Store> {
   if (config.databaseUrl) return openPgStore(config.databaseUrl, { log });
   return openSqliteStore(config.dataDir, MIGRATIONS);
 }

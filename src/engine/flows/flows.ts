@@ -72,7 +72,7 @@ export class Flows {
     deps.jobs.onFinish((job) => {
       if (job.type !== 'flow') return;
       await deps.db.delete(flowLocks).where(eq(flowLocks.jobId, job.id));
-      this.recordEnd(job);
+      await this.recordEnd(job);
     });
   }
 
@@ -104,9 +104,9 @@ export class Flows {
     origin: { trigger?: string; chain?: Chain } = {},
   ): Promise<Job> {
     requireLevel(a, 'mdadmin');
-    const row = this.flowRow(a, flow);
+    const row = await this.flowRow(a, flow);
     // Checked again now: a credentials object may have gone since the flow was saved.
-    const graph = this.graphOf(a, row);
+    const graph = await this.graphOf(a, row);
     // The datasets it loads, as a file load would be refused (403); checked again at commit.
     this.deps.loads.checkOwnRows(
       a,
@@ -125,7 +125,7 @@ export class Flows {
     if (!claimed) throw alreadyRunning(row.ident, this.lockOf(a.projectId, row.ident));
     let job: Job;
     try {
-      job = jobs.submit(a, 'flow', {
+      job = await jobs.submit(a, 'flow', {
         id: row.ident,
         ...(origin.trigger ? { trigger: origin.trigger } : {}),
         ...(origin.chain ? { depth: origin.chain.depth, cause: origin.chain.cause } : {}),
@@ -140,7 +140,7 @@ export class Flows {
       .update(flowLocks)
       .set({ jobId: job.id })
       .where(and(eq(flowLocks.projectId, a.projectId), eq(flowLocks.flow, row.ident)));
-    this.deps.activity.record(a.projectId, 'flow_run', {
+    await this.deps.activity.record(a.projectId, 'flow_run', {
       user: a.email,
       object: row.ident,
       message: `started flow "${row.name}" (${row.ident})${origin.trigger ? ` by trigger ${origin.trigger}` : ''}`,
@@ -156,18 +156,18 @@ export class Flows {
   }
 
   /** Stops the flow's running run: it ends CANCELLED and no output changes. */
-  stop(a: ProjectActor, body: unknown): Job {
+  async stop(a: ProjectActor, body: unknown): Promise<Job> {
     requireLevel(a, 'mdadmin');
     const flow = flowIdOf(body);
-    const row = this.flowRow(a, flow);
-    const lock = this.lockOf(a.projectId, row.ident);
+    const row = await this.flowRow(a, flow);
+    const lock = await this.lockOf(a.projectId, row.ident);
     if (!lock?.jobId)
       throw conflict(`flow ${row.ident} is not running`, { id: row.ident, running: false });
     return this.deps.jobs.cancel(a, lock.jobId);
   }
 
-  isRunning(projectId: string, flow: string): boolean {
-    return this.lockOf(projectId, flow) !== undefined;
+  async isRunning(projectId: string, flow: string): Promise<boolean> {
+    return (await this.lockOf(projectId, flow)) !== undefined;
   }
 
   /**
@@ -186,7 +186,7 @@ export class Flows {
         .delete(flowLocks)
         .where(and(eq(flowLocks.projectId, l.projectId), eq(flowLocks.flow, l.flow)));
       const job = l.jobId ? this.deps.jobs.peek(l.jobId) : undefined;
-      if (job) this.recordEnd(job);
+      if (job) await this.recordEnd(job);
     }
     for (const p of projectDirs)
       await fs.rm(scratchRoot(p.dir), { recursive: true, force: true }).catch(() => undefined);
@@ -195,8 +195,8 @@ export class Flows {
 
   // ---- the flow list ----
 
-  list(a: ProjectActor, fullLoad: boolean): { flows: FlowListItem[] } {
-    const scope = this.deps.objects.scope(a);
+  async list(a: ProjectActor, fullLoad: boolean): Promise<{ flows: FlowListItem[] }> {
+    const scope = await this.deps.objects.scope(a);
     const rows = scope.rows().filter((r) => r.type === 'flow');
     const triggers = fullLoad ? scope.rows().filter((r) => r.type === 'trigger') : [];
     return {
@@ -215,8 +215,8 @@ export class Flows {
           outputs: boxes
             .filter((b) => kind(b) === 'output')
             .map((b) => ({ box: String(b.id), type: String(b.type), target: targetOf(b) })),
-          running: this.isRunning(a.projectId, r.ident),
-          lastRun: this.lastRun(a.projectId, r.ident),
+          running: await this.isRunning(a.projectId, r.ident),
+          lastRun: await this.lastRun(a.projectId, r.ident),
         };
         if (fullLoad) {
           item.def = def;
@@ -234,7 +234,7 @@ export class Flows {
     };
   }
 
-  private lastRun(projectId: string, flow: string): FlowListItem['lastRun'] {
+  private async lastRun(projectId: string, flow: string): Promise<FlowListItem['lastRun']> {
     const j = await this.deps.db
       .select()
       .from(jobsTable)
@@ -271,8 +271,8 @@ export class Flows {
     } catch (err) {
       throw new JobFailure(`the run cannot act as ${createdBy}: ${(err as Error).message}`);
     }
-    const row = this.flowRow(a, flow);
-    const graph = this.graphOf(a, row);
+    const row = await this.flowRow(a, flow);
+    const graph = await this.graphOf(a, row);
     const { deps } = this;
     const dir = path.join(scratchRoot(deps.projectDir(projectId)), ctx.job.id);
     return runFlow(ctx, {
@@ -286,17 +286,17 @@ export class Flows {
       localFile: (p) => deps.storage.localFile(projectId, p),
       matchFiles: (pattern, box) => storageGlob(deps.storage, projectId, pattern, box),
       credentials: (id) => this.credentials(a, id),
-      dataset: (name) => ({
-        existing: deps.datasets.prescriptionOf(projectId, name),
-        titlesOutside: this.titlesOutside(projectId, name),
+      dataset: async (name) => ({
+        existing: await deps.datasets.prescriptionOf(projectId, name),
+        titlesOutside: await this.titlesOutside(projectId, name),
       }),
       load: (c, clusters, beforeCommit) =>
         deps.loads.loadClusters(c, createdBy, clusters, beforeCommit),
-      checkLoads: (loads) => {
+      checkLoads: async (loads) => {
         for (const l of loads) {
           if (l.mode !== 'incremental') continue;
           try {
-            deps.loads.checkIncremental(projectId, l.prescription);
+            await deps.loads.checkIncremental(projectId, l.prescription);
           } catch (err) {
             if (err instanceof EngineError) {
               const box = graph.order.find((id) => graph.boxes.get(id)!.dataset === l.name)!;
@@ -306,7 +306,7 @@ export class Flows {
           }
         }
         // As the member the run acts as (a trigger's: its last editor), with their rights now.
-        deps.loads.checkAs(projectId, createdBy, loads);
+        await deps.loads.checkAs(projectId, createdBy, loads);
       },
       checkRoom: async (files) => {
         let growth = 0;
@@ -336,9 +336,9 @@ export class Flows {
   }
 
   /** Titles of every object outside the dataset (its own columns may keep theirs). */
-  private titlesOutside(projectId: string, dataset: string): Set<string> {
+  private async titlesOutside(projectId: string, dataset: string): Promise<Set<string>> {
     const out = new Set<string>();
-    for (const o of this.deps.model.all(projectId)) {
+    for (const o of await this.deps.model.all(projectId)) {
       if (!['attribute', 'label', 'fact', 'metric', 'filter'].includes(o.type)) continue;
       if ((o.def as { dataset?: string }).dataset === dataset) continue;
       out.add(titleKey(o.name));
@@ -350,8 +350,8 @@ export class Flows {
    * A credentials object for engine work without a request (a trigger's SFTP watch): read with
    * the rights of the member who last wrote it; null when it is gone or they lost MD Admin.
    */
-  credentialsOf(projectId: string, ident: string): Credentials | null {
-    const row = this.deps.model.get(projectId, ident);
+  async credentialsOf(projectId: string, ident: string): Promise<Credentials | null> {
+    const row = await this.deps.model.get(projectId, ident);
     if (!row || row.type !== 'credentials') return null;
     try {
       const a = resolveActor(this.deps.db, { email: row.updatedBy }, projectId, {
@@ -364,8 +364,8 @@ export class Flows {
     }
   }
 
-  private credentials(a: ProjectActor, ident: string): Credentials {
-    const row = this.deps.objects.scope(a).get(ident);
+  private async credentials(a: ProjectActor, ident: string): Promise<Credentials> {
+    const row = (await this.deps.objects.scope(a)).get(ident);
     if (!row || row.type !== 'credentials')
       throw new JobFailure(`credentials "${ident}" do not exist or are not readable by ${a.email}`);
     const def = row.def as Omit<Credentials, 'ident' | 'secret'>;
@@ -378,26 +378,26 @@ export class Flows {
       ...(def.database !== undefined ? { database: def.database } : {}),
       ...(def.hostKey !== undefined ? { hostKey: def.hostKey } : {}),
       ...(def.apiKey !== undefined ? { apiKey: def.apiKey } : {}),
-      secret: this.deps.objects.secretOf(a, ident),
+      secret: await this.deps.objects.secretOf(a, ident),
     };
   }
 
-  private flowRow(a: ProjectActor, flow: string): ObjectRow {
-    const row = this.deps.objects.scope(a).get(flow);
+  private async flowRow(a: ProjectActor, flow: string): Promise<ObjectRow> {
+    const row = (await this.deps.objects.scope(a)).get(flow);
     if (!row || row.type !== 'flow')
       throw notFound(`flow "${flow}" not found in project "${a.projectId}"`, { id: flow });
     return row;
   }
 
-  private graphOf(a: ProjectActor, row: ObjectRow): FlowGraph {
-    const scope = this.deps.objects.scope(a);
+  private async graphOf(a: ProjectActor, row: ObjectRow): Promise<FlowGraph> {
+    const scope = await this.deps.objects.scope(a);
     return checkFlowDef(row.def, (id) => {
       const c = scope.get(id);
       return c && c.type === 'credentials' ? c.def : null;
     });
   }
 
-  private lockOf(projectId: string, flow: string) {
+  private async lockOf(projectId: string, flow: string) {
     return await this.deps.db
       .select()
       .from(flowLocks)
@@ -406,11 +406,11 @@ export class Flows {
   }
 
   /** Activity `flow_run` for the end of a run: status, rows, what it wrote. */
-  private recordEnd(job: Job): void {
+  private async recordEnd(job: Job): Promise<void> {
     const flow = String(job.params.id);
     const result = job.result as FlowRunResult | undefined;
     const rows = result?.outputs?.reduce((n, o) => n + o.rows, 0);
-    this.deps.activity.record(job.projectId, 'flow_run', {
+    await this.deps.activity.record(job.projectId, 'flow_run', {
       user: job.createdBy,
       object: flow,
       message: `flow ${flow} ended ${job.status}${rows !== undefined ? `: ${rows} rows written` : ''}${job.message ? `: ${job.message}` : ''}`,

@@ -32,7 +32,7 @@ export class OidcModels {
   }
 
   /** Removes rows that have expired; runs at most once a minute, from writes. */
-  sweep(force = false): number {
+  async sweep(force = false): Promise<number> {
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
@@ -41,8 +41,8 @@ export class OidcModels {
     ).changes;
   }
 
-  upsert(kind: string, id: string, payload: OidcPayload, expiresIn?: number): void {
-    this.sweep();
+  async upsert(kind: string, id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    await this.sweep();
     const expiresAt =
       typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000).toISOString() : null;
     const row = {
@@ -62,11 +62,11 @@ export class OidcModels {
       .onConflictDoUpdate({ target: [oidcModels.kind, oidcModels.id], set: row });
   }
 
-  find(
+  async find(
     kind: string,
     by: 'id' | 'uid' | 'userCode',
     value: string,
-  ): (OidcPayload & { consumed?: number }) | undefined {
+  ): Promise<(OidcPayload & { consumed?: number }) | undefined> {
     const column = { id: oidcModels.id, uid: oidcModels.uid, userCode: oidcModels.userCode }[by];
     const row = await this.db
       .select()
@@ -85,20 +85,20 @@ export class OidcModels {
     return payload;
   }
 
-  consume(kind: string, id: string): void {
+  async consume(kind: string, id: string): Promise<void> {
     await this.db
       .update(oidcModels)
       .set({ consumed: new Date().toISOString() })
       .where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)));
   }
 
-  destroy(kind: string, id: string): void {
+  async destroy(kind: string, id: string): Promise<void> {
     if (kind === 'Grant') this.onGrantRevoked(id);
     await this.db.delete(oidcModels).where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)));
   }
 
   /** Everything issued under one grant (codes, access and refresh tokens), of any kind. */
-  revokeByGrantId(grantId: string): void {
+  async revokeByGrantId(grantId: string): Promise<void> {
     this.onGrantRevoked(grantId);
     await this.db.delete(oidcModels).where(eq(oidcModels.grantId, grantId));
   }
@@ -112,7 +112,7 @@ export class OidcAdapter {
   ) {}
 
   async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
-    this.store.upsert(this.kind, id, payload, expiresIn);
+    await this.store.upsert(this.kind, id, payload, expiresIn);
   }
 
   async find(id: string): Promise<OidcPayload | undefined> {
@@ -128,14 +128,14 @@ export class OidcAdapter {
   }
 
   async consume(id: string): Promise<void> {
-    this.store.consume(this.kind, id);
+    await this.store.consume(this.kind, id);
   }
 
   async destroy(id: string): Promise<void> {
-    this.store.destroy(this.kind, id);
+    await this.store.destroy(this.kind, id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    this.store.revokeByGrantId(grantId);
+    await this.store.revokeByGrantId(grantId);
   }
 }

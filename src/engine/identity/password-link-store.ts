@@ -2,7 +2,7 @@
 // works once, until it expires, and only while it is the newest one of its account.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { passwordLinks } from '../db/tables.js';
 
 export type LinkPurpose = 'invite' | 'reset';
@@ -27,11 +27,11 @@ export function createLink(
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   const expires = new Date(now.getTime() + ttlMs);
-  db.$client.transaction(() => {
+  await tx(db, async () => {
     await db
       .delete(passwordLinks)
       .where(lt(passwordLinks.expires, new Date(now.getTime() - KEEP_MS).toISOString()));
-    endLinks(db, email, 'replaced');
+    await endLinks(db, email, 'replaced');
     await db.insert(passwordLinks).values({
       idHash: hash(token),
       email,
@@ -39,11 +39,11 @@ export function createLink(
       created: now.toISOString(),
       expires: expires.toISOString(),
     });
-  })();
+  });
   return { token, expires };
 }
 
-export function readLink(db: Db, token: string): LinkState {
+export async function readLink(db: Db, token: string): Promise<LinkState> {
   const row = await db
     .select()
     .from(passwordLinks)
@@ -56,8 +56,8 @@ export function readLink(db: Db, token: string): LinkState {
 }
 
 /** Marks the link used when it is still good; call inside the transaction that acts on it. */
-export function useLink(db: Db, token: string): LinkState {
-  const state = readLink(db, token);
+export async function useLink(db: Db, token: string): Promise<LinkState> {
+  const state = await readLink(db, token);
   if (state.ok) {
     await db
       .update(passwordLinks)
@@ -68,7 +68,7 @@ export function useLink(db: Db, token: string): LinkState {
 }
 
 /** Ends every open link of `email` (a newer link was sent, or the password was set). */
-export function endLinks(db: Db, email: string, reason: LinkEnd): void {
+export async function endLinks(db: Db, email: string, reason: LinkEnd): Promise<void> {
   await db
     .update(passwordLinks)
     .set({ ended: reason, endedAt: new Date().toISOString() })

@@ -34,14 +34,14 @@ export class Revocations {
   }
 
   /** One access token, until it would have expired anyway (`exp`, epoch seconds). */
-  revokeToken(jti: string, exp: number): void {
-    this.record('jti', jti, new Date(exp * 1000));
+  async revokeToken(jti: string, exp: number): Promise<void> {
+    await this.record('jti', jti, new Date(exp * 1000));
   }
 
   /** Every access token issued under an OAuth grant (its refresh tokens die with the grant). */
-  revokeGrant(grantId: string): void {
+  async revokeGrant(grantId: string): Promise<void> {
     // Kept a day past the longest token lifetime: a changed setting must not revive tokens.
-    this.record(
+    await this.record(
       'grant',
       grantId,
       new Date(Date.now() + (this.grantTokenTtlSeconds + 86_400) * 1000),
@@ -56,7 +56,7 @@ export class Revocations {
     return this.lookup.get({ jti: jti ?? '', gid: gid ?? '' }) !== undefined;
   }
 
-  private record(kind: 'jti' | 'grant', id: string, expires: Date): void {
+  private async record(kind: 'jti' | 'grant', id: string, expires: Date): Promise<void> {
     const now = new Date();
     if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
       this.lastSweep = now.getTime();

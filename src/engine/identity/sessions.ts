@@ -6,23 +6,21 @@ import { oidcModels, sessions } from '../db/tables.js';
 
 const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
 
-export function createSession(
+export async function createSession(
   db: Db,
   email: string,
   ttlSeconds: number,
-): { id: string; expires: Date } {
+): Promise<{ id: string; expires: Date }> {
   const id = randomBytes(32).toString('base64url');
   const now = new Date();
   const expires = new Date(now.getTime() + ttlSeconds * 1000);
   await db.delete(sessions).where(lt(sessions.expires, now.toISOString()));
-  await db
-    .insert(sessions)
-    .values({
-      idHash: hash(id),
-      email,
-      created: now.toISOString(),
-      expires: expires.toISOString(),
-    });
+  await db.insert(sessions).values({
+    idHash: hash(id),
+    email,
+    created: now.toISOString(),
+    expires: expires.toISOString(),
+  });
   return { id, expires };
 }
 
@@ -47,7 +45,7 @@ export function sessionEmail(db: Db, id: string): string | null {
   return lookup.get({ hash: hash(id), now: new Date().toISOString() })?.email ?? null;
 }
 
-export function deleteSession(db: Db, id: string): void {
+export async function deleteSession(db: Db, id: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.idHash, hash(id)));
 }
 
@@ -55,7 +53,7 @@ export function deleteSession(db: Db, id: string): void {
  * Ends every sign-in of `email`: browser sessions and the OAuth server's sign-in sessions
  * (rows of kind `Session` whose payload names the account). Used when the password changes.
  */
-export function endSessionsOf(db: Db, email: string): void {
+export async function endSessionsOf(db: Db, email: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.email, email));
   await db
     .delete(oidcModels)

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { eq, lt } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { authThrottle } from '../db/tables.js';
 
 /** Refuses for a while after `limit` failures, the wait doubling with each failure after. */
@@ -69,7 +69,7 @@ export class Throttle {
    * are all counted; `succeeded()` takes it back (and forgets this account's failures from
    * that address). A refused guess is not counted and must not be checked.
    */
-  guess(scope: string, account: string, address: string): Guess {
+  async guess(scope: string, account: string, address: string): Promise<Guess> {
     const pair = bucket(
       ACCOUNT_AT_ADDRESS,
       `${scope}\0${account.toLowerCase()}\0${addressKey(address)}`,
@@ -81,11 +81,11 @@ export class Throttle {
       const wait = Math.max(0, ...rows.map((r) => blockedFor(r, now)));
       if (wait > 0) return { retryAfter: Math.ceil(wait / 1000), before: undefined };
       const before = rows[1];
-      this.fail(pair, ACCOUNT_AT_ADDRESS, rows[0], now);
-      this.fail(addr, ADDRESS, rows[1], now);
+      await this.fail(pair, ACCOUNT_AT_ADDRESS, rows[0], now);
+      await this.fail(addr, ADDRESS, rows[1], now);
       return { retryAfter: null, before };
     });
-    this.sweep();
+    await this.sweep();
     return {
       retryAfter: outcome.retryAfter,
       succeeded: () =>
@@ -93,7 +93,7 @@ export class Throttle {
           await this.db.delete(authThrottle).where(eq(authThrottle.bucket, pair));
           // The address keeps its other failures: signing in to one's own account between
           // guesses must not wipe them.
-          const now = this.row(addr);
+          const now = await this.row(addr);
           if (!now) return;
           await this.db
             .update(authThrottle)
@@ -110,16 +110,16 @@ export class Throttle {
    * Counts one event of `subject` under a quota; returns null when within it, else the
    * seconds until the window ends (the event is then not counted).
    */
-  take(rule: QuotaRule, subject: string): number | null {
+  async take(rule: QuotaRule, subject: string): Promise<number | null> {
     const key = bucket(rule, subject);
     const retry = this.immediate(() => {
       const now = Date.now();
-      const row = this.row(key);
+      const row = await this.row(key);
       const fresh = !row || now - Date.parse(row.since) >= rule.windowMs;
       const since = fresh ? now : Date.parse(row.since);
       const count = fresh ? 0 : row.count;
       if (count >= rule.limit) return Math.ceil((since + rule.windowMs - now) / 1000);
-      this.put(key, {
+      await this.put(key, {
         count: count + 1,
         since: iso(since),
         last: iso(now),
@@ -128,19 +128,24 @@ export class Throttle {
       });
       return null;
     });
-    this.sweep();
+    await this.sweep();
     return retry;
   }
 
   /** Deletes rows that no longer decide anything; at most once a minute. */
-  sweep(force = false): number {
+  async sweep(force = false): Promise<number> {
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
     return (await this.db.delete(authThrottle).where(lt(authThrottle.expiresAt, iso(now)))).changes;
   }
 
-  private fail(key: string, rule: BackoffRule, row: Row | undefined, now: number): void {
+  private async fail(
+    key: string,
+    rule: BackoffRule,
+    row: Row | undefined,
+    now: number,
+  ): Promise<void> {
     const quietSince = row
       ? Math.max(Date.parse(row.last), Date.parse(row.blockedUntil ?? '') || 0)
       : 0;
@@ -150,7 +155,7 @@ export class Throttle {
         ? Math.min(rule.maxBlockMs, rule.blockMs * 2 ** Math.min(count - rule.limit, 30))
         : 0;
     const blockedUntil = block ? now + block : null;
-    this.put(key, {
+    await this.put(key, {
       count,
       since: row && count > 1 ? row.since : iso(now),
       last: iso(now),
@@ -159,7 +164,7 @@ export class Throttle {
     });
   }
 
-  private row(key: string): Row | undefined {
+  private async row(key: string): Promise<Row | undefined> {
     return await this.db
       .select()
       .from(authThrottle)
@@ -167,7 +172,7 @@ export class Throttle {
       .then(first);
   }
 
-  private put(key: string, values: Omit<Row, 'bucket'>): void {
+  private async put(key: string, values: Omit<Row, 'bucket'>): Promise<void> {
     await this.db
       .insert(authThrottle)
       .values({ bucket: key, ...values })
@@ -176,7 +181,7 @@ export class Throttle {
 
   /** Read and write in one write transaction: two processes never count from the same row. */
   private immediate<T>(fn: () => T): T {
-    return this.db.$client.transaction(fn).immediate();
+    return tx(this.db, fn);
   }
 }
 

@@ -106,7 +106,7 @@ export class JobRunner {
   }
 
   /** A job left unfinished by a previous process cannot be resumed safely: end it. */
-  recoverInterrupted(): number {
+  async recoverInterrupted(): Promise<number> {
     const r = await this.db
       .update(jobs)
       .set({ status: 'ERROR', message: 'interrupted by restart', finished: nowIso() })
@@ -114,7 +114,7 @@ export class JobRunner {
     return r.changes;
   }
 
-  submit(a: ProjectActor, type: JobType, params: Record<string, unknown>): Job {
+  async submit(a: ProjectActor, type: JobType, params: Record<string, unknown>): Promise<Job> {
     if (!this.handlers.has(type)) throw invalid(`no handler for job type "${type}"`);
     const id = uuid();
     await this.db.insert(jobs).values({
@@ -132,12 +132,12 @@ export class JobRunner {
   }
 
   /** A job whose result is already known (e.g. a cache hit) is recorded straight as OK. */
-  recordFinished(
+  async recordFinished(
     a: ProjectActor,
     type: JobType,
     params: Record<string, unknown>,
     result: unknown,
-  ): Job {
+  ): Promise<Job> {
     const id = uuid();
     const now = nowIso();
     await this.db.insert(jobs).values({
@@ -171,10 +171,10 @@ export class JobRunner {
     return job;
   }
 
-  list(
+  async list(
     a: ProjectActor,
     q: { type?: string; status?: string; limit: number; offset: number },
-  ): { items: Job[]; total: number } {
+  ): Promise<{ items: Job[]; total: number }> {
     const types = splitFilter(q.type, JOB_TYPES, 'type');
     const statuses = splitFilter(q.status, JOB_STATUSES, 'status');
     const where = and(
@@ -206,7 +206,7 @@ export class JobRunner {
    * Cancels a job. A job not started yet ends CANCELLED at once; a running one is signalled
    * and ends CANCELLED when its handler stops (OK if it had already finished its work).
    */
-  cancel(a: ProjectActor, id: string): Job {
+  async cancel(a: ProjectActor, id: string): Promise<Job> {
     const job = this.get(a, id);
     if (job.createdBy !== a.email && !hasLevel(a, 'mdadmin')) {
       throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
@@ -220,7 +220,7 @@ export class JobRunner {
     if (ctrl) ctrl.abort(new Error('cancelled'));
     else {
       this.queue = this.queue.filter((q) => q.id !== id);
-      this.finish(id, 'CANCELLED', 'cancelled before it started');
+      await this.finish(id, 'CANCELLED', 'cancelled before it started');
     }
     return this.load(id)!;
   }
@@ -258,7 +258,7 @@ export class JobRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const { id } of this.queue.splice(0))
-      this.finish(id, 'CANCELLED', 'server stopping before the job started');
+      await this.finish(id, 'CANCELLED', 'server stopping before the job started');
     const ids = [...this.running.keys()];
     for (const ctrl of this.running.values()) ctrl.abort(new Error('server stopping'));
     await Promise.allSettled(ids.map((id) => this.waitFor(id, 10_000)));
@@ -309,15 +309,20 @@ export class JobRunner {
     }
   }
 
-  private setStatus(id: string, status: JobStatus, extra: Partial<Row> = {}): void {
+  private async setStatus(id: string, status: JobStatus, extra: Partial<Row> = {}): Promise<void> {
     await this.db
       .update(jobs)
       .set({ status, ...extra })
       .where(eq(jobs.id, id));
   }
 
-  private finish(id: string, status: JobStatus, message: string | null, result?: unknown): void {
-    this.setStatus(id, status, {
+  private async finish(
+    id: string,
+    status: JobStatus,
+    message: string | null,
+    result?: unknown,
+  ): Promise<void> {
+    await this.setStatus(id, status, {
       message,
       finished: nowIso(),
       ...(result !== undefined ? { result } : {}),
@@ -348,27 +353,27 @@ export class JobRunner {
       job,
       signal: ctrl.signal,
       log,
-      progress: (p) => await this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)),
+      progress: async (p) => await this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)),
     };
     try {
       // A job without a planning phase goes straight to RUNNING: one status write, not two.
       if (handler.expand) {
-        this.setStatus(id, 'EXPANDING', { started: nowIso() });
+        await this.setStatus(id, 'EXPANDING', { started: nowIso() });
         await handler.expand(ctx);
         ctrl.signal.throwIfAborted();
-        this.setStatus(id, 'RUNNING');
-      } else this.setStatus(id, 'RUNNING', { started: nowIso() });
+        await this.setStatus(id, 'RUNNING');
+      } else await this.setStatus(id, 'RUNNING', { started: nowIso() });
       const result = await handler.run(ctx);
       // A handler that finished did its work (a load may have committed as the cancel came):
       // the job is OK. Handlers honour a cancel by throwing.
-      this.finish(id, 'OK', null, result ?? null);
+      await this.finish(id, 'OK', null, result ?? null);
     } catch (err) {
-      if (ctrl.signal.aborted) this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
+      if (ctrl.signal.aborted) await this.finish(id, 'CANCELLED', abortMessage(ctrl.signal));
       else if (err instanceof JobFailure || (err as { kind?: string } | null)?.kind)
-        this.finish(id, 'ERROR', reasonOf(err));
+        await this.finish(id, 'ERROR', reasonOf(err));
       else {
         log.error({ err }, 'job failed unexpectedly');
-        this.finish(id, 'ERROR', `internal error: ${reasonOf(err)}`);
+        await this.finish(id, 'ERROR', `internal error: ${reasonOf(err)}`);
       }
     } finally {
       this.running.delete(id);

@@ -1,7 +1,7 @@
 // Sliding-window rate limits kept in the metadata DB (table rate_events), so that every server
 // process and a restart count the same requests: "at most N per key in the last window".
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { rateEvents } from '../db/tables.js';
 
 export interface RateRule {
@@ -19,7 +19,7 @@ export type RateDecision = { ok: true } | { ok: false; scope: string; retryAfter
  * two processes cannot both take the last slot.
  */
 export function takeRate(db: Db, rules: RateRule[]): RateDecision {
-  const run = db.$client.transaction((): RateDecision => {
+  const run = await tx(db, async (): RateDecision => {
     const now = Date.now();
     for (const r of rules) {
       const since = new Date(now - r.windowMs).toISOString();

@@ -144,28 +144,28 @@ export class ModelObjects {
   }
 
   /** The actor's view of the model; other engine areas (AQL, sharing) read through it too. */
-  scope(actor: ProjectActor): ModelScope {
-    return new ModelScope(actor, this.store.all(actor.projectId));
+  async scope(actor: ProjectActor): Promise<ModelScope> {
+    return new ModelScope(actor, await this.store.all(actor.projectId));
   }
 
   /** The secret of a credentials object, for engine code that connects (never for output). */
-  secretOf(actor: ProjectActor, ident: string): string | null {
+  async secretOf(actor: ProjectActor, ident: string): Promise<string | null> {
     requireLevel(actor, 'mdadmin');
-    const row = this.scope(actor).get(ident);
+    const row = (await this.scope(actor)).get(ident);
     const sealed = row?.type === 'credentials' ? row.def.secretEnc : undefined;
     return typeof sealed === 'string' ? this.secrets.decrypt(sealed, bound(row!)) : null;
   }
 
   // ---- reading ----
 
-  list(
+  async list(
     actor: ProjectActor,
     q: { rel?: unknown; query?: unknown; limit?: unknown; offset?: unknown },
-  ): { items: ObjectView[]; total: number; limit: number; offset: number } {
+  ): Promise<{ items: ObjectView[]; total: number; limit: number; offset: number }> {
     const page = parseInput(pagingSchema, { limit: q.limit, offset: q.offset }, 'paging');
     const types = parseRel(q.rel);
     const text = typeof q.query === 'string' ? q.query.trim().toLowerCase() : '';
-    const s = this.scope(actor);
+    const s = await this.scope(actor);
     const rows = s
       .rows()
       .filter((r) => !types || types.includes(r.type as ObjectType))
@@ -181,19 +181,19 @@ export class ModelObjects {
     };
   }
 
-  get(
+  async get(
     actor: ProjectActor,
     ident: string,
     opts: { predecessors?: boolean; successors?: boolean; history?: boolean } = {},
-  ): ObjectDetails {
-    const s = this.scope(actor);
+  ): Promise<ObjectDetails> {
+    const s = await this.scope(actor);
     const row = this.mustSee(s, ident);
     const out: ObjectDetails = { object: this.view(row, s) };
     if (opts.predecessors)
       out.predecessors = s.index.predecessors(row).filter(s.visible).map(summary);
     if (opts.successors)
       out.successors = s.index.successors(row.ident).filter(s.visible).map(summary);
-    if (opts.history) out.history = this.revisionInfos(row);
+    if (opts.history) out.history = await this.revisionInfos(row);
     return out;
   }
 
@@ -202,8 +202,8 @@ export class ModelObjects {
   }
 
   /** The object as it was at `revision` (visible while the object is visible now). */
-  revision(actor: ProjectActor, ident: string, revision: string): ObjectView {
-    const s = this.scope(actor);
+  async revision(actor: ProjectActor, ident: string, revision: string): Promise<ObjectView> {
+    const s = await this.scope(actor);
     const row = this.mustSee(s, ident);
     const n = Number(revision);
     if (!Number.isInteger(n) || n < 1)
@@ -211,7 +211,7 @@ export class ModelObjects {
         field: 'revision',
         value: revision,
       });
-    const rev = this.store.revisionAt(actor.projectId, ident, n);
+    const rev = await this.store.revisionAt(actor.projectId, ident, n);
     if (!rev)
       throw notFound(`object "${ident}" has no revision ${n} (latest: ${row.revision})`, {
         ident,
@@ -238,7 +238,7 @@ export class ModelObjects {
     return this.store.versions(actor.projectId);
   }
 
-  bulk(actor: ProjectActor, q: { idents?: unknown; keys?: unknown }) {
+  async bulk(actor: ProjectActor, q: { idents?: unknown; keys?: unknown }) {
     const idents = commaList(q.idents, 'idents');
     if (!idents.length)
       throw invalid('idents is required: a comma list of object identifiers', {
@@ -256,7 +256,7 @@ export class ModelObjects {
         `unknown key ${unknown.map((k) => `"${k}"`).join(', ')}; allowed: ${VIEW_KEYS.join(', ')}`,
         { field: 'keys', invalid: unknown, allowed: [...VIEW_KEYS] },
       );
-    const s = this.scope(actor);
+    const s = await this.scope(actor);
     const objects: Array<{ object: ObjectSummary; fields: Partial<ObjectView> }> = [];
     const missing: string[] = [];
     for (const ident of new Set(idents)) {
@@ -271,15 +271,15 @@ export class ModelObjects {
     return { objects, missing };
   }
 
-  search(
+  async search(
     actor: ProjectActor,
     q: { query?: unknown; params?: unknown; limit?: unknown },
-  ): { hits: SearchResult[]; total: number } {
+  ): Promise<{ hits: SearchResult[]; total: number }> {
     const text = typeof q.query === 'string' ? q.query.trim() : '';
     if (!text) throw invalid('query is required: the text to search for', { field: 'query' });
     const fields = parseSearchFields(typeof q.params === 'string' ? q.params : undefined);
     const { limit } = parseInput(pagingSchema, { limit: q.limit ?? 50 }, 'paging');
-    const hits = searchRows(this.scope(actor).rows(), text, fields);
+    const hits = searchRows((await this.scope(actor)).rows(), text, fields);
     return {
       total: hits.length,
       hits: hits.slice(0, limit).map((h) => ({
@@ -291,11 +291,11 @@ export class ModelObjects {
     };
   }
 
-  ldm(actor: ProjectActor): LdmGraph {
-    const s = this.scope(actor);
-    const ds = this.datasets.infos(actor.projectId).map((d) => ({
+  async ldm(actor: ProjectActor): Promise<LdmGraph> {
+    const s = await this.scope(actor);
+    const ds = (await this.datasets.infos(actor.projectId)).map((d) => ({
       ...d,
-      prescription: this.datasets.prescriptionOf(actor.projectId, d.name)!,
+      prescription: (await this.datasets.prescriptionOf(actor.projectId, d.name))!,
     }));
     return ldmGraph(s, ds);
   }
@@ -332,7 +332,7 @@ export class ModelObjects {
     if (flows) this.limitCheck?.(actor.projectId, 'flows', flows);
 
     return this.change(actor, () => {
-      const before = this.scope(actor);
+      const before = await this.scope(actor);
       const taken = new Set(before.index.byIdent.keys());
       const titles = titleOwners(before.index.rows);
       const inputs: ObjectInput[] = [];
@@ -373,9 +373,9 @@ export class ModelObjects {
         o.def = storeDef(o.type, o.def, names);
       }
       this.writes++;
-      this.store.upsert(actor.projectId, inputs, actor.email);
+      await this.store.upsert(actor.projectId, inputs, actor.email);
       // Checked once all are in: objects of one batch may depend on each other.
-      const after = this.scope(actor);
+      const after = await this.scope(actor);
       inputs.forEach((o, i) =>
         this.checkRefs(
           after,
@@ -384,7 +384,7 @@ export class ModelObjects {
           written.get(o.ident),
         ),
       );
-      for (const o of inputs) this.record(actor, 'create', after.index.byIdent.get(o.ident)!);
+      for (const o of inputs) await this.record(actor, 'create', after.index.byIdent.get(o.ident)!);
       return inputs.map((o) => this.view(after.index.byIdent.get(o.ident)!, after));
     });
   }
@@ -406,7 +406,7 @@ export class ModelObjects {
     checkAll: boolean,
   ): ObjectView {
     return this.change(actor, () => {
-      const s = this.scope(actor);
+      const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
       if (p.ident !== undefined && p.ident !== ident)
         throw invalid(`the identifier cannot change ("${ident}" → "${p.ident}")`, {
@@ -456,7 +456,7 @@ export class ModelObjects {
         row.def,
       );
       this.writes++;
-      const changed = this.store.upsert(
+      const changed = await this.store.upsert(
         actor.projectId,
         [
           {
@@ -471,20 +471,20 @@ export class ModelObjects {
         ],
         actor.email,
       );
-      const after = this.scope(actor);
+      const after = await this.scope(actor);
       const updated = after.index.byIdent.get(ident)!;
       if (changed) {
         if (checkAll) this.checkRefs(after, updated, undefined, written);
-        this.record(actor, 'update', updated);
+        await this.record(actor, 'update', updated);
       }
       return this.view(updated, after);
     });
   }
 
-  remove(actor: ProjectActor, ident: string): void {
+  async remove(actor: ProjectActor, ident: string): Promise<void> {
     requireLevel(actor, 'mdadmin');
-    this.change(actor, () => {
-      const s = this.scope(actor);
+    await this.change(actor, () => {
+      const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
       // Deleting a role takes it from its members: user administration, but not a self-change.
       if (row.type === 'userrole')
@@ -507,8 +507,8 @@ export class ModelObjects {
         );
       }
       this.writes++;
-      this.store.remove(actor.projectId, [ident]);
-      this.record(actor, 'delete', row);
+      await this.store.remove(actor.projectId, [ident]);
+      await this.record(actor, 'delete', row);
     });
   }
 
@@ -521,7 +521,7 @@ export class ModelObjects {
   setRoleAcl(actor: ProjectActor, body: unknown): Array<ObjectSummary & { acl: AclEntry[] }> {
     const input = parseRoleAcl(body);
     return this.change(actor, () => {
-      const s = this.scope(actor);
+      const s = await this.scope(actor);
       const rows = input.objects.map((ident) => this.mustSee(s, ident));
       const denied = rows.filter((r) => !s.allows(r, 'a')).map((r) => r.ident);
       if (denied.length)
@@ -536,7 +536,7 @@ export class ModelObjects {
       const changed = next.filter((n) => !sameJson(n.acl, n.row.acl));
       if (changed.length) {
         this.writes++;
-        this.store.upsert(
+        await this.store.upsert(
           actor.projectId,
           changed.map(({ row, acl }) => ({
             ident: row.ident,
@@ -549,9 +549,9 @@ export class ModelObjects {
           })),
           actor.email,
         );
-        const after = this.scope(actor);
+        const after = await this.scope(actor);
         for (const { row } of changed)
-          this.record(actor, 'update', after.index.byIdent.get(row.ident)!, {
+          await this.record(actor, 'update', after.index.byIdent.get(row.ident)!, {
             userrole: input.userrole,
             acl: input.acl,
           });
@@ -560,7 +560,7 @@ export class ModelObjects {
     });
   }
 
-  modifyFolder(actor: ProjectActor, body: unknown): ObjectView {
+  async modifyFolder(actor: ProjectActor, body: unknown): Promise<ObjectView> {
     requireLevel(actor, 'mdadmin');
     const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const OPS = ['add', 'remove'];
@@ -575,7 +575,7 @@ export class ModelObjects {
     const content = b.content;
     if (!Array.isArray(content) || content.some((c) => typeof c !== 'string'))
       throw invalid('content must be an array of object identifiers', { field: 'content' });
-    const s = this.scope(actor);
+    const s = await this.scope(actor);
     const folder = this.mustSee(s, ident);
     if (folder.type !== 'folder')
       throw invalid(`"${ident}" is a ${folder.type}, not a folder`, { ident, type: folder.type });
@@ -613,20 +613,20 @@ export class ModelObjects {
    * the transaction, and a cache keyed by the version (compiled AQL) may have been filled
    * from the state that was rolled back: one more bump afterwards keeps versions unique.
    */
-  private change<T>(actor: ProjectActor, fn: () => T): T {
+  private async change<T>(actor: ProjectActor, fn: () => T): Promise<T> {
     const { projectId } = actor;
     const before = this.writes;
     const guard = this.rowFilterGuard;
     try {
-      return tx(this.db, () => {
-        const filters = guard?.before(actor) ?? null;
+      return tx(this.db, async () => {
+        const filters = (await guard?.before(actor)) ?? null;
         const out = fn();
-        guard?.assertKept(actor, filters);
+        await guard?.assertKept(actor, filters);
         return out;
       });
     } catch (err) {
       // Refusals before any write (404, 409…) leave the version, and the caches, alone.
-      if (this.writes !== before) this.store.bumpModelVersion(projectId);
+      if (this.writes !== before) await this.store.bumpModelVersion(projectId);
       throw err;
     }
   }
@@ -638,10 +638,12 @@ export class ModelObjects {
     return row;
   }
 
-  private revisionInfos(row: ObjectRow): RevisionInfo[] {
-    return this.store
-      .revisions(row.projectId, row.ident)
-      .map((r) => ({ revision: r.revision, time: r.time, user: r.user }));
+  private async revisionInfos(row: ObjectRow): Promise<RevisionInfo[]> {
+    return (await this.store.revisions(row.projectId, row.ident)).map((r) => ({
+      revision: r.revision,
+      time: r.time,
+      user: r.user,
+    }));
   }
 
   /** The stored def: validated by its type's schema; a credentials secret sealed. */
@@ -777,14 +779,14 @@ export class ModelObjects {
     }
   }
 
-  private record(
+  private async record(
     actor: ProjectActor,
     action: string,
     row: ObjectRow,
     extra: Record<string, unknown> = {},
-  ): void {
+  ): Promise<void> {
     const verb = { create: 'created', update: 'changed', delete: 'deleted' }[action] ?? action;
-    this.activity.record(actor.projectId, 'obj_action', {
+    await this.activity.record(actor.projectId, 'obj_action', {
       user: actor.email,
       object: row.ident,
       message: `${verb} ${row.type} "${row.name}" (${row.ident})`,

@@ -23,7 +23,7 @@ export type RevisionRow = typeof objectRevisions.$inferSelect;
 export class ModelStore {
   constructor(private readonly db: Db) {}
 
-  get(projectId: string, ident: string): ObjectRow | undefined {
+  async get(projectId: string, ident: string): Promise<ObjectRow | undefined> {
     return await this.db
       .select()
       .from(objects)
@@ -32,7 +32,7 @@ export class ModelStore {
   }
 
   /** Revisions of an object, newest first. */
-  revisions(projectId: string, ident: string): RevisionRow[] {
+  async revisions(projectId: string, ident: string): Promise<RevisionRow[]> {
     return await this.db
       .select()
       .from(objectRevisions)
@@ -40,7 +40,11 @@ export class ModelStore {
       .orderBy(desc(objectRevisions.revision));
   }
 
-  revisionAt(projectId: string, ident: string, revision: number): RevisionRow | undefined {
+  async revisionAt(
+    projectId: string,
+    ident: string,
+    revision: number,
+  ): Promise<RevisionRow | undefined> {
     return await this.db
       .select()
       .from(objectRevisions)
@@ -55,7 +59,9 @@ export class ModelStore {
   }
 
   /** The last revision of every object that no longer exists (what it was when deleted). */
-  goneObjects(projectId: string): Array<{ ident: string; snapshot: Record<string, unknown> }> {
+  async goneObjects(
+    projectId: string,
+  ): Promise<Array<{ ident: string; snapshot: Record<string, unknown> }>> {
     const r = objectRevisions;
     return await this.db
       .select({ ident: r.ident, snapshot: r.snapshot })
@@ -74,7 +80,7 @@ export class ModelStore {
     return this.db.$client.inTransaction;
   }
 
-  all(projectId: string): ObjectRow[] {
+  async all(projectId: string): Promise<ObjectRow[]> {
     return await this.db
       .select()
       .from(objects)
@@ -82,7 +88,7 @@ export class ModelStore {
       .orderBy(objects.ident);
   }
 
-  listByType(projectId: string, types: string[]): ObjectRow[] {
+  async listByType(projectId: string, types: string[]): Promise<ObjectRow[]> {
     return await this.db
       .select()
       .from(objects)
@@ -94,11 +100,11 @@ export class ModelStore {
    * Creates or updates objects; unchanged ones are left alone (no new revision). Returns how
    * many changed. Call inside the caller's transaction.
    */
-  upsert(projectId: string, inputs: ObjectInput[], user: string): number {
+  async upsert(projectId: string, inputs: ObjectInput[], user: string): Promise<number> {
     const now = nowIso();
     let changed = 0;
     for (const o of inputs) {
-      const existing = this.get(projectId, o.ident);
+      const existing = await this.get(projectId, o.ident);
       const description = o.description ?? existing?.description ?? '';
       const tags = o.tags ?? existing?.tags ?? [];
       const acl = o.acl ?? existing?.acl ?? [];
@@ -139,11 +145,11 @@ export class ModelStore {
         .values({ projectId, ident: o.ident, revision, snapshot: snapshot(row), user, time: now });
       changed++;
     }
-    if (changed) this.bumpModelVersion(projectId);
+    if (changed) await this.bumpModelVersion(projectId);
     return changed;
   }
 
-  private lastRevision(projectId: string, ident: string): number {
+  private async lastRevision(projectId: string, ident: string): Promise<number> {
     return (
       (
         await this.db
@@ -159,7 +165,7 @@ export class ModelStore {
    * Replaces a def in place, without a revision or a new model version: only for rewrites
    * that keep its meaning (start-up migration of saved AQL, aql/saved-refs.ts).
    */
-  rewriteDef(projectId: string, ident: string, def: Record<string, unknown>): void {
+  async rewriteDef(projectId: string, ident: string, def: Record<string, unknown>): Promise<void> {
     await this.db
       .update(objects)
       .set({ def })
@@ -167,27 +173,27 @@ export class ModelStore {
   }
 
   /** Every project's objects of these types (start-up migrations). */
-  allOfTypes(types: string[]): ObjectRow[] {
+  async allOfTypes(types: string[]): Promise<ObjectRow[]> {
     return await this.db.select().from(objects).where(inArray(objects.type, types));
   }
 
-  remove(projectId: string, idents: string[]): number {
+  async remove(projectId: string, idents: string[]): Promise<number> {
     if (!idents.length) return 0;
     const r = await this.db
       .delete(objects)
       .where(and(eq(objects.projectId, projectId), inArray(objects.ident, idents)));
-    if (r.changes) this.bumpModelVersion(projectId);
+    if (r.changes) await this.bumpModelVersion(projectId);
     return r.changes;
   }
 
-  bumpModelVersion(projectId: string): void {
+  async bumpModelVersion(projectId: string): Promise<void> {
     await this.db
       .update(projects)
       .set({ modelVersion: sql`${projects.modelVersion} + 1` })
       .where(eq(projects.id, projectId));
   }
 
-  bumpDataVersion(projectId: string): number {
+  async bumpDataVersion(projectId: string): Promise<number> {
     await this.db
       .update(projects)
       .set({ dataVersion: sql`${projects.dataVersion} + 1` })

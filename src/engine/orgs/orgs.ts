@@ -1,6 +1,6 @@
 // Organizations own projects and hold the plan; their administrators may create projects.
 import { and, eq } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { organizations, orgAdmins, users } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
@@ -22,34 +22,34 @@ export class Orgs {
     private readonly plans: Plans,
   ) {}
 
-  create(id: string, name: string, plan: string): void {
+  async create(id: string, name: string, plan: string): Promise<void> {
     if (!ORG_ID.test(id))
       throw invalid(`organization id "${id}" must be lowercase letters, digits, "-" or "_"`);
     if (!this.plans[plan])
       throw invalid(`unknown plan "${plan}"`, { allowed: Object.keys(this.plans) });
-    if (this.get(id)) throw conflict(`organization "${id}" already exists`);
+    if (await this.get(id)) throw conflict(`organization "${id}" already exists`);
     await this.db.insert(organizations).values({ id, name, plan, created: nowIso() });
   }
 
-  get(id: string) {
+  async get(id: string) {
     return await this.db.select().from(organizations).where(eq(organizations.id, id)).then(first);
   }
 
-  list() {
+  async list() {
     return await this.db.select().from(organizations);
   }
 
-  addAdmin(orgId: string, rawEmail: string): void {
+  async addAdmin(orgId: string, rawEmail: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
-    if (!this.get(orgId)) throw notFound(`organization "${orgId}" does not exist`);
-    this.db.$client.transaction(() => {
+    if (!(await this.get(orgId))) throw notFound(`organization "${orgId}" does not exist`);
+    await tx(this.db, async () => {
       await this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing();
       await this.db.insert(orgAdmins).values({ orgId, email }).onConflictDoNothing();
-    })();
+    });
   }
 
   /** The organizations this user administers (may create projects in), by id. */
-  administeredBy(email: string): string[] {
+  async administeredBy(email: string): Promise<string[]> {
     return await this.db
       .select({ id: orgAdmins.orgId })
       .from(orgAdmins)
@@ -58,7 +58,7 @@ export class Orgs {
       .map((r) => r.id);
   }
 
-  isAdmin(orgId: string, email: string): boolean {
+  async isAdmin(orgId: string, email: string): Promise<boolean> {
     return Boolean(
       await this.db
         .select()

@@ -6,7 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { projects, projectUsers, type Announcement } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
@@ -136,7 +136,7 @@ export class Projects {
   }
 
   /** Every project's id (maintenance sweeps). */
-  allIds(): string[] {
+  async allIds(): Promise<string[]> {
     return await this.db
       .select({ id: projects.id })
       .from(projects)
@@ -147,7 +147,7 @@ export class Projects {
     return path.join(this.dataDir, 'projects', projectId);
   }
 
-  orgOf(projectId: string): string {
+  async orgOf(projectId: string): Promise<string> {
     const row = await this.db
       .select({ org: projects.orgId })
       .from(projects)
@@ -157,7 +157,7 @@ export class Projects {
     return row.org;
   }
 
-  countInOrg(orgId: string): number {
+  async countInOrg(orgId: string): Promise<number> {
     return (
       (
         await this.db
@@ -196,11 +196,11 @@ export class Projects {
   }
 
   async create(p: Principal, body: unknown): Promise<ProjectDetails> {
-    const yours = this.orgs.administeredBy(p.email);
+    const yours = await this.orgs.administeredBy(p.email);
     const input = parseInput(createSchema(yours), body, 'project');
     const entity = input.entity ?? this.defaultEntity(yours);
-    const org = this.orgs.get(entity);
-    if (!org || !this.orgs.isAdmin(org.id, p.email)) {
+    const org = await this.orgs.get(entity);
+    if (!org || !(await this.orgs.isAdmin(org.id, p.email))) {
       throw forbidden(
         `you are not an administrator of organization "${entity}" (yours: ${yours.join(', ') || 'none'})`,
         { entity, yours },
@@ -208,7 +208,7 @@ export class Projects {
     }
     const id = `${input.id}-${randomId(6)}`;
     const now = nowIso();
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       // Checked inside the transaction so two concurrent creates cannot both pass.
       assertWithin(
         'projects',
@@ -233,13 +233,13 @@ export class Projects {
         created: now,
         updated: now,
       });
-      this.activity.record(id, 'project_action', {
+      await this.activity.record(id, 'project_action', {
         user: p.email,
         object: id,
         message: `project "${input.label}" created`,
         detail: { action: 'create', entity: org.id },
       });
-    })();
+    });
     fs.mkdirSync(this.dir(id), { recursive: true });
     return this.details({ ...this.creatorActor(id, p.email) });
   }
@@ -279,7 +279,7 @@ export class Projects {
       .where(eq(projects.id, a.projectId))
       .then(first);
     if (!row) throw notFound(`project "${a.projectId}" does not exist`);
-    const org = this.orgs.get(row.orgId);
+    const org = await this.orgs.get(row.orgId);
     return {
       id: row.id,
       label: row.label,
@@ -333,15 +333,15 @@ export class Projects {
     const changed = Object.keys(input).map((k) =>
       k === 'webdavToken' ? 'webdavToken (hidden)' : k,
     );
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       await this.db.update(projects).set(changes).where(eq(projects.id, a.projectId));
-      this.activity.record(a.projectId, 'project_action', {
+      await this.activity.record(a.projectId, 'project_action', {
         user: a.email,
         object: a.projectId,
         message: `project settings changed: ${changed.join(', ') || 'nothing'}`,
         detail: { action: 'update', fields: Object.keys(input) },
       });
-    })();
+    });
     return this.details({ ...a, maintenance: changes.maintenance ?? a.maintenance });
   }
 
@@ -353,7 +353,7 @@ export class Projects {
     fs.rmSync(this.dir(a.projectId), { recursive: true, force: true });
   }
 
-  webdavTokenHash(projectId: string): string | null {
+  async webdavTokenHash(projectId: string): Promise<string | null> {
     return (
       (
         await this.db
@@ -365,7 +365,7 @@ export class Projects {
     );
   }
 
-  getAnnouncement(a: ProjectActor): AnnouncementView | null {
+  async getAnnouncement(a: ProjectActor): Promise<AnnouncementView | null> {
     const row = await this.db
       .select({ a: projects.announcement })
       .from(projects)
@@ -386,12 +386,12 @@ export class Projects {
             endDate: input.endDate ?? null,
           }
         : null;
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       await this.db
         .update(projects)
         .set({ announcement: value, updated: nowIso() })
         .where(and(eq(projects.id, a.projectId)));
-      this.activity.record(a.projectId, 'project_action', {
+      await this.activity.record(a.projectId, 'project_action', {
         user: a.email,
         object: a.projectId,
         message: value
@@ -399,7 +399,7 @@ export class Projects {
           : 'announcement cleared',
         detail: { action: 'announce', title: value?.title ?? null },
       });
-    })();
+    });
     return value ? viewAnnouncement(value) : null;
   }
 }

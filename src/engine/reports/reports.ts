@@ -103,8 +103,8 @@ export class Reports {
   }
 
   /** Dashboards (or reports) the reader may open: by their roles, or shared with them. */
-  list(a: ProjectActor, type: 'dashboard' | 'report'): ObjectRow[] {
-    const s = this.objects.scope(a);
+  async list(a: ProjectActor, type: 'dashboard' | 'report'): Promise<ObjectRow[]> {
+    const s = await this.objects.scope(a);
     return s.index.rows.filter((r) => r.type === type && this.opens(a, s, r) !== null);
   }
 
@@ -114,7 +114,7 @@ export class Reports {
     ident: string,
     opts: RunOptions & { filter?: unknown } = {},
   ): Promise<ReportRun> {
-    const s = this.objects.scope(a);
+    const s = await this.objects.scope(a);
     const row = this.mustOpen(a, s, ident, 'report');
     const seeAll = this.opens(a, s, row) === 'shared';
     return this.run(a, row, seeAll, opts);
@@ -127,11 +127,11 @@ export class Reports {
     filter: unknown,
     opts: { signal?: AbortSignal } = {},
   ): Promise<DashboardRun> {
-    const s = this.objects.scope(a);
+    const s = await this.objects.scope(a);
     const dash = this.mustOpen(a, s, ident, 'dashboard');
     const shared = this.opens(a, s, dash) === 'shared';
     const def = dash.def as unknown as DashboardDef;
-    const filters = this.applyFilters(a, def, filter);
+    const filters = await this.applyFilters(a, def, filter);
     const condition = filterCondition(filters);
     const reader: ProjectActor = condition
       ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
@@ -213,10 +213,10 @@ export class Reports {
     const signal = opts.signal ?? new AbortController().signal;
     // Saved AQL is stored by identifier; run it as shown (what was written by title reads by
     // title again), so a column's title is what its author wrote, not `SUM([fact.x.y])`.
-    const snap = this.aql.snapshot(a.projectId);
+    const snap = await this.aql.snapshot(a.projectId);
     const text = (showDef(row.type, row.def, snapshotNames(snap)) as { aql: string }).aql;
     const r = await this.aql.query(a, text, signal, { seeAll });
-    const columns = this.withFormats(a, r.columns);
+    const columns = await this.withFormats(a, r.columns);
     const out: ReportRun = {
       ident: row.ident,
       name: row.name,
@@ -251,8 +251,11 @@ export class Reports {
   }
 
   /** Columns showing a metric carry its format (the metric whose title the column has). */
-  private withFormats(a: ProjectActor, columns: QueryResult['columns']): ReportColumn[] {
-    const snap = this.aql.snapshot(a.projectId);
+  private async withFormats(
+    a: ProjectActor,
+    columns: QueryResult['columns'],
+  ): Promise<ReportColumn[]> {
+    const snap = await this.aql.snapshot(a.projectId);
     const formats = new Map<string, string>();
     for (const o of snap.byIdent.values()) {
       const f = (o.def as { format?: unknown }).format;
@@ -269,9 +272,13 @@ export class Reports {
    * (`filter=<attribute>:<value>`, repeatable; the attribute by identifier or title), else
    * the dashboard's own `values`.
    */
-  private applyFilters(a: ProjectActor, def: DashboardDef, filter: unknown): AppliedFilter[] {
+  private async applyFilters(
+    a: ProjectActor,
+    def: DashboardDef,
+    filter: unknown,
+  ): Promise<AppliedFilter[]> {
     const declared = def.filters ?? [];
-    const snap = this.aql.snapshot(a.projectId);
+    const snap = await this.aql.snapshot(a.projectId);
     const picks = new Map<string, string[]>();
     const pick = (key: string, value: string) => {
       const f = declared.find(

@@ -52,18 +52,18 @@ export const pinOf = (rows: ObjectRow[]): Pin =>
  * are unfiltered Admins now. An object missing from the pin counts from revision 0: all of
  * its revisions must be theirs.
  */
-export function pinHolds(
+export async function pinHolds(
   store: ModelStore,
   projectId: string,
   pin: Pin,
   rows: ObjectRow[],
   isPublisher: (email: string) => boolean,
-): boolean {
+): Promise<boolean> {
   for (const r of rows) {
     const pinned = pin[r.ident] ?? 0;
     if (r.revision === pinned) continue;
     if (r.revision < pinned) return false;
-    const since = store.revisions(projectId, r.ident).filter((v) => v.revision > pinned);
+    const since = (await store.revisions(projectId, r.ident)).filter((v) => v.revision > pinned);
     // Every revision since the pin must be on record, each by an unfiltered Admin.
     if (since.length !== r.revision - pinned) return false;
     if (!since.every((v) => isPublisher(v.user))) return false;

@@ -195,8 +195,8 @@ export class Shares {
   }
 
   /** The project's shares of dashboards the caller can see. */
-  list(a: ProjectActor): ShareView[] {
-    const s = this.deps.objects.scope(a);
+  async list(a: ProjectActor): Promise<ShareView[]> {
+    const s = await this.deps.objects.scope(a);
     const rows = await this.db
       .select()
       .from(shares)
@@ -208,19 +208,19 @@ export class Shares {
     });
   }
 
-  get(a: ProjectActor, dashboardId: string): ShareView {
-    const s = this.deps.objects.scope(a);
+  async get(a: ProjectActor, dashboardId: string): Promise<ShareView> {
+    const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, dashboardId);
     return this.view(this.mustRow(a.projectId, dash), dash, s);
   }
 
   async create(a: ProjectActor, body: unknown): Promise<ShareChange> {
     const input = parseInput(createSchema, body, 'share');
-    const s = this.deps.objects.scope(a);
+    const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, input.object);
     this.mayShare(s, dash);
-    if (input.type === 'public') this.mayPublish(a);
-    if (this.row(a.projectId, dash.ident))
+    if (input.type === 'public') await this.mayPublish(a);
+    if (await this.row(a.projectId, dash.ident))
       throw conflict(
         `dashboard "${dash.ident}" is already shared; change its share with PUT ${shareHref(a.projectId, dash.ident)}`,
         { dashboard: dash.ident, href: shareHref(a.projectId, dash.ident) },
@@ -244,7 +244,7 @@ export class Shares {
     };
     this.write(dash, () => {
       await this.db.insert(shares).values(row);
-      this.deps.activity.record(a.projectId, 'obj_share', {
+      await this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
         object: dash.ident,
         message: `shared ${describe(dash)} ${whom(row)}`,
@@ -262,14 +262,14 @@ export class Shares {
         `body object "${input.object}" does not match the dashboard in the path "${dashboardId}"`,
         { field: 'object' },
       );
-    const s = this.deps.objects.scope(a);
+    const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, dashboardId);
-    const before = this.mustRow(a.projectId, dash);
+    const before = await this.mustRow(a.projectId, dash);
     this.mayChange(a, s, dash, before);
     const type = input.type ?? before.type;
     // Also keeping a share public needs embedding on: while it is off, a public share can only
     // be turned private or stopped.
-    if (type === 'public') this.mayPublish(a);
+    if (type === 'public') await this.mayPublish(a);
     const users = input.users ?? before.users;
     if (type === 'private' && users.length === 0)
       throw invalid(`invalid share: users: ${NEEDS_USERS}`, {
@@ -305,7 +305,7 @@ export class Shares {
           ),
         );
       if (r.changes === 0) {
-        if (!this.row(a.projectId, dash.ident)) throw notShared(dash.ident);
+        if (!(await this.row(a.projectId, dash.ident))) throw notShared(dash.ident);
         throw conflict(
           `the share of dashboard "${dash.ident}" was changed meanwhile; read it and try again`,
           {
@@ -313,7 +313,7 @@ export class Shares {
           },
         );
       }
-      this.deps.activity.record(a.projectId, 'obj_share', {
+      await this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
         object: dash.ident,
         message: `changed the share of ${describe(dash)}: ${whom(after)}`,
@@ -331,17 +331,17 @@ export class Shares {
     return { share: this.view(after, dash, s), invited, notified };
   }
 
-  stop(a: ProjectActor, dashboardId: string): void {
-    const s = this.deps.objects.scope(a);
+  async stop(a: ProjectActor, dashboardId: string): Promise<void> {
+    const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, dashboardId);
-    const before = this.mustRow(a.projectId, dash);
+    const before = await this.mustRow(a.projectId, dash);
     this.mayChange(a, s, dash, before);
-    tx(this.db, () => {
+    await tx(this.db, async () => {
       const r = await this.db
         .delete(shares)
         .where(and(eq(shares.projectId, a.projectId), eq(shares.dashboard, dash.ident)));
       if (r.changes === 0) throw notShared(dash.ident);
-      this.deps.activity.record(a.projectId, 'obj_share', {
+      await this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
         object: dash.ident,
         message: `stopped sharing ${describe(dash)}`,
@@ -362,7 +362,7 @@ export class Shares {
     if (!TOKEN_RE.test(token)) throw noSuchShare();
     const hit = this.publicStmt.get({ token });
     if (!hit) throw noSuchShare();
-    const actor = this.servedAs(hit);
+    const actor = await this.servedAs(hit);
     let run: DashboardRun;
     try {
       run = await this.deps.reports.dashboard(actor, hit.dashboard, filter, opts);
@@ -372,7 +372,7 @@ export class Shares {
     }
     // Again once computed: a change made (or rights lost) while it ran is on record by now,
     // and nothing computed from it leaves.
-    this.servedAs(hit);
+    await this.servedAs(hit);
     const origins = hit.embedOrigins ?? [];
     return { run, frameAncestors: origins.length ? origins : ['*'] };
   }
@@ -409,7 +409,7 @@ export class Shares {
   }
 
   /** A public share: the Admin level without a row filter, and dashboardEmbedding on. */
-  private mayPublish(a: ProjectActor): void {
+  private async mayPublish(a: ProjectActor): Promise<void> {
     if (!publishes(a))
       throw forbidden(
         a.admin
@@ -468,12 +468,12 @@ export class Shares {
    * The rights a public share is computed with: its sharing Admin's, while they are an Admin
    * without a row filter and what it computes holds to its pin; otherwise the one 404.
    */
-  private servedAs(hit: {
+  private async servedAs(hit: {
     projectId: string;
     dashboard: string;
     sharedBy: string;
     pinned: Pin | null;
-  }): ProjectActor {
+  }): Promise<ProjectActor> {
     let actor: ProjectActor;
     try {
       actor = this.deps.actorOf(hit.sharedBy, hit.projectId);
@@ -482,7 +482,8 @@ export class Shares {
       if (err instanceof EngineError) throw noSuchShare();
       throw err;
     }
-    if (!publishes(actor) || !this.pinHolds(actor, hit.dashboard, hit.pinned)) throw noSuchShare();
+    if (!publishes(actor) || !(await this.pinHolds(actor, hit.dashboard, hit.pinned)))
+      throw noSuchShare();
     return actor;
   }
 
@@ -491,9 +492,13 @@ export class Shares {
   }
 
   /** Whether what the share computes now is what was pinned, or was changed only by publishers. */
-  private pinHolds(actor: ProjectActor, dashboard: string, pin: Pin | null): boolean {
+  private async pinHolds(
+    actor: ProjectActor,
+    dashboard: string,
+    pin: Pin | null,
+  ): Promise<boolean> {
     if (!pin) return false; // public shares made before pins: an Admin changes them to serve again
-    const index = this.deps.objects.scope(actor).index;
+    const index = (await this.deps.objects.scope(actor)).index;
     const dash = index.byIdent.get(dashboard);
     if (!dash) return false;
     const known = new Map<string, boolean>();
@@ -521,7 +526,7 @@ export class Shares {
 
   // ---- storage and output ----
 
-  private row(projectId: string, dashboard: string): ShareRow | undefined {
+  private async row(projectId: string, dashboard: string): Promise<ShareRow | undefined> {
     return await this.db
       .select()
       .from(shares)
@@ -529,8 +534,8 @@ export class Shares {
       .then(first);
   }
 
-  private mustRow(projectId: string, dash: ObjectRow): ShareRow {
-    const row = this.row(projectId, dash.ident);
+  private async mustRow(projectId: string, dash: ObjectRow): Promise<ShareRow> {
+    const row = await this.row(projectId, dash.ident);
     if (!row) throw notShared(dash.ident);
     return row;
   }

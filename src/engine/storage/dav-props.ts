@@ -3,7 +3,7 @@
 // whichever door (REST or WebDAV) deleted or moved the item; ProjectFiles.copy copies them
 // with the Depth of the copy. Front doors reach them only through ProjectFiles.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
+import { type Db, tx } from '../db/index.js';
 import { davProps } from '../db/tables.js';
 import type { Storage } from './storage.js';
 
@@ -30,7 +30,7 @@ function tree(path: string): SQL {
 export class DavProps {
   constructor(private readonly db: Db) {}
 
-  list(projectId: string, path: string): DeadProp[] {
+  async list(projectId: string, path: string): Promise<DeadProp[]> {
     return await this.db
       .select({ ns: davProps.ns, name: davProps.name, value: davProps.value })
       .from(davProps)
@@ -39,7 +39,7 @@ export class DavProps {
 
   /** Applies the operations in document order, all or nothing. */
   patch(projectId: string, path: string, ops: PropOp[]): void {
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       for (const o of ops) {
         const key = and(
           eq(davProps.projectId, projectId),
@@ -59,40 +59,40 @@ export class DavProps {
             });
         }
       }
-    })();
+    });
   }
 
-  removeTree(projectId: string, path: string): void {
+  async removeTree(projectId: string, path: string): Promise<void> {
     await this.db.delete(davProps).where(and(eq(davProps.projectId, projectId), tree(path)));
   }
 
   /** Moves the properties of `from` and below to `to`, replacing whatever `to` had. */
   moveTree(projectId: string, from: string, to: string): void {
-    this.db.$client.transaction(() => {
-      this.removeTree(projectId, to);
+    await tx(this.db, async () => {
+      await this.removeTree(projectId, to);
       await this.db
         .update(davProps)
         .set({ path: sql`${to} || substr(${davProps.path}, length(${from}) + 1)` })
         .where(and(eq(davProps.projectId, projectId), tree(from)));
-    })();
+    });
   }
 
   /** Copies the properties of `from` (and, unless `shallow`, of everything below) to `to`. */
   copyTree(projectId: string, from: string, to: string, opts: { shallow?: boolean } = {}): void {
-    this.db.$client.transaction(() => {
-      this.removeTree(projectId, to);
+    await tx(this.db, async () => {
+      await this.removeTree(projectId, to);
       const scope = opts.shallow ? eq(davProps.path, from) : tree(from);
       this.db.run(sql`insert into ${davProps} (project_id, path, ns, name, value)
         select project_id, ${to} || substr(path, length(${from}) + 1), ns, name, value
         from ${davProps} where ${and(eq(davProps.projectId, projectId), scope)}`);
-    })();
+    });
   }
 
   /** The dead properties of a store's items, kept attached when it deletes or moves them. */
   static following(db: Db, storage: Storage): DavProps {
     const props = new DavProps(db);
     storage.onChange((c) => {
-      if (c.kind === 'deleted') props.removeTree(c.projectId, c.path);
+      if (c.kind === 'deleted') await props.removeTree(c.projectId, c.path);
       else if (c.kind === 'moved' && c.from) props.moveTree(c.projectId, c.from, c.path);
     });
     return props;

@@ -48,7 +48,7 @@ export class Uploads {
   async testChunk(a: ProjectActor, raw: Record<string, unknown>): Promise<TestResult> {
     requireStorageAccess(a);
     const spec = parseChunkParams(raw);
-    const row = this.row(a.projectId, spec.ident);
+    const row = await this.row(a.projectId, spec.ident);
     const partial = row?.status === 'partial' ? row : null;
     if (partial) sameUpload(partial, spec);
     const size = partial ? await this.chunks.size(a.projectId, spec.ident, spec.chunkNumber) : null;
@@ -85,7 +85,7 @@ export class Uploads {
     const p = a.projectId;
     const key = `${p}\0${spec.ident}`;
     // Refuse before a byte is written: a changed upload, a target that cannot be, no room.
-    const seen = this.row(p, spec.ident);
+    const seen = await this.row(p, spec.ident);
     const startedOn = seen?.status === 'partial' ? seen : null;
     if (startedOn) sameUpload(startedOn, spec);
     else await this.checkNewUpload(p, spec);
@@ -139,7 +139,7 @@ export class Uploads {
     startedOn: Row | null,
   ): Promise<ChunkResult> {
     const p = a.projectId;
-    let row = this.row(p, spec.ident);
+    let row = await this.row(p, spec.ident);
     if (startedOn && row?.status === 'complete' && row.created === startedOn.created) {
       // Another request's chunk completed this very upload while ours was on the way.
       await this.chunks.discard(r);
@@ -154,7 +154,7 @@ export class Uploads {
       await this.chunks.discard(r);
       throw err;
     }
-    this.touch(p, spec.ident, 'partial');
+    await this.touch(p, spec.ident, 'partial');
     const received = await this.chunks.count(p, spec.ident, spec.totalChunks);
     if (received < spec.totalChunks)
       return { uploadId: spec.ident, complete: false, received, total: spec.totalChunks };
@@ -168,7 +168,7 @@ export class Uploads {
       this.chunks.stream(p, spec.ident, spec.totalChunks),
       { expectedSize: row.totalSize, user: a.email, createParents: spec.createParents },
     );
-    this.touch(p, spec.ident, 'complete');
+    await this.touch(p, spec.ident, 'complete');
     await this.chunks.removeChunks(p, spec.ident);
     return { uploadId: spec.ident, complete: true, file: item };
   }
@@ -236,7 +236,7 @@ export class Uploads {
    */
   async resolve(a: ProjectActor, uploadId: string): Promise<string> {
     requireStorageAccess(a);
-    const row = this.row(a.projectId, uploadId);
+    const row = await this.row(a.projectId, uploadId);
     if (row?.status === 'complete') return (await this.assembled(a.projectId, row)).path;
     if (row)
       throw conflict(`upload "${uploadId}" is not complete yet`, {
@@ -270,7 +270,7 @@ export class Uploads {
       .where(and(eq(uploads.status, 'partial'), lt(uploads.updated, cutoff)));
     for (const { projectId, ident } of stale) {
       await this.locks.run(`${projectId}\0${ident}`, async () => {
-        const row = this.row(projectId, ident);
+        const row = await this.row(projectId, ident);
         if (row?.status !== 'partial' || row.updated >= cutoff) return; // touched meanwhile
         await this.chunks.removeAll(projectId, ident);
         await this.db
@@ -283,7 +283,7 @@ export class Uploads {
       for (const { ident, mtimeMs } of await this.chunks.folders(id)) {
         if (mtimeMs >= cutoffMs) continue;
         await this.locks.run(`${id}\0${ident}`, async () => {
-          if (this.row(id, ident)?.status === 'partial') return;
+          if ((await this.row(id, ident))?.status === 'partial') return;
           await this.chunks.removeAll(id, ident);
           removed++;
         });
@@ -306,7 +306,7 @@ export class Uploads {
     return removed;
   }
 
-  private row(projectId: string, ident: string): Row | undefined {
+  private async row(projectId: string, ident: string): Promise<Row | undefined> {
     return await this.db
       .select()
       .from(uploads)
@@ -314,7 +314,11 @@ export class Uploads {
       .then(first);
   }
 
-  private touch(projectId: string, ident: string, status: 'partial' | 'complete'): void {
+  private async touch(
+    projectId: string,
+    ident: string,
+    status: 'partial' | 'complete',
+  ): Promise<void> {
     await this.db
       .update(uploads)
       .set({ status, updated: nowIso() })

@@ -28,13 +28,13 @@ export function checkPasswordPolicy(password: string): void {
 export class Accounts {
   constructor(private readonly db: Db) {}
 
-  ensure(rawEmail: string): string {
+  async ensure(rawEmail: string): Promise<string> {
     const email = normalizeEmail(rawEmail);
     await this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing();
     return email;
   }
 
-  exists(email: string): boolean {
+  async exists(email: string): Promise<boolean> {
     return Boolean(
       await this.db
         .select({ e: users.email })
@@ -47,15 +47,15 @@ export class Accounts {
   async setPassword(rawEmail: string, password: string): Promise<void> {
     const email = normalizeEmail(rawEmail);
     checkPasswordPolicy(password);
-    if (!this.exists(email))
+    if (!(await this.exists(email)))
       throw notFound(
         `no user "${email}"; invite them to a project or make them an organization admin first`,
       );
     const hash = await hashPassword(password);
-    tx(this.db, () => this.storeHash(email, hash));
+    await tx(this.db, async () => this.storeHash(email, hash));
   }
 
-  hasPassword(email: string): boolean {
+  async hasPassword(email: string): Promise<boolean> {
     const row = await this.db
       .select({ hash: users.passwordHash })
       .from(users)
@@ -68,10 +68,10 @@ export class Accounts {
    * Stores a new password hash and closes every way in the old password opened: the
    * account's sessions and its outstanding password links. Call inside a transaction.
    */
-  storeHash(email: string, hash: string): void {
+  async storeHash(email: string, hash: string): Promise<void> {
     await this.db.update(users).set({ passwordHash: hash }).where(eq(users.email, email));
-    endSessionsOf(this.db, email);
-    endLinks(this.db, email, 'password_set');
+    await endSessionsOf(this.db, email);
+    await endLinks(this.db, email, 'password_set');
   }
 
   /** The e-mail when the password matches, otherwise null (same timing either way). */

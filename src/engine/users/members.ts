@@ -6,7 +6,7 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
 import { projects, projectUsers, users } from '../db/tables.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
@@ -97,7 +97,9 @@ export class Members {
   }
 
   /** Every member's filter as stored, for start-up migration (aql/saved-refs.ts). */
-  allFilters(): Array<Pick<Row, 'projectId' | 'email' | 'filter' | 'filterByTitle'>> {
+  async allFilters(): Promise<
+    Array<Pick<Row, 'projectId' | 'email' | 'filter' | 'filterByTitle'>>
+  > {
     return await this.db
       .select({
         projectId: projectUsers.projectId,
@@ -110,7 +112,12 @@ export class Members {
   }
 
   /** Rewrites a stored filter in place (same meaning; no event, no `updated` change). */
-  restoreFilter(projectId: string, email: string, filter: string, byTitle: number[]): void {
+  async restoreFilter(
+    projectId: string,
+    email: string,
+    filter: string,
+    byTitle: number[],
+  ): Promise<void> {
     await this.db
       .update(projectUsers)
       .set({ filter, filterByTitle: byTitle.length ? byTitle : null })
@@ -127,7 +134,7 @@ export class Members {
     return { ...rest, filter: this.showFilter(projectId, next) };
   }
 
-  countActive(projectId: string): number {
+  async countActive(projectId: string): Promise<number> {
     return (
       (
         await this.db
@@ -140,7 +147,7 @@ export class Members {
   }
 
   /** Every distinct row-level filter of the project's members (active or not). */
-  rowFilters(projectId: string): string[] {
+  async rowFilters(projectId: string): Promise<string[]> {
     return await this.db
       .selectDistinct({ filter: projectUsers.filter })
       .from(projectUsers)
@@ -149,7 +156,7 @@ export class Members {
   }
 
   /** How many members hold one of these row-level filters. */
-  countWithFilters(projectId: string, filters: string[]): number {
+  async countWithFilters(projectId: string, filters: string[]): Promise<number> {
     if (!filters.length) return 0;
     return (
       (
@@ -162,10 +169,10 @@ export class Members {
     );
   }
 
-  list(
+  async list(
     a: ProjectActor,
     paging: { limit: number; offset: number },
-  ): { items: Member[]; total: number } {
+  ): Promise<{ items: Member[]; total: number }> {
     requireLevel(a, 'useradmin');
     const where = eq(projectUsers.projectId, a.projectId);
     const rows = await this.db
@@ -201,7 +208,7 @@ export class Members {
       if (seen.has(email))
         throw invalid(`user "${email}" appears twice in the invitation`, { index: i, id: email });
       seen.add(email);
-      const existing = this.findRow(a.projectId, email);
+      const existing = await this.findRow(a.projectId, email);
       const next = this.apply(
         a,
         existing,
@@ -211,7 +218,7 @@ export class Members {
       return { email, existing, next, sendemail: item.sendemail ?? false };
     });
     const now = nowIso();
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       const added = plans.filter((p) => p.next.active && !p.existing?.active).length;
       if (added > 0) this.limits.check(a.projectId, 'users', added);
       for (const p of plans) {
@@ -230,7 +237,7 @@ export class Members {
             target: [projectUsers.projectId, projectUsers.email],
             set: { ...p.next, updated: now },
           });
-        this.activity.record(a.projectId, 'user_action', {
+        await this.activity.record(a.projectId, 'user_action', {
           user: a.email,
           object: p.email,
           message: memberEventMessage(p.email, p.existing, p.next),
@@ -241,8 +248,8 @@ export class Members {
           },
         });
       }
-      this.assertAdminRemains(a.projectId);
-    })();
+      await this.assertAdminRemains(a.projectId);
+    });
     const results: InviteResult[] = [];
     for (const p of plans) {
       const r: InviteResult = { id: p.email, status: p.existing ? 'updated' : 'invited' };
@@ -252,17 +259,17 @@ export class Members {
     return results;
   }
 
-  update(a: ProjectActor, userId: string, body: unknown): Member {
+  async update(a: ProjectActor, userId: string, body: unknown): Promise<Member> {
     requireLevel(a, 'useradmin');
     const input = parseInput(updateSchema, body, 'user rights');
-    const existing = this.row(a.projectId, userId);
+    const existing = await this.row(a.projectId, userId);
     if (input.id !== undefined && normalizeEmail(input.id) !== existing.email) {
       throw invalid(
         `body id "${input.id}" does not match the user in the path "${existing.email}"`,
       );
     }
     const next = this.apply(a, existing, input, existing.email);
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       if (next.active && !existing.active) this.limits.check(a.projectId, 'users', 1);
       await this.db
         .update(projectUsers)
@@ -270,7 +277,7 @@ export class Members {
         .where(
           and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
         );
-      this.activity.record(a.projectId, 'user_action', {
+      await this.activity.record(a.projectId, 'user_action', {
         user: a.email,
         object: existing.email,
         message: memberEventMessage(existing.email, existing, next),
@@ -280,32 +287,32 @@ export class Members {
           ...this.detail(a.projectId, next),
         },
       });
-      this.assertAdminRemains(a.projectId);
-    })();
+      await this.assertAdminRemains(a.projectId);
+    });
     return this.toMember(a.projectId, this.row(a.projectId, existing.email));
   }
 
-  remove(a: ProjectActor, userId: string): void {
+  async remove(a: ProjectActor, userId: string): Promise<void> {
     requireLevel(a, 'useradmin');
-    const existing = this.row(a.projectId, userId);
+    const existing = await this.row(a.projectId, userId);
     this.assertMayTouch(a, existing);
-    this.db.$client.transaction(() => {
+    await tx(this.db, async () => {
       await this.db
         .delete(projectUsers)
         .where(
           and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
         );
-      this.activity.record(a.projectId, 'user_action', {
+      await this.activity.record(a.projectId, 'user_action', {
         user: a.email,
         object: existing.email,
         message: `removed ${existing.email} from the project`,
         detail: { action: 'remove', target: existing.email },
       });
-      this.assertAdminRemains(a.projectId);
-    })();
+      await this.assertAdminRemains(a.projectId);
+    });
   }
 
-  private findRow(projectId: string, email: string): Row | undefined {
+  private async findRow(projectId: string, email: string): Promise<Row | undefined> {
     return await this.db
       .select()
       .from(projectUsers)
@@ -313,11 +320,11 @@ export class Members {
       .then(first);
   }
 
-  private row(projectId: string, userId: string): Row {
+  private async row(projectId: string, userId: string): Promise<Row> {
     // The id arrives decoded (HTTP path params are decoded once by the router); decoding again
     // would turn `x%41@…` into `xa@…`, another user.
     const email = normalizeEmail(userId);
-    const row = this.findRow(projectId, email);
+    const row = await this.findRow(projectId, email);
     if (!row)
       throw notFound(`user "${email}" is not a member of project "${projectId}"`, { id: email });
     return row;
@@ -389,7 +396,7 @@ export class Members {
     return { filter: s.filter, filterByTitle: byTitle.length ? byTitle : null };
   }
 
-  private assertAdminRemains(projectId: string): void {
+  private async assertAdminRemains(projectId: string): Promise<void> {
     const admins =
       (
         await this.db

@@ -54,9 +54,9 @@ export class PasswordLinks {
   }
 
   /** What an invitation to `email` says about signing in; issues a link when they need one. */
-  invitationSignIn(email: string): InvitationSignIn {
+  async invitationSignIn(email: string): Promise<InvitationSignIn> {
     if (!this.builtin) return { kind: 'external', issuer: this.config.auth.issuer };
-    if (this.accounts.hasPassword(email))
+    if (await this.accounts.hasPassword(email))
       return { kind: 'password', forgotUrl: this.url(FORGOT_PASSWORD_PATH) };
     const link = this.issue(email, 'invite');
     return { kind: 'set-password', url: link.url, expires: link.expires };
@@ -66,7 +66,7 @@ export class PasswordLinks {
    * "Forgot password": mails a link when `rawEmail` is an account. Whether it is one shows
    * nowhere: the same rate limits apply and the mail leaves after the answer either way.
    */
-  requestReset(rawEmail: string, clientAddress: string): RateDecision {
+  async requestReset(rawEmail: string, clientAddress: string): Promise<RateDecision> {
     this.requireBuiltin();
     const email = normalizeEmail(rawEmail);
     const decision = takeRate(this.db, [
@@ -83,7 +83,7 @@ export class PasswordLinks {
         windowMs: HOUR_MS,
       },
     ]);
-    if (decision.ok && this.accounts.exists(email)) this.background(this.mailReset(email));
+    if (decision.ok && (await this.accounts.exists(email))) this.background(this.mailReset(email));
     return decision;
   }
 
@@ -100,9 +100,9 @@ export class PasswordLinks {
     // Checked before hashing so a dead link fails fast, and again in the transaction below.
     okOrThrow(readLink(this.db, token));
     const hash = await hashPassword(password);
-    return tx(this.db, () => {
+    return tx(this.db, async () => {
       const link = okOrThrow(useLink(this.db, token));
-      this.accounts.storeHash(link.email, hash);
+      await this.accounts.storeHash(link.email, hash);
       return { email: link.email };
     });
   }

@@ -30,19 +30,23 @@ export class RowFilterGuard {
    * every member's below User Admin, else only their own (nobody changes their own rights);
    * null when there are none.
    */
-  before(a: ProjectActor, snap?: ModelSnapshot): FilterMeanings | null {
+  async before(a: ProjectActor, snap?: ModelSnapshot): Promise<FilterMeanings | null> {
     const filters = hasLevel(a, 'useradmin')
       ? a.filter
         ? [a.filter]
         : []
-      : this.members.rowFilters(a.projectId);
+      : await this.members.rowFilters(a.projectId);
     if (!filters.length) return null;
     const s = snap ?? this.current(a.projectId);
     return new Map(filters.map((f) => [f, filterMeaning(s, f)]));
   }
 
   /** 403 when `after` (default: the current model) changes what one of those filters selects. */
-  assertKept(a: ProjectActor, before: FilterMeanings | null, after?: ModelSnapshot): void {
+  async assertKept(
+    a: ProjectActor,
+    before: FilterMeanings | null,
+    after?: ModelSnapshot,
+  ): Promise<void> {
     if (!before) return;
     const snap = after ?? this.current(a.projectId);
     const datasets = new Set(snap.datasets.keys());
@@ -55,7 +59,7 @@ export class RowFilterGuard {
         'this change alters which rows your own row-level filter selects; nobody changes their own rights: another Admin or User Admin must make it',
         { project: a.projectId, field: 'filter' },
       );
-    const members = this.members.countWithFilters(a.projectId, changed);
+    const members = await this.members.countWithFilters(a.projectId, changed);
     throw forbidden(
       `this change alters which rows the row-level filter of ${members} member(s) selects; only an Admin or a User Admin may change what members may see (or they change those filters first)`,
       { project: a.projectId, members, required: 'useradmin' },

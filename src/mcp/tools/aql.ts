@@ -232,7 +232,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'the query is too large to explain here; explain a part of it',
     run: async ({ project, aql }) => {
-      const e = ctx.engine.aql.explain(actorFor(ctx, project), aql);
+      const e = await ctx.engine.aql.explain(actorFor(ctx, project), aql);
       return {
         data: {
           columns: e.columns.map((c) => ({ title: c.title, kind: c.kind, dataType: c.dataType })),
@@ -274,7 +274,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'use a smaller limit or a search',
     run: async ({ project, search, limit, offset }) => {
-      const r = ctx.engine.objects.list(actorFor(ctx, project), {
+      const r = await ctx.engine.objects.list(actorFor(ctx, project), {
         rel: 'object.report',
         query: search,
         limit: limit ?? 50,

@@ -133,7 +133,7 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
           throw invalid(
             `job "${job}" belongs to conversation "${p.conversation}", not "${conversation}"; pass job alone to collect its answer`,
           );
-        const asked = ctx.engine.ai.questionOf(a, j.id);
+        const asked = await ctx.engine.ai.questionOf(a, j.id);
         if (question !== undefined && question.trim() !== (asked ?? '').trim())
           throw invalid(
             `job "${job}" answers a different question (${JSON.stringify(asked ?? '')}); pass job alone to collect its answer, or question alone to ask a new one`,
@@ -141,7 +141,7 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
         return settle(ctx, a, j, extra);
       }
       if (!question?.trim()) throw invalid('pass question (to ask) or job (to collect an answer)');
-      const r = ctx.engine.ai.ask(a, {
+      const r = await ctx.engine.ai.ask(a, {
         question,
         ...(conversation ? { conversation } : {}),
       });

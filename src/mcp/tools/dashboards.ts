@@ -63,13 +63,13 @@ async function pngBlock(svg: string, width: number): Promise<ImageContent> {
  * The dashboard or report `name` (id, or exact title, then title in any case) among those the
  * caller may open, as the engine lists them (their roles, or a dashboard shared with them).
  */
-function resolve(
+async function resolve(
   ctx: McpContext,
   a: ProjectActor,
   type: 'dashboard' | 'report',
   name: string,
-): ObjectRow {
-  const rows = ctx.engine.reports.list(a, type);
+): Promise<ObjectRow> {
+  const rows = await ctx.engine.reports.list(a, type);
   const key = name.replace(/^\[|\]$/g, '').trim();
   const byId = rows.find((r) => r.ident === key);
   if (byId) return byId;
@@ -90,7 +90,7 @@ function resolve(
     // own lookup, which sees only what their roles open.
     let obj: { ident: string; name: string; type: string } | null = null;
     try {
-      obj = findObject(ctx, a, key).object;
+      obj = (await findObject(ctx, a, key)).object;
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
     }
@@ -236,7 +236,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
     narrow: 'the dashboards do not fit one answer',
     run: async ({ project }) => {
       const a = actorFor(ctx, project);
-      const all = ctx.engine.reports.list(a, 'dashboard').map((d) => ({
+      const all = (await ctx.engine.reports.list(a, 'dashboard')).map((d) => ({
         id: d.ident,
         title: d.name,
         description: d.description,
@@ -280,7 +280,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
     narrow: 'ask for fewer rows per item with limit, or run its reports one by one with run_report',
     run: async ({ project, dashboard, filters, limit }, extra) => {
       const a = actorFor(ctx, project);
-      const row = resolve(ctx, a, 'dashboard', dashboard);
+      const row = await resolve(ctx, a, 'dashboard', dashboard);
       const d = await ctx.engine.reports.dashboard(a, row.ident, filters ?? [], {
         signal: extra.signal,
       });
@@ -370,7 +370,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
     narrow: RESULT_NARROW,
     run: async ({ project, report, limit }, extra) => {
       const a = actorFor(ctx, project);
-      const row = resolve(ctx, a, 'report', report);
+      const row = await resolve(ctx, a, 'report', report);
       const def = row.def as { aql?: unknown; visualization?: { type?: unknown } };
       const aql = String(def.aql ?? '');
       const head = {

@@ -64,7 +64,7 @@ export function registerFlowTools(server: McpServer, ctx: McpContext): void {
     narrow: 'too many flows to show with fullLoad; call again without fullLoad',
     run: async ({ project, fullLoad }) => {
       const a = actorFor(ctx, project);
-      return { data: ctx.engine.flows.list(a, fullLoad === true) as never };
+      return { data: (await ctx.engine.flows.list(a, fullLoad === true)) as never };
     },
   });
 

@@ -56,18 +56,18 @@ export const objectOut = (v: ObjectView): z.infer<typeof objectShape> => ({
 });
 
 /** An object by identifier, or else by title with AQL's rules and did-you-mean errors. */
-export function findObject(
+export async function findObject(
   ctx: McpContext,
   a: ProjectActor,
   id: string,
   opts: { predecessors?: boolean; successors?: boolean } = {},
-): ObjectDetails {
+): Promise<ObjectDetails> {
   const name = id.replace(/^\[|\]$/g, '').trim();
   try {
     return ctx.engine.objects.get(a, name, opts);
   } catch (err) {
     if (!(err instanceof EngineError) || err.kind !== 'not_found') throw err;
-    return ctx.engine.objects.get(a, ctx.engine.catalog.find(a, name).ident, opts);
+    return ctx.engine.objects.get(a, (await ctx.engine.catalog.find(a, name)).ident, opts);
   }
 }
 
@@ -130,7 +130,10 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'use a smaller limit or a more specific query',
     run: async ({ project, query, limit }) => {
-      const r = ctx.engine.objects.search(actorFor(ctx, project), { query, limit: limit ?? 20 });
+      const r = await ctx.engine.objects.search(actorFor(ctx, project), {
+        query,
+        limit: limit ?? 20,
+      });
       return {
         data: {
           total: r.total,
@@ -163,7 +166,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     narrow: 'call it without related=true',
     run: async ({ project, id, related }) => {
       const a = actorFor(ctx, project);
-      const d = findObject(ctx, a, id, { predecessors: related, successors: related });
+      const d = await findObject(ctx, a, id, { predecessors: related, successors: related });
       return {
         data: {
           object: objectOut(d.object),
@@ -187,7 +190,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     narrow: 'pass a prefix or a smaller limit',
     run: async ({ project, attribute, prefix, limit }) => {
       const a = actorFor(ctx, project);
-      const obj = ctx.engine.catalog.find(a, attribute);
+      const obj = await ctx.engine.catalog.find(a, attribute);
       const r = await ctx.engine.catalog.attributeValues(a, obj.ident, { prefix, limit });
       return {
         data: { attribute: { id: obj.ident, type: obj.type, title: obj.name }, ...r },
@@ -211,7 +214,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'the list is too long; ask about a more specific object',
     run: async ({ project, object }) => {
-      const r = ctx.engine.catalog.compatible(actorFor(ctx, project), object);
+      const r = await ctx.engine.catalog.compatible(actorFor(ctx, project), object);
       return {
         data: {
           object: r.object,

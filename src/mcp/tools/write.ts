@@ -59,7 +59,7 @@ export function registerWriteTools(server: McpServer, ctx: McpContext): void {
       if ([title, description, aql, tags].every((v) => v === undefined))
         throw invalid('nothing to change: pass title, description, aql or tags');
       const a = actorFor(ctx, project);
-      const cur = findObject(ctx, a, id).object;
+      const cur = (await findObject(ctx, a, id)).object;
       const updated = ctx.engine.objects.replace(a, cur.ident, {
         name: title ?? cur.name,
         description: description ?? cur.description,

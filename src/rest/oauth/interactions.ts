@@ -112,7 +112,7 @@ ${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
       const forced = details.prompt.reasons.some((r) => r === 'login_prompt' || r === 'max_age');
       const sid = readCookie(req, SESSION_COOKIE);
       const email = !forced && sid ? engine.sessionUser(sid) : null;
-      if (email && engine.accounts.exists(email))
+      if (email && (await engine.accounts.exists(email)))
         return provider.interactionFinished(
           req,
           res,
@@ -130,7 +130,7 @@ ${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 254) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1000) : '';
-    const guess = engine.throttle.guess(SIGN_IN_SCOPE, email.trim(), clientAddress(req));
+    const guess = await engine.throttle.guess(SIGN_IN_SCOPE, email.trim(), clientAddress(req));
     if (guess.retryAfter !== null) {
       res.setHeader('Retry-After', String(guess.retryAfter));
       const wait = `Too many failed sign-ins; retry in ${guess.retryAfter} s.`;

@@ -62,7 +62,7 @@ export function createProvider(engine: Engine): Provider {
     scopes: ['openid', 'offline_access', 'email', MCP_SCOPE, API_SCOPE],
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     async findAccount(_ctx, sub) {
-      if (!engine.accounts.exists(sub)) return undefined;
+      if (!(await engine.accounts.exists(sub))) return undefined;
       return {
         accountId: sub,
         claims: () => ({ sub, email: sub, email_verified: true }),
@@ -218,7 +218,7 @@ export function createProvider(engine: Engine): Provider {
       };
       return;
     }
-    engine.revocations.revokeToken(claims.jti, claims.exp);
+    await engine.revocations.revokeToken(claims.jti, claims.exp);
   });
   return provider;
 

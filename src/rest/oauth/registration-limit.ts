@@ -10,8 +10,8 @@ const HOUR_MS = 3_600_000;
 
 export function registrationLimit(engine: Engine, perHour: number) {
   const rule = { name: 'registration', limit: perHour, windowMs: HOUR_MS };
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const retry = engine.throttle.take(rule, addressKey(clientAddress(req)));
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const retry = await engine.throttle.take(rule, addressKey(clientAddress(req)));
     if (retry === null) return next();
     res.setHeader('Retry-After', String(retry));
     res.status(429).json({

@@ -54,8 +54,8 @@ export const aiRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Ask `{ question, conversation? }` → 202 with links `scache` (the `ai` job; its result is the answer) and `conversation`. 503 when no AI provider is configured, 402 over the plan’s AI messages per day.',
-        handler: ({ engine, actor, body }) => {
-          const r = engine.ai.ask(actor, body);
+        handler: async ({ engine, actor, body }) => {
+          const r = await engine.ai.ask(actor, body);
           const started = jobStarted(r.job);
           return {
             ...started,
@@ -82,9 +82,9 @@ export const aiRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'Your conversations, most recently active first (`limit`, `offset`).',
-        handler: ({ engine, actor, query }) => {
+        handler: async ({ engine, actor, query }) => {
           const page = parseInput(pagingSchema, query, 'paging');
-          const { items, total } = engine.ai.list(actor, page);
+          const { items, total } = await engine.ai.list(actor, page);
           return {
             title: 'Conversations',
             body: {
@@ -123,8 +123,8 @@ export const aiRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Delete a conversation and its answers (a question still being answered is cancelled).',
-        handler: ({ engine, actor, params }) => {
-          engine.ai.delete(actor, params.conversationId!);
+        handler: async ({ engine, actor, params }) => {
+          await engine.ai.delete(actor, params.conversationId!);
           return { status: 204 };
         },
       },

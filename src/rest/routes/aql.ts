@@ -92,7 +92,7 @@ export const aqlRoutes: RouteDef[] = [
           const { aql } = parseInput(bodySchema, body, 'query');
           const wait = preferredWait(req.headers.prefer);
           if (wait === null) {
-            const job = engine.aql.execute(actor, aql);
+            const job = await engine.aql.execute(actor, aql);
             return { status: 201, ...started(job, 'Query started') };
           }
           // Prefer: wait=<s> (RFC 7240): answer inline when the job ends within the wait.
@@ -167,9 +167,9 @@ export const aqlRoutes: RouteDef[] = [
         access: 'member',
         description:
           '`{ aql }` → the objects it uses, the join paths of each aggregation, and the SQL (not run).',
-        handler: ({ engine, actor, body }) => {
+        handler: async ({ engine, actor, body }) => {
           const { aql } = parseInput(bodySchema, body, 'query');
-          return { title: 'Query plan', body: { explain: engine.aql.explain(actor, aql) } };
+          return { title: 'Query plan', body: { explain: await engine.aql.explain(actor, aql) } };
         },
       },
     },

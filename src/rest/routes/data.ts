@@ -69,8 +69,8 @@ export const dataRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'Current data and model versions and the loaded datasets.',
-        handler: ({ engine, actor }) => {
-          const dataload = engine.datasets.status(actor);
+        handler: async ({ engine, actor }) => {
+          const dataload = await engine.datasets.status(actor);
           return {
             title: 'Data load status',
             body: {

@@ -56,9 +56,9 @@ export const flowRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Flows with inputs, outputs, running state and last run; `fullLoad=true` adds each def and the triggers that start it.',
-        handler: ({ engine, actor, query }) => {
+        handler: async ({ engine, actor, query }) => {
           const full = query.fullLoad === 'true' || query.fullLoad === '1';
-          const body = engine.flows.list(actor, full);
+          const body = await engine.flows.list(actor, full);
           for (const f of body.flows)
             (f as typeof f & { link: unknown }).link = [
               link('self', `${projectPath(actor.projectId)}/pmd/obj/${encodeURIComponent(f.id)}`, {

@@ -150,7 +150,7 @@ export const identityRoutes: RouteDef[] = [
           const input = parseInput(loginSchema, body ?? {}, 'sign-in');
           const next = safeNext(input.next);
           // Too many failures for this e-mail from this address, or from it at all: 429.
-          const guess = guessOrRefuse(engine, req, SIGN_IN_SCOPE, input.email.trim());
+          const guess = await guessOrRefuse(engine, req, SIGN_IN_SCOPE, input.email.trim());
           const email = await engine.accounts.checkPassword(input.email, input.password);
           if (!email) {
             if (wantsJson(req)) throw new HttpError(401, 'wrong e-mail or password', {});
@@ -222,9 +222,9 @@ export const identityRoutes: RouteDef[] = [
       POST: {
         access: 'public',
         description: 'End the browser session.',
-        handler: ({ engine, req, res }) => {
+        handler: async ({ engine, req, res }) => {
           const sid = readCookie(req, SESSION_COOKIE);
-          if (sid) engine.endSession(sid);
+          if (sid) await engine.endSession(sid);
           res.setHeader('Set-Cookie', [
             `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
             // Signing out of Ursa signs out of the OAuth server's sign-in too.

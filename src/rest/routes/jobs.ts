@@ -48,10 +48,10 @@ export const jobRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Jobs, newest first; filter by `type` (transform, flow, report, ai) and `status` (comma lists).',
-        handler: ({ engine, actor, query }) => {
+        handler: async ({ engine, actor, query }) => {
           const page = parseInput(pagingSchema, query, 'paging');
           const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-          const { items, total } = engine.jobs.list(actor, {
+          const { items, total } = await engine.jobs.list(actor, {
             type: str(query.type),
             status: str(query.status),
             ...page,

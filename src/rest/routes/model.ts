@@ -60,8 +60,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Objects you can read: `rel=object.<type>` (repeatable), `query=` (substring of ident, name, description, tags), `limit`/`offset`.',
-        handler: ({ engine, actor, query }) => {
-          const r = engine.objects.list(actor, query);
+        handler: async ({ engine, actor, query }) => {
+          const r = await engine.objects.list(actor, query);
           const pages = paging(`${projectPath(actor.projectId)}/pmd/obj`, r, r.total);
           // The next page keeps this page's filters.
           const keep = new URLSearchParams();
@@ -111,8 +111,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'member',
         description:
           'One object; `predecessors=1` (objects it uses), `successors=1` (objects using it), `history=1`.',
-        handler: ({ engine, actor, params, query }) => {
-          const d = engine.objects.get(actor, params.id!, {
+        handler: async ({ engine, actor, params, query }) => {
+          const d = await engine.objects.get(actor, params.id!, {
             predecessors: flag(query.predecessors),
             successors: flag(query.successors),
             history: flag(query.history),
@@ -150,8 +150,8 @@ export const modelRoutes: RouteDef[] = [
       DELETE: {
         access: 'mdadmin',
         description: 'Delete the object (409 with the dependents while other objects use it).',
-        handler: ({ engine, actor, params }) => {
-          engine.objects.remove(actor, params.id!);
+        handler: async ({ engine, actor, params }) => {
+          await engine.objects.remove(actor, params.id!);
           return { status: 204 };
         },
       },
@@ -186,8 +186,8 @@ export const modelRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'The object as it was at that revision.',
-        handler: ({ engine, actor, params }) => {
-          const v = engine.objects.revision(actor, params.id!, params.revision!);
+        handler: async ({ engine, actor, params }) => {
+          const v = await engine.objects.revision(actor, params.id!, params.revision!);
           return {
             title: `${v.type} ${v.name}, revision ${v.revision}`,
             body: { object: v, link: [objectLink(actor.projectId, v)] },
@@ -204,8 +204,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Many objects: `idents` (comma list, ≤ 1000), `keys` (comma list of fields); unreadable or unknown ones are listed in `missing`.',
-        handler: ({ engine, actor, query }) => {
-          const r = engine.objects.bulk(actor, query);
+        handler: async ({ engine, actor, query }) => {
+          const r = await engine.objects.bulk(actor, query);
           const p = actor.projectId;
           return {
             title: 'Objects',
@@ -229,8 +229,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Search objects: `query`, `params` (comma list of name, ident, tags, type, description), `limit`; best hits first.',
-        handler: ({ engine, actor, query }) => {
-          const r = engine.objects.search(actor, query);
+        handler: async ({ engine, actor, query }) => {
+          const r = await engine.objects.search(actor, query);
           const p = actor.projectId;
           return {
             title: 'Search',
@@ -253,8 +253,8 @@ export const modelRoutes: RouteDef[] = [
       POST: {
         access: 'mdadmin',
         description: 'Add objects to or remove them from a folder `{ ident, op, content }`.',
-        handler: ({ engine, actor, body }) => {
-          const v = engine.objects.modifyFolder(actor, body);
+        handler: async ({ engine, actor, body }) => {
+          const v = await engine.objects.modifyFolder(actor, body);
           return {
             title: `Folder ${v.name}`,
             body: { object: withLink(actor.projectId, v), link: [objectLink(actor.projectId, v)] },
@@ -271,8 +271,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Logical data model: datasets with columns, primary key and rows; references between them.',
-        handler: ({ engine, actor }) => {
-          const g = engine.objects.ldm(actor);
+        handler: async ({ engine, actor }) => {
+          const g = await engine.objects.ldm(actor);
           return {
             title: 'Logical data model',
             body: {

@@ -56,12 +56,12 @@ function sentMessage(ttlHours: number): string {
   return `If that address belongs to an Ursa account, a link to choose its password is on its way. It works once and expires in ${lifetime}.`;
 }
 
-function forgot({ engine, req, res, body }: Ctx): void {
+async function forgot({ engine, req, res, body }: Ctx): Promise<void> {
   const json = wantsJson(req);
   const input = parseInput(forgotSchema, body ?? {}, 'password request');
   let decision;
   try {
-    decision = engine.passwordLinks.requestReset(input.email, clientAddress(req));
+    decision = await engine.passwordLinks.requestReset(input.email, clientAddress(req));
   } catch (err) {
     if (json || !(err instanceof EngineError)) throw err;
     if (err.kind !== 'invalid') return linkProblem(res, err);

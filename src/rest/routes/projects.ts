@@ -130,12 +130,12 @@ export const projectRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Recent events, newest first; `types` filters (comma list), `limit`/`offset` page.',
-        handler: ({ engine, actor, query }) => {
+        handler: async ({ engine, actor, query }) => {
           const types = parseActivityTypes(
             typeof query.types === 'string' ? query.types : undefined,
           );
           const page = parseInput(pagingSchema, query, 'paging');
-          const { items, total } = engine.activity.list(actor, { types, ...page });
+          const { items, total } = await engine.activity.list(actor, { types, ...page });
           const path = `${projectPath(actor.projectId)}/activity`;
           const pages = paging(path, page, total);
           // The next page must keep the filter, or it pages through unfiltered events.
@@ -161,9 +161,9 @@ export const projectRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'Data load events; `latest=1` keeps the latest load of each dataset.',
-        handler: ({ engine, actor, query }) => {
+        handler: async ({ engine, actor, query }) => {
           const latest = query.latest === '1' || query.latest === 'true';
-          const items = engine.activity.loads(actor, { latest });
+          const items = await engine.activity.loads(actor, { latest });
           return {
             title: latest ? 'Latest data loads' : 'Data loads',
             body: {
@@ -185,10 +185,10 @@ export const projectRoutes: RouteDef[] = [
         access: 'member',
         description:
           'The project announcement ({ title, message, startDate, endDate, current }) or null.',
-        handler: ({ engine, actor }) => ({
+        handler: async ({ engine, actor }) => ({
           title: 'Announcement',
           body: {
-            announcement: engine.projects.getAnnouncement(actor),
+            announcement: await engine.projects.getAnnouncement(actor),
             link: [link('project', projectPath(actor.projectId))],
           },
         }),

@@ -77,8 +77,8 @@ export const reportRoutes: RouteDef[] = [
         access: 'member',
         description:
           'The dashboards you can open (by your roles, or shared with you), with links to their pages.',
-        handler: ({ engine, actor }) => {
-          const list = engine.reports.list(actor, 'dashboard').map((d) => ({
+        handler: async ({ engine, actor }) => {
+          const list = (await engine.reports.list(actor, 'dashboard')).map((d) => ({
             ident: d.ident,
             name: d.name,
             description: d.description,

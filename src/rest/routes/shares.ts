@@ -49,8 +49,8 @@ export const shareRoutes: RouteDef[] = [
         access: 'member',
         description:
           "The project's dashboard shares you can see (`url` of a public one only for Admins without a row filter).",
-        handler: ({ engine, actor }) => {
-          const list = engine.shares.list(actor);
+        handler: async ({ engine, actor }) => {
+          const list = await engine.shares.list(actor);
           return {
             title: 'Shares',
             body: {
@@ -83,8 +83,8 @@ export const shareRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'The share of one dashboard.',
-        handler: ({ engine, actor, params }) => {
-          const s = engine.shares.get(actor, params.dashboardId!);
+        handler: async ({ engine, actor, params }) => {
+          const s = await engine.shares.get(actor, params.dashboardId!);
           return {
             title: `Share of ${s.name}`,
             body: { share: record(actor.projectId, s) },
@@ -105,8 +105,8 @@ export const shareRoutes: RouteDef[] = [
       DELETE: {
         access: 'member',
         description: 'Stop sharing the dashboard (a public URL answers 404 at once) → 204.',
-        handler: ({ engine, actor, params }) => {
-          engine.shares.stop(actor, params.dashboardId!);
+        handler: async ({ engine, actor, params }) => {
+          await engine.shares.stop(actor, params.dashboardId!);
           return { status: 204 };
         },
       },

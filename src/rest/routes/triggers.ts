@@ -26,8 +26,8 @@ export const triggerRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Triggers you may read, with their last firing (`lastRun`: time, job, status: the run’s status, or SKIPPED / FAILED / PAUSED), the next scheduled time of timers (`nextRun`), and `paused` (time, message) for a trigger the chain limits paused (`enabled` is then false).',
-        handler: ({ engine, actor }) => {
-          const body = engine.triggers.list(actor);
+        handler: async ({ engine, actor }) => {
+          const body = await engine.triggers.list(actor);
           return {
             title: 'Triggers',
             body,
@@ -46,8 +46,8 @@ export const triggerRoutes: RouteDef[] = [
         access: 'mdadmin',
         description:
           'Enables the triggers listed in `enabled` (lifting a pause) and disables those in `disabled` (arrays of trigger ids); all or nothing. Answers the trigger list.',
-        handler: ({ engine, actor, body }) => {
-          const out = engine.triggers.toggle(actor, body);
+        handler: async ({ engine, actor, body }) => {
+          const out = await engine.triggers.toggle(actor, body);
           return { title: 'Triggers', body: out, tabular: tabular(out.triggers) };
         },
       },

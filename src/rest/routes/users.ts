@@ -19,9 +19,9 @@ export const userRoutes: RouteDef[] = [
       GET: {
         access: 'useradmin',
         description: 'Members with their levels, roles and row filters (`limit`/`offset`).',
-        handler: ({ engine, actor, query }) => {
+        handler: async ({ engine, actor, query }) => {
           const page = parseInput(pagingSchema, query, 'paging');
-          const { items, total } = engine.members.list(actor, page);
+          const { items, total } = await engine.members.list(actor, page);
           return {
             title: 'Users',
             body: {
@@ -69,16 +69,16 @@ export const userRoutes: RouteDef[] = [
         access: 'useradmin',
         description:
           'Change active, admin, mdadmin, useradmin, roles or filter; active=false revokes.',
-        handler: ({ engine, actor, params, body }) => {
-          const m = engine.members.update(actor, params.userId!, body);
+        handler: async ({ engine, actor, params, body }) => {
+          const m = await engine.members.update(actor, params.userId!, body);
           return { title: `User ${m.id}`, body: { user: withLinks(actor.projectId, m) } };
         },
       },
       DELETE: {
         access: 'useradmin',
         description: 'Remove the member from the project.',
-        handler: ({ engine, actor, params }) => {
-          engine.members.remove(actor, params.userId!);
+        handler: async ({ engine, actor, params }) => {
+          await engine.members.remove(actor, params.userId!);
           return { status: 204 };
         },
       },

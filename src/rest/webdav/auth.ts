@@ -85,7 +85,7 @@ async function basicActor(
   if (colon <= 0) throw unauthorized(engine, project, 'the Basic credentials must be "user:token"');
   const user = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
-  const tokenHash = engine.projects.webdavTokenHash(project);
+  const tokenHash = await engine.projects.webdavTokenHash(project);
   if (!tokenHash) {
     throw unauthorized(
       engine,
@@ -98,7 +98,7 @@ async function basicActor(
   let guess: Guess | undefined;
   if (until === undefined || until <= Date.now()) {
     // Counted as a failure until the user turns out to be allowed (429 when too many).
-    guess = guessOrRefuse(engine, req, `webdav:${project}`, user);
+    guess = await guessOrRefuse(engine, req, `webdav:${project}`, user);
     if (!(await verifyPassword(password, tokenHash)))
       throw unauthorized(engine, project, WRONG_CREDENTIALS);
   }

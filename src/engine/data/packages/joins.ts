@@ -39,9 +39,9 @@ export async function planJoins(
     }
     let plan = byDataset.get(r.dataset);
     if (!plan) {
-      const row = deps.datasets.get(projectId, r.dataset);
+      const row = await deps.datasets.get(projectId, r.dataset);
       if (!row) {
-        const known = deps.datasets.infos(projectId).map((d) => d.name);
+        const known = (await deps.datasets.infos(projectId)).map((d) => d.name);
         throw invalid(
           `joinTo names dataset "${r.dataset}", which is not loaded; loaded datasets: ${known.join(', ') || 'none'}`,
           { field: `${field}.dataset`, value: r.dataset, known },
@@ -122,15 +122,15 @@ async function checkColumn(
 }
 
 /** Records the planned prescriptions and syncs the model (call inside a transaction). */
-export function applyJoins(
+export async function applyJoins(
   projectId: string,
   user: string,
   plans: PlannedJoin[],
   deps: { datasets: Datasets; prescriptions: Prescriptions },
-): void {
+): Promise<void> {
   for (const plan of plans) {
-    deps.datasets.setPrescription(projectId, plan.dataset, plan.prescription);
-    if (plan.source) deps.prescriptions.remember(projectId, plan.source, plan.prescription);
+    await deps.datasets.setPrescription(projectId, plan.dataset, plan.prescription);
+    if (plan.source) await deps.prescriptions.remember(projectId, plan.source, plan.prescription);
   }
-  deps.datasets.syncModel(projectId, user);
+  await deps.datasets.syncModel(projectId, user);
 }

@@ -3,7 +3,7 @@
 // prescription, after recording the references `joinTo` asks for.
 import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../../access/actor.js';
-import type { Db } from '../../db/index.js';
+import { type Db, tx } from '../../db/index.js';
 import { conflict, invalid } from '../../errors.js';
 import type { Job } from '../../jobs/jobs.js';
 import type { Storage } from '../../storage/storage.js';
@@ -59,7 +59,7 @@ export class Packages {
     }
     const params = pkg.resolve(input.parameters);
     const source = packageSource(pkg);
-    const existing = this.datasets.get(a.projectId, pkg.dataset);
+    const existing = await this.datasets.get(a.projectId, pkg.dataset);
     if (existing && existing.source !== source) {
       throw conflict(
         `dataset "${pkg.dataset}" exists and was not loaded from the ${pkg.id} package (its source is ${existing.source ?? 'unknown'}); loading the package would replace it`,
@@ -86,12 +86,12 @@ export class Packages {
     // Recorded now, before the job runs: a reference to a dataset still loading is kept (and
     // resolved by the load's own model sync), so the job's OK means everything is in place.
     if (joins.length) {
-      this.db.$client.transaction(() =>
+      await tx(this.db, async () =>
         applyJoins(a.projectId, a.email, joins, {
           datasets: this.datasets,
           prescriptions: this.prescriptions,
         }),
-      )();
+      );
     }
     return job;
   }

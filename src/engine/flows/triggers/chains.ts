@@ -32,7 +32,7 @@ export function depthOf(params: Record<string, unknown> | undefined): number {
 }
 
 /** The chain a firing caused by job `jobId` starts: one deeper than that run. */
-export function chainAfter(db: Db, jobId: string): Chain {
+export async function chainAfter(db: Db, jobId: string): Promise<Chain> {
   const row = await db
     .select({ params: jobs.params })
     .from(jobs)
@@ -42,7 +42,12 @@ export function chainAfter(db: Db, jobId: string): Chain {
 }
 
 /** Chained runs of a flow started since `since` (ISO), by any process. */
-export function chainedRunsSince(db: Db, projectId: string, flow: string, since: string): number {
+export async function chainedRunsSince(
+  db: Db,
+  projectId: string,
+  flow: string,
+  since: string,
+): Promise<number> {
   return (
     (
       await db
@@ -63,31 +68,31 @@ export function chainedRunsSince(db: Db, projectId: string, flow: string, since:
 }
 
 /** Why a chained firing of `flow` must not start it, or null when it may. */
-export function overLimit(
+export async function overLimit(
   db: Db,
   projectId: string,
   flow: string,
   chain: Chain,
   limits: ChainLimits,
   now: Date,
-): string | null {
+): Promise<string | null> {
   if (chain.depth > limits.chainDepth)
     return `run ${chain.depth} of a chain of runs started by other runs (after job ${chain.cause}); at most ${limits.chainDepth} in a row (URSA_TRIGGER_CHAIN_DEPTH). A cycle of triggers? Enable the trigger again once it is broken`;
   const since = new Date(now.getTime() - 60_000).toISOString();
-  const recent = chainedRunsSince(db, projectId, flow, since);
+  const recent = await chainedRunsSince(db, projectId, flow, since);
   if (recent >= limits.chainPerMinute)
     return `flow "${flow}" was started ${recent} times in the last minute by other runs; at most ${limits.chainPerMinute} (URSA_TRIGGER_CHAIN_PER_MINUTE). Enable the trigger again when that is intended`;
   return null;
 }
 
 /** Pauses a trigger (the first pause stays when another process paused it too). */
-export function pause(
+export async function pause(
   db: Db,
   projectId: string,
   trigger: string,
   time: string,
   message: string,
-): void {
+): Promise<void> {
   await db
     .insert(triggerPauses)
     .values({ projectId, trigger, time, message })
@@ -95,7 +100,7 @@ export function pause(
 }
 
 /** Lifts a trigger's pause; true when it was paused. */
-export function unpause(db: Db, projectId: string, trigger: string): boolean {
+export async function unpause(db: Db, projectId: string, trigger: string): Promise<boolean> {
   return (
     (
       await db
@@ -109,11 +114,11 @@ export function unpause(db: Db, projectId: string, trigger: string): boolean {
  * The pauses of a project's triggers. `created` gives each trigger's creation time: a pause
  * older than its trigger was left by a deleted one of the same identifier and does not count.
  */
-export function pausesOf(
+export async function pausesOf(
   db: Db,
   projectId: string,
   created: (trigger: string) => string | undefined,
-): Map<string, Pause> {
+): Promise<Map<string, Pause>> {
   const out = new Map<string, Pause>();
   for (const r of await db
     .select()
@@ -126,7 +131,12 @@ export function pausesOf(
 }
 
 /** One trigger's pause, or null. */
-export function pauseOf(db: Db, projectId: string, trigger: string, created: string): Pause | null {
+export async function pauseOf(
+  db: Db,
+  projectId: string,
+  trigger: string,
+  created: string,
+): Promise<Pause | null> {
   const r = await db
     .select()
     .from(triggerPauses)

@@ -13,13 +13,13 @@ export const PENDING = 'pending';
 export type FiringRow = typeof triggerFirings.$inferSelect;
 
 /** Claims a slot; true when this call took it (and must fire), false when it was taken. */
-export function claim(
+export async function claim(
   db: Db,
   projectId: string,
   trigger: string,
   slot: string,
   time: string,
-): boolean {
+): Promise<boolean> {
   const r = await db
     .insert(triggerFirings)
     .values({ projectId, trigger, slot, time, outcome: PENDING })
@@ -28,7 +28,7 @@ export function claim(
 }
 
 /** Records what the claimant did with its slot. */
-export function settle(
+export async function settle(
   db: Db,
   projectId: string,
   trigger: string,
@@ -36,7 +36,7 @@ export function settle(
   outcome: Outcome,
   jobId: string | null,
   message: string | null,
-): void {
+): Promise<void> {
   await db
     .update(triggerFirings)
     .set({ outcome, jobId, message })
@@ -49,7 +49,12 @@ export function settle(
     );
 }
 
-export function hasClaim(db: Db, projectId: string, trigger: string, slot: string): boolean {
+export async function hasClaim(
+  db: Db,
+  projectId: string,
+  trigger: string,
+  slot: string,
+): Promise<boolean> {
   return !!(await db
     .select({ one: sql<number>`1` })
     .from(triggerFirings)
@@ -64,7 +69,7 @@ export function hasClaim(db: Db, projectId: string, trigger: string, slot: strin
 }
 
 /** The latest firing of each trigger of a project (ties on time: the last inserted). */
-export function lastFirings(db: Db, projectId: string): Map<string, FiringRow> {
+export async function lastFirings(db: Db, projectId: string): Promise<Map<string, FiringRow>> {
   const rows = await db
     .select()
     .from(triggerFirings)
@@ -81,7 +86,7 @@ export function lastFirings(db: Db, projectId: string): Map<string, FiringRow> {
 }
 
 /** Every firing of a trigger, oldest first (tests and diagnostics). */
-export function firingsOf(db: Db, projectId: string, trigger: string): FiringRow[] {
+export async function firingsOf(db: Db, projectId: string, trigger: string): Promise<FiringRow[]> {
   return await db
     .select()
     .from(triggerFirings)
@@ -90,7 +95,7 @@ export function firingsOf(db: Db, projectId: string, trigger: string): FiringRow
 }
 
 /** Current statuses of jobs by id. */
-export function jobStatuses(db: Db, ids: string[]): Map<string, string> {
+export async function jobStatuses(db: Db, ids: string[]): Promise<Map<string, string>> {
   if (!ids.length) return new Map();
   const rows = await db
     .select({ id: jobs.id, status: jobs.status })
@@ -100,11 +105,11 @@ export function jobStatuses(db: Db, ids: string[]): Map<string, string> {
 }
 
 /** What a trigger watches between checks, shared by every process; null before the first. */
-export function readState<T extends Record<string, unknown>>(
+export async function readState<T extends Record<string, unknown>>(
   db: Db,
   projectId: string,
   trigger: string,
-): T | null {
+): Promise<T | null> {
   const row = await db
     .select({ state: triggerState.state })
     .from(triggerState)
@@ -113,13 +118,13 @@ export function readState<T extends Record<string, unknown>>(
   return (row?.state as T | undefined) ?? null;
 }
 
-export function writeState(
+export async function writeState(
   db: Db,
   projectId: string,
   trigger: string,
   state: Record<string, unknown>,
   time: string,
-): void {
+): Promise<void> {
   await db
     .insert(triggerState)
     .values({ projectId, trigger, state, updated: time })
@@ -130,7 +135,7 @@ export function writeState(
 }
 
 /** The run holding a flow's lock (any process), or null. */
-export function lockedBy(db: Db, projectId: string, flow: string): string | null {
+export async function lockedBy(db: Db, projectId: string, flow: string): Promise<string | null> {
   return (
     (
       await db

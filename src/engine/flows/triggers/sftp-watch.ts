@@ -95,7 +95,7 @@ export async function pollOnce(
 ): Promise<void> {
   const def = row.def as unknown as SftpDef;
   const key = `${def.credentials}\n${def.path}\n${row.revision}`;
-  const state = readState<SftpState>(d.db, row.projectId, row.ident);
+  const state = await readState<SftpState>(d.db, row.projectId, row.ident);
   const now = d.now().toISOString();
   let listing: Listing;
   try {
@@ -116,7 +116,7 @@ export async function pollOnce(
       { project: row.projectId, trigger: row.ident, err: message },
       'SFTP trigger poll failed',
     );
-    writeState(
+    await writeState(
       d.db,
       row.projectId,
       row.ident,
@@ -127,7 +127,7 @@ export async function pollOnce(
     return;
   }
   if (signal.aborted) return;
-  writeState(d.db, row.projectId, row.ident, { key, files: listing, okAt: now }, now);
+  await writeState(d.db, row.projectId, row.ident, { key, files: listing, okAt: now }, now);
   // First listing, or the trigger changed since: this is the baseline.
   if (!state || state.key !== key) return;
   const changes = diffListing(state.files, listing);

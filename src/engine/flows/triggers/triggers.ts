@@ -179,7 +179,7 @@ export class Triggers {
   }
 
   /** Starts the timers and watchers (once the server serves); catches up missed timer runs. */
-  start(): void {
+  async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     if (!this.listening) {
@@ -190,7 +190,7 @@ export class Triggers {
     }
     this.sftp.start();
     // The first tick fires what was missed while the server was down.
-    this.tick();
+    await this.tick();
     this.tickTimer = setInterval(() => this.tick(), this.deps.config.triggerTickMs);
     this.tickTimer.unref();
   }
@@ -206,15 +206,12 @@ export class Triggers {
 
   // ---- API ----
 
-  list(a: ProjectActor): { triggers: TriggerView[] } {
-    const rows = this.deps.objects
-      .scope(a)
-      .rows()
-      .filter((r) => r.type === 'trigger');
-    const last = lastFirings(this.deps.db, a.projectId);
+  async list(a: ProjectActor): Promise<{ triggers: TriggerView[] }> {
+    const rows = (await this.deps.objects.scope(a)).rows().filter((r) => r.type === 'trigger');
+    const last = await lastFirings(this.deps.db, a.projectId);
     const created = new Map(rows.map((r) => [r.ident, r.created]));
-    const paused = pausesOf(this.deps.db, a.projectId, (id) => created.get(id));
-    const statuses = jobStatuses(
+    const paused = await pausesOf(this.deps.db, a.projectId, (id) => created.get(id));
+    const statuses = await jobStatuses(
       this.deps.db,
       [...last.values()].map((f) => f.jobId).filter((j): j is string => !!j),
     );
@@ -266,7 +263,7 @@ export class Triggers {
    * `def.enabled`, written through the model API with the caller's rights, all or nothing.
    * Enabling a paused trigger lifts its pause; one that closes a flowSequence cycle → 400.
    */
-  toggle(a: ProjectActor, body: unknown): { triggers: TriggerView[] } {
+  async toggle(a: ProjectActor, body: unknown): Promise<{ triggers: TriggerView[] }> {
     requireLevel(a, 'mdadmin');
     const b = parseInput(toggleBody, body ?? {}, 'trigger toggle');
     const enable = [...new Set(b.enabled ?? [])];
@@ -277,7 +274,7 @@ export class Triggers {
         `trigger ${both.map((id) => `"${id}"`).join(', ')} is listed in both enabled and disabled`,
         { field: 'enabled', ids: both },
       );
-    const scope = this.deps.objects.scope(a);
+    const scope = await this.deps.objects.scope(a);
     const wanted = [
       ...enable.map((id) => [id, true] as const),
       ...disable.map((id) => [id, false] as const),
@@ -306,14 +303,14 @@ export class Triggers {
         });
       }
     }
-    tx(this.deps.db, () => {
+    await tx(this.deps.db, async () => {
       for (const id of enable) {
         const row = scope.get(id)!;
-        const was = pauseOf(this.deps.db, a.projectId, id, row.created);
+        const was = await pauseOf(this.deps.db, a.projectId, id, row.created);
         // (a pause left by a deleted trigger of the same identifier goes too, unannounced)
-        if (!unpause(this.deps.db, a.projectId, id) || !was) continue;
+        if (!(await unpause(this.deps.db, a.projectId, id)) || !was) continue;
         const def = defOf(row);
-        this.deps.activity.record(a.projectId, 'flow_trigger', {
+        await this.deps.activity.record(a.projectId, 'flow_trigger', {
           user: a.email,
           object: id,
           message: `trigger "${row.name}" (${def.type}) enabled again after a pause: ${was.message}`,
@@ -347,7 +344,7 @@ export class Triggers {
   async run(a: ProjectActor, body: unknown): Promise<Job> {
     requireLevel(a, 'mdadmin');
     const { id } = parseInput(runBody, body ?? {}, 'trigger run');
-    const row = this.deps.objects.scope(a).get(id);
+    const row = (await this.deps.objects.scope(a)).get(id);
     if (!row) throw notFound(`no trigger "${id}" in project "${a.projectId}"`, { id });
     if (row.type !== 'trigger')
       throw invalid(`"${id}" is a ${row.type}, not a trigger`, { id, type: row.type });
@@ -359,18 +356,18 @@ export class Triggers {
   // ---- watching ----
 
   /** One pass over every project's timers (due slots fire) and SFTP triggers (polling set). */
-  tick(): void {
+  async tick(): Promise<void> {
     if (!this.started) return;
     try {
       const now = this.now();
       const seen = new Set<string>();
       const sftp: ObjectRow[] = [];
-      for (const row of this.watched.all()) {
+      for (const row of await this.watched.all()) {
         const def = defOf(row);
         if (def.enabled !== true) continue;
         if (def.type === 'flowTimer') {
           seen.add(keyOf(row.projectId, row.ident));
-          this.checkTimer(row, def, now);
+          await this.checkTimer(row, def, now);
         } else if (def.type === 'flowSftpFilechange') sftp.push(row);
       }
       for (const k of this.timerSeen.keys()) if (!seen.has(k)) this.timerSeen.delete(k);
@@ -381,7 +378,7 @@ export class Triggers {
   }
 
   /** A timer's latest scheduled time fires once, if it came after the timer was armed. */
-  private checkTimer(row: ObjectRow, def: TriggerDef, now: Date): void {
+  private async checkTimer(row: ObjectRow, def: TriggerDef, now: Date): Promise<void> {
     if (!def.cron) return;
     const prev = previousRun({ cron: def.cron, timezone: def.timezone }, now);
     if (!prev) return;
@@ -391,7 +388,7 @@ export class Triggers {
     this.timerSeen.set(key, slot);
     // Unchanged since before the slot: owed. Otherwise, since when has it been scheduled so?
     if (prev.getTime() <= Date.parse(row.updated)) {
-      const revisions = this.deps.model.revisions(row.projectId, row.ident).map((r) => ({
+      const revisions = (await this.deps.model.revisions(row.projectId, row.ident)).map((r) => ({
         time: r.time,
         def: (r.snapshot as { def?: Record<string, unknown> }).def,
       }));
@@ -400,12 +397,12 @@ export class Triggers {
     this.track(this.fire(row, slot, {}));
   }
 
-  private jobFinished(job: Job): void {
+  private async jobFinished(job: Job): Promise<void> {
     if (!this.started || job.type !== 'flow' || job.status !== 'OK') return;
     const flow = job.params.id;
     if (typeof flow !== 'string') return;
     try {
-      for (const row of this.deps.model.listByType(job.projectId, ['trigger'])) {
+      for (const row of await this.deps.model.listByType(job.projectId, ['trigger'])) {
         const def = defOf(row);
         if (def.enabled === true && def.type === 'flowSequence' && def.after === flow)
           this.track(
@@ -420,15 +417,15 @@ export class Triggers {
     }
   }
 
-  private storageChanged(change: StorageChange): void {
+  private async storageChanged(change: StorageChange): Promise<void> {
     if (!this.started || !isFileArrival(change)) return;
     try {
       let chain: Chain | null | undefined;
-      for (const row of this.deps.model.listByType(change.projectId, ['trigger'])) {
+      for (const row of await this.deps.model.listByType(change.projectId, ['trigger'])) {
         const def = defOf(row);
         if (def.enabled !== true || def.type !== 'flowWebdavFilechange' || !def.path) continue;
         if (!pathMatches(def.path, change.path)) continue;
-        const running = this.runningJob(row.projectId, def.flow);
+        const running = await this.runningJob(row.projectId, def.flow);
         if (running !== null) {
           // Its own outputs among them: recorded once per run, never a run after this one.
           this.track(
@@ -439,7 +436,8 @@ export class Triggers {
           continue;
         }
         // Written by a run: the run it fires is chained to that one (its depth is in its job).
-        if (chain === undefined) chain = change.job ? chainAfter(this.deps.db, change.job) : null;
+        if (chain === undefined)
+          chain = change.job ? await chainAfter(this.deps.db, change.job) : null;
         this.debouncer.touch(keyOf(row.projectId, row.ident), this.now().getTime(), chain);
       }
     } catch (err) {
@@ -448,10 +446,15 @@ export class Triggers {
   }
 
   /** A storage trigger's changes went quiet: one run for all of them. */
-  private fileQuiet(key: string, first: number, changes: number, chain: Chain | null): void {
+  private async fileQuiet(
+    key: string,
+    first: number,
+    changes: number,
+    chain: Chain | null,
+  ): Promise<void> {
     if (!this.started) return;
     const [projectId, ident] = key.split('\u0000') as [string, string];
-    const row = this.deps.model.get(projectId, ident);
+    const row = await this.deps.model.get(projectId, ident);
     if (!row) return;
     this.track(
       this.fire(row, `file:${new Date(first).toISOString()}`, {
@@ -462,8 +465,8 @@ export class Triggers {
   }
 
   /** The running job of a flow ('' when only this process knows it runs), or null. */
-  private runningJob(projectId: string, flow: string): string | null {
-    const locked = lockedBy(this.deps.db, projectId, flow);
+  private async runningJob(projectId: string, flow: string): Promise<string | null> {
+    const locked = await lockedBy(this.deps.db, projectId, flow);
     if (locked) return locked;
     return this.deps.flows.isRunning(projectId, flow) ? '' : null;
   }
@@ -492,28 +495,28 @@ export class Triggers {
     const { db } = this.deps;
     if (!manual) {
       // Read again: it may have been disabled, paused, changed or deleted since it was seen.
-      const current = this.deps.model.get(row.projectId, row.ident);
+      const current = await this.deps.model.get(row.projectId, row.ident);
       if (!current || current.type !== 'trigger' || defOf(current).enabled !== true) return null;
-      if (pauseOf(db, current.projectId, current.ident, current.created)) return null;
+      if (await pauseOf(db, current.projectId, current.ident, current.created)) return null;
       row = current;
     }
     const def = defOf(row);
     const { projectId, ident } = row;
     const chain = manual ? undefined : how.chain;
-    if (!claim(db, projectId, ident, slot, this.now().toISOString())) return null;
+    if (!(await claim(db, projectId, ident, slot, this.now().toISOString()))) return null;
     let user = how.actor?.email ?? row.updatedBy;
     let fired: Fired;
     const limit =
       chain && !how.skip && !how.failure
-        ? overLimit(db, projectId, def.flow, chain, this.deps.config, new Date())
+        ? await overLimit(db, projectId, def.flow, chain, this.deps.config, new Date())
         : null;
     if (how.skip) fired = { outcome: 'skipped', job: null, message: how.skip };
     else if (how.failure) fired = { outcome: 'failed', job: null, message: how.failure };
     else if (limit) {
-      pause(db, projectId, ident, nowIso(), limit);
+      await pause(db, projectId, ident, nowIso(), limit);
       fired = { outcome: 'paused', job: null, message: limit };
     } else fired = await this.startRun(row, def, how.actor, chain);
-    settle(
+    await settle(
       this.deps.db,
       projectId,
       ident,
@@ -532,7 +535,7 @@ export class Triggers {
           : fired.outcome === 'paused'
             ? `${what} paused, flow "${def.flow}" not started: ${fired.message}`
             : `${what} could not start flow "${def.flow}": ${fired.message}`;
-    this.deps.activity.record(projectId, 'flow_trigger', {
+    await this.deps.activity.record(projectId, 'flow_trigger', {
       user,
       object: ident,
       message,
@@ -574,7 +577,7 @@ export class Triggers {
         error: err,
       };
     }
-    if (!actor && this.runningJob(projectId, def.flow) !== null)
+    if (!actor && (await this.runningJob(projectId, def.flow)) !== null)
       return { outcome: 'skipped', job: null, message: `flow "${def.flow}" is already running` };
     try {
       const job = await this.deps.flows.start(a, def.flow, {
@@ -587,7 +590,8 @@ export class Triggers {
       const busy =
         err instanceof EngineError &&
         err.kind === 'forbidden' &&
-        (/already running/i.test(err.message) || this.runningJob(projectId, def.flow) !== null);
+        (/already running/i.test(err.message) ||
+          (await this.runningJob(projectId, def.flow)) !== null);
       return {
         outcome: busy ? 'skipped' : 'failed',
         job: null,

@@ -13,7 +13,7 @@ export class WatchedTriggers {
     private readonly model: ModelStore,
   ) {}
 
-  all(): ObjectRow[] {
+  async all(): Promise<ObjectRow[]> {
     const versions = await this.db
       .select({ id: projects.id, version: projects.modelVersion })
       .from(projects);
@@ -23,7 +23,7 @@ export class WatchedTriggers {
       seen.add(id);
       let c = this.byProject.get(id);
       if (!c || c.version !== version) {
-        c = { version, rows: this.model.listByType(id, ['trigger']) };
+        c = { version, rows: await this.model.listByType(id, ['trigger']) };
         this.byProject.set(id, c);
       }
       out.push(...c.rows);
