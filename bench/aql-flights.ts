@@ -133,7 +133,7 @@ export async function flights(): Promise<void> {
   const { engine } = running;
   try {
     const project = running.bootstrap.demoProjectId!;
-    const actor = engine.actor({ email: config.adminEmail }, project);
+    const actor = await engine.actor({ email: config.adminEmail }, project);
     const rest = new Rest(running.url, project, await engine.issueToken(config.adminEmail));
 
     // ---- load: two one-shot uploads, then one job for both files, against DuckDB's own --
@@ -259,7 +259,7 @@ export async function flights(): Promise<void> {
             const { out, ms } = await timed(() => viaRest(q.aql));
             r.rest.push(ms);
             // The job's own span (started → finished): the rest is request, queue and polling.
-            const j = engine.jobs.get(actor, out.job);
+            const j = await engine.jobs.get(actor, out.job);
             r.inJob.push(Date.parse(j.finished!) - Date.parse(j.started!));
           },
           async () => r.shape.push((await timed(() => run(sql, params))).ms),

@@ -226,7 +226,7 @@ async function retail(): Promise<void> {
   const { engine } = running;
   try {
     const project = running.bootstrap.demoProjectId!;
-    const actor = engine.actor({ email: config.adminEmail }, project);
+    const actor = await engine.actor({ email: config.adminEmail }, project);
 
     // Load through the real engine: files into the project's storage, one cluster load job.
     t0 = performance.now();

@@ -521,7 +521,7 @@ export async function runEval(opts: EvalOptions = {}): Promise<EvalReport> {
       const job = await engine.jobs.waitFor(id, 300_000);
       if (job.status !== 'OK') throw new Error(`loading the demo data failed: ${job.message}`);
     }
-    const actor = engine.actor({ email: config.adminEmail }, project);
+    const actor = await engine.actor({ email: config.adminEmail }, project);
 
     // The ground truth first: a question whose AQL fails is a broken question set.
     const truth = new Map<string, string[][]>();

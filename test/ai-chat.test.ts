@@ -375,7 +375,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
   it('a question whose job a restart ended shows that, and frees the conversation', async () => {
     // What a crash leaves: the message still says RUNNING, recoverInterrupted() ended its job.
     const e = t.s.engine;
-    const a = e.actor({ email: ADMIN }, t.project);
+    const a = await e.actor({ email: ADMIN }, t.project);
     const r = e.ai.conversations.add(a, 'Before the crash', undefined, (ids) => ({
       ...(await e.jobs.recordFinished(a, 'ai', ids, null)),
       status: 'RUNNING' as const,

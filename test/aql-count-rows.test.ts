@@ -220,7 +220,7 @@ describe('COUNT([dataset])', () => {
 
 /** Names in brackets that a reader may be shown: their objects, datasets, placeholders. */
 async function readable(as: string, project = p): Promise<Set<string>> {
-  const a = s.engine.actor({ email: as }, project);
+  const a = await s.engine.actor({ email: as }, project);
   const scope = await s.engine.objects.scope(a);
   const names = new Set<string>();
   for (const o of scope.rows()) {

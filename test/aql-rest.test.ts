@@ -288,7 +288,7 @@ describe('AQL over REST', () => {
     const before = await runQuery(s, ADMIN, text);
     const cachedBefore = await runQuery(s, ADMIN, text);
     expect((cachedBefore.job!.result as { cached: boolean }).cached).toBe(true);
-    const { dataVersion } = s.engine.model.versions(s.demo);
+    const { dataVersion } = await s.engine.model.versions(s.demo);
 
     const carriers = (await s.engine.datasets.rows(s.demo)).find((d) => d.name === 'carriers')!;
     const file = await fs.readFile(rawStorage(s.engine).abs(s.demo, '/demo/carriers.csv'), 'utf8');
@@ -308,7 +308,7 @@ describe('AQL over REST', () => {
     });
     const loaded = await s.engine.jobs.waitFor(load.id, 30_000);
     expect(loaded.status, loaded.message).toBe('OK');
-    expect(s.engine.model.versions(s.demo).dataVersion).toBeGreaterThan(dataVersion);
+    expect((await s.engine.model.versions(s.demo)).dataVersion).toBeGreaterThan(dataVersion);
 
     const after = await runQuery(s, ADMIN, text);
     expect((after.job!.result as { cached: boolean }).cached).toBe(false);
@@ -319,7 +319,7 @@ describe('AQL over REST', () => {
     const text = 'SELECT [Origin Region], [Total Distance]';
     const before = await runQuery(s, ADMIN, text);
     expect((await runQuery(s, ADMIN, text)).job!.result).toMatchObject({ cached: true });
-    const { modelVersion } = s.engine.model.versions(s.demo);
+    const { modelVersion } = await s.engine.model.versions(s.demo);
     await s.engine.model.upsert(
       s.demo,
       [
@@ -332,7 +332,7 @@ describe('AQL over REST', () => {
       ],
       ADMIN,
     );
-    expect(s.engine.model.versions(s.demo).modelVersion).toBeGreaterThan(modelVersion);
+    expect((await s.engine.model.versions(s.demo)).modelVersion).toBeGreaterThan(modelVersion);
     const after = await runQuery(s, ADMIN, text);
     expect((after.job!.result as { cached: boolean }).cached).toBe(false);
     expect(after.rows!.map((r) => Number(r[1]))).toEqual(before.rows!.map((r) => Number(r[1]) * 2));

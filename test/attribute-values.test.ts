@@ -115,7 +115,7 @@ describe('attribute values of a dataset without a primary key', () => {
   });
 
   it('both doors answer what the one engine function answers, which REST gets from AQL', async () => {
-    const a = s.engine.actor({ email: ADMIN }, project);
+    const a = await s.engine.actor({ email: ADMIN }, project);
     const engine = await s.engine.catalog.attributeValues(a, 'Species', {});
     expect(engine.values).toEqual(await mcpValues(admin, 'Species'));
     expect(engine.values).toEqual(await chatValues(ADMIN, 'Species'));

@@ -151,8 +151,8 @@ const LOAD_PRESCRIPTION = {
 };
 
 /** A throwaway folder (no ACL: every member reads it), so destructive cases touch only it. */
-function throwawayObject(f: AuthzFixture, tag: string): string {
-  const admin = f.s.engine.actor({ email: ADMIN }, f.project);
+async function throwawayObject(f: AuthzFixture, tag: string): Promise<string> {
+  const admin = await f.s.engine.actor({ email: ADMIN }, f.project);
   const [o] = f.s.engine.objects.create(admin, {
     ident: `folder.${f.unique(tag)}`,
     type: 'folder',
@@ -214,7 +214,7 @@ async function sharableDashboard(f: AuthzFixture, caller: Caller, tag: string): 
 /** The same, already shared privately with another member (by the Admin). */
 async function sharedDashboard(f: AuthzFixture, caller: Caller, tag: string): Promise<string> {
   const dashboard = await sharableDashboard(f, caller, tag);
-  const admin = f.s.engine.actor({ email: ADMIN }, f.project);
+  const admin = await f.s.engine.actor({ email: ADMIN }, f.project);
   await f.s.engine.shares.create(admin, {
     type: 'private',
     object: dashboard,
@@ -225,7 +225,7 @@ async function sharedDashboard(f: AuthzFixture, caller: Caller, tag: string): Pr
 
 /** Whether the dashboard is still shared (as the Admin sees the shares). */
 async function isShared(f: AuthzFixture, dashboard: string): Promise<boolean> {
-  const admin = f.s.engine.actor({ email: ADMIN }, f.project);
+  const admin = await f.s.engine.actor({ email: ADMIN }, f.project);
   return (await f.s.engine.shares.list(admin)).some((x) => x.dashboard === dashboard);
 }
 
@@ -544,7 +544,7 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/pmd/obj/{id}': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-get-obj') } }),
+    prepare: async (f) => ({ params: { id: await throwawayObject(f, 'authz-get-obj') } }),
     check: (r, { params, ok }) => {
       if (ok) expect(r.json.object.ident).toBe(params.id);
     },
@@ -553,15 +553,15 @@ const MATRIX: Record<string, Entry> = {
     level: 'mdadmin',
     success: 200,
     body: { name: 'Renamed', def: { content: [] } },
-    prepare: (f) => ({
-      params: { id: throwawayObject(f, 'authz-put-obj') },
+    prepare: async (f) => ({
+      params: { id: await throwawayObject(f, 'authz-put-obj') },
       body: { name: 'Renamed', def: { content: [] } },
     }),
   },
   'DELETE /projects/{project}/pmd/obj/{id}': {
     level: 'mdadmin',
     success: 204,
-    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-del-obj') } }),
+    prepare: async (f) => ({ params: { id: await throwawayObject(f, 'authz-del-obj') } }),
     check: async (_r, { f, params, ok }) => {
       const after = await f.call(
         { email: ADMIN },
@@ -576,12 +576,14 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/pmd/obj/{id}/history': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-history') } }),
+    prepare: async (f) => ({ params: { id: await throwawayObject(f, 'authz-history') } }),
   },
   'GET /projects/{project}/pmd/obj/{id}/history/{revision}': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({ params: { id: throwawayObject(f, 'authz-revision'), revision: '1' } }),
+    prepare: async (f) => ({
+      params: { id: await throwawayObject(f, 'authz-revision'), revision: '1' },
+    }),
     check: (r, { ok }) => {
       if (ok) expect(r.json.object.revision).toBe(1);
     },
@@ -589,7 +591,9 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/pmd/bulkobj': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({ query: `?idents=${throwawayObject(f, 'authz-bulk')}&keys=name` }),
+    prepare: async (f) => ({
+      query: `?idents=${await throwawayObject(f, 'authz-bulk')}&keys=name`,
+    }),
     check: (r, { ok }) => {
       if (ok) expect(r.json.objects).toHaveLength(1);
     },
@@ -638,8 +642,8 @@ const MATRIX: Record<string, Entry> = {
     level: 'mdadmin',
     success: 200,
     body: { ident: 'folder.any', op: 'add', content: [] },
-    prepare: (f) => ({
-      body: { ident: throwawayObject(f, 'authz-modify'), op: 'add', content: [] },
+    prepare: async (f) => ({
+      body: { ident: await throwawayObject(f, 'authz-modify'), op: 'add', content: [] },
     }),
   },
   'GET /projects/{project}/pmd/graph/ldm': { level: 'member', success: 200 },
@@ -828,7 +832,7 @@ const MATRIX: Record<string, Entry> = {
     }),
     check: async (r, { f, caller, params }) => {
       // Refused callers leave the conversation in place.
-      const a = f.s.engine.actor({ email: jobOwner(caller) }, f.project);
+      const a = await f.s.engine.actor({ email: jobOwner(caller) }, f.project);
       if (r.status === 204) expect(() => f.s.engine.ai.get(a, params.conversationId!)).toThrow();
       else expect(f.s.engine.ai.get(a, params.conversationId!).id).toBe(params.conversationId);
     },

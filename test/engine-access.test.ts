@@ -23,8 +23,8 @@ beforeAll(async () => {
   s = await startTestServer();
   await invite(s, s.demo, PLAIN);
   await invite(s, s.demo, MD, { mdadmin: true });
-  plain = s.engine.actor({ email: PLAIN }, s.demo);
-  md = s.engine.actor({ email: MD }, s.demo);
+  plain = await s.engine.actor({ email: PLAIN }, s.demo);
+  md = await s.engine.actor({ email: MD }, s.demo);
   const raw = rawStorage(s.engine);
   await raw.writeFile(s.demo, '/kept.csv', Buffer.from('a,b\n1,2\n'));
   await raw.writeFile(s.demo, '/doomed.csv', Buffer.from('x'));
@@ -91,7 +91,7 @@ describe('engine.files checks the caller in every method', () => {
       { ns: PROP.ns, name: PROP.name, value: PROP.value },
     ]);
     // Admins hold every level.
-    const admin = s.engine.actor({ email: ADMIN }, s.demo);
+    const admin = await s.engine.actor({ email: ADMIN }, s.demo);
     expect((await s.engine.files.stat(admin, '/moved.csv'))?.size).toBe(8);
   });
 });

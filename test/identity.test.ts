@@ -290,7 +290,7 @@ describe('external identity provider by configuration', () => {
     expect(s.bootstrap.adminEmail).toBe(ADMIN);
     expect(s.demo).toMatch(/^demo-[a-z0-9]{6}$/);
     expect(s.engine.orgs.isAdmin('default', ADMIN)).toBe(true);
-    expect(s.engine.actor({ email: ADMIN }, s.demo).admin).toBe(true);
+    expect((await s.engine.actor({ email: ADMIN }, s.demo)).admin).toBe(true);
     // Ursa cannot issue tokens itself in this mode.
     await expect(s.engine.issueToken(ADMIN)).rejects.toThrow(/external identity provider/);
   });

@@ -591,7 +591,7 @@ describe('jobs across restarts', () => {
     const scripts = new Scripts();
     scripts.install(first.engine);
     let after = false;
-    const actor = first.engine.actor({ email: ADMIN }, demo);
+    const actor = await first.engine.actor({ email: ADMIN }, demo);
     const running = await first.engine.jobs.submit(
       actor,
       'transform',

@@ -326,7 +326,7 @@ describe('definitions stored before the change, across a restart', () => {
     });
     // Renamed afterwards: they read with the new title.
     await e.model.upsert(demo, [{ ...amount, name: 'Sales Amount' }], 'test');
-    const a = e.actor({ email: ADMIN }, demo);
+    const a = await e.actor({ email: ADMIN }, demo);
     expect((await e.objects.get(a, 'metric.old')).object.def).toEqual({
       aql: 'SELECT SUM([Sales Amount])',
     });

@@ -735,7 +735,7 @@ describe('public shares', () => {
 
   it('print as the same page through sitePageHtml (app/export/url)', async () => {
     const r = await create({ type: 'public', object: 'dashboard.sharable' });
-    const actor = s.engine.actor({ email: VIEWER }, s.demo);
+    const actor = await s.engine.actor({ email: VIEWER }, s.demo);
     const page = await sitePageHtml(s.engine, actor, new URL(r.json.share.url));
     expect(page?.title).toBe('Sharable');
     expect(page?.html).toContain('Carrier finance table');

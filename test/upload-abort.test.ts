@@ -230,7 +230,7 @@ describe('uploads aborted by the client', () => {
 
   it('a source that fails or ends before the engine starts reading it is reported, not thrown', async () => {
     // Destroyed at once: the engine is still checking (awaits) and nobody reads yet.
-    const actor = s.engine.actor({ email: ADMIN }, s.demo);
+    const actor = await s.engine.actor({ email: ADMIN }, s.demo);
     for (const how of ['error', 'close'] as const) {
       const kill = (src: PassThrough) =>
         how === 'error' ? src.destroy(new Error('the source broke')) : src.destroy();

@@ -155,7 +155,7 @@ describe('chunks (POST)', () => {
       .where(and(eq(uploads.projectId, project), eq(uploads.ident, 'octet-1')))
       .get();
     expect(row?.status).toBe('complete');
-    const actor = s.engine.actor({ email: ADMIN }, project);
+    const actor = await s.engine.actor({ email: ADMIN }, project);
     expect(await s.engine.uploads.resolve(actor, 'octet-1')).toBe('/data.bin');
   });
 
@@ -530,7 +530,7 @@ describe('expiry at server start', () => {
       });
     const first = await startServer(config(), createLogger('silent'), false);
     const p = first.bootstrap.demoProjectId!;
-    const actor = first.engine.actor({ email: ADMIN }, p);
+    const actor = await first.engine.actor({ email: ADMIN }, p);
     const u: Upload = { ident: 'ttl-1', chunkSize: 100, data: bytes(300) };
     await first.engine.uploads.putChunk(actor, paramsOf(u, 1), Readable.from([chunkOf(u, 1)]));
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();

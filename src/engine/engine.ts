@@ -117,8 +117,9 @@ export class Engine {
     readonly config: Config,
     readonly log: Logger,
     readonly signingKey: SigningKey | undefined,
+    readonly store: Store,
   ) {
-    this.db = openDb(config.dataDir);
+    this.db = store.db;
     this.plans = loadPlans(config.plansFile, config.defaultPlan);
     this.orgs = new Orgs(this.db, this.plans);
     this.model = new ModelStore(this.db);
@@ -126,7 +127,7 @@ export class Engine {
     this.limits = new Limits(
       async (projectId) =>
         this.plans[
-          (await this.orgs.get(this.projects.orgOf(projectId)))?.plan ?? config.defaultPlan
+          (await this.orgs.get(await this.projects.orgOf(projectId)))?.plan ?? config.defaultPlan
         ]!,
     );
     this.accounts = new Accounts(this.db);
@@ -208,7 +209,7 @@ export class Engine {
     this.catalog = new CatalogService(
       this.aql,
       this.dbs,
-      (p) => this.model.versions(p).dataVersion,
+      async (p) => (await this.model.versions(p)).dataVersion,
     );
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
@@ -217,7 +218,6 @@ export class Engine {
     // Saved AQL names objects by identifier, and reads with their current titles.
     this.members.setFilterRefs(filterRefs((p) => this.aql.snapshot(p)));
     this.projects.setFilterView((a) => shownFilter(this.aql.snapshot(a.projectId), a));
-    await migrateSavedAql(this.model, this.members, log);
     // Only Admins and User Admins change what a member's row filter selects, also by the model.
     const guard = new RowFilterGuard(this.members, (p) => this.aql.snapshot(p));
     this.objects.setRowFilterGuard(guard);
@@ -283,9 +283,9 @@ export class Engine {
     });
     this.exports = new Exports(config.export, log);
     this.readiness = new Readiness({
-      connection: () => this.db.$client,
+      store,
       dataDir: config.dataDir,
-      migrationsFolder: MIGRATIONS,
+      migrationsFolder: store.dialect === 'postgres' ? MIGRATIONS_PG : MIGRATIONS,
       log,
     });
     this.registerUsage();
@@ -293,21 +293,34 @@ export class Engine {
 
   static async open(config: Config, log: Logger): Promise<Engine> {
     const key = config.auth.builtin ? await loadOrCreateSigningKey(config.dataDir) : undefined;
-    return new Engine(config, log, key);
+    const store = await openStore(config, log);
+    const engine = new Engine(config, log, key, store);
+    try {
+      await migrateSavedAql(engine.model, engine.members, log);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return engine;
   }
 
   private registerUsage(): void {
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
-    this.limits.registerUsage('projects', (p) => this.projects.countInOrg(this.projects.orgOf(p)));
-    this.limits.registerUsage('flows', (p) => (await this.model.listByType(p, ['flow'])).length);
+    this.limits.registerUsage('projects', async (p) =>
+      this.projects.countInOrg(await this.projects.orgOf(p)),
+    );
+    this.limits.registerUsage(
+      'flows',
+      async (p) => (await this.model.listByType(p, ['flow'])).length,
+    );
     this.limits.registerUsage('datasetRows', (p) => this.datasets.totalRows(p));
     this.limits.registerUsage('storageBytes', async (p) => (await this.storage.quota(p)).used);
-    this.limits.registerUsage('aiMessagesPerDay', (p) => {
+    this.limits.registerUsage('aiMessagesPerDay', async (p) => {
       const since = new Date(Date.now() - 86_400_000).toISOString();
       return (
         (
           await this.db
-            .select({ n: sql<number>`count(*)` })
+            .select({ n: sql<number>`count(*)`.mapWith(Number) })
             .from(jobs)
             .where(and(eq(jobs.projectId, p), eq(jobs.type, 'ai'), gt(jobs.created, since)))
             .then(first)
@@ -316,7 +329,7 @@ export class Engine {
     });
   }
 
-  actor(p: Principal, projectId: string, opts?: ResolveOptions): ProjectActor {
+  actor(p: Principal, projectId: string, opts?: ResolveOptions): Promise<ProjectActor> {
     return resolveActor(this.db, p, projectId, opts);
   }
 
@@ -377,6 +390,6 @@ export class Engine {
     await this.dbs.closeAll();
     await this.passwordLinks.idle();
     this.mailer.close();
-    this.db.$client.close();
+    await this.store.close();
   }
 }

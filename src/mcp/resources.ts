@@ -49,12 +49,12 @@ function variable(v: string | string[] | undefined, name: string): string {
 const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x), 'utf8');
 
 /** Each project the user may read, with its actor (projects under maintenance are skipped). */
-function projects(ctx: McpContext): { a: ProjectActor; label: string }[] {
+async function projects(ctx: McpContext): Promise<{ a: ProjectActor; label: string }[]> {
   const out: { a: ProjectActor; label: string }[] = [];
   for (const p of ctx.engine.projects.list(ctx.principal)) {
     if (!p.hasAccess) continue;
     try {
-      out.push({ a: ctx.engine.actor(ctx.principal, p.id), label: p.label });
+      out.push({ a: await ctx.engine.actor(ctx.principal, p.id), label: p.label });
     } catch {
       // no access right now (maintenance): not listed
     }
@@ -98,7 +98,7 @@ async function csvPage(
   id: string,
   offset: number,
 ): Promise<ReadResourceResult> {
-  const job = ctx.engine.jobs.get(a, id);
+  const job = await ctx.engine.jobs.get(a, id);
   if (job.type !== 'report') throw notFound(`job "${job.id}" is not a query`);
   if (job.status !== 'OK')
     throw notFound(`the query ${job.id} has no result (status ${job.status})`);
@@ -154,7 +154,7 @@ const CHEATSHEET_URI = 'ursa://aql/cheatsheet';
 
 export function registerResources(server: McpServer, ctx: McpContext): void {
   const completeProject = {
-    project: () => projects(ctx).map((p) => p.a.projectId),
+    project: async () => (await projects(ctx)).map((p) => p.a.projectId),
   };
   // Ours, in order: resources/read goes through them below.
   const templates: { template: ResourceTemplate; read: Read }[] = [];
@@ -168,8 +168,8 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     templates.push({ template, read });
   };
 
-  const modelList = () => ({
-    resources: projects(ctx).map(({ a, label }): Resource => ({
+  const modelList = async () => ({
+    resources: (await projects(ctx)).map(({ a, label }): Resource => ({
       uri: modelUri(a.projectId),
       name: `${label} model`,
       mimeType: JSON_TYPE,
@@ -211,8 +211,8 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     'object',
     new ResourceTemplate('ursa://projects/{project}/objects/{id}', {
       // The saved definitions; attributes and facts are in the model resource.
-      list: () => ({
-        resources: projects(ctx).flatMap(({ a }) =>
+      list: async () => ({
+        resources: (await projects(ctx)).flatMap(({ a }) =>
           (
             await ctx.engine.objects.list(a, {
               rel: ['object.metric', 'object.filter', 'object.report'],
@@ -272,8 +272,8 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
   register(
     'result',
     new ResourceTemplate('ursa://projects/{project}/results/{id}.csv', {
-      list: () => ({
-        resources: projects(ctx).flatMap(({ a }) =>
+      list: async () => ({
+        resources: (await projects(ctx)).flatMap(({ a }) =>
           (
             await ctx.engine.jobs.list(a, { type: 'report', status: 'OK', limit: 20, offset: 0 })
           ).items.map((j): Resource => ({

@@ -52,7 +52,7 @@ function runningServer(engine: Engine): ServerRecord | null {
 export async function serveStdio(engine: Engine, opts: StdioOptions): Promise<void> {
   const principal = { email: opts.user.toLowerCase() };
   // A wrong --project fails now, with the reason, instead of on every call.
-  if (opts.project) engine.actor(principal, opts.project);
+  if (opts.project) await engine.actor(principal, opts.project);
   else if (!engine.projects.list(principal).some((p) => p.hasAccess))
     engine.log.warn({ user: principal.email }, 'this user has no projects: every tool will say so');
   const served = runningServer(engine);

@@ -72,7 +72,7 @@ export async function waitForJob(
           extra?.signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
-      return done ?? ctx.engine.jobs.get(a, job.id);
+      return done ?? (await ctx.engine.jobs.get(a, job.id));
     } finally {
       extra?.signal.removeEventListener('abort', onAbort);
     }

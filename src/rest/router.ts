@@ -112,7 +112,7 @@ function authorize(engine: Engine, op: Operation) {
         caller.principal = await requirePrincipal(engine, req as AuthedRequest);
         const project = (req.params as Record<string, string>).project;
         if (project !== undefined) {
-          caller.actor = engine.actor(caller.principal, project, {
+          caller.actor = await engine.actor(caller.principal, project, {
             adminDuringMaintenance: op.duringMaintenance,
           });
           if (isLevel(op.access)) requireLevel(caller.actor, op.access);

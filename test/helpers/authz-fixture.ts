@@ -169,7 +169,7 @@ export class AuthzFixture {
 
   /** Submits a slow job in `project` on behalf of `email` (who must be a member). */
   async submitJob(email: string, project: string = this.project): Promise<string> {
-    const actor = this.s.engine.actor({ email }, project);
+    const actor = await this.s.engine.actor({ email }, project);
     return (await this.s.engine.jobs.submit(actor, SLOW_JOB_TYPE, {})).id;
   }
 
@@ -199,7 +199,7 @@ export class AuthzFixture {
    * (the routes under test only read it).
    */
   async chartConversation(email: string): Promise<{ conversation: string; message: string }> {
-    const a = this.s.engine.actor({ email }, this.project);
+    const a = await this.s.engine.actor({ email }, this.project);
     const r = this.s.engine.ai.conversations.add(a, 'chart please', undefined, (ids) =>
       this.s.engine.jobs.recordFinished(a, 'ai', ids, {
         ...ids,

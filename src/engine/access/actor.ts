@@ -1,7 +1,7 @@
 // Who is calling, and with which rights in a project. Resolved once per request by the
 // front door, then checked again by every engine operation that needs a level.
-import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
+import { and, eq } from 'drizzle-orm';
+import { first, type Db } from '../db/index.js';
 import { projects, projectUsers } from '../db/tables.js';
 import { forbidden, unauthenticated } from '../errors.js';
 
@@ -59,7 +59,7 @@ export interface ResolveOptions {
   ignoreMaintenance?: boolean;
 }
 
-function prepareLookup(db: Db) {
+function lookup(db: Db, projectId: string, email: string) {
   return db
     .select({
       active: projectUsers.active,
@@ -73,27 +73,18 @@ function prepareLookup(db: Db) {
     })
     .from(projectUsers)
     .innerJoin(projects, eq(projects.id, projectUsers.projectId))
-    .where(
-      and(
-        eq(projectUsers.projectId, sql.placeholder('project')),
-        eq(projectUsers.email, sql.placeholder('email')),
-      ),
-    )
-    .prepare();
+    .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))
+    .limit(1)
+    .then(first);
 }
 
-// Every project request resolves its actor: the statement is prepared once per database.
-const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
-
-export function resolveActor(
+export async function resolveActor(
   db: Db,
   principal: Principal,
   projectId: string,
   opts: ResolveOptions = {},
-): ProjectActor {
-  let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
-  const row = lookup.get({ project: projectId, email: principal.email });
+): Promise<ProjectActor> {
+  const row = await lookup(db, projectId, principal.email);
   // Unknown project and not invited look the same: existence is not revealed to outsiders.
   if (!row || !row.active) {
     throw unauthenticated(

@@ -1,6 +1,7 @@
 // The project activity log: the engine records each event when the thing happens, and
 // shows each reader only events about what they may read (reader-view.ts).
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { jsonText } from '../db/sql-fns.js';
 import type { ProjectActor } from '../access/actor.js';
 import { type Db, first } from '../db/index.js';
 import { activity } from '../db/tables.js';
@@ -93,7 +94,7 @@ export class ActivityLog {
     const total =
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(activity)
           .where(where)
           .then(first)
@@ -108,7 +109,7 @@ export class ActivityLog {
   async loads(a: ProjectActor, opts: { latest: boolean }): Promise<ActivityRecord[]> {
     const view = await readerView(a, this.model);
     const latest: SQL | undefined = opts.latest
-      ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by json_extract(detail, '$.dataset'))`
+      ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by ${jsonText(activity.detail, 'dataset')})`
       : undefined;
     return await this.db
       .select()

@@ -4,6 +4,7 @@
 // (user_action) only to Admins and User Admins, and to the member who acted or was acted on.
 // A reader with a row-level filter gets no row counts: they were counted over every row.
 import { and, eq, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { inList, jsonText } from '../db/sql-fns.js';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
 import { activity } from '../db/tables.js';
 import { seesEverything } from '../model/acl.js';
@@ -43,8 +44,7 @@ export async function readerView(a: ProjectActor, model: ModelStore): Promise<Re
   return { ...base, objects, datasets: [...scope.visibleDatasets()] };
 }
 
-const inJson = (column: typeof activity.object, values: string[]): SQL =>
-  sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+const inJson = (column: typeof activity.object, values: string[]): SQL => inList(column, values);
 
 /** The SQL condition keeping only the events this reader may see. */
 export function visibleTo(v: ReaderView): SQL | undefined {
@@ -58,7 +58,7 @@ export function visibleTo(v: ReaderView): SQL | undefined {
       or(
         sql`${activity.type} <> 'user_action'`,
         eq(sql`lower(${activity.user})`, v.email),
-        eq(sql`lower(json_extract(${activity.detail}, '$.target'))`, v.email),
+        eq(sql`lower(${jsonText(activity.detail, 'target')})`, v.email),
       )!,
     );
   return parts.length ? and(...parts) : undefined;

@@ -139,7 +139,7 @@ export class Conversations {
       const seq =
         ((
           await this.db
-            .select({ n: sql<number>`max(${aiMessages.seq})` })
+            .select({ n: sql<number>`max(${aiMessages.seq})`.mapWith(Number) })
             .from(aiMessages)
             .where(eq(aiMessages.conversationId, conversation))
             .then(first)
@@ -171,13 +171,14 @@ export class Conversations {
         error: job.status === 'OK' ? null : (job.message ?? null),
         finished: job.finished ?? nowIso(),
       })
-      .where(eq(aiMessages.id, p.message));
-    if (r.changes && p.conversation)
+      .where(eq(aiMessages.id, p.message))
+      .returning({ id: aiMessages.id });
+    if (r.length && p.conversation)
       await this.db
         .update(aiConversations)
         .set({ updated: nowIso() })
         .where(eq(aiConversations.id, p.conversation));
-    return r.changes > 0;
+    return r.length > 0;
   }
 
   async question(messageId: string): Promise<typeof aiMessages.$inferSelect | undefined> {
@@ -198,7 +199,10 @@ export class Conversations {
         title: aiConversations.title,
         created: aiConversations.created,
         updated: aiConversations.updated,
-        messages: sql<number>`(select count(*) from ai_messages m where m.conversation_id = ai_conversations.id)`,
+        messages:
+          sql<number>`(select count(*) from ai_messages m where m.conversation_id = ai_conversations.id)`.mapWith(
+            Number,
+          ),
       })
       .from(aiConversations)
       .where(where)
@@ -208,7 +212,7 @@ export class Conversations {
     const total =
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(aiConversations)
           .where(where)
           .then(first)

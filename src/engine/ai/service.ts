@@ -120,7 +120,7 @@ export class AiService {
 
   /** The question an `ai` job answers, for the user who asked it; null for anyone else. */
   async questionOf(a: ProjectActor, jobId: string): Promise<string | null> {
-    const job = this.d.jobs.get(a, jobId);
+    const job = await this.d.jobs.get(a, jobId);
     if (job.type !== 'ai' || job.createdBy !== a.email) return null;
     const { message } = job.params as { message?: string };
     return message ? ((await this.conversations.question(message))?.question ?? null) : null;

@@ -96,7 +96,7 @@ export class Aql {
   /** The model of a project, rebuilt only when its model version changes. */
   async snapshot(
     projectId: string,
-    modelVersion: number = this.model.versions(projectId).modelVersion,
+    modelVersion: number = (await this.model.versions(projectId)).modelVersion,
   ): Promise<ModelSnapshot> {
     const hit = this.snapshots.get(projectId);
     if (hit && hit.version === modelVersion) return hit.snap;
@@ -153,7 +153,7 @@ export class Aql {
         found: '',
       });
     // One read of the versions: a cached query needs no snapshot at all.
-    const { modelVersion } = this.model.versions(a.projectId);
+    const { modelVersion } = await this.model.versions(a.projectId);
     // TODAY() is a bound value: a query compiled yesterday is compiled again today.
     const today = this.today();
     const seen = seeAll ? '*' : this.visibilityKey(a);
@@ -206,7 +206,7 @@ export class Aql {
   /** Starts (or, from the cache, answers at once) the job computing a query. */
   async execute(a: ProjectActor, text: string): Promise<Job> {
     const c = await this.compile(a, text);
-    const key = this.resultKey(a.projectId, c);
+    const key = await this.resultKey(a.projectId, c);
     const params = {
       aql: text,
       sql: c.sql,
@@ -252,7 +252,7 @@ export class Aql {
           (await Promise.race([
             this.jobs.finished(a, job.id, waitMs).catch(() => null),
             aborted,
-          ])) ?? this.jobs.get(a, job.id);
+          ])) ?? (await this.jobs.get(a, job.id));
       } finally {
         signal?.removeEventListener('abort', onAbort);
       }
@@ -310,8 +310,8 @@ export class Aql {
     return checks.length ? memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
   }
 
-  private resultKey(projectId: string, c: Compiled): string {
-    const { dataVersion, modelVersion } = this.model.versions(projectId);
+  private async resultKey(projectId: string, c: Compiled): Promise<string> {
+    const { dataVersion, modelVersion } = await this.model.versions(projectId);
     return createHash('sha256')
       .update(JSON.stringify([c.sql, c.params, dataVersion, modelVersion]))
       .digest('hex')
@@ -483,7 +483,7 @@ export class Aql {
     opts: { seeAll?: boolean } = {},
   ): Promise<QueryResult> {
     const c = await this.compile(a, text, opts.seeAll);
-    const key = this.resultKey(a.projectId, c);
+    const key = await this.resultKey(a.projectId, c);
     const columns = c.columns;
     const hit = this.cached(a.projectId, key);
     if (hit && this.touch(a.projectId, hit)) {

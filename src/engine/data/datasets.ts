@@ -92,7 +92,7 @@ export class Datasets {
   async status(
     a: ProjectActor,
   ): Promise<{ dataVersion: number; modelVersion: number; datasets: DatasetView[] }> {
-    return { ...this.model.versions(a.projectId), datasets: await this.list(a) };
+    return { ...(await this.model.versions(a.projectId)), datasets: await this.list(a) };
   }
 
   /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
@@ -130,7 +130,7 @@ export class Datasets {
     return (
       (
         await this.db
-          .select({ n: sql<number>`coalesce(sum(${datasets.rows}), 0)` })
+          .select({ n: sql<number>`coalesce(sum(${datasets.rows}), 0)`.mapWith(Number) })
           .from(datasets)
           .where(eq(datasets.projectId, projectId))
           .then(first)

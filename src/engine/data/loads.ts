@@ -427,14 +427,14 @@ export class Loads {
     });
   }
 
-  private recordLoaded(
+  private async recordLoaded(
     projectId: string,
     user: string,
     jobId: string,
     plan: ClusterLoad[],
     loaded: Record<string, number>,
     totals: Record<string, number>,
-  ): LoadResult {
+  ): Promise<LoadResult> {
     let dataVersion = 0;
     // Prescriptions before this load: a column whose label did not change keeps its title.
     const before = new Map(

@@ -2,6 +2,7 @@
 // "flow" (FLOWS.md). One run per flow at a time, claimed by a row in `flow_locks` (shared by
 // every server process); outputs commit only when every box succeeded.
 import { createReadStream } from 'node:fs';
+import { jsonText } from '../db/sql-fns.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
@@ -121,7 +122,8 @@ export class Flows {
         .insert(flowLocks)
         .values({ projectId: a.projectId, flow: row.ident, jobId: '', since })
         .onConflictDoNothing()
-    ).changes;
+        .returning({ flow: flowLocks.flow })
+    ).length;
     if (!claimed) throw alreadyRunning(row.ident, this.lockOf(a.projectId, row.ident));
     let job: Job;
     try {
@@ -242,7 +244,7 @@ export class Flows {
         and(
           eq(jobsTable.projectId, projectId),
           eq(jobsTable.type, 'flow'),
-          sql`json_extract(${jobsTable.params}, '$.id') = ${flow}`,
+          eq(jsonText(jobsTable.params, 'id'), flow),
         ),
       )
       .orderBy(desc(sql`rowid`))
@@ -266,7 +268,9 @@ export class Flows {
     // The run acts as the member who started it, with their rights as they are now.
     let a: ProjectActor;
     try {
-      a = resolveActor(this.deps.db, { email: createdBy }, projectId, { ignoreMaintenance: true });
+      a = await resolveActor(this.deps.db, { email: createdBy }, projectId, {
+        ignoreMaintenance: true,
+      });
       requireLevel(a, 'mdadmin');
     } catch (err) {
       throw new JobFailure(`the run cannot act as ${createdBy}: ${(err as Error).message}`);
@@ -354,7 +358,7 @@ export class Flows {
     const row = await this.deps.model.get(projectId, ident);
     if (!row || row.type !== 'credentials') return null;
     try {
-      const a = resolveActor(this.deps.db, { email: row.updatedBy }, projectId, {
+      const a = await resolveActor(this.deps.db, { email: row.updatedBy }, projectId, {
         ignoreMaintenance: true,
       });
       requireLevel(a, 'mdadmin');

@@ -37,8 +37,11 @@ export class OidcModels {
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
     return (
-      await this.db.delete(oidcModels).where(lt(oidcModels.expiresAt, new Date(now).toISOString()))
-    ).changes;
+      await this.db
+        .delete(oidcModels)
+        .where(lt(oidcModels.expiresAt, new Date(now).toISOString()))
+        .returning({ id: oidcModels.id })
+    ).length;
   }
 
   async upsert(kind: string, id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {

@@ -18,12 +18,12 @@ const KEEP_MS = 30 * 86_400_000;
 const hash = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 /** A new link for `email`; every link still open for it ends as 'replaced'. */
-export function createLink(
+export async function createLink(
   db: Db,
   email: string,
   purpose: LinkPurpose,
   ttlMs: number,
-): { token: string; expires: Date } {
+): Promise<{ token: string; expires: Date }> {
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   const expires = new Date(now.getTime() + ttlMs);

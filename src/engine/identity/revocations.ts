@@ -4,7 +4,7 @@
 // refuses the token from the next request on.
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { JWTPayload } from 'jose';
-import type { Db } from '../db/index.js';
+import { first, type Db } from '../db/index.js';
 import { tokenRevocations } from '../db/tables.js';
 
 /** The claim of our OAuth access tokens naming the grant they were issued under. */
@@ -14,24 +14,12 @@ const SWEEP_EVERY_MS = 60_000;
 
 export class Revocations {
   private lastSweep = 0;
-  private readonly lookup;
 
   /** `grantTokenTtlSeconds`: the longest an access token of a grant lives. */
   constructor(
     private readonly db: Db,
     private readonly grantTokenTtlSeconds: number,
-  ) {
-    this.lookup = db
-      .select({ kind: tokenRevocations.kind })
-      .from(tokenRevocations)
-      .where(
-        or(
-          and(eq(tokenRevocations.kind, 'jti'), eq(tokenRevocations.id, sql.placeholder('jti'))),
-          and(eq(tokenRevocations.kind, 'grant'), eq(tokenRevocations.id, sql.placeholder('gid'))),
-        ),
-      )
-      .prepare();
-  }
+  ) {}
 
   /** One access token, until it would have expired anyway (`exp`, epoch seconds). */
   async revokeToken(jti: string, exp: number): Promise<void> {
@@ -49,11 +37,22 @@ export class Revocations {
   }
 
   /** True when the token itself or its grant was revoked. */
-  isRevoked(claims: JWTPayload): boolean {
+  async isRevoked(claims: JWTPayload): Promise<boolean> {
     const jti = typeof claims.jti === 'string' ? claims.jti : null;
     const gid = typeof claims[GRANT_CLAIM] === 'string' ? (claims[GRANT_CLAIM] as string) : null;
     if (!jti && !gid) return false;
-    return this.lookup.get({ jti: jti ?? '', gid: gid ?? '' }) !== undefined;
+    const hit = await this.db
+      .select({ kind: tokenRevocations.kind })
+      .from(tokenRevocations)
+      .where(
+        or(
+          and(eq(tokenRevocations.kind, 'jti'), eq(tokenRevocations.id, jti ?? '')),
+          and(eq(tokenRevocations.kind, 'grant'), eq(tokenRevocations.id, gid ?? '')),
+        ),
+      )
+      .limit(1)
+      .then(first);
+    return hit !== undefined;
   }
 
   private async record(kind: 'jti' | 'grant', id: string, expires: Date): Promise<void> {

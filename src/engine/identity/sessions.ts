@@ -1,7 +1,8 @@
 // Browser sessions: a random cookie value, stored only as its hash, with an expiry.
 import { createHash, randomBytes } from 'node:crypto';
+import { jsonText } from '../db/sql-fns.js';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
+import { first, type Db } from '../db/index.js';
 import { oidcModels, sessions } from '../db/tables.js';
 
 const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
@@ -24,25 +25,14 @@ export async function createSession(
   return { id, expires };
 }
 
-const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
-
-function prepareLookup(db: Db) {
-  return db
+export async function sessionEmail(db: Db, id: string): Promise<string | null> {
+  const row = await db
     .select({ email: sessions.email })
     .from(sessions)
-    .where(
-      and(
-        eq(sessions.idHash, sql.placeholder('hash')),
-        gt(sessions.expires, sql.placeholder('now')),
-      ),
-    )
-    .prepare();
-}
-
-export function sessionEmail(db: Db, id: string): string | null {
-  let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = prepareLookup(db)));
-  return lookup.get({ hash: hash(id), now: new Date().toISOString() })?.email ?? null;
+    .where(and(eq(sessions.idHash, hash(id)), gt(sessions.expires, new Date().toISOString())))
+    .limit(1)
+    .then(first);
+  return row?.email ?? null;
 }
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
@@ -58,9 +48,6 @@ export async function endSessionsOf(db: Db, email: string): Promise<void> {
   await db
     .delete(oidcModels)
     .where(
-      and(
-        eq(oidcModels.kind, 'Session'),
-        sql`json_extract(${oidcModels.payload}, '$.accountId') = ${email}`,
-      ),
+      and(eq(oidcModels.kind, 'Session'), eq(jsonText(oidcModels.payload, 'accountId'), email)),
     );
 }

@@ -137,7 +137,12 @@ export class Throttle {
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
-    return (await this.db.delete(authThrottle).where(lt(authThrottle.expiresAt, iso(now)))).changes;
+    return (
+      await this.db
+        .delete(authThrottle)
+        .where(lt(authThrottle.expiresAt, iso(now)))
+        .returning({ bucket: authThrottle.bucket })
+    ).length;
   }
 
   private async fail(

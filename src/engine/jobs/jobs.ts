@@ -110,8 +110,9 @@ export class JobRunner {
     const r = await this.db
       .update(jobs)
       .set({ status: 'ERROR', message: 'interrupted by restart', finished: nowIso() })
-      .where(inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']));
-    return r.changes;
+      .where(inArray(jobs.status, ['PREPARED', 'EXPANDING', 'RUNNING']))
+      .returning({ id: jobs.id });
+    return r.length;
   }
 
   async submit(a: ProjectActor, type: JobType, params: Record<string, unknown>): Promise<Job> {
@@ -128,7 +129,7 @@ export class JobRunner {
     });
     this.queue.push({ id, type });
     queueMicrotask(() => this.pump());
-    return this.load(id)!;
+    return (await this.load(id))!;
   }
 
   /** A job whose result is already known (e.g. a cache hit) is recorded straight as OK. */
@@ -152,7 +153,7 @@ export class JobRunner {
       started: now,
       finished: now,
     });
-    return this.load(id)!;
+    return (await this.load(id))!;
   }
 
   /** A job as stored, without rights (engine-internal: recovery, listeners). */
@@ -161,8 +162,8 @@ export class JobRunner {
   }
 
   /** Members see their own jobs; Admins and MD Admins see every job of the project. */
-  get(a: ProjectActor, id: string): Job {
-    const job = this.load(id);
+  async get(a: ProjectActor, id: string): Promise<Job> {
+    const job = await this.load(id);
     if (!job || job.projectId !== a.projectId || !this.visible(a, job)) {
       throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
     }
@@ -193,7 +194,7 @@ export class JobRunner {
     const total =
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(jobs)
           .where(where)
           .then(first)
@@ -207,7 +208,7 @@ export class JobRunner {
    * and ends CANCELLED when its handler stops (OK if it had already finished its work).
    */
   async cancel(a: ProjectActor, id: string): Promise<Job> {
-    const job = this.get(a, id);
+    const job = await this.get(a, id);
     if (job.createdBy !== a.email && !hasLevel(a, 'mdadmin')) {
       throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
     }
@@ -222,7 +223,7 @@ export class JobRunner {
       this.queue = this.queue.filter((q) => q.id !== id);
       await this.finish(id, 'CANCELLED', 'cancelled before it started');
     }
-    return this.load(id)!;
+    return (await this.load(id))!;
   }
 
   /**
@@ -230,19 +231,22 @@ export class JobRunner {
    * when it is still running after `timeoutMs`. What front doors wait with.
    */
   async finished(a: ProjectActor, id: string, timeoutMs: number): Promise<Job> {
-    this.get(a, id);
+    await this.get(a, id);
     await this.waitFor(id, timeoutMs);
     return this.get(a, id);
   }
 
   /** Resolves when the job reaches a final status (the engine's own waits, and tests). */
-  waitFor(id: string, timeoutMs = 60_000): Promise<Job> {
-    const job = this.load(id);
+  async waitFor(id: string, timeoutMs = 60_000): Promise<Job> {
+    const job = await this.load(id);
     if (!job) return Promise.reject(notFound(`job "${id}" not found`));
     if (FINAL_STATUSES.includes(job.status)) return Promise.resolve(job);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`job ${id} still ${this.load(id)?.status} after ${timeoutMs} ms`)),
+        () =>
+          reject(
+            new Error(`job ${id} still ${(await this.load(id))?.status} after ${timeoutMs} ms`),
+          ),
         timeoutMs,
       );
       const list = this.waiters.get(id) ?? [];
@@ -268,21 +272,8 @@ export class JobRunner {
     return job.createdBy === a.email || hasLevel(a, 'mdadmin');
   }
 
-  // Read several times per job (every query is one): prepared once, as drizzle would
-  // otherwise build and prepare the SQL on each call.
-  private loadStmt?: ReturnType<JobRunner['prepareLoad']>;
-
-  private prepareLoad() {
-    return this.db
-      .select()
-      .from(jobs)
-      .where(eq(jobs.id, sql.placeholder('id')))
-      .prepare();
-  }
-
-  private load(id: string): Job | undefined {
-    this.loadStmt ??= this.prepareLoad();
-    const row = this.loadStmt.get({ id });
+  private async load(id: string): Promise<Job | undefined> {
+    const row = await this.db.select().from(jobs).where(eq(jobs.id, id)).limit(1).then(first);
     return row ? toJob(row) : undefined;
   }
 
@@ -327,7 +318,7 @@ export class JobRunner {
       finished: nowIso(),
       ...(result !== undefined ? { result } : {}),
     });
-    const job = this.load(id)!;
+    const job = (await this.load(id))!;
     for (const l of this.finishListeners) {
       try {
         l(job);
@@ -340,7 +331,7 @@ export class JobRunner {
   }
 
   private async execute(id: string): Promise<void> {
-    const job = this.load(id);
+    const job = await this.load(id);
     if (!job || job.status !== 'PREPARED') {
       this.runningOf.delete(id);
       return;

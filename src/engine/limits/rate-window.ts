@@ -18,7 +18,7 @@ export type RateDecision = { ok: true } | { ok: false; scope: string; retryAfter
  * (refused requests are not counted, so Retry-After stays true). One IMMEDIATE transaction:
  * two processes cannot both take the last slot.
  */
-export function takeRate(db: Db, rules: RateRule[]): RateDecision {
+export async function takeRate(db: Db, rules: RateRule[]): Promise<RateDecision> {
   const run = await tx(db, async (): RateDecision => {
     const now = Date.now();
     for (const r of rules) {
@@ -36,7 +36,7 @@ export function takeRate(db: Db, rules: RateRule[]): RateDecision {
       const n =
         (
           await db
-            .select({ n: sql<number>`count(*)` })
+            .select({ n: sql<number>`count(*)`.mapWith(Number) })
             .from(rateEvents)
             .where(where)
             .then(first)

@@ -1,7 +1,7 @@
 // Model object storage: every change keeps a revision, and bumps the project's model version
 // (so cached query results made under an older model are never served).
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, storeOf } from '../db/index.js';
 import { objectRevisions, objects, projects } from '../db/tables.js';
 import { nowIso } from '../ids.js';
 
@@ -77,7 +77,7 @@ export class ModelStore {
 
   /** Whether a metadata transaction is open (what is read now may still be rolled back). */
   inTransaction(): boolean {
-    return this.db.$client.inTransaction;
+    return storeOf(this.db).inTx();
   }
 
   async all(projectId: string): Promise<ObjectRow[]> {
@@ -153,7 +153,7 @@ export class ModelStore {
     return (
       (
         await this.db
-          .select({ n: sql<number>`coalesce(max(${objectRevisions.revision}), 0)` })
+          .select({ n: sql<number>`coalesce(max(${objectRevisions.revision}), 0)`.mapWith(Number) })
           .from(objectRevisions)
           .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
           .then(first)
@@ -181,9 +181,10 @@ export class ModelStore {
     if (!idents.length) return 0;
     const r = await this.db
       .delete(objects)
-      .where(and(eq(objects.projectId, projectId), inArray(objects.ident, idents)));
-    if (r.changes) await this.bumpModelVersion(projectId);
-    return r.changes;
+      .where(and(eq(objects.projectId, projectId), inArray(objects.ident, idents)))
+      .returning({ ident: objects.ident });
+    if (r.length) await this.bumpModelVersion(projectId);
+    return r.length;
   }
 
   async bumpModelVersion(projectId: string): Promise<void> {
@@ -198,23 +199,17 @@ export class ModelStore {
       .update(projects)
       .set({ dataVersion: sql`${projects.dataVersion} + 1` })
       .where(eq(projects.id, projectId));
-    return this.versions(projectId).dataVersion;
+    return (await this.versions(projectId)).dataVersion;
   }
 
-  // Read on every query compilation: prepared once (drizzle would rebuild the SQL each call).
-  private versionStmt?: ReturnType<ModelStore['prepareVersions']>;
-
-  private prepareVersions() {
-    return this.db
+  async versions(projectId: string): Promise<{ dataVersion: number; modelVersion: number }> {
+    const row = await this.db
       .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
       .from(projects)
-      .where(eq(projects.id, sql.placeholder('id')))
-      .prepare();
-  }
-
-  versions(projectId: string): { dataVersion: number; modelVersion: number } {
-    this.versionStmt ??= this.prepareVersions();
-    return this.versionStmt.get({ id: projectId }) ?? { dataVersion: 0, modelVersion: 0 };
+      .where(eq(projects.id, projectId))
+      .limit(1)
+      .then(first);
+    return row ?? { dataVersion: 0, modelVersion: 0 };
   }
 }
 

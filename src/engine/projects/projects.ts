@@ -161,7 +161,7 @@ export class Projects {
     return (
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(projects)
           .where(eq(projects.orgId, orgId))
           .then(first)
@@ -374,7 +374,7 @@ export class Projects {
     return row?.a ? viewAnnouncement(row.a) : null;
   }
 
-  setAnnouncement(a: ProjectActor, body: unknown): AnnouncementView | null {
+  async setAnnouncement(a: ProjectActor, body: unknown): Promise<AnnouncementView | null> {
     if (!a.admin && !a.useradmin) requireLevel(a, 'useradmin');
     const input = parseInput(announceSchema, body ?? {}, 'announcement');
     const value: Announcement | null =

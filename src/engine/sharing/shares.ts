@@ -22,6 +22,7 @@ import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { API_PREFIX } from '../config.js';
 import { tx, type Db, first } from '../db/index.js';
+import { jsonArrayHas } from '../db/sql-fns.js';
 import { projects, projectUsers, shares } from '../db/tables.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
@@ -141,22 +142,23 @@ export interface SharesDeps {
 }
 
 /** Asked for every dashboard and report a member opens beyond their ACL: one keyed read. */
-function prepareSharedWith(db: Db) {
+function sharedWithRow(db: Db, project: string, dashboard: string, email: string) {
   return db
-    .select({ one: sql<number>`1` })
+    .select({ one: sql<number>`1`.mapWith(Number) })
     .from(shares)
     .where(
       and(
-        eq(shares.projectId, sql.placeholder('project')),
-        eq(shares.dashboard, sql.placeholder('dashboard')),
-        sql`exists (select 1 from json_each(${shares.users}) where value = ${sql.placeholder('email')})`,
+        eq(shares.projectId, project),
+        eq(shares.dashboard, dashboard),
+        jsonArrayHas(shares.users, email),
       ),
     )
-    .prepare();
+    .limit(1)
+    .then(first);
 }
 
 /** The public share behind a token, while the project allows embedding. */
-function preparePublic(db: Db) {
+function publicRow(db: Db, token: string) {
   return db
     .select({
       projectId: shares.projectId,
@@ -169,28 +171,25 @@ function preparePublic(db: Db) {
     .innerJoin(projects, eq(projects.id, shares.projectId))
     .where(
       and(
-        eq(shares.token, sql.placeholder('token')),
+        eq(shares.token, token),
         eq(shares.type, 'public'),
         eq(projects.dashboardEmbedding, true),
       ),
     )
-    .prepare();
+    .limit(1)
+    .then(first);
 }
 
 export class Shares {
   private readonly db: Db;
-  private readonly sharedStmt: ReturnType<typeof prepareSharedWith>;
-  private readonly publicStmt: ReturnType<typeof preparePublic>;
 
   constructor(private readonly deps: SharesDeps) {
     this.db = deps.db;
-    this.sharedStmt = prepareSharedWith(deps.db);
-    this.publicStmt = preparePublic(deps.db);
   }
 
   /** Whether a share of this dashboard names this member (read from the DB every time). */
-  sharedWith(projectId: string, dashboard: string, email: string): boolean {
-    const hit = this.sharedStmt.get({ project: projectId, dashboard, email: email.toLowerCase() });
+  async sharedWith(projectId: string, dashboard: string, email: string): Promise<boolean> {
+    const hit = await sharedWithRow(this.db, projectId, dashboard, email.toLowerCase());
     return hit !== undefined;
   }
 
@@ -303,8 +302,9 @@ export class Shares {
             eq(shares.updated, before.updated),
             eq(shares.updatedBy, before.updatedBy),
           ),
-        );
-      if (r.changes === 0) {
+        )
+        .returning({ dashboard: shares.dashboard });
+      if (r.length === 0) {
         if (!(await this.row(a.projectId, dash.ident))) throw notShared(dash.ident);
         throw conflict(
           `the share of dashboard "${dash.ident}" was changed meanwhile; read it and try again`,
@@ -339,8 +339,9 @@ export class Shares {
     await tx(this.db, async () => {
       const r = await this.db
         .delete(shares)
-        .where(and(eq(shares.projectId, a.projectId), eq(shares.dashboard, dash.ident)));
-      if (r.changes === 0) throw notShared(dash.ident);
+        .where(and(eq(shares.projectId, a.projectId), eq(shares.dashboard, dash.ident)))
+        .returning({ dashboard: shares.dashboard });
+      if (r.length === 0) throw notShared(dash.ident);
       await this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
         object: dash.ident,
@@ -360,7 +361,7 @@ export class Shares {
     opts: { signal?: AbortSignal } = {},
   ): Promise<PublicDashboard> {
     if (!TOKEN_RE.test(token)) throw noSuchShare();
-    const hit = this.publicStmt.get({ token });
+    const hit = await publicRow(this.db, token);
     if (!hit) throw noSuchShare();
     const actor = await this.servedAs(hit);
     let run: DashboardRun;

@@ -38,7 +38,7 @@ export class DavProps {
   }
 
   /** Applies the operations in document order, all or nothing. */
-  patch(projectId: string, path: string, ops: PropOp[]): void {
+  async patch(projectId: string, path: string, ops: PropOp[]): Promise<void> {
     await tx(this.db, async () => {
       for (const o of ops) {
         const key = and(
@@ -67,7 +67,7 @@ export class DavProps {
   }
 
   /** Moves the properties of `from` and below to `to`, replacing whatever `to` had. */
-  moveTree(projectId: string, from: string, to: string): void {
+  async moveTree(projectId: string, from: string, to: string): Promise<void> {
     await tx(this.db, async () => {
       await this.removeTree(projectId, to);
       await this.db
@@ -78,7 +78,12 @@ export class DavProps {
   }
 
   /** Copies the properties of `from` (and, unless `shallow`, of everything below) to `to`. */
-  copyTree(projectId: string, from: string, to: string, opts: { shallow?: boolean } = {}): void {
+  async copyTree(
+    projectId: string,
+    from: string,
+    to: string,
+    opts: { shallow?: boolean } = {},
+  ): Promise<void> {
     await tx(this.db, async () => {
       await this.removeTree(projectId, to);
       const scope = opts.shallow ? eq(davProps.path, from) : tree(from);
@@ -93,7 +98,7 @@ export class DavProps {
     const props = new DavProps(db);
     storage.onChange((c) => {
       if (c.kind === 'deleted') await props.removeTree(c.projectId, c.path);
-      else if (c.kind === 'moved' && c.from) props.moveTree(c.projectId, c.from, c.path);
+      else if (c.kind === 'moved' && c.from) await props.moveTree(c.projectId, c.from, c.path);
     });
     return props;
   }

@@ -115,7 +115,7 @@ export class ProjectFiles {
   ): Promise<{ item: StorageItem; replaced: boolean }> {
     this.authorize(a);
     const r = await this.store.copy(a.projectId, from, to, { ...opts, user: a.email });
-    this.props.copyTree(a.projectId, normalizeStoragePath(from), r.item.path, {
+    await this.props.copyTree(a.projectId, normalizeStoragePath(from), r.item.path, {
       shallow: opts.recursive === false,
     });
     return r;
@@ -128,8 +128,8 @@ export class ProjectFiles {
   }
 
   /** Sets and removes dead properties in order, all or nothing. */
-  patchProps(a: ProjectActor, path: string, ops: PropOp[]): void {
+  async patchProps(a: ProjectActor, path: string, ops: PropOp[]): Promise<void> {
     this.authorize(a);
-    this.props.patch(a.projectId, path, ops);
+    await this.props.patch(a.projectId, path, ops);
   }
 }

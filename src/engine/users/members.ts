@@ -138,7 +138,7 @@ export class Members {
     return (
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(projectUsers)
           .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.active, true)))
           .then(first)
@@ -161,7 +161,7 @@ export class Members {
     return (
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(projectUsers)
           .where(and(eq(projectUsers.projectId, projectId), inArray(projectUsers.filter, filters)))
           .then(first)
@@ -185,7 +185,7 @@ export class Members {
     const total =
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(projectUsers)
           .where(where)
           .then(first)
@@ -400,7 +400,7 @@ export class Members {
     const admins =
       (
         await this.db
-          .select({ n: sql<number>`count(*)` })
+          .select({ n: sql<number>`count(*)`.mapWith(Number) })
           .from(projectUsers)
           .where(
             and(

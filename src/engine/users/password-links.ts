@@ -58,7 +58,7 @@ export class PasswordLinks {
     if (!this.builtin) return { kind: 'external', issuer: this.config.auth.issuer };
     if (await this.accounts.hasPassword(email))
       return { kind: 'password', forgotUrl: this.url(FORGOT_PASSWORD_PATH) };
-    const link = this.issue(email, 'invite');
+    const link = await this.issue(email, 'invite');
     return { kind: 'set-password', url: link.url, expires: link.expires };
   }
 
@@ -69,7 +69,7 @@ export class PasswordLinks {
   async requestReset(rawEmail: string, clientAddress: string): Promise<RateDecision> {
     this.requireBuiltin();
     const email = normalizeEmail(rawEmail);
-    const decision = takeRate(this.db, [
+    const decision = await takeRate(this.db, [
       {
         scope: 'password_reset_address',
         key: clientAddress,
@@ -112,8 +112,11 @@ export class PasswordLinks {
     await Promise.all([...this.pending]);
   }
 
-  private issue(email: string, purpose: LinkPurpose): { url: string; expires: Date } {
-    const { token, expires } = createLink(this.db, email, purpose, this.ttlHours * HOUR_MS);
+  private async issue(
+    email: string,
+    purpose: LinkPurpose,
+  ): Promise<{ url: string; expires: Date }> {
+    const { token, expires } = await createLink(this.db, email, purpose, this.ttlHours * HOUR_MS);
     return { url: `${this.url(SET_PASSWORD_PATH)}?token=${token}`, expires };
   }
 
@@ -121,7 +124,7 @@ export class PasswordLinks {
     // After the answer has gone out: writing the link must not make it slower for accounts.
     await new Promise((resolve) => setImmediate(resolve));
     try {
-      const link = this.issue(email, 'reset');
+      const link = await this.issue(email, 'reset');
       const msg = passwordLinkMessage({
         to: email,
         url: link.url,

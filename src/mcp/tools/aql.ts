@@ -193,7 +193,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
         if (project && project !== c.p)
           throw invalid(`the cursor belongs to project "${c.p}", not "${project}"`);
         const a = actorFor(ctx, c.p);
-        const job = ctx.engine.jobs.get(a, c.j);
+        const job = await ctx.engine.jobs.get(a, c.j);
         if (job.type !== 'report') throw invalid('invalid cursor: it does not point at a query');
         // A cursor continues its own query only: rows of another query must never pass for
         // this one's.

@@ -124,7 +124,7 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
     run: async ({ project, question, conversation, job }, extra) => {
       const a = actorFor(ctx, project);
       if (job) {
-        const j = ctx.engine.jobs.get(a, job);
+        const j = await ctx.engine.jobs.get(a, job);
         if (j.type !== 'ai' || j.createdBy !== a.email)
           throw invalid(`job "${job}" is not an answer of yours to collect with ask`);
         // The job answers its own question only: never another question's answer.

@@ -79,7 +79,7 @@ export function registerFlowTools(server: McpServer, ctx: McpContext): void {
     narrow: 'the run is too large to show',
     run: async ({ project, jobId }) => {
       const a = actorFor(ctx, project);
-      const job = ctx.engine.jobs.get(a, jobId);
+      const job = await ctx.engine.jobs.get(a, jobId);
       if (job.type !== 'flow')
         throw invalid(`job ${jobId} is a ${job.type} job, not a flow run`, { jobId });
       return { data: runOut(a, job) };

@@ -132,7 +132,7 @@ export const aqlRoutes: RouteDef[] = [
         description:
           'The result `{ data: { values, visual: { column: [{ title }] } } }` (CSV/TSV too); 202 while the job runs.',
         handler: async ({ engine, actor, params }) => {
-          const job = engine.jobs.get(actor, params.jobId!);
+          const job = await engine.jobs.get(actor, params.jobId!);
           if (job.type !== 'report')
             throw new HttpError(404, `job "${job.id}" is not a query`, { id: job.id });
           if (!FINAL_STATUSES.includes(job.status)) {

@@ -197,10 +197,10 @@ export const projectRoutes: RouteDef[] = [
         access: 'useradmin',
         description:
           'Set the announcement (Admin or User Admin); empty title and message clear it.',
-        handler: ({ engine, actor, body }) => ({
+        handler: async ({ engine, actor, body }) => ({
           title: 'Announcement',
           body: {
-            announcement: engine.projects.setAnnouncement(actor, body),
+            announcement: await engine.projects.setAnnouncement(actor, body),
             link: [link('project', projectPath(actor.projectId))],
           },
         }),

@@ -62,9 +62,13 @@ const WRONG_CREDENTIALS =
   'wrong user or WebDAV token, or this user may not use the project files over WebDAV now (MD Admin needed, not during maintenance)';
 
 /** The caller's rights when they may use the project files, else null. */
-function storageActor(engine: Engine, email: string, project: string): ProjectActor | null {
+async function storageActor(
+  engine: Engine,
+  email: string,
+  project: string,
+): Promise<ProjectActor | null> {
   try {
-    const actor = engine.actor({ email }, project);
+    const actor = await engine.actor({ email }, project);
     engine.files.authorize(actor);
     return actor;
   } catch (err) {
@@ -102,7 +106,7 @@ async function basicActor(
     if (!(await verifyPassword(password, tokenHash)))
       throw unauthorized(engine, project, WRONG_CREDENTIALS);
   }
-  const actor = storageActor(engine, user, project);
+  const actor = await storageActor(engine, user, project);
   if (!actor) throw unauthorized(engine, project, WRONG_CREDENTIALS);
   guess?.succeeded();
   remember(key);

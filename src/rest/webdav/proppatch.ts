@@ -48,7 +48,7 @@ export async function proppatch(dav: Dav): Promise<void> {
       propstats.set(status, [...(propstats.get(status) ?? []), xml]);
     }
   } else {
-    dav.engine.files.patchProps(dav.actor, item.path, ops);
+    await dav.engine.files.patchProps(dav.actor, item.path, ops);
     propstats.set(200, [...names.values()]);
   }
   sendXml(

@@ -57,7 +57,7 @@ export async function startDemoLoads(
   projectId: string,
   email: string,
 ): Promise<Job[]> {
-  const actor = engine.actor({ email }, projectId);
+  const actor = await engine.actor({ email }, projectId);
   const sets = demoDatasets(generateFlights());
   for (const d of sets) {
     await engine.files.writeFile(actor, d.source, Buffer.from(d.csv, 'utf8'), {

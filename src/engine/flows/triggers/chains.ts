@@ -6,6 +6,7 @@
 // URSA_TRIGGER_CHAIN_PER_MINUTE-th chained run of the last minute (counted in the metadata
 // database, whatever process started them), pauses its trigger instead (trigger_pauses).
 import { and, eq, gte, sql } from 'drizzle-orm';
+import { jsonNumber, jsonText } from '../../db/sql-fns.js';
 import { type Db, first } from '../../db/index.js';
 import { jobs, triggerPauses } from '../../db/tables.js';
 
@@ -51,15 +52,15 @@ export async function chainedRunsSince(
   return (
     (
       await db
-        .select({ n: sql<number>`count(*)` })
+        .select({ n: sql<number>`count(*)`.mapWith(Number) })
         .from(jobs)
         .where(
           and(
             eq(jobs.projectId, projectId),
             gte(jobs.created, since),
             eq(jobs.type, 'flow'),
-            sql`json_extract(${jobs.params}, '$.id') = ${flow}`,
-            sql`json_extract(${jobs.params}, '$.depth') >= 1`,
+            eq(jsonText(jobs.params, 'id'), flow),
+            sql`${jsonNumber(jobs.params, 'depth')} >= 1`,
           ),
         )
         .then(first)
@@ -106,7 +107,8 @@ export async function unpause(db: Db, projectId: string, trigger: string): Promi
       await db
         .delete(triggerPauses)
         .where(and(eq(triggerPauses.projectId, projectId), eq(triggerPauses.trigger, trigger)))
-    ).changes > 0
+        .returning({ trigger: triggerPauses.trigger })
+    ).length > 0
   );
 }
 

@@ -23,8 +23,9 @@ export async function claim(
   const r = await db
     .insert(triggerFirings)
     .values({ projectId, trigger, slot, time, outcome: PENDING })
-    .onConflictDoNothing();
-  return r.changes === 1;
+    .onConflictDoNothing()
+    .returning({ slot: triggerFirings.slot });
+  return r.length === 1;
 }
 
 /** Records what the claimant did with its slot. */
@@ -56,7 +57,7 @@ export async function hasClaim(
   slot: string,
 ): Promise<boolean> {
   return !!(await db
-    .select({ one: sql<number>`1` })
+    .select({ one: sql<number>`1`.mapWith(Number) })
     .from(triggerFirings)
     .where(
       and(
