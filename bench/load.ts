@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       'content-type': 'application/json',
     };
     await running.engine.files.writeFile(
-      running.engine.actor({ email: config.adminEmail }, project),
+      await running.engine.actor({ email: config.adminEmail }, project),
       '/bench/orders.csv',
       fs.createReadStream(file),
       {

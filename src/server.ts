@@ -149,7 +149,10 @@ function startSweeper(engine: Engine, log: Logger) {
     running = running.then(async () => {
       await task('expired partial uploads', () => engine.uploads.sweep());
       await task('query results unread past their retention', () =>
-        engine.aql.sweepResults(engine.projects.allIds(), engine.config.resultTtlHours * 3_600_000),
+        engine.aql.sweepResults(
+          await engine.projects.allIds(),
+          engine.config.resultTtlHours * 3_600_000,
+        ),
       );
     });
   };

@@ -707,9 +707,9 @@ const MATRIX: Record<string, Entry> = {
         users: [OTHER_MEMBER],
       },
     }),
-    check: (r, { f, ok }) => {
+    check: async (r, { f, ok }) => {
       const object = (r.json?.share?.dashboard ?? '') as string;
-      if (ok) expect(isShared(f, object)).toBe(true);
+      if (ok) expect(await isShared(f, object)).toBe(true);
     },
   },
   'GET /projects/{project}/pmd/share/{dashboardId}': {
@@ -739,8 +739,10 @@ const MATRIX: Record<string, Entry> = {
     prepare: async (f, caller) => ({
       params: { dashboardId: await sharedDashboard(f, caller, 'authz-share-delete') },
     }),
-    check: (_r, { f, params, ok }) => {
-      expect(isShared(f, params.dashboardId!), 'stopped only by a successful DELETE').toBe(!ok);
+    check: async (_r, { f, params, ok }) => {
+      expect(await isShared(f, params.dashboardId!), 'stopped only by a successful DELETE').toBe(
+        !ok,
+      );
     },
   },
   'POST /projects/{project}/app/aql/execute': {

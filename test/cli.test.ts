@@ -321,7 +321,7 @@ describe('cli', { timeout: 60_000 }, () => {
         scripts.install(srv.engine);
         const gate = scripts.gate();
         const job = await srv.engine.jobs.submit(
-          srv.engine.actor({ email: ADMIN }, srv.demo),
+          await srv.engine.actor({ email: ADMIN }, srv.demo),
           'transform',
           scripts.add({ run: (ctx) => gateOrAbort(gate.promise, ctx) }),
         );

@@ -91,19 +91,19 @@ describe('demo data', () => {
     await demoJobs(s);
     const ref = async (ident: string) =>
       ((await s.engine.model.get(s.demo, ident))?.def as { reference?: unknown }).reference;
-    expect(ref('attr.flights.origin')).toEqual({
+    expect(await ref('attr.flights.origin')).toEqual({
       dataset: 'airports',
       attribute: 'attr.airports.code',
     });
-    expect(ref('attr.flights.carrier')).toEqual({
+    expect(await ref('attr.flights.carrier')).toEqual({
       dataset: 'carriers',
       attribute: 'attr.carriers.code',
     });
-    expect(ref('attr.flights.flight_date')).toEqual({
+    expect(await ref('attr.flights.flight_date')).toEqual({
       dataset: 'calendar',
       attribute: 'attr.calendar.date',
     });
-    expect(ref('attr.flights.dest')).toBeUndefined();
+    expect(await ref('attr.flights.dest')).toBeUndefined();
     const [orphans] = await read(
       s,
       `SELECT count(*) FILTER (WHERE a.code IS NULL) AS no_airport,
@@ -298,7 +298,7 @@ describe('without demo data', () => {
       expect(s.bootstrap.demoLoading).toBeUndefined();
       const jobs = await s.api('GET', jobsPath(s.demo));
       expect(jobs.json.jobs).toEqual([]);
-      expect(s.engine.datasets.infos(s.demo)).toEqual([]);
+      expect(await s.engine.datasets.infos(s.demo)).toEqual([]);
     } finally {
       await s.close();
     }

@@ -134,9 +134,11 @@ describe('job and AI reads take the actor', () => {
     const { job } = s.engine.ai.conversations.add(md, 'how many rows?', undefined, (ids) =>
       s.engine.jobs.submit(md, 'ai', ids),
     );
-    expect(s.engine.ai.questionOf(md, job.id)).toBe('how many rows?');
+    expect(await s.engine.ai.questionOf(md, job.id)).toBe('how many rows?');
     // An Admin sees every job, not the questions others asked.
-    expect(s.engine.ai.questionOf(s.engine.actor({ email: ADMIN }, s.demo), job.id)).toBeNull();
+    expect(
+      await s.engine.ai.questionOf(await s.engine.actor({ email: ADMIN }, s.demo), job.id),
+    ).toBeNull();
     const err = await refusal(() => s.engine.ai.questionOf(plain, job.id));
     expect(err.kind, err.message).toBe('not_found');
   });

@@ -112,7 +112,7 @@ describe('a cycle of flowSequence triggers is refused on save', () => {
       context: { field: 'def.after', cycle: ['flow.a', 'flow.b', 'flow.a'] },
     });
     expect(r.json.message).toContain('flow.a → flow.b → flow.a');
-    expect(s.engine.model.get(p, 'trigger.b_after_a')).toBeUndefined();
+    expect(await s.engine.model.get(p, 'trigger.b_after_a')).toBeUndefined();
   });
 
   it('through three flows, by a change (PUT); a disabled trigger counts too', async () => {
@@ -126,7 +126,7 @@ describe('a cycle of flowSequence triggers is refused on save', () => {
     });
     expect(r.status, r.text).toBe(400);
     expect(r.json.message).toContain('flow.c → flow.b → flow.a → flow.c');
-    expect(s.engine.model.get(p, 'trigger.b_after_c')).toMatchObject({
+    expect(await s.engine.model.get(p, 'trigger.b_after_c')).toMatchObject({
       revision: before.revision,
       def: timer,
     });
@@ -144,7 +144,7 @@ describe('a cycle of flowSequence triggers is refused on save', () => {
     ]);
     expect(batch.status, batch.text).toBe(400);
     expect(batch.json.message).toMatch(/flow\.(d|e) → flow\.(e|d) → flow\.\1/);
-    expect(s.engine.model.get(p, 'trigger.d_after_e')).toBeUndefined();
+    expect(await s.engine.model.get(p, 'trigger.d_after_e')).toBeUndefined();
     // A chain that does not come back is fine.
     await trigger('trigger.d_after_e', sequence('flow.d', 'flow.e'));
   });

@@ -302,10 +302,10 @@ describe('triggers on a running server', () => {
 
   it('claims a slot once: INSERT OR IGNORE', () => {
     const t = '2026-01-01T00:00:00.000Z';
-    expect(claim(s.engine.db, p, 'trigger.check', 'unit:1', t)).toBe(true);
-    expect(claim(s.engine.db, p, 'trigger.check', 'unit:1', t)).toBe(false);
-    expect(hasClaim(s.engine.db, p, 'trigger.check', 'unit:1')).toBe(true);
-    expect(hasClaim(s.engine.db, p, 'trigger.check', 'unit:2')).toBe(false);
+    expect(await claim(s.engine.db, p, 'trigger.check', 'unit:1', t)).toBe(true);
+    expect(await claim(s.engine.db, p, 'trigger.check', 'unit:1', t)).toBe(false);
+    expect(await hasClaim(s.engine.db, p, 'trigger.check', 'unit:1')).toBe(true);
+    expect(await hasClaim(s.engine.db, p, 'trigger.check', 'unit:2')).toBe(false);
   });
 
   it('a timer fires its slot once across two processes on one database, as its last editor', async () => {
@@ -796,9 +796,9 @@ describe('a timer missed while the server was down', () => {
     expect(f.slot).toBe(slot);
     expect((await e.jobs.waitFor(f.jobId!, 30_000)).status).toBe('OK');
     await sleep(500);
-    expect(firingsOf(e.db, p, 'trigger.daily')).toHaveLength(1);
-    expect(firingsOf(e.db, p, 'trigger.dailyoff')).toEqual([]);
-    expect(firingsOf(e.db, p, 'trigger.dailynew')).toEqual([]);
+    expect(await firingsOf(e.db, p, 'trigger.daily')).toHaveLength(1);
+    expect(await firingsOf(e.db, p, 'trigger.dailyoff')).toEqual([]);
+    expect(await firingsOf(e.db, p, 'trigger.dailynew')).toEqual([]);
     const l = await api('GET', `/projects/${p}/inflow/trigger/list`);
     expect(l.json.triggers.find((t: { id: string }) => t.id === 'trigger.daily')).toMatchObject({
       lastRun: { job: f.jobId, status: 'OK', time: f.time },
@@ -810,7 +810,7 @@ describe('a timer missed while the server was down', () => {
     // Started again: the slot is claimed, nothing fires.
     server = await startOnPort(dataDir, 0, env);
     await sleep(500);
-    expect(firingsOf(server.engine.db, p, 'trigger.daily')).toHaveLength(1);
+    expect(await firingsOf(server.engine.db, p, 'trigger.daily')).toHaveLength(1);
   });
 });
 

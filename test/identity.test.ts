@@ -264,8 +264,8 @@ describe('external identity provider by configuration', () => {
   const alice = 'alice@example.com';
   const carol = 'carol@example.com';
 
-  const inviteInProcess = (srv: TestServer, email: string) =>
-    srv.engine.members.invite(srv.engine.actor({ email: ADMIN }, srv.demo), { id: email });
+  const inviteInProcess = async (srv: TestServer, email: string) =>
+    srv.engine.members.invite(await srv.engine.actor({ email: ADMIN }, srv.demo), { id: email });
 
   beforeAll(async () => {
     idp = await startFakeIssuer();
@@ -289,7 +289,7 @@ describe('external identity provider by configuration', () => {
     expect(s.bootstrap.created).toBe(true);
     expect(s.bootstrap.adminEmail).toBe(ADMIN);
     expect(s.demo).toMatch(/^demo-[a-z0-9]{6}$/);
-    expect(s.engine.orgs.isAdmin('default', ADMIN)).toBe(true);
+    expect(await s.engine.orgs.isAdmin('default', ADMIN)).toBe(true);
     expect((await s.engine.actor({ email: ADMIN }, s.demo)).admin).toBe(true);
     // Ursa cannot issue tokens itself in this mode.
     await expect(s.engine.issueToken(ADMIN)).rejects.toThrow(/external identity provider/);
@@ -489,7 +489,7 @@ describe('browser session', () => {
 
   it('locks an e-mail out at this address after too many wrong passwords (429 with Retry-After)', async () => {
     const email = 'locked@example.com';
-    await s.engine.members.invite(s.engine.actor({ email: ADMIN }, s.demo), { id: email });
+    await s.engine.members.invite(await s.engine.actor({ email: ADMIN }, s.demo), { id: email });
     await s.engine.accounts.setPassword(email, 'locked-password-1');
     const statuses: number[] = [];
     let last: RawResponse | undefined;

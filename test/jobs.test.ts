@@ -37,7 +37,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     opts: { as?: string; project?: string; type?: JobType } = {},
   ): Promise<{ id: string }> => {
     const job = await s.engine.jobs.submit(
-      s.engine.actor({ email: opts.as ?? ADMIN }, opts.project ?? s.demo),
+      await s.engine.actor({ email: opts.as ?? ADMIN }, opts.project ?? s.demo),
       opts.type ?? 'transform',
       scripts.add(script),
     );
@@ -566,7 +566,7 @@ describe('jobs across restarts', () => {
     const demo = first.bootstrap.demoProjectId!;
     first.engine.jobs.register('transform', { run: () => new Promise(() => {}) });
     const job = await first.engine.jobs.submit(
-      first.engine.actor({ email: ADMIN }, demo),
+      await first.engine.actor({ email: ADMIN }, demo),
       'transform',
       {},
     );

@@ -354,21 +354,21 @@ describe('guess, edit, load: the file flow of the spec', () => {
       ['fact.customers.visits', 'fact', 'Visits'],
     ]);
     const def = async (ident: string) => (await s.engine.model.get(p, ident))!.def;
-    expect(def('attr.customers.customer_id')).toEqual({
+    expect(await def('attr.customers.customer_id')).toEqual({
       dataset: 'customers',
       column: 'customer_id',
       dataType: 'integer',
       source: 'load',
       primaryKey: true,
     });
-    expect(def('fact.customers.visits')).toEqual({
+    expect(await def('fact.customers.visits')).toEqual({
       dataset: 'customers',
       column: 'visits',
       dataType: 'number',
       source: 'load',
     });
     // Declared reference to a dataset not loaded yet: kept, with no attribute to point at.
-    expect(def('attr.customers.country_code')).toEqual({
+    expect(await def('attr.customers.country_code')).toEqual({
       dataset: 'customers',
       column: 'country_code',
       dataType: 'string',
@@ -391,7 +391,7 @@ describe('guess, edit, load: the file flow of the spec', () => {
       dataset: 'countries',
       attribute: 'attr.countries.country_code',
     });
-    expect(s.engine.model.get(p, 'label.countries.country_name')).toMatchObject({
+    expect(await s.engine.model.get(p, 'label.countries.country_name')).toMatchObject({
       type: 'label',
       name: 'country_name',
       def: {
@@ -402,7 +402,7 @@ describe('guess, edit, load: the file flow of the spec', () => {
         attribute: 'attr.countries.country_code',
       },
     });
-    expect(def('attr.countries.country_code')).toMatchObject({ primaryKey: true });
+    expect(await def('attr.countries.country_code')).toMatchObject({ primaryKey: true });
     expect((await dataload(p)).modelVersion).toBeGreaterThan(before.modelVersion);
   });
 
@@ -444,8 +444,8 @@ describe('guess, edit, load: the file flow of the spec', () => {
     // A new file with another shape: its guess (GET) is what the load uses.
     expect((await s.api('GET', guessPath(p, id2))).status).toBe(200);
     await loadOk(p, { orders: wd('/in/orders-2.csv') });
-    expect(s.engine.model.get(p, 'fact.orders.amount')).toBeUndefined();
-    expect(s.engine.model.get(p, 'attr.orders.customer_id')).toBeDefined();
+    expect(await s.engine.model.get(p, 'fact.orders.amount')).toBeUndefined();
+    expect(await s.engine.model.get(p, 'attr.orders.customer_id')).toBeDefined();
     expect(await types(p, 'orders')).toEqual({ order_id: 'BIGINT', customer_id: 'BIGINT' });
     const v2 = await dataload(p);
     expect(v2.dataVersion).toBe(v1.dataVersion + 1);
@@ -870,10 +870,10 @@ describe('model objects over several loads', () => {
     await loadOk(p, { r: wd('/r.csv', { prescription: ID_N }) });
     const asAttribute = { primarykey: 'id', columns: [col('id', 'integer'), col('n', 'string')] };
     await loadOk(p, { r: wd('/r.csv', { prescription: asAttribute }) });
-    expect(s.engine.model.get(p, 'fact.r.n')).toBeUndefined();
-    expect(s.engine.model.get(p, 'attr.r.n')).toBeDefined();
+    expect(await s.engine.model.get(p, 'fact.r.n')).toBeUndefined();
+    expect(await s.engine.model.get(p, 'attr.r.n')).toBeDefined();
     await loadOk(p, { r: wd('/r.csv', { prescription: ID_N }) });
-    expect(s.engine.model.get(p, 'fact.r.n')).toBeDefined();
+    expect(await s.engine.model.get(p, 'fact.r.n')).toBeDefined();
   });
 });
 
@@ -892,7 +892,7 @@ describe('descriptions in the prescription', () => {
     await loadOk(p, { d: wd('/d.csv', { prescription: described('items ordered') }) });
     const desc = async (id: string) => (await s.engine.model.get(p, id))!.description;
     expect([desc('attr.d.id'), desc('fact.d.n')]).toEqual(['the order', 'items ordered']);
-    const catalog = await s.engine.catalog.catalog(s.engine.actor({ email: ADMIN }, p), {});
+    const catalog = await s.engine.catalog.catalog(await s.engine.actor({ email: ADMIN }, p), {});
     expect(catalog.datasets[0]).toMatchObject({ name: 'd', description: 'one row per order' });
 
     const obj = (await s.api('GET', `/projects/${p}/pmd/obj/fact.d.n`)).json.object;
@@ -901,9 +901,9 @@ describe('descriptions in the prescription', () => {
     });
     expect(edited.status, edited.text).toBe(200);
     await loadOk(p, { d: wd('/d.csv', { prescription: described('items ordered') }) });
-    expect(desc('fact.d.n')).toBe('items, as edited');
+    expect(await desc('fact.d.n')).toBe('items, as edited');
     await loadOk(p, { d: wd('/d.csv', { prescription: described('units ordered') }) });
-    expect(desc('fact.d.n')).toBe('units ordered');
+    expect(await desc('fact.d.n')).toBe('units ordered');
 
     const long = await s.api('POST', execPath(p), {
       body: {
@@ -1404,7 +1404,7 @@ describe('permissions', () => {
         (await s.api('POST', execPath(p), { as, body: { type: 'flow', id: 'x' } })).status,
       ).toBe(403);
       expect((await s.api('GET', `/projects/${p}/kodiak/dataload`, { as })).status).toBe(200);
-      expect(s.engine.datasets.infos(p)).toEqual([]);
+      expect(await s.engine.datasets.infos(p)).toEqual([]);
     },
   );
 

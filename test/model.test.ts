@@ -728,7 +728,7 @@ describe('credentials', () => {
     expect(put.status, put.text).toBe(200);
     expect(put.json.object.def).toMatchObject({ database: 'archive', secretSet: true });
     const admin = await s.engine.actor({ email: 'admin@example.com' }, p);
-    expect(s.engine.objects.secretOf(admin, 'credentials.warehouse')).toBe(SECRET);
+    expect(await s.engine.objects.secretOf(admin, 'credentials.warehouse')).toBe(SECRET);
 
     const bytes = metadataBytes(s.dataDir);
     expect(bytes.length).toBeGreaterThan(0);

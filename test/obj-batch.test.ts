@@ -35,8 +35,8 @@ async function state(ident: string): Promise<{ acl: Acl; revisions: number }> {
   return { acl: r.json.object.acl, revisions: r.json.history.length };
 }
 
-const modelVersion = () =>
-  s.engine.objects.versions(s.engine.actor({ email: ADMIN }, p)).modelVersion;
+const modelVersion = async () =>
+  s.engine.objects.versions(await s.engine.actor({ email: ADMIN }, p)).modelVersion;
 
 async function events(ident: string) {
   const r = await s.api('GET', `/projects/${p}/activity?types=obj_action&limit=1000`);
@@ -79,7 +79,7 @@ describe('POST app/obj/batch', () => {
   });
 
   it('an Admin sets a role on many objects; each answers with its whole ACL', async () => {
-    const version = modelVersion();
+    const version = await modelVersion();
     const r = await batch({ userrole: 'viewers', acl: 'r----', objects: [b, a] });
     expect(r.status, r.text).toBe(200);
     expect(r.json.objects).toEqual([
@@ -104,7 +104,7 @@ describe('POST app/obj/batch', () => {
     expect(r.json.link.map((l: { id: string }) => l.id)).toEqual([b, a]);
     expect(await state(a)).toEqual({ acl: r.json.objects[1].acl, revisions: 2 });
     expect(await state(b)).toEqual({ acl: r.json.objects[0].acl, revisions: 2 });
-    expect(modelVersion()).toBeGreaterThan(version);
+    expect(await modelVersion()).toBeGreaterThan(version);
   });
 
   it('the effect: a member of the role can then read the objects in pmd/obj', async () => {
@@ -165,7 +165,7 @@ describe('POST app/obj/batch', () => {
     const readOnly = await folder('readonly', [{ userrole: 'editors', acl: 'rw---' }]);
     const open = await folder('open', []);
     const before = await Promise.all([a, b, readOnly, open].map(state));
-    const version = modelVersion();
+    const version = await modelVersion();
     const r = await batch(
       { userrole: 'viewers', acl: 'r----', objects: [a, readOnly, b, open] },
       MANAGER,
@@ -176,7 +176,7 @@ describe('POST app/obj/batch', () => {
     expect(r.json.message).not.toContain(a);
     expect(r.json.context).toMatchObject({ needs: 'a', idents: [readOnly, open] });
     expect(await Promise.all([a, b, readOnly, open].map(state))).toEqual(before);
-    expect(modelVersion()).toBe(version);
+    expect(await modelVersion()).toBe(version);
     for (const ident of [a, b, readOnly, open]) expect(await events(ident)).toHaveLength(1);
     // A member without any role holds `a` nowhere, not even on an object every member reads.
     const r2 = await batch({ userrole: 'viewers', acl: 'r----', objects: [open] }, OUTSIDER);

@@ -228,15 +228,15 @@ describe('data packages over HTTP', () => {
       is_weekend: 'BOOLEAN',
       year_month: 'VARCHAR',
     });
-    expect(def(project, 'attr.calendar.date')).toMatchObject({
+    expect(await def(project, 'attr.calendar.date')).toMatchObject({
       primaryKey: true,
       dataType: 'date',
     });
     expect((await s.engine.model.get(project, 'attr.calendar.date'))?.name).toBe('Calendar Date');
-    expect(def(project, 'label.calendar.month_name')).toMatchObject({
+    expect(await def(project, 'label.calendar.month_name')).toMatchObject({
       attribute: 'attr.calendar.month',
     });
-    expect(def(project, 'label.calendar.day_name')).toMatchObject({
+    expect(await def(project, 'label.calendar.day_name')).toMatchObject({
       attribute: 'attr.calendar.day_of_week',
     });
     const file = await rawStorage(s.engine).stat(project, '/packages/calendar.csv');
@@ -281,7 +281,7 @@ describe('data packages over HTTP', () => {
         subregion: 'Western Europe',
       },
     ]);
-    expect(def(project, 'attr.countries.country_code')).toMatchObject({ primaryKey: true });
+    expect(await def(project, 'attr.countries.country_code')).toMatchObject({ primaryKey: true });
     expect((await s.engine.model.get(project, 'label.countries.name'))?.name).toBe('Country');
   });
 

@@ -358,8 +358,12 @@ describe('password links with the built-in identity provider', () => {
     expect(set.headers.getSetCookie()).toEqual([]);
 
     expect((await withCookie(before!, '/api/v1/projects')).status).toBe(401);
-    expect(s.engine.oidcModels.find('Session', 'id', 'oauth-session-of-resetme')).toBeUndefined();
-    expect(s.engine.oidcModels.find('Session', 'id', 'oauth-session-of-someone')).toBeDefined();
+    expect(
+      await s.engine.oidcModels.find('Session', 'id', 'oauth-session-of-resetme'),
+    ).toBeUndefined();
+    expect(
+      await s.engine.oidcModels.find('Session', 'id', 'oauth-session-of-someone'),
+    ).toBeDefined();
     expect(await signIn(email, 'old-password-1')).toBeNull();
     expect(await signIn(email, 'new-password-22')).toBeTruthy();
     expectError(await postJson('/auth/password/set', { token, password: 'third-password-3' }), 410);

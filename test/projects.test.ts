@@ -332,7 +332,7 @@ describe('projects', () => {
       const cleared = await s.api('PUT', `/projects/${id}`, { body: { webdavToken: null } });
       expect(cleared.status).toBe(200);
       expect(cleared.json.project.webdavTokenSet).toBe(false);
-      expect(s.engine.projects.webdavTokenHash(id)).toBeNull();
+      expect(await s.engine.projects.webdavTokenHash(id)).toBeNull();
     });
 
     it.each([

@@ -29,17 +29,17 @@ describe('references from loads', () => {
   it('links a column to the one dataset whose primary key has its id', async () => {
     await load('carriers', 'carrier_code,carrier_name\nAA,American\nDL,Delta\n');
     await load('flights', 'flight_id,carrier_code,distance\n1,AA,100\n2,DL,200\n');
-    expect(ref('attr.flights.carrier_code')).toEqual({
+    expect(await ref('attr.flights.carrier_code')).toEqual({
       dataset: 'carriers',
       attribute: 'attr.carriers.carrier_code',
     });
     // A dataset's own key never references another dataset.
-    expect(ref('attr.carriers.carrier_code')).toBeUndefined();
+    expect(await ref('attr.carriers.carrier_code')).toBeUndefined();
   });
 
   it('makes no implicit reference when two datasets share that key id', async () => {
     await load('airlines', 'carrier_code,alliance\nAA,oneworld\nDL,SkyTeam\n');
-    expect(ref('attr.flights.carrier_code')).toBeUndefined();
+    expect(await ref('attr.flights.carrier_code')).toBeUndefined();
   });
 
   it('keeps a title renamed through the model unless the load renames the column itself', async () => {

@@ -330,6 +330,6 @@ describe('definitions stored before the change, across a restart', () => {
     expect((await e.objects.get(a, 'metric.old')).object.def).toEqual({
       aql: 'SELECT SUM([Sales Amount])',
     });
-    expect(e.members.get(a, ADMIN).filter).toBe('[Sales Amount] > 1');
+    expect((await e.members.get(a, ADMIN)).filter).toBe('[Sales Amount] > 1');
   });
 });

@@ -501,7 +501,9 @@ describe('private shares', () => {
     expect((await s.api('GET', dash('dashboard.finance'), { as: OUTSIDER, ...json })).status).toBe(
       404,
     );
-    expect(s.engine.shares.sharedWith(project, 'dashboard.finance', 'WEST@example.com')).toBe(true);
+    expect(await s.engine.shares.sharedWith(project, 'dashboard.finance', 'WEST@example.com')).toBe(
+      true,
+    );
     const back = await s.api('PUT', share('dashboard.finance'), {
       body: { users: [OUTSIDER, WEST] },
     });

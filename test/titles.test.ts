@@ -145,7 +145,7 @@ describe('titles are unique in any case', () => {
     });
     expect(twice.status, twice.text).toBe(409);
     expect(await jobs()).toBe(before);
-    expect(s.engine.datasets.get(p, 'pay')).toBeUndefined();
+    expect(await s.engine.datasets.get(p, 'pay')).toBeUndefined();
 
     const ok = await execute({
       pay: { source_type: 'webdav', source: '/pay.csv', prescription: prescription('Pay Region') },

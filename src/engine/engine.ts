@@ -217,7 +217,7 @@ export class Engine {
     );
     // Saved AQL names objects by identifier, and reads with their current titles.
     this.members.setFilterRefs(filterRefs((p) => this.aql.snapshot(p)));
-    this.projects.setFilterView((a) => shownFilter(this.aql.snapshot(a.projectId), a));
+    this.projects.setFilterView((a) => shownFilter(await this.aql.snapshot(a.projectId), a));
     // Only Admins and User Admins change what a member's row filter selects, also by the model.
     const guard = new RowFilterGuard(this.members, (p) => this.aql.snapshot(p));
     this.objects.setRowFilterGuard(guard);

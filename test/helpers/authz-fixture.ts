@@ -215,7 +215,7 @@ export class AuthzFixture {
         unverifiedNumbers: [],
       }),
     );
-    await this.s.engine.ai.conversations.settle(this.s.engine.jobs.get(a, r.job.id));
+    await this.s.engine.ai.conversations.settle(await this.s.engine.jobs.get(a, r.job.id));
     return { conversation: r.conversation, message: r.message };
   }
 

@@ -269,7 +269,7 @@ export class AiService {
       today: new Date().toISOString().slice(0, 10),
       row_filter: a.filter
         ? fill(this.prompts.nudges.row_filter_set, {
-            filter: shownFilter(this.d.aql.snapshot(a.projectId), a)!,
+            filter: shownFilter(await this.d.aql.snapshot(a.projectId), a)!,
           })
         : this.prompts.nudges.row_filter_none,
       aql_guide: this.prompts.aqlGuide,

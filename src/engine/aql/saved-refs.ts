@@ -47,20 +47,20 @@ export async function migrateSavedAql(
   log: Logger,
 ): Promise<void> {
   const models = new Map<string, RefModel>();
-  const model = (projectId: string) => {
+  const model = async (projectId: string) => {
     let m = models.get(projectId);
-    if (!m) models.set(projectId, (m = refModel(store.all(projectId))));
+    if (!m) models.set(projectId, (m = refModel(await store.all(projectId))));
     return m;
   };
   let changed = 0;
   for (const row of await store.allOfTypes(Object.keys(AQL_KIND))) {
-    const def = migrateDef(row.type, row.def, model(row.projectId));
+    const def = migrateDef(row.type, row.def, await model(row.projectId));
     if (JSON.stringify(def) === JSON.stringify(row.def)) continue;
     await store.rewriteDef(row.projectId, row.ident, def);
     changed++;
   }
   for (const m of await members.allFilters()) {
-    const s = storeRefs(m.filter!, model(m.projectId), positions(m.filterByTitle));
+    const s = storeRefs(m.filter!, await model(m.projectId), positions(m.filterByTitle));
     if (s.aql === m.filter && s.byTitle.length === positions(m.filterByTitle).length) continue;
     await members.restoreFilter(m.projectId, m.email, s.aql, s.byTitle);
     changed++;

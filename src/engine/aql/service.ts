@@ -136,7 +136,7 @@ export class Aql {
    */
   async compile(a: ProjectActor, text: string, seeAll = false): Promise<Compiled> {
     if (typeof text !== 'string' || !text.trim()) {
-      const ex = examplesFor(this.env(a, this.snapshot(a.projectId), seeAll));
+      const ex = examplesFor(this.env(a, await this.snapshot(a.projectId), seeAll));
       throw new AqlError(
         `the query is empty; write e.g. SELECT ${ex.attribute()}, SUM(${ex.fact()})`,
         {
@@ -189,7 +189,7 @@ export class Aql {
       frame: c.frame,
       sql: c.sql,
       params: c.params,
-      rowFilter: shownFilter(this.snapshot(a.projectId), a),
+      rowFilter: shownFilter(await this.snapshot(a.projectId), a),
     };
   }
 
@@ -197,9 +197,9 @@ export class Aql {
    * What the caller's row-level filter means on the current model (null: no filter). A stored
    * result carries it, and is served to a filtered reader only while theirs means the same.
    */
-  rowFilterKey(a: ProjectActor): string | null {
+  async rowFilterKey(a: ProjectActor): Promise<string | null> {
     if (!a.filter) return null;
-    const meaning = meaningKey(filterMeaning(this.snapshot(a.projectId), a.filter));
+    const meaning = meaningKey(filterMeaning(await this.snapshot(a.projectId), a.filter));
     return createHash('sha256').update(meaning).digest('hex').slice(0, 40);
   }
 
@@ -213,7 +213,7 @@ export class Aql {
       params: c.params,
       columns: c.columns,
       key,
-      rowFilter: this.rowFilterKey(a),
+      rowFilter: await this.rowFilterKey(a),
     };
     const cached = this.cached(a.projectId, key);
     if (cached && this.touch(a.projectId, cached))
@@ -270,7 +270,7 @@ export class Aql {
     if (!r?.key) throw notFound(`job "${job.id}" holds no query result`);
     if (reader.filter) {
       const computed = (job.params as { rowFilter?: string | null }).rowFilter;
-      if (computed !== this.rowFilterKey(reader))
+      if (computed !== (await this.rowFilterKey(reader)))
         throw conflict(
           `the result of job "${job.id}" was computed under another row-level filter than yours now; run the query again`,
           { id: job.id },

@@ -123,7 +123,7 @@ export class Loads {
     const projected = await projectLoad(this.model, this.datasets, a.projectId, replacing);
     assertTitlesFree(projected, current);
     const guard = this.rowFilterGuard;
-    await guard?.assertKept(a, guard.before(a), projected.snap);
+    await guard?.assertKept(a, await guard.before(a), projected.snap);
     guard?.assertOwnRowsKept(a, replacing.keys(), projected.snap);
   }
 
@@ -289,7 +289,7 @@ export class Loads {
   async checkAs(projectId: string, user: string, plan: PlannedCluster[]): Promise<void> {
     try {
       await this.checkModel(
-        resolveActor(this.db, { email: user }, projectId, { ignoreMaintenance: true }),
+        await resolveActor(this.db, { email: user }, projectId, { ignoreMaintenance: true }),
         plan,
       );
     } catch (err) {

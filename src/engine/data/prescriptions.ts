@@ -93,7 +93,7 @@ export class Prescriptions {
     const guessed = await this.guessFile(a.projectId, path);
     const fresh = uniqueLabels(
       guessed,
-      this.datasets.titlesOutside(a.projectId, guessed.clustername),
+      await this.datasets.titlesOutside(a.projectId, guessed.clustername),
     );
     const saved = await this.saved(a.projectId, path);
     // A saved structure wins; its sample rows are always today's file.

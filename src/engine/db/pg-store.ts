@@ -9,7 +9,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migratePg } from './migrate-pg.js';
-import { register, type Db, type Store } from './store.js';
+import { register, type Db, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
 
 interface TxContext {
@@ -65,11 +65,16 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     dialect: 'postgres',
     db,
     inTx: () => current() !== undefined,
-    async tx<T>(fn: () => Promise<T>): Promise<T> {
+    async tx<T>(fn: () => Promise<T>, opts?: TxOptions): Promise<T> {
       const outer = current();
+      const lockAll = async (c: pg.PoolClient) => {
+        for (const key of [...new Set(opts?.lock ?? [])].sort())
+          await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+      };
       if (outer) {
         const name = `sp${outer.depth}`;
         await outer.client.query(`SAVEPOINT ${name}`);
+        await lockAll(outer.client);
         const inner: TxContext = { client: outer.client, depth: outer.depth + 1, open: true };
         try {
           const out = await als.run(inner, fn);
@@ -87,6 +92,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       let broken: Error | undefined;
       try {
         await conn.query('BEGIN');
+        await lockAll(conn);
         try {
           const out = await als.run(ctx, fn);
           await conn.query('COMMIT');

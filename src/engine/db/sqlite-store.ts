@@ -14,7 +14,7 @@ import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { drizzle } from 'drizzle-orm/sqlite-proxy';
-import { register, type Db, type Store } from './store.js';
+import { register, type Db, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
 
 interface TxContext {
@@ -103,7 +103,8 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     dialect: 'sqlite',
     db,
     inTx: () => current() !== undefined,
-    async tx<T>(fn: () => Promise<T>): Promise<T> {
+    // One writer at a time: `opts.lock` names are held by construction.
+    async tx<T>(fn: () => Promise<T>, _opts?: TxOptions): Promise<T> {
       const outer = current();
       if (outer) {
         const name = `sp${outer.depth}`;

@@ -11,6 +11,15 @@ import type { Dialect } from './tables.js';
 /** The metadata database handle engine code queries. */
 export type Db = SqliteRemoteDatabase<Record<string, never>>;
 
+export interface TxOptions {
+  /**
+   * Names several processes may race on (a throttle bucket, a counter, a title): the
+   * transaction holds a lock on each until it ends. SQLite has one writer and needs none;
+   * PostgreSQL takes transaction-scoped advisory locks, in a fixed order (no deadlocks).
+   */
+  lock?: string[];
+}
+
 export interface Store {
   readonly dialect: Dialect;
   readonly db: Db;
@@ -19,7 +28,7 @@ export interface Store {
    * savepoint of the outer transaction. Run the statements of one transaction one after the
    * other (no `Promise.all` of nested transactions).
    */
-  tx<T>(fn: () => Promise<T>): Promise<T>;
+  tx<T>(fn: () => Promise<T>, opts?: TxOptions): Promise<T>;
   /** Whether the caller runs inside a transaction of this store. */
   inTx(): boolean;
   /** Rows of a raw SQL query, as objects keyed by column name (inside a transaction: its). */
@@ -44,8 +53,8 @@ export function storeOf(db: Db): Store {
 }
 
 /** One state change, one transaction: either every write lands or none does. */
-export function tx<T>(db: Db, fn: () => Promise<T>): Promise<T> {
-  return storeOf(db).tx(fn);
+export function tx<T>(db: Db, fn: () => Promise<T>, opts?: TxOptions): Promise<T> {
+  return storeOf(db).tx(fn, opts);
 }
 
 /** The first row of a result (drizzle builders are thenables on both databases). */

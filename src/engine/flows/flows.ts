@@ -124,7 +124,7 @@ export class Flows {
         .onConflictDoNothing()
         .returning({ flow: flowLocks.flow })
     ).length;
-    if (!claimed) throw alreadyRunning(row.ident, this.lockOf(a.projectId, row.ident));
+    if (!claimed) throw alreadyRunning(row.ident, await this.lockOf(a.projectId, row.ident));
     let job: Job;
     try {
       job = await jobs.submit(a, 'flow', {

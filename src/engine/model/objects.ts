@@ -197,8 +197,8 @@ export class ModelObjects {
     return out;
   }
 
-  history(actor: ProjectActor, ident: string): RevisionInfo[] {
-    return this.revisionInfos(this.mustSee(this.scope(actor), ident));
+  async history(actor: ProjectActor, ident: string): Promise<RevisionInfo[]> {
+    return this.revisionInfos(this.mustSee(await this.scope(actor), ident));
   }
 
   /** The object as it was at `revision` (visible while the object is visible now). */
@@ -300,19 +300,19 @@ export class ModelObjects {
     return ldmGraph(s, ds);
   }
 
-  odm(actor: ProjectActor): OdmGraph {
-    return odmGraph(this.scope(actor));
+  async odm(actor: ProjectActor): Promise<OdmGraph> {
+    return odmGraph(await this.scope(actor));
   }
 
   /** Model consistency (MD Admin: it is about the whole model, datasets included). */
-  checkModel(actor: ProjectActor): Problem[] {
+  async checkModel(actor: ProjectActor): Promise<Problem[]> {
     requireLevel(actor, 'mdadmin');
-    return checkModel(this.scope(actor), this.datasets.infos(actor.projectId));
+    return checkModel(await this.scope(actor), await this.datasets.infos(actor.projectId));
   }
 
-  checkObjects(actor: ProjectActor): Problem[] {
+  async checkObjects(actor: ProjectActor): Promise<Problem[]> {
     requireLevel(actor, 'mdadmin');
-    return checkObjects(this.scope(actor), this.compileCheck);
+    return checkObjects(await this.scope(actor), this.compileCheck);
   }
 
   // ---- writing ----

@@ -120,7 +120,8 @@ export class ModelStore {
         continue;
       }
       // A removed object keeps its history; a re-created one continues its revision numbers.
-      const revision = Math.max(existing?.revision ?? 0, this.lastRevision(projectId, o.ident)) + 1;
+      const revision =
+        Math.max(existing?.revision ?? 0, await this.lastRevision(projectId, o.ident)) + 1;
       const row = {
         projectId,
         ident: o.ident,

@@ -213,7 +213,7 @@ export class Projects {
       assertWithin(
         'projects',
         this.plans[org.plan]?.limits.projects ?? 0,
-        this.countInOrg(org.id),
+        await this.countInOrg(org.id),
         1,
       );
       await this.db.insert(projects).values({

@@ -210,7 +210,7 @@ export class Shares {
   async get(a: ProjectActor, dashboardId: string): Promise<ShareView> {
     const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, dashboardId);
-    return this.view(this.mustRow(a.projectId, dash), dash, s);
+    return this.view(await this.mustRow(a.projectId, dash), dash, s);
   }
 
   async create(a: ProjectActor, body: unknown): Promise<ShareChange> {

@@ -193,9 +193,9 @@ export class Members {
     return { items: rows.map((r) => this.toMember(a.projectId, r)), total };
   }
 
-  get(a: ProjectActor, userId: string): Member {
+  async get(a: ProjectActor, userId: string): Promise<Member> {
     requireLevel(a, 'useradmin');
-    return this.toMember(a.projectId, this.row(a.projectId, userId));
+    return this.toMember(a.projectId, await this.row(a.projectId, userId));
   }
 
   async invite(a: ProjectActor, body: unknown): Promise<InviteResult[]> {
@@ -289,7 +289,7 @@ export class Members {
       });
       await this.assertAdminRemains(a.projectId);
     });
-    return this.toMember(a.projectId, this.row(a.projectId, existing.email));
+    return this.toMember(a.projectId, await this.row(a.projectId, existing.email));
   }
 
   async remove(a: ProjectActor, userId: string): Promise<void> {

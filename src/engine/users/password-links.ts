@@ -88,9 +88,9 @@ export class PasswordLinks {
   }
 
   /** The account and purpose of a usable link; 404 unknown, 410 expired or used up. */
-  inspect(token: string): { email: string; purpose: LinkPurpose; expires: string } {
+  async inspect(token: string): Promise<{ email: string; purpose: LinkPurpose; expires: string }> {
     this.requireBuiltin();
-    return okOrThrow(readLink(this.db, token));
+    return okOrThrow(await readLink(this.db, token));
   }
 
   /** Sets the password the link is for, once; ends the account's sessions and other links. */
@@ -98,10 +98,10 @@ export class PasswordLinks {
     this.requireBuiltin();
     checkPasswordPolicy(password);
     // Checked before hashing so a dead link fails fast, and again in the transaction below.
-    okOrThrow(readLink(this.db, token));
+    okOrThrow(await readLink(this.db, token));
     const hash = await hashPassword(password);
     return tx(this.db, async () => {
-      const link = okOrThrow(useLink(this.db, token));
+      const link = okOrThrow(await useLink(this.db, token));
       await this.accounts.storeHash(link.email, hash);
       return { email: link.email };
     });

@@ -94,9 +94,9 @@ export const flowRoutes: RouteDef[] = [
         access: 'mdadmin',
         description:
           'Stop a running flow `{ id: <flow id> }`: the run ends CANCELLED and writes nothing.',
-        handler: ({ engine, actor, body }) => ({
+        handler: async ({ engine, actor, body }) => ({
           title: 'Flow run',
-          body: jobView(engine.flows.stop(actor, body)),
+          body: jobView(await engine.flows.stop(actor, body)),
         }),
       },
     },

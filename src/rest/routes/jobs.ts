@@ -82,9 +82,9 @@ export const jobRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'One job; poll until status is OK, ERROR or CANCELLED.',
-        handler: ({ engine, actor, params }) => ({
+        handler: async ({ engine, actor, params }) => ({
           title: 'Job',
-          body: jobView(engine.jobs.get(actor, params.jobId!)),
+          body: jobView(await engine.jobs.get(actor, params.jobId!)),
         }),
       },
     },
@@ -96,10 +96,10 @@ export const jobRoutes: RouteDef[] = [
       POST: {
         access: 'member',
         description: 'Cancel your job (MD Admins: any job); answers the job, which ends CANCELLED.',
-        handler: ({ engine, actor, params }) => ({
+        handler: async ({ engine, actor, params }) => ({
           status: 202,
           title: 'Job',
-          body: jobView(engine.jobs.cancel(actor, params.jobId!)),
+          body: jobView(await engine.jobs.cancel(actor, params.jobId!)),
         }),
       },
     },

@@ -164,8 +164,8 @@ export const modelRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'Revisions of the object, newest first: `{ revision, time, user }`.',
-        handler: ({ engine, actor, params }) => {
-          const h = engine.objects.history(actor, params.id!);
+        handler: async ({ engine, actor, params }) => {
+          const h = await engine.objects.history(actor, params.id!);
           return {
             title: `History of ${params.id}`,
             body: {
@@ -292,8 +292,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'member',
         description:
           'Object dependency graph: nodes are objects, an edge `from` → `to` means from uses to.',
-        handler: ({ engine, actor }) => {
-          const g = engine.objects.odm(actor);
+        handler: async ({ engine, actor }) => {
+          const g = await engine.objects.odm(actor);
           return {
             title: 'Object dependencies',
             body: { ...g, link: g.nodes.map((n) => objectLink(actor.projectId, n)) },
@@ -312,7 +312,7 @@ export const modelRoutes: RouteDef[] = [
         access: 'mdadmin',
         description:
           'Model checks: broken references, orphan labels, references to datasets without a key, ambiguous joins, duplicate titles.',
-        handler: ({ engine, actor }) => problemsReply(engine.objects.checkModel(actor)),
+        handler: async ({ engine, actor }) => problemsReply(await engine.objects.checkModel(actor)),
       },
     },
   },
@@ -324,7 +324,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'mdadmin',
         description:
           'Object checks: missing or ambiguous dependencies, AQL that no longer compiles.',
-        handler: ({ engine, actor }) => problemsReply(engine.objects.checkObjects(actor)),
+        handler: async ({ engine, actor }) =>
+          problemsReply(await engine.objects.checkObjects(actor)),
       },
     },
   },

@@ -89,10 +89,10 @@ async function forgot({ engine, req, res, body }: Ctx): Promise<void> {
   else sendPage(res, 200, forgotSentPage(message));
 }
 
-function showSetForm({ engine, req, res, query }: Ctx): void {
+async function showSetForm({ engine, req, res, query }: Ctx): Promise<void> {
   const token = typeof query.token === 'string' ? query.token : '';
   if (wantsJson(req)) {
-    const link = engine.passwordLinks.inspect(token);
+    const link = await engine.passwordLinks.inspect(token);
     res
       .status(200)
       .set('Cache-Control', 'no-store')
@@ -100,7 +100,7 @@ function showSetForm({ engine, req, res, query }: Ctx): void {
     return;
   }
   try {
-    const link = engine.passwordLinks.inspect(token);
+    const link = await engine.passwordLinks.inspect(token);
     sendPage(
       res,
       200,
@@ -133,7 +133,7 @@ async function setPassword({ engine, req, res, body }: Ctx): Promise<void> {
     if (err.kind !== 'invalid') return linkProblem(res, err);
     // A refused password: the form again, with the reason.
     try {
-      const link = engine.passwordLinks.inspect(input.token);
+      const link = await engine.passwordLinks.inspect(input.token);
       sendPage(
         res,
         400,

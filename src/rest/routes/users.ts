@@ -60,8 +60,8 @@ export const userRoutes: RouteDef[] = [
       GET: {
         access: 'useradmin',
         description: "A member's rights and roles.",
-        handler: ({ engine, actor, params }) => {
-          const m = engine.members.get(actor, params.userId!);
+        handler: async ({ engine, actor, params }) => {
+          const m = await engine.members.get(actor, params.userId!);
           return { title: `User ${m.id}`, body: { user: withLinks(actor.projectId, m) } };
         },
       },
