@@ -148,7 +148,7 @@ function startSweeper(engine: Engine, log: Logger) {
   const sweep = () => {
     running = running.then(async () => {
       await task('expired partial uploads', () => engine.uploads.sweep());
-      await task('query results unread past their retention', () =>
+      await task('query results unread past their retention', async () =>
         engine.aql.sweepResults(
           await engine.projects.allIds(),
           engine.config.resultTtlHours * 3_600_000,

@@ -13,7 +13,7 @@ import { ActivityLog } from './activity/activity.js';
 import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
 import { todayIn, type Config } from './config.js';
-import { MIGRATIONS, openDb, type Db, first } from './db/index.js';
+import { first, MIGRATIONS, MIGRATIONS_PG, openStore, type Db, type Store } from './db/index.js';
 import { jobs } from './db/tables.js';
 import { Exports } from './export/exports.js';
 import { Readiness } from './health/readiness.js';
@@ -217,7 +217,7 @@ export class Engine {
     );
     // Saved AQL names objects by identifier, and reads with their current titles.
     this.members.setFilterRefs(filterRefs((p) => this.aql.snapshot(p)));
-    this.projects.setFilterView((a) => shownFilter(await this.aql.snapshot(a.projectId), a));
+    this.projects.setFilterView(async (a) => shownFilter(await this.aql.snapshot(a.projectId), a));
     // Only Admins and User Admins change what a member's row filter selects, also by the model.
     const guard = new RowFilterGuard(this.members, (p) => this.aql.snapshot(p));
     this.objects.setRowFilterGuard(guard);

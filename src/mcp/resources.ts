@@ -212,19 +212,23 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     new ResourceTemplate('ursa://projects/{project}/objects/{id}', {
       // The saved definitions; attributes and facts are in the model resource.
       list: async () => ({
-        resources: (await projects(ctx)).flatMap(({ a }) =>
-          (
-            await ctx.engine.objects.list(a, {
-              rel: ['object.metric', 'object.filter', 'object.report'],
-              limit: 100,
-            })
-          ).items.map((o): Resource => ({
-            uri: `ursa://projects/${enc(a.projectId)}/objects/${enc(o.ident)}`,
-            name: o.name,
-            description: `${o.type} in ${a.projectId}`,
-            mimeType: JSON_TYPE,
-          })),
-        ),
+        resources: (
+          await Promise.all(
+            (await projects(ctx)).map(async ({ a }) =>
+              (
+                await ctx.engine.objects.list(a, {
+                  rel: ['object.metric', 'object.filter', 'object.report'],
+                  limit: 100,
+                })
+              ).items.map((o): Resource => ({
+                uri: `ursa://projects/${enc(a.projectId)}/objects/${enc(o.ident)}`,
+                name: o.name,
+                description: `${o.type} in ${a.projectId}`,
+                mimeType: JSON_TYPE,
+              })),
+            ),
+          )
+        ).flat(),
       }),
       complete: completeProject,
     }),
@@ -273,16 +277,25 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     'result',
     new ResourceTemplate('ursa://projects/{project}/results/{id}.csv', {
       list: async () => ({
-        resources: (await projects(ctx)).flatMap(({ a }) =>
-          (
-            await ctx.engine.jobs.list(a, { type: 'report', status: 'OK', limit: 20, offset: 0 })
-          ).items.map((j): Resource => ({
-            uri: resultUri(a.projectId, j.id),
-            name: `${j.id}.csv`,
-            description: String(j.params.aql ?? '').slice(0, 200),
-            mimeType: CSV_TYPE,
-          })),
-        ),
+        resources: (
+          await Promise.all(
+            (await projects(ctx)).map(async ({ a }) =>
+              (
+                await ctx.engine.jobs.list(a, {
+                  type: 'report',
+                  status: 'OK',
+                  limit: 20,
+                  offset: 0,
+                })
+              ).items.map((j): Resource => ({
+                uri: resultUri(a.projectId, j.id),
+                name: `${j.id}.csv`,
+                description: String(j.params.aql ?? '').slice(0, 200),
+                mimeType: CSV_TYPE,
+              })),
+            ),
+          )
+        ).flat(),
       }),
       complete: completeProject,
     }),

@@ -111,20 +111,21 @@ export class ActivityLog {
     const latest: SQL | undefined = opts.latest
       ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by ${jsonText(activity.detail, 'dataset')})`
       : undefined;
-    return await this.db
-      .select()
-      .from(activity)
-      .where(
-        and(
-          eq(activity.projectId, a.projectId),
-          eq(activity.type, 'data_load'),
-          latest,
-          visibleTo(view),
-        ),
-      )
-      .orderBy(desc(activity.id))
-      .limit(1000)
-      .map((r) => redact(view, toRecord(r)));
+    return (
+      await this.db
+        .select()
+        .from(activity)
+        .where(
+          and(
+            eq(activity.projectId, a.projectId),
+            eq(activity.type, 'data_load'),
+            latest,
+            visibleTo(view),
+          ),
+        )
+        .orderBy(desc(activity.id))
+        .limit(1000)
+    ).map((r) => redact(view, toRecord(r)));
   }
 }
 

@@ -89,13 +89,14 @@ export class Conversations {
 
   /** The conversation's messages, oldest first. */
   async messages(conversationId: string): Promise<MessageRow[]> {
-    return await this.db
-      .select({ m: aiMessages, status: jobs.status, jobMessage: jobs.message })
-      .from(aiMessages)
-      .leftJoin(jobs, eq(jobs.id, aiMessages.jobId))
-      .where(eq(aiMessages.conversationId, conversationId))
-      .orderBy(asc(aiMessages.seq))
-      .map((r) => ({ ...r.m, status: r.status ?? r.m.status, jobMessage: r.jobMessage }));
+    return (
+      await this.db
+        .select({ m: aiMessages, status: jobs.status, jobMessage: jobs.message })
+        .from(aiMessages)
+        .leftJoin(jobs, eq(jobs.id, aiMessages.jobId))
+        .where(eq(aiMessages.conversationId, conversationId))
+        .orderBy(asc(aiMessages.seq))
+    ).map((r) => ({ ...r.m, status: r.status ?? r.m.status, jobMessage: r.jobMessage }));
   }
 
   /** A message still being answered, if any (a conversation answers one question at a time). */

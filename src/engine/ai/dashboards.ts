@@ -39,17 +39,19 @@ export function findDashboards(
 ): { items: FoundLink[]; partial: boolean } {
   const text = (q.query ?? '').trim().toLowerCase();
   const words = text.split(/\s+/).filter((w) => w && !KIND_WORDS.has(w));
-  const all: FoundLink[] = (q.kind ? [q.kind] : LINK_KINDS).flatMap((kind) =>
-    (await reports.list(actor, kind))
-      .map((r) => ({
-        kind,
-        ident: r.ident,
-        name: r.name,
-        description: r.description,
-        url: renderUrl(siteUrl, actor.projectId, kind, r.ident),
-      }))
-      .sort((a, b) => a.name.localeCompare(b.name)),
-  );
+  const all: FoundLink[] = [];
+  for (const kind of q.kind ? [q.kind] : LINK_KINDS)
+    all.push(
+      ...(await reports.list(actor, kind))
+        .map((r) => ({
+          kind,
+          ident: r.ident,
+          name: r.name,
+          description: r.description,
+          url: renderUrl(siteUrl, actor.projectId, kind, r.ident),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    );
   if (!words.length) return { items: all, partial: false };
   const hits = (i: FoundLink) => {
     const fields = [i.name, i.description, i.ident].map((f) => f.toLowerCase());

@@ -77,7 +77,7 @@ export class AiService {
       { run: (ctx) => this.answer(ctx) },
       { concurrency: d.budget.concurrency, privateResult: true },
     );
-    d.jobs.onFinish((job) => {
+    d.jobs.onFinish(async (job) => {
       if (job.type !== 'ai') return;
       // A message deleted while its job ran leaves no answer behind on the job either.
       if (!(await this.conversations.settle(job)) && job.result)

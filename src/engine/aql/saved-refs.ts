@@ -25,14 +25,14 @@ export function shownFilter(snap: ModelSnapshot, a: ProjectActor): string | null
 }
 
 /** Members' filters stored and shown on the project's current model. */
-export function filterRefs(snapshot: (projectId: string) => ModelSnapshot): FilterRefs {
+export function filterRefs(snapshot: (projectId: string) => Promise<ModelSnapshot>): FilterRefs {
   return {
-    store: (filter, projectId) => {
-      const s = storeRefs(filter, snapshotNames(snapshot(projectId)));
+    store: async (filter, projectId) => {
+      const s = storeRefs(filter, snapshotNames(await snapshot(projectId)));
       return { filter: s.aql, byTitle: s.byTitle };
     },
-    show: (filter, byTitle, projectId) =>
-      showRefs(filter, byTitle ?? [], snapshotNames(snapshot(projectId))),
+    show: async (filter, byTitle, projectId) =>
+      showRefs(filter, byTitle ?? [], snapshotNames(await snapshot(projectId))),
   };
 }
 

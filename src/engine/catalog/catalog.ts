@@ -60,7 +60,7 @@ export class CatalogService {
   constructor(
     private readonly aql: Aql,
     private readonly dbs: ProjectDatabases,
-    private readonly dataVersion: (projectId: string) => number,
+    private readonly dataVersion: (projectId: string) => Promise<number>,
   ) {}
 
   private async visibleObjects(a: ProjectActor): Promise<ObjectRow[]> {

@@ -97,24 +97,25 @@ export class Datasets {
 
   /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
   async infos(projectId: string): Promise<DatasetInfo[]> {
-    return await this.db
-      .select()
-      .from(datasets)
-      .where(eq(datasets.projectId, projectId))
-      .orderBy(datasets.name)
-      .map((d) => {
-        const p = d.prescription as Prescription;
-        return {
-          name: d.name,
-          rows: d.rows,
-          columns: p.columns.length,
-          primaryKey: p.primarykey || null,
-          source: d.source,
-          loaded: d.loaded,
-          loadedBy: d.loadedBy,
-          dataVersion: d.dataVersion,
-        };
-      });
+    return (
+      await this.db
+        .select()
+        .from(datasets)
+        .where(eq(datasets.projectId, projectId))
+        .orderBy(datasets.name)
+    ).map((d) => {
+      const p = d.prescription as Prescription;
+      return {
+        name: d.name,
+        rows: d.rows,
+        columns: p.columns.length,
+        primaryKey: p.primarykey || null,
+        source: d.source,
+        loaded: d.loaded,
+        loadedBy: d.loadedBy,
+        dataVersion: d.dataVersion,
+      };
+    });
   }
 
   /** Every dataset record of a project (with its prescription). */

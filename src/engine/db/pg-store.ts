@@ -119,6 +119,10 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       });
       return r.rows as T[];
     },
+    async run(query: SQL): Promise<void> {
+      const q = dialect.sqlToQuery(query);
+      await (current()?.client ?? pool).query(q.sql, q.params as unknown[]);
+    },
     async ping() {
       await pool.query('SELECT 1');
     },

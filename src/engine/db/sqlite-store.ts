@@ -155,6 +155,19 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
         release();
       }
     },
+    async run(query: SQL): Promise<void> {
+      const q = dialect.sqlToQuery(query);
+      if (current()) {
+        w.get(q.sql).run(...q.params);
+        return;
+      }
+      const release = await lock.acquire();
+      try {
+        w.get(q.sql).run(...q.params);
+      } finally {
+        release();
+      }
+    },
     async ping() {
       reader.prepare('SELECT 1').get();
     },

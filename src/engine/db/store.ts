@@ -33,6 +33,8 @@ export interface Store {
   inTx(): boolean;
   /** Rows of a raw SQL query, as objects keyed by column name (inside a transaction: its). */
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Runs a raw SQL statement that returns no rows (inside a transaction: in it). */
+  run(query: SQL): Promise<void>;
   /** Fails when the database does not answer (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -70,7 +70,7 @@ export class Flows {
   constructor(private readonly deps: FlowDeps) {
     deps.jobs.register('flow', { run: (ctx) => this.execute(ctx) });
     // The lock goes with the run, however it ends (OK, ERROR, CANCELLED).
-    deps.jobs.onFinish((job) => {
+    deps.jobs.onFinish(async (job) => {
       if (job.type !== 'flow') return;
       await deps.db.delete(flowLocks).where(eq(flowLocks.jobId, job.id));
       await this.recordEnd(job);
@@ -201,8 +201,9 @@ export class Flows {
     const scope = await this.deps.objects.scope(a);
     const rows = scope.rows().filter((r) => r.type === 'flow');
     const triggers = fullLoad ? scope.rows().filter((r) => r.type === 'trigger') : [];
-    return {
-      flows: rows.map((r) => {
+    const flows: FlowListItem[] = [];
+    for (const r of rows) {
+      {
         const def = this.deps.objects.view(r, scope).def as {
           boxes?: Array<Record<string, unknown>>;
         };
@@ -231,9 +232,10 @@ export class Flows {
               enabled: t.def.enabled === true,
             }));
         }
-        return item;
-      }),
-    };
+        flows.push(item);
+      }
+    }
+    return { flows };
   }
 
   private async lastRun(projectId: string, flow: string): Promise<FlowListItem['lastRun']> {

@@ -51,7 +51,7 @@ export const ADDRESS: BackoffRule = {
 export interface Guess {
   /** Seconds to wait when the guess is refused without being checked; null: go ahead. */
   retryAfter: number | null;
-  succeeded(): void;
+  succeeded(): Promise<void>;
 }
 
 type Row = typeof authThrottle.$inferSelect;
@@ -75,9 +75,9 @@ export class Throttle {
       `${scope}\0${account.toLowerCase()}\0${addressKey(address)}`,
     );
     const addr = bucket(ADDRESS, addressKey(address));
-    const outcome = this.immediate(() => {
+    const outcome = await this.immediate([pair, addr], async () => {
       const now = Date.now();
-      const rows = [this.row(pair), this.row(addr)];
+      const rows = [await this.row(pair), await this.row(addr)];
       const wait = Math.max(0, ...rows.map((r) => blockedFor(r, now)));
       if (wait > 0) return { retryAfter: Math.ceil(wait / 1000), before: undefined };
       const before = rows[1];
@@ -89,7 +89,7 @@ export class Throttle {
     return {
       retryAfter: outcome.retryAfter,
       succeeded: () =>
-        this.immediate(() => {
+        this.immediate([pair, addr], async () => {
           await this.db.delete(authThrottle).where(eq(authThrottle.bucket, pair));
           // The address keeps its other failures: signing in to one's own account between
           // guesses must not wipe them.
@@ -112,7 +112,7 @@ export class Throttle {
    */
   async take(rule: QuotaRule, subject: string): Promise<number | null> {
     const key = bucket(rule, subject);
-    const retry = this.immediate(() => {
+    const retry = await this.immediate([key], async () => {
       const now = Date.now();
       const row = await this.row(key);
       const fresh = !row || now - Date.parse(row.since) >= rule.windowMs;
@@ -184,9 +184,12 @@ export class Throttle {
       .onConflictDoUpdate({ target: authThrottle.bucket, set: values });
   }
 
-  /** Read and write in one write transaction: two processes never count from the same row. */
-  private immediate<T>(fn: () => T): T {
-    return tx(this.db, fn);
+  /**
+   * Read and write in one transaction holding the buckets' locks: two processes (or two
+   * requests) never count from the same row.
+   */
+  private immediate<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
+    return tx(this.db, fn, { lock: keys });
   }
 }
 

@@ -98,7 +98,7 @@ export class TokenVerifier {
   constructor(
     private readonly s: TokenSettings,
     private readonly localKey?: SigningKey,
-    private readonly isRevoked: (claims: JWTPayload) => boolean = () => false,
+    private readonly isRevoked: (claims: JWTPayload) => Promise<boolean> = async () => false,
   ) {}
 
   private getKeys(): Promise<IssuerKeys> {

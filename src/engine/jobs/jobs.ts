@@ -1,7 +1,7 @@
 // Jobs (the spec's scache): long work persisted in the metadata DB and run by one
 // in-process runner. PREPARED → EXPANDING → RUNNING → OK | ERROR | CANCELLED.
 // Other areas register a handler per job type; the runner owns every status change.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
 import { type Db, first } from '../db/index.js';
@@ -73,13 +73,13 @@ export class JobRunner {
     private readonly concurrency: number,
   ) {}
 
-  private finishListeners: Array<(job: Job) => void> = [];
+  private finishListeners: Array<(job: Job) => void | Promise<void>> = [];
 
   /**
    * Called with every job that reaches a final status (after the status is stored, in the
    * same turn: no request sees the status before the listeners ran). Returns the way to stop.
    */
-  onFinish(listener: (job: Job) => void): () => void {
+  onFinish(listener: (job: Job) => void | Promise<void>): () => void {
     this.finishListeners.push(listener);
     return () => {
       this.finishListeners = this.finishListeners.filter((l) => l !== listener);
@@ -188,7 +188,7 @@ export class JobRunner {
       .select()
       .from(jobs)
       .where(where)
-      .orderBy(sql`rowid desc`)
+      .orderBy(desc(jobs.created), desc(jobs.id))
       .limit(q.limit)
       .offset(q.offset);
     const total =
@@ -242,13 +242,12 @@ export class JobRunner {
     if (!job) return Promise.reject(notFound(`job "${id}" not found`));
     if (FINAL_STATUSES.includes(job.status)) return Promise.resolve(job);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new Error(`job ${id} still ${(await this.load(id))?.status} after ${timeoutMs} ms`),
-          ),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => {
+        this.load(id).then(
+          (j) => reject(new Error(`job ${id} still ${j?.status} after ${timeoutMs} ms`)),
+          reject,
+        );
+      }, timeoutMs);
       const list = this.waiters.get(id) ?? [];
       list.push((j) => {
         clearTimeout(timer);
@@ -321,7 +320,7 @@ export class JobRunner {
     const job = (await this.load(id))!;
     for (const l of this.finishListeners) {
       try {
-        l(job);
+        await l(job);
       } catch (err) {
         this.log.error({ err, jobId: id }, 'job finish listener failed');
       }
@@ -344,7 +343,13 @@ export class JobRunner {
       job,
       signal: ctrl.signal,
       log,
-      progress: async (p) => await this.db.update(jobs).set({ progress: p }).where(eq(jobs.id, id)),
+      // Progress is advisory: written in the background, a failed write only logged.
+      progress: (p) =>
+        void this.db
+          .update(jobs)
+          .set({ progress: p })
+          .where(eq(jobs.id, id))
+          .catch((err: unknown) => log.warn({ err }, 'job progress not stored')),
     };
     try {
       // A job without a planning phase goes straight to RUNNING: one status write, not two.

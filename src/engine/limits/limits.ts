@@ -4,35 +4,29 @@
 import { limitExceeded } from '../errors.js';
 import { LIMIT_NAMES, type LimitName, type Plan } from './plans.js';
 
-/**
- * Counts one kind of usage. A counter that must read many things (storage walks the files)
- * is asynchronous: it never blocks the event loop, and `check` cannot use it.
- */
+/** Counts one kind of usage (from the metadata store or the files: asynchronous). */
 export type UsageCounter = (projectId: string) => number | Promise<number>;
 
 export class Limits {
   private counters = new Map<LimitName, UsageCounter>();
 
-  constructor(private readonly planOf: (projectId: string) => Plan) {}
+  constructor(private readonly planOf: (projectId: string) => Promise<Plan>) {}
 
   registerUsage(name: LimitName, counter: UsageCounter): void {
     this.counters.set(name, counter);
   }
 
-  /** Current usage; for a synchronous counter (a guard inside a transaction). */
-  usage(projectId: string, name: LimitName): number {
-    const v = this.counters.get(name)?.(projectId) ?? 0;
-    if (typeof v !== 'number')
-      throw new Error(`the usage of "${name}" is counted asynchronously; read it with adherence()`);
-    return v;
+  /** Current usage (inside a transaction: as that transaction sees it). */
+  async usage(projectId: string, name: LimitName): Promise<number> {
+    return (await this.counters.get(name)?.(projectId)) ?? 0;
   }
 
-  limitOf(projectId: string, name: LimitName): number {
-    return this.planOf(projectId).limits[name];
+  async limitOf(projectId: string, name: LimitName): Promise<number> {
+    return (await this.planOf(projectId)).limits[name];
   }
 
   async adherence(projectId: string): Promise<Record<LimitName, { limit: number; value: number }>> {
-    const plan = this.planOf(projectId);
+    const plan = await this.planOf(projectId);
     const values = await Promise.all(
       LIMIT_NAMES.map((name) => this.counters.get(name)?.(projectId) ?? 0),
     );
@@ -44,8 +38,9 @@ export class Limits {
   }
 
   /** Throws a 402-kind error when adding `extra` would go over the plan's limit. */
-  check(projectId: string, name: LimitName, extra: number): void {
-    assertWithin(name, this.planOf(projectId).limits[name], this.usage(projectId, name), extra);
+  async check(projectId: string, name: LimitName, extra: number): Promise<void> {
+    const limit = (await this.planOf(projectId)).limits[name];
+    assertWithin(name, limit, await this.usage(projectId, name), extra);
   }
 }
 

@@ -45,7 +45,7 @@ export type CompileCheck = (
   actor: ProjectActor,
   aql: string,
   kind: 'metric' | 'filter' | 'report',
-) => string | null;
+) => Promise<string | null>;
 
 export const MAX_BATCH = 1000;
 /**
@@ -293,10 +293,12 @@ export class ModelObjects {
 
   async ldm(actor: ProjectActor): Promise<LdmGraph> {
     const s = await this.scope(actor);
-    const ds = (await this.datasets.infos(actor.projectId)).map((d) => ({
-      ...d,
-      prescription: (await this.datasets.prescriptionOf(actor.projectId, d.name))!,
-    }));
+    const ds = [];
+    for (const d of await this.datasets.infos(actor.projectId))
+      ds.push({
+        ...d,
+        prescription: (await this.datasets.prescriptionOf(actor.projectId, d.name))!,
+      });
     return ldmGraph(s, ds);
   }
 
@@ -331,7 +333,7 @@ export class ModelObjects {
     const flows = parsed.filter((p) => p.type === 'flow').length;
     if (flows) this.limitCheck?.(actor.projectId, 'flows', flows);
 
-    return this.change(actor, () => {
+    return this.change(actor, async () => {
       const before = await this.scope(actor);
       const taken = new Set(before.index.byIdent.keys());
       const titles = titleOwners(before.index.rows);
@@ -405,7 +407,7 @@ export class ModelObjects {
     p: ReturnType<typeof parseReplace>,
     checkAll: boolean,
   ): ObjectView {
-    return this.change(actor, () => {
+    return this.change(actor, async () => {
       const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
       if (p.ident !== undefined && p.ident !== ident)
@@ -483,7 +485,7 @@ export class ModelObjects {
 
   async remove(actor: ProjectActor, ident: string): Promise<void> {
     requireLevel(actor, 'mdadmin');
-    await this.change(actor, () => {
+    await this.change(actor, async () => {
       const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
       // Deleting a role takes it from its members: user administration, but not a self-change.
@@ -520,7 +522,7 @@ export class ModelObjects {
    */
   setRoleAcl(actor: ProjectActor, body: unknown): Array<ObjectSummary & { acl: AclEntry[] }> {
     const input = parseRoleAcl(body);
-    return this.change(actor, () => {
+    return this.change(actor, async () => {
       const s = await this.scope(actor);
       const rows = input.objects.map((ident) => this.mustSee(s, ident));
       const denied = rows.filter((r) => !s.allows(r, 'a')).map((r) => r.ident);
@@ -613,14 +615,14 @@ export class ModelObjects {
    * the transaction, and a cache keyed by the version (compiled AQL) may have been filled
    * from the state that was rolled back: one more bump afterwards keeps versions unique.
    */
-  private async change<T>(actor: ProjectActor, fn: () => T): Promise<T> {
+  private async change<T>(actor: ProjectActor, fn: () => Promise<T>): Promise<T> {
     const { projectId } = actor;
     const before = this.writes;
     const guard = this.rowFilterGuard;
     try {
-      return tx(this.db, async () => {
+      return await tx(this.db, async () => {
         const filters = (await guard?.before(actor)) ?? null;
-        const out = fn();
+        const out = await fn();
         await guard?.assertKept(actor, filters);
         return out;
       });

@@ -50,12 +50,13 @@ export class Orgs {
 
   /** The organizations this user administers (may create projects in), by id. */
   async administeredBy(email: string): Promise<string[]> {
-    return await this.db
-      .select({ id: orgAdmins.orgId })
-      .from(orgAdmins)
-      .where(eq(orgAdmins.email, email))
-      .orderBy(orgAdmins.orgId)
-      .map((r) => r.id);
+    return (
+      await this.db
+        .select({ id: orgAdmins.orgId })
+        .from(orgAdmins)
+        .where(eq(orgAdmins.email, email))
+        .orderBy(orgAdmins.orgId)
+    ).map((r) => r.id);
   }
 
   async isAdmin(orgId: string, email: string): Promise<boolean> {

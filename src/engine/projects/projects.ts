@@ -115,7 +115,7 @@ export type ProjectHook = (projectId: string) => void | Promise<void>;
 export class Projects {
   private deleteHooks: ProjectHook[] = [];
   /** The caller's row-level filter as shown (references by their current titles). */
-  private filterView: (a: ProjectActor) => string | null = (a) => a.filter;
+  private filterView: (a: ProjectActor) => Promise<string | null> = async (a) => a.filter;
 
   constructor(
     private readonly db: Db,
@@ -126,7 +126,7 @@ export class Projects {
     private readonly activity: ActivityLog,
   ) {}
 
-  setFilterView(view: (a: ProjectActor) => string | null): void {
+  setFilterView(view: (a: ProjectActor) => Promise<string | null>): void {
     this.filterView = view;
   }
 
@@ -137,10 +137,7 @@ export class Projects {
 
   /** Every project's id (maintenance sweeps). */
   async allIds(): Promise<string[]> {
-    return await this.db
-      .select({ id: projects.id })
-      .from(projects)
-      .map((r) => r.id);
+    return (await this.db.select({ id: projects.id }).from(projects)).map((r) => r.id);
   }
 
   dir(projectId: string): string {

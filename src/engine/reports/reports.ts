@@ -19,7 +19,7 @@ import { defaultNumber, formatNumber } from './number-format.js';
 import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
 
 /** Whether a dashboard is shared with this member (a private share naming them). */
-export type ShareGrant = (projectId: string, dashboard: string, email: string) => boolean;
+export type ShareGrant = (projectId: string, dashboard: string, email: string) => Promise<boolean>;
 
 export interface ReportColumn {
   title: string;
@@ -90,7 +90,7 @@ const CELL_H = 60;
 const MAX_FILTER_VALUES = 1000;
 
 export class Reports {
-  private grant: ShareGrant = () => false;
+  private grant: ShareGrant = async () => false;
 
   constructor(
     private readonly objects: ModelObjects,

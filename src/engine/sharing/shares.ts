@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { API_PREFIX } from '../config.js';
-import { tx, type Db, first } from '../db/index.js';
+import { first, isForeignKeyViolation, isUniqueViolation, tx, type Db } from '../db/index.js';
 import { jsonArrayHas } from '../db/sql-fns.js';
 import { projects, projectUsers, shares } from '../db/tables.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
@@ -241,7 +241,7 @@ export class Shares {
       updatedBy: a.email,
       updated: now,
     };
-    this.write(dash, () => {
+    await this.write(dash, async () => {
       await this.db.insert(shares).values(row);
       await this.deps.activity.record(a.projectId, 'obj_share', {
         user: a.email,
@@ -290,7 +290,7 @@ export class Shares {
       updatedBy: a.email,
       updated: nowIso(),
     };
-    this.write(dash, () => {
+    await this.write(dash, async () => {
       // Only the version read above is changed: a change made meanwhile is not overwritten.
       const r = await this.db
         .update(shares)
@@ -444,11 +444,12 @@ export class Shares {
   ): Promise<InviteResult[]> {
     if (!users.length) return [];
     const known = new Set(
-      await this.db
-        .select({ email: projectUsers.email })
-        .from(projectUsers)
-        .where(and(eq(projectUsers.projectId, a.projectId), inArray(projectUsers.email, users)))
-        .map((r) => r.email),
+      (
+        await this.db
+          .select({ email: projectUsers.email })
+          .from(projectUsers)
+          .where(and(eq(projectUsers.projectId, a.projectId), inArray(projectUsers.email, users)))
+      ).map((r) => r.email),
     );
     const strangers = users.filter((u) => !known.has(u));
     if (!strangers.length) return [];
@@ -542,16 +543,15 @@ export class Shares {
   }
 
   /** One write and its event, one transaction; the database's constraints have the last word. */
-  private write(dash: ObjectRow, fn: () => void): void {
+  private async write(dash: ObjectRow, fn: () => Promise<void>): Promise<void> {
     try {
-      tx(this.db, fn);
+      await tx(this.db, fn);
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
+      if (isUniqueViolation(err))
         throw conflict(`dashboard "${dash.ident}" is already shared; change its share with PUT`, {
           dashboard: dash.ident,
         });
-      if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
+      if (isForeignKeyViolation(err))
         throw notFound(`dashboard "${dash.ident}" not found`, { dashboard: dash.ident });
       throw err;
     }

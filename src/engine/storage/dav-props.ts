@@ -3,7 +3,7 @@
 // whichever door (REST or WebDAV) deleted or moved the item; ProjectFiles.copy copies them
 // with the Depth of the copy. Front doors reach them only through ProjectFiles.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { type Db, tx } from '../db/index.js';
+import { storeOf, tx, type Db } from '../db/index.js';
 import { davProps } from '../db/tables.js';
 import type { Storage } from './storage.js';
 
@@ -72,7 +72,9 @@ export class DavProps {
       await this.removeTree(projectId, to);
       await this.db
         .update(davProps)
-        .set({ path: sql`${to} || substr(${davProps.path}, length(${from}) + 1)` })
+        .set({
+          path: sql`cast(${to} as text) || substr(${davProps.path}, ${[...from].length + 1})`,
+        })
         .where(and(eq(davProps.projectId, projectId), tree(from)));
     });
   }
@@ -87,8 +89,8 @@ export class DavProps {
     await tx(this.db, async () => {
       await this.removeTree(projectId, to);
       const scope = opts.shallow ? eq(davProps.path, from) : tree(from);
-      this.db.run(sql`insert into ${davProps} (project_id, path, ns, name, value)
-        select project_id, ${to} || substr(path, length(${from}) + 1), ns, name, value
+      await storeOf(this.db).run(sql`insert into ${davProps} (project_id, path, ns, name, value)
+        select project_id, cast(${to} as text) || substr(path, ${[...from].length + 1}), ns, name, value
         from ${davProps} where ${and(eq(davProps.projectId, projectId), scope)}`);
     });
   }
@@ -96,7 +98,7 @@ export class DavProps {
   /** The dead properties of a store's items, kept attached when it deletes or moves them. */
   static following(db: Db, storage: Storage): DavProps {
     const props = new DavProps(db);
-    storage.onChange((c) => {
+    storage.onChange(async (c) => {
       if (c.kind === 'deleted') await props.removeTree(c.projectId, c.path);
       else if (c.kind === 'moved' && c.from) await props.moveTree(c.projectId, c.from, c.path);
     });

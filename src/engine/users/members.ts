@@ -78,7 +78,7 @@ export class Members {
     private readonly mailer: Mailer,
     private readonly siteUrl: string,
     /** How the invitation says to sign in (and the one-time link to set a password). */
-    private readonly signInFor: (email: string) => InvitationSignIn,
+    private readonly signInFor: (email: string) => Promise<InvitationSignIn>,
   ) {}
 
   /** The AQL compiler replaces the structural check with a full one. */
@@ -148,11 +148,12 @@ export class Members {
 
   /** Every distinct row-level filter of the project's members (active or not). */
   async rowFilters(projectId: string): Promise<string[]> {
-    return await this.db
-      .selectDistinct({ filter: projectUsers.filter })
-      .from(projectUsers)
-      .where(and(eq(projectUsers.projectId, projectId), isNotNull(projectUsers.filter)))
-      .map((r) => r.filter!);
+    return (
+      await this.db
+        .selectDistinct({ filter: projectUsers.filter })
+        .from(projectUsers)
+        .where(and(eq(projectUsers.projectId, projectId), isNotNull(projectUsers.filter)))
+    ).map((r) => r.filter!);
   }
 
   /** How many members hold one of these row-level filters. */
@@ -203,7 +204,8 @@ export class Members {
     const parsed = parseInput(inviteBodySchema, body, 'invitation');
     const items = Array.isArray(parsed) ? parsed : [parsed];
     const seen = new Set<string>();
-    const plans = items.map((item, i) => {
+    const plans = [];
+    for (const [i, item] of items.entries()) {
       const email = normalizeEmail(item.id);
       if (seen.has(email))
         throw invalid(`user "${email}" appears twice in the invitation`, { index: i, id: email });
@@ -215,8 +217,8 @@ export class Members {
         { ...item, active: item.active ?? (existing ? undefined : true) },
         email,
       );
-      return { email, existing, next, sendemail: item.sendemail ?? false };
-    });
+      plans.push({ email, existing, next, sendemail: item.sendemail ?? false });
+    }
     const now = nowIso();
     await tx(this.db, async () => {
       const added = plans.filter((p) => p.next.active && !p.existing?.active).length;

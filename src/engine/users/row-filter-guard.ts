@@ -22,7 +22,7 @@ export class RowFilterGuard {
   constructor(
     private readonly members: Members,
     /** The project's model as AQL sees it now (inside a transaction: with its writes). */
-    readonly current: (projectId: string) => ModelSnapshot,
+    readonly current: (projectId: string) => Promise<ModelSnapshot>,
   ) {}
 
   /**

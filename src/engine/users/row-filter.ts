@@ -3,21 +3,21 @@
 // unterminated strings, no object reference), so nothing obviously broken is stored.
 import { invalid } from '../errors.js';
 
-export type RowFilterValidator = (filter: string, projectId: string) => void;
+export type RowFilterValidator = (filter: string, projectId: string) => void | Promise<void>;
 
 /**
  * How a filter is stored and shown: references resolving to an object stored as identifiers,
  * with the positions written by title shown as current titles (aql/ref-rewrite.ts).
  */
 export interface FilterRefs {
-  store(filter: string, projectId: string): { filter: string; byTitle: number[] };
-  show(filter: string, byTitle: number[] | null, projectId: string): string;
+  store(filter: string, projectId: string): Promise<{ filter: string; byTitle: number[] }>;
+  show(filter: string, byTitle: number[] | null, projectId: string): Promise<string>;
 }
 
 /** Until the AQL compiler plugs in: stored and shown as written. */
 export const verbatimFilterRefs: FilterRefs = {
-  store: (filter) => ({ filter, byTitle: [] }),
-  show: (filter) => filter,
+  store: async (filter) => ({ filter, byTitle: [] }),
+  show: async (filter) => filter,
 };
 
 export function structuralFilterCheck(filter: string): void {

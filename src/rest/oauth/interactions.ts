@@ -138,7 +138,7 @@ ${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
     }
     const user = email && password ? await engine.accounts.checkPassword(email, password) : null;
     if (!user) return loginPage(res, details.uid, 401, 'Wrong e-mail or password.', email);
-    guess.succeeded();
+    await guess.succeeded();
     await provider.interactionFinished(
       req,
       res,

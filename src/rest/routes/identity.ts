@@ -156,7 +156,7 @@ export const identityRoutes: RouteDef[] = [
             if (wantsJson(req)) throw new HttpError(401, 'wrong e-mail or password', {});
             return loginPage(res, 401, next, 'Wrong e-mail or password.', input.email);
           }
-          guess.succeeded();
+          await guess.succeeded();
           const session = engine.startSession(email);
           res.setHeader('Set-Cookie', sessionCookie(engine, session.id));
           if (wantsJson(req))

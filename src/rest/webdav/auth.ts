@@ -108,7 +108,7 @@ async function basicActor(
   }
   const actor = await storageActor(engine, user, project);
   if (!actor) throw unauthorized(engine, project, WRONG_CREDENTIALS);
-  guess?.succeeded();
+  await guess?.succeeded();
   remember(key);
   return actor;
 }
