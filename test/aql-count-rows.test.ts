@@ -58,8 +58,8 @@ async function refused(aql: string, as = ADMIN, project = p) {
 }
 
 /** DuckDB over the loaded tables, written by hand. */
-const sql = (q: string) =>
-  s.engine.dbs.read(p, async (c) => (await c.runAndReadAll(q)).getRowsJson()) as Promise<
+const sql = async (q: string) =>
+  (await s.engine.dbs.read(p, async (c) => (await c.runAndReadAll(q)).getRowsJson())) as Promise<
     unknown[][]
   >;
 

@@ -154,11 +154,11 @@ describe('net guard', () => {
     expect(err.message).toContain('"localhost"');
     expect(err.message).toMatch(/127\.0\.0\.1|::1/);
     // Public literals need no DNS and pass.
-    await expect(resolveAllowed('8.8.8.8', ctx)).resolves.toEqual({
+    await expect(await resolveAllowed('8.8.8.8', ctx)).resolves.toEqual({
       address: '8.8.8.8',
       family: 4,
     });
-    await expect(resolveAllowed('[2606:4700:4700::1111]', ctx)).resolves.toEqual({
+    await expect(await resolveAllowed('[2606:4700:4700::1111]', ctx)).resolves.toEqual({
       address: '2606:4700:4700::1111',
       family: 6,
     });
@@ -166,7 +166,7 @@ describe('net guard', () => {
 
   it('resolveAllowed allows listed hosts and returns the address to connect to', async () => {
     const byAddress = { box: 'pg', field: 'credentials', net: LOOPBACK };
-    await expect(resolveAllowed('127.0.0.1', byAddress)).resolves.toEqual({
+    await expect(await resolveAllowed('127.0.0.1', byAddress)).resolves.toEqual({
       address: '127.0.0.1',
       family: 4,
     });
@@ -370,7 +370,7 @@ describe('input.http: pagination', () => {
     setTimeout(() => ac.abort(reason), 100);
     const t0 = Date.now();
     await expect(
-      readAll({ url: `${api.url}/slow?ms=5000` }, bearer, ctxOf(LOOPBACK, ac.signal)),
+      await readAll({ url: `${api.url}/slow?ms=5000` }, bearer, ctxOf(LOOPBACK, ac.signal)),
     ).rejects.toBe(reason);
     expect(Date.now() - t0).toBeLessThan(2000);
 
@@ -378,7 +378,7 @@ describe('input.http: pagination', () => {
     setTimeout(() => ac2.abort(reason), 150);
     const t1 = Date.now();
     await expect(
-      readAll(
+      await readAll(
         { url: `${api.url}/flaky?key=abort&fail=5&status=429&after=30` },
         bearer,
         ctxOf(LOOPBACK, ac2.signal),

@@ -507,7 +507,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres on a real PostgreS
     expect(await noBackendLeft()).toBe(true);
     // an aborted signal refuses to start
     await expect(
-      collect(postgresRows('SELECT 1', cred, ctxOf({ signal: ac.signal }))),
+      await collect(postgresRows('SELECT 1', cred, ctxOf({ signal: ac.signal }))),
     ).rejects.toBe(reason);
   });
 
@@ -744,7 +744,7 @@ describe.skipIf(SFTP_MISSING !== null && !inCi)('input.sftp on a real OpenSSH se
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(await waitFor(async () => !fs.existsSync(to))).toBe(true);
     expect(await noSessionLeft()).toBe(true);
-    await expect(sftpList(cred, '*.csv', ctxOf({ signal: ac.signal }))).rejects.toBe(reason);
+    await expect(await sftpList(cred, '*.csv', ctxOf({ signal: ac.signal }))).rejects.toBe(reason);
   });
 
   it('a connection dropped by the server fails the download without crashing', async () => {

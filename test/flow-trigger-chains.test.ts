@@ -60,7 +60,8 @@ const sequence = (flowId: string, after: string, enabled = true) => ({
 const trigger = (ident: string, def: Record<string, unknown>) =>
   created({ ident, type: 'trigger', name: ident, def });
 const firings = (ident: string) => firingsOf(s.engine.db, p, ident);
-const started = (ident: string) => firings(ident).filter((f) => f.outcome === 'started');
+const started = async (ident: string) =>
+  (await firings(ident)).filter((f) => f.outcome === 'started');
 const listed = async (id: string) => {
   const r = await s.api('GET', `/projects/${p}/inflow/trigger/list`);
   expect(r.status, r.text).toBe(200);
@@ -176,21 +177,21 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     const first = await execute('flow.p');
     expect(first.status, first.message).toBe('OK');
     const paused = await waitFor(
-      () => firings('trigger.p_after_q').find((f) => f.outcome === 'paused'),
+      () => (await firings('trigger.p_after_q')).find((f) => f.outcome === 'paused'),
       30_000,
     );
     await sleep(1000);
     // P (0) → Q (1) → P (2) → Q (3): three runs caused by others, then no fourth.
     expect(depths('flow.p')).toEqual([0, 2]);
     expect(depths('flow.q')).toEqual([1, 3]);
-    const q1 = s.engine.jobs.peek(started('trigger.q_after_p')[0]!.jobId!)!;
+    const q1 = s.engine.jobs.peek((await started('trigger.q_after_p'))[0]!.jobId!)!;
     expect(q1.params).toMatchObject({
       id: 'flow.q',
       trigger: 'trigger.q_after_p',
       depth: 1,
       cause: first.id,
     });
-    const q3 = started('trigger.q_after_p')[1]!.jobId!;
+    const q3 = (await started('trigger.q_after_p'))[1]!.jobId!;
     expect(paused.message).toMatch(/at most 3 in a row \(URSA_TRIGGER_CHAIN_DEPTH\)/);
 
     const t = await listed('trigger.p_after_q');
@@ -234,7 +235,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     });
     expect(put.status, put.text).toBe(201);
     const paused = await waitFor(
-      () => firings('trigger.f1').find((f) => f.outcome === 'paused'),
+      () => (await firings('trigger.f1')).find((f) => f.outcome === 'paused'),
       40_000,
     );
     await sleep(2500);
@@ -263,7 +264,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     await s.api('PUT', `/projects/${p}/webdav/loop1/again.csv`, {
       raw: { type: 'text/csv', data: 'id,amount\n2,2\n' },
     });
-    await waitFor(() => (started('trigger.f1').length === 3 ? true : undefined), 15_000);
+    await waitFor(() => ((await started('trigger.f1')).length === 3 ? true : undefined), 15_000);
     expect(depths('flow.f1').at(-1)).toBe(0);
   });
 
@@ -273,13 +274,13 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     await trigger('trigger.next', sequence('flow.next', 'flow.src'));
     for (let i = 1; i <= 4; i++) {
       expect((await execute('flow.src')).status).toBe('OK');
-      const f = await waitFor(() => started('trigger.next')[i - 1], 10_000);
+      const f = await waitFor(() => (await started('trigger.next'))[i - 1], 10_000);
       expect((await s.engine.jobs.waitFor(f.jobId!, 30_000)).status).toBe('OK');
     }
     expect(depths('flow.next')).toEqual([1, 1, 1, 1]);
     expect((await execute('flow.src')).status).toBe('OK');
     const paused = await waitFor(
-      () => firings('trigger.next').find((f) => f.outcome === 'paused'),
+      () => (await firings('trigger.next')).find((f) => f.outcome === 'paused'),
       10_000,
     );
     expect(paused.message).toMatch(
@@ -294,7 +295,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     // Paused, it does not fire at all, not even to be recorded.
     expect((await execute('flow.src')).status).toBe('OK');
     await sleep(500);
-    expect(firings('trigger.next')).toHaveLength(5);
+    expect(await firings('trigger.next')).toHaveLength(5);
     // A person may still run it by hand.
     const manual = await s.api('POST', `/projects/${p}/inflow/trigger/run`, {
       body: { id: 'trigger.next' },

@@ -335,7 +335,11 @@ describe('triggers on a running server', () => {
     await b.start();
     await a.tick();
     await b.tick();
-    await until(() => firings('trigger.newyear')[0]?.outcome === 'started', 5000, 'the firing');
+    await until(
+      () => (await firings('trigger.newyear'))[0]?.outcome === 'started',
+      5000,
+      'the firing',
+    );
     await sleep(300);
     // (other timers of the project may be owed on that clock too)
     expect(counted.starts.filter((x) => x.flow === 'flow.timed')).toEqual([
@@ -398,14 +402,14 @@ describe('triggers on a running server', () => {
     });
     extra.push(t);
     await t.start();
-    await until(() => firings('trigger.busy')[0]?.outcome === 'skipped', 5000, 'the skip');
+    await until(() => (await firings('trigger.busy'))[0]?.outcome === 'skipped', 5000, 'the skip');
     await t.stop();
     expect(counted.starts).toEqual([]);
-    expect(firings('trigger.busy')[0]).toMatchObject({
+    expect((await firings('trigger.busy'))[0]).toMatchObject({
       jobId: null,
       message: 'flow "flow.busy" is already running',
     });
-    expect(firings('trigger.off')).toEqual([]);
+    expect(await firings('trigger.off')).toEqual([]);
     const l = await list();
     expect(l.find((x) => x.id === 'trigger.busy')!.lastRun).toMatchObject({
       job: null,
@@ -424,7 +428,8 @@ describe('triggers on a running server', () => {
   // ---- real flows ----
 
   const waitJob = async (id: string) => s.engine.jobs.waitFor(id, 30_000);
-  const started = (ident: string) => firings(ident).filter((f) => f.outcome === 'started');
+  const started = async (ident: string) =>
+    (await firings(ident)).filter((f) => f.outcome === 'started');
   const upload = async (pathName: string, data: string) => {
     const r = await s.api('PUT', `/projects/${p}/webdav${pathName}`, {
       raw: { type: 'text/csv', data },
@@ -497,7 +502,7 @@ describe('triggers on a running server', () => {
       statusCode: 400,
       message: expect.stringMatching(/invalid trigger run/),
     });
-    expect(firings('trigger.manual')).toHaveLength(1);
+    expect(await firings('trigger.manual')).toHaveLength(1);
   });
 
   it('run while the flow is running: 403, recorded as skipped', async () => {
@@ -519,7 +524,7 @@ describe('triggers on a running server', () => {
       });
       expect(r.status, r.text).toBe(403);
       expect(r.json.message).toMatch(/already running/);
-      expect(firings('trigger.held')).toMatchObject([{ outcome: 'skipped', jobId: null }]);
+      expect(await firings('trigger.held')).toMatchObject([{ outcome: 'skipped', jobId: null }]);
       const t = (await list()).find((x) => x.id === 'trigger.held')!;
       expect(t.lastRun).toMatchObject({ job: null, status: 'SKIPPED' });
       const ev = (await activity()).find((e) => e.object === 'trigger.held')!;
@@ -621,7 +626,7 @@ describe('triggers on a running server', () => {
     const first = await exec('flow.first');
     expect(first.status, first.message).toBe('OK');
     const [f] = await until(
-      () => (started('trigger.seq').length ? started('trigger.seq') : null),
+      () => ((await started('trigger.seq')).length ? await started('trigger.seq') : null),
       10_000,
       'the sequence',
     );
@@ -634,8 +639,8 @@ describe('triggers on a running server', () => {
     const broken = await exec('flow.broken');
     expect(broken.status).toBe('ERROR');
     await sleep(500);
-    expect(firings('trigger.seqbad')).toEqual([]);
-    expect(firings('trigger.seq')).toHaveLength(1);
+    expect(await firings('trigger.seqbad')).toEqual([]);
+    expect(await firings('trigger.seq')).toHaveLength(1);
   });
 
   it('flowWebdavFilechange: quick uploads into the glob start one run', async () => {
@@ -649,7 +654,7 @@ describe('triggers on a running server', () => {
     await mkcol('/drop');
     await upload('/drop/readme.txt', 'not a match');
     await sleep(2500);
-    expect(firings('trigger.drop')).toEqual([]);
+    expect(await firings('trigger.drop')).toEqual([]);
     const t0 = Date.now();
     await upload('/drop/one.csv', 'id,amount\n1,1\n');
     await sleep(500);
@@ -657,7 +662,7 @@ describe('triggers on a running server', () => {
     await sleep(500);
     await upload('/drop/one.csv', 'id,amount\n1,11\n');
     const [f] = await until(
-      () => (started('trigger.drop').length ? started('trigger.drop') : null),
+      () => ((await started('trigger.drop')).length ? await started('trigger.drop') : null),
       10_000,
       'the run',
     );
@@ -666,7 +671,7 @@ describe('triggers on a running server', () => {
     expect(f!.slot).toMatch(/^file:\d{4}-/);
     expect((await waitJob(f!.jobId!)).status).toBe('OK');
     await sleep(2500);
-    expect(firings('trigger.drop')).toHaveLength(1);
+    expect(await firings('trigger.drop')).toHaveLength(1);
     const ev = (await activity()).filter((e) => e.object === 'trigger.drop');
     expect(ev).toHaveLength(1);
     expect(ev[0]!.detail).toMatchObject({
@@ -687,15 +692,15 @@ describe('triggers on a running server', () => {
     await mkcol('/loop');
     await upload('/loop/in.csv', 'id,amount\n1,1\n');
     const [f] = await until(
-      () => (started('trigger.loop').length ? started('trigger.loop') : null),
+      () => ((await started('trigger.loop')).length ? await started('trigger.loop') : null),
       10_000,
       'the run',
     );
     expect((await waitJob(f!.jobId!)).status).toBe('OK');
     await sleep(3000);
-    expect(started('trigger.loop')).toHaveLength(1);
+    expect(await started('trigger.loop')).toHaveLength(1);
     // Its own output arrived while it ran: recorded once as skipped.
-    expect(firings('trigger.loop').filter((x) => x.outcome === 'skipped')).toMatchObject([
+    expect((await firings('trigger.loop')).filter((x) => x.outcome === 'skipped')).toMatchObject([
       { slot: `file:during:${f!.jobId}` },
     ]);
   });
@@ -900,28 +905,28 @@ describe.skipIf(SFTP_MISSING !== null && process.env.CI !== 'true')(
       );
       expect(Object.keys(baseline.files)).toEqual([`${inbox()}/old.csv`]);
       await sleep(600);
-      expect(firings('trigger.inbox')).toEqual([]);
+      expect(await firings('trigger.inbox')).toEqual([]);
 
       put('new.csv', 'id\n2\n');
       const first = await until(
-        () => firings('trigger.inbox').find((f) => f.outcome === 'started'),
+        () => (await firings('trigger.inbox')).find((f) => f.outcome === 'started'),
         10_000,
         'the first firing',
       );
       expect(first.slot).toMatch(/^sftp:/);
       expect((await s.engine.jobs.waitFor(first.jobId!, 30_000)).status).toBe('OK');
       await sleep(600);
-      expect(firings('trigger.inbox')).toHaveLength(1);
+      expect(await firings('trigger.inbox')).toHaveLength(1);
 
       // A changed size fires again; a deleted file does not.
       fs.appendFileSync(path.join(inbox(), 'old.csv'), '3\n');
-      await until(() => firings('trigger.inbox').length === 2, 10_000, 'the second firing');
-      const second = firings('trigger.inbox')[1]!;
+      await until(() => (await firings('trigger.inbox')).length === 2, 10_000, 'the second firing');
+      const second = (await firings('trigger.inbox'))[1]!;
       expect(second.outcome).toBe('started');
       expect((await s.engine.jobs.waitFor(second.jobId!, 30_000)).status).toBe('OK');
       fs.rmSync(path.join(inbox(), 'new.csv'));
       await sleep(800);
-      expect(firings('trigger.inbox')).toHaveLength(2);
+      expect(await firings('trigger.inbox')).toHaveLength(2);
       const ev = await s.api('GET', `/projects/${p}/activity?types=flow_trigger`);
       expect(
         ev.json.activity.filter((a: { object: string }) => a.object === 'trigger.inbox'),
@@ -953,7 +958,7 @@ describe.skipIf(SFTP_MISSING !== null && process.env.CI !== 'true')(
           enabled: true,
         },
       });
-      const f = await until(() => firings('trigger.nowhere')[0], 10_000, 'the failure');
+      const f = await until(() => (await firings('trigger.nowhere'))[0], 10_000, 'the failure');
       expect(f).toMatchObject({
         outcome: 'failed',
         jobId: null,
@@ -961,7 +966,7 @@ describe.skipIf(SFTP_MISSING !== null && process.env.CI !== 'true')(
       });
       expect(f.message).toMatch(/SFTP poll failed/);
       await sleep(1200); // several polls
-      expect(firings('trigger.nowhere')).toHaveLength(1);
+      expect(await firings('trigger.nowhere')).toHaveLength(1);
       const l = await s.api('GET', `/projects/${p}/inflow/trigger/list`);
       expect(l.json.triggers.find((t: { id: string }) => t.id === 'trigger.nowhere')).toMatchObject(
         {

@@ -181,8 +181,8 @@ describe('built-in OAuth authorization server', () => {
     expect(claims.scope).toBe('mcp');
 
     // The existing verifier accepts it for the MCP audience, refuses it for the REST API.
-    await expect(s.engine.verifier.verify(at, mcp)).resolves.toMatchObject({ email: ADMIN });
-    await expect(s.engine.verifier.verify(at)).rejects.toThrow(/aud/);
+    await expect(await s.engine.verifier.verify(at, mcp)).resolves.toMatchObject({ email: ADMIN });
+    await expect(await s.engine.verifier.verify(at)).rejects.toThrow(/aud/);
     const rest = await s.api('GET', '/projects', { bearer: at });
     expect(rest.status).toBe(401);
     expect(rest.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -211,7 +211,9 @@ describe('built-in OAuth authorization server', () => {
     expect(first.body.refresh_token).not.toBe(tokens.refresh_token);
     expect(first.body.access_token).not.toBe(tokens.access_token);
     expect(decodeJwt(first.body.access_token)).toMatchObject({ aud: mcp, email: ADMIN });
-    await expect(s.engine.verifier.verify(first.body.access_token, mcp)).resolves.toBeTruthy();
+    await expect(
+      await s.engine.verifier.verify(first.body.access_token, mcp),
+    ).resolves.toBeTruthy();
 
     const reused = await oc.token({
       grant_type: 'refresh_token',
@@ -239,7 +241,7 @@ describe('built-in OAuth authorization server', () => {
     const r = await s.api('GET', '/projects', { bearer: tokens.access_token });
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.json.projects)).toContain(s.demo);
-    await expect(s.engine.verifier.verify(tokens.access_token, mcp)).rejects.toThrow(/aud/);
+    await expect(await s.engine.verifier.verify(tokens.access_token, mcp)).rejects.toThrow(/aud/);
   });
 
   it('without resource or scope, the token is for the MCP server with its scope', async () => {
@@ -348,7 +350,7 @@ describe('built-in OAuth authorization server', () => {
     const { url } = await oc.authorizationUrl(body.client_id);
     const b = new Browser();
     await expect(
-      browse(b, url, { login: { email: ADMIN, password: 'wrong-password-1' } }),
+      await browse(b, url, { login: { email: ADMIN, password: 'wrong-password-1' } }),
     ).rejects.toThrow(/sign-in page shown \(401\)[\s\S]*Wrong e-mail or password/);
   });
 
@@ -436,7 +438,9 @@ describe('OAuth state survives a restart', () => {
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     expect(t.body.refresh_token).not.toBe(tokens.refresh_token);
     const mcp = mcpAudience(server.engine.config);
-    await expect(server.engine.verifier.verify(t.body.access_token, mcp)).resolves.toMatchObject({
+    await expect(
+      await server.engine.verifier.verify(t.body.access_token, mcp),
+    ).resolves.toMatchObject({
       email: ADMIN,
     });
     // The rows are in the metadata database.

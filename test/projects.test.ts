@@ -562,9 +562,9 @@ describe('projects', () => {
           message: `loaded ${dataset}`,
           detail: { dataset, rows },
         });
-      load('A', 10);
-      load('B', 5);
-      load('A', 20);
+      await load('A', 10);
+      await load('B', 5);
+      await load('A', 20);
       await s.engine.activity.record(id, 'flow_run', { user: ADMIN, message: 'not a load' });
 
       const latest = await s.api('GET', `/projects/${id}/activity/loads?latest=1`);

@@ -241,7 +241,7 @@ describe('storage through a file in the path', () => {
 
   it('answers 409, not a file-system error, when a file sits where a folder must be', async () => {
     await expect(
-      rawStorage(s.engine).writeFile(s.demo, '/x.csv/sub/f.csv', Buffer.from('y'), {
+      await rawStorage(s.engine).writeFile(s.demo, '/x.csv/sub/f.csv', Buffer.from('y'), {
         createParents: true,
       }),
     ).rejects.toMatchObject({ kind: 'conflict', message: '"/x.csv" is a file, not a folder' });
@@ -269,10 +269,10 @@ describe('storage overwrites and quota', () => {
 
   it('refuses to overwrite a folder that contains the source, and keeps everything', async () => {
     await st().writeFile(s.demo, '/a/b/f.txt', Buffer.from('f'), { createParents: true });
-    await expect(st().move(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
+    await expect(await st().move(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
       kind: 'conflict',
     });
-    await expect(st().copy(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
+    await expect(await st().copy(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
       kind: 'conflict',
     });
     expect(await st().stat(s.demo, '/a/b/f.txt')).toMatchObject({ size: 1 });
@@ -283,10 +283,12 @@ describe('storage overwrites and quota', () => {
     await st().writeFile(s.demo, '/x.bin', Buffer.alloc(45));
     await st().writeFile(s.demo, '/y.bin', Buffer.alloc(45));
     // 90 of 100 bytes used: a 45-byte copy fits only because it replaces 45 bytes.
-    await expect(st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true })).resolves.toMatchObject(
-      { replaced: true },
-    );
-    await expect(st().copy(s.demo, '/x.bin', '/z.bin')).rejects.toMatchObject({ kind: 'limit' });
+    await expect(
+      await st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true }),
+    ).resolves.toMatchObject({ replaced: true });
+    await expect(await st().copy(s.demo, '/x.bin', '/z.bin')).rejects.toMatchObject({
+      kind: 'limit',
+    });
     expect(await st().stat(s.demo, '/z.bin')).toBeNull();
   });
 

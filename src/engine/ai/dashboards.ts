@@ -31,12 +31,12 @@ export function renderUrl(siteUrl: string, projectId: string, kind: LinkKind, id
  * (case-insensitive; "dashboard" and "report" left aside) found in the title, description or
  * identifier. When nothing has every word, those with some of them (`partial`). No query: all.
  */
-export function findDashboards(
+export async function findDashboards(
   reports: Reports,
   siteUrl: string,
   actor: ProjectActor,
   q: { query?: string; kind?: LinkKind },
-): { items: FoundLink[]; partial: boolean } {
+): Promise<{ items: FoundLink[]; partial: boolean }> {
   const text = (q.query ?? '').trim().toLowerCase();
   const words = text.split(/\s+/).filter((w) => w && !KIND_WORDS.has(w));
   const all: FoundLink[] = [];

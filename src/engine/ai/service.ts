@@ -101,7 +101,7 @@ export class AiService {
           { conversation: input.conversation, job: busy.jobId },
         );
     }
-    this.d.limits.check(a.projectId, 'aiMessagesPerDay', 1);
+    await this.d.limits.check(a.projectId, 'aiMessagesPerDay', 1);
     return this.conversations.add(a, input.question, input.conversation, (ids) =>
       this.d.jobs.submit(a, 'ai', ids),
     );

@@ -265,7 +265,7 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
       name: 'find_dashboards',
       input: TOOL_INPUTS.find_dashboards(),
       run: async ({ query, kind, limit }, ctx) => {
-        const r = findDashboards(reports, siteUrl(), ctx.actor, { query, kind });
+        const r = await findDashboards(reports, siteUrl(), ctx.actor, { query, kind });
         const items = r.items.slice(0, limit ?? 20);
         for (const i of items)
           if (!ctx.links.some((l) => l.url === i.url))

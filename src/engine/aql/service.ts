@@ -307,7 +307,7 @@ export class Aql {
     } catch {
       return []; // the model changed since: nothing to explain
     }
-    return checks.length ? memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
+    return checks.length ? await memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
   }
 
   private async resultKey(projectId: string, c: Compiled): Promise<string> {

@@ -124,15 +124,15 @@ export class Loads {
     assertTitlesFree(projected, current);
     const guard = this.rowFilterGuard;
     await guard?.assertKept(a, await guard.before(a), projected.snap);
-    guard?.assertOwnRowsKept(a, replacing.keys(), projected.snap);
+    await guard?.assertOwnRowsKept(a, replacing.keys(), projected.snap);
   }
 
   /**
    * 403 when `a`'s own row filter reads one of `datasets` (see checkModel): a flow run that
    * would load them is refused when it is started, not only when it commits.
    */
-  checkOwnRows(a: ProjectActor, datasets: string[]): void {
-    this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
+  async checkOwnRows(a: ProjectActor, datasets: string[]): Promise<void> {
+    await this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
   }
 
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */

@@ -109,7 +109,7 @@ export class Flows {
     // Checked again now: a credentials object may have gone since the flow was saved.
     const graph = await this.graphOf(a, row);
     // The datasets it loads, as a file load would be refused (403); checked again at commit.
-    this.deps.loads.checkOwnRows(
+    await this.deps.loads.checkOwnRows(
       a,
       [...graph.boxes.values()].flatMap((b) =>
         b.type === 'output.dataset' ? [String(b.dataset)] : [],

@@ -105,7 +105,7 @@ export class Reports {
   /** Dashboards (or reports) the reader may open: by their roles, or shared with them. */
   async list(a: ProjectActor, type: 'dashboard' | 'report'): Promise<ObjectRow[]> {
     const s = await this.objects.scope(a);
-    return s.index.rows.filter((r) => r.type === type && this.opens(a, s, r) !== null);
+    return s.index.rows.filter((r) => r.type === type && (await this.opens(a, s, r)) !== null);
   }
 
   /** A report computed for the reader, with its chart or number. */
@@ -115,8 +115,8 @@ export class Reports {
     opts: RunOptions & { filter?: unknown } = {},
   ): Promise<ReportRun> {
     const s = await this.objects.scope(a);
-    const row = this.mustOpen(a, s, ident, 'report');
-    const seeAll = this.opens(a, s, row) === 'shared';
+    const row = await this.mustOpen(a, s, ident, 'report');
+    const seeAll = (await this.opens(a, s, row)) === 'shared';
     return this.run(a, row, seeAll, opts);
   }
 
@@ -128,8 +128,8 @@ export class Reports {
     opts: { signal?: AbortSignal } = {},
   ): Promise<DashboardRun> {
     const s = await this.objects.scope(a);
-    const dash = this.mustOpen(a, s, ident, 'dashboard');
-    const shared = this.opens(a, s, dash) === 'shared';
+    const dash = await this.mustOpen(a, s, ident, 'dashboard');
+    const shared = (await this.opens(a, s, dash)) === 'shared';
     const def = dash.def as unknown as DashboardDef;
     const filters = await this.applyFilters(a, def, filter);
     const condition = filterCondition(filters);
@@ -174,30 +174,35 @@ export class Reports {
    * by their roles, or not at all. A share wins: a member who reads a dashboard by role and
    * is also named in its share sees the reports the share opens.
    */
-  private opens(a: ProjectActor, s: ModelScope, row: ObjectRow): 'acl' | 'shared' | null {
+  private async opens(
+    a: ProjectActor,
+    s: ModelScope,
+    row: ObjectRow,
+  ): Promise<'acl' | 'shared' | null> {
     if (seesEverything(a)) return 'acl'; // Admins and MD Admins read every object already
-    if (row.type === 'dashboard' && this.grant(a.projectId, row.ident, a.email)) return 'shared';
+    if (row.type === 'dashboard' && (await this.grant(a.projectId, row.ident, a.email)))
+      return 'shared';
     if (row.type === 'report') {
       const viaShare = s.index.rows.some(
         (d) =>
           d.type === 'dashboard' &&
           (d.def as unknown as DashboardDef).items.some((i) => i.report === row.ident) &&
-          this.grant(a.projectId, d.ident, a.email),
+          (await this.grant(a.projectId, d.ident, a.email)),
       );
       if (viaShare) return 'shared';
     }
     return s.visible(row) ? 'acl' : null;
   }
 
-  private mustOpen(
+  private async mustOpen(
     a: ProjectActor,
     s: ModelScope,
     ident: string,
     type: 'report' | 'dashboard',
-  ): ObjectRow {
+  ): Promise<ObjectRow> {
     const row = s.index.byIdent.get(ident);
     // Hidden and missing read the same: a hidden object does not exist for the reader.
-    if (!row || row.type !== type || this.opens(a, s, row) === null)
+    if (!row || row.type !== type || (await this.opens(a, s, row)) === null)
       throw notFound(`${type} "${ident}" not found`, { ident, type });
     return row;
   }

@@ -92,8 +92,13 @@ export class Members {
   }
 
   /** A member's filter as shown: references written by title read with the current titles. */
-  showFilter(projectId: string, r: Pick<Row, 'filter' | 'filterByTitle'>): string | null {
-    return r.filter === null ? null : this.filterRefs.show(r.filter, r.filterByTitle, projectId);
+  async showFilter(
+    projectId: string,
+    r: Pick<Row, 'filter' | 'filterByTitle'>,
+  ): Promise<string | null> {
+    return r.filter === null
+      ? null
+      : await this.filterRefs.show(r.filter, r.filterByTitle, projectId);
   }
 
   /** Every member's filter as stored, for start-up migration (aql/saved-refs.ts). */
@@ -124,14 +129,14 @@ export class Members {
       .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)));
   }
 
-  private toMember(projectId: string, r: Row): Member {
-    return { ...toMember(r), filter: this.showFilter(projectId, r) };
+  private async toMember(projectId: string, r: Row): Promise<Member> {
+    return { ...toMember(r), filter: await this.showFilter(projectId, r) };
   }
 
   /** What an activity event says the member's rights are: the filter as shown. */
-  private detail(projectId: string, next: Rights) {
+  private async detail(projectId: string, next: Rights) {
     const { filterByTitle: _positions, ...rest } = next;
-    return { ...rest, filter: this.showFilter(projectId, next) };
+    return { ...rest, filter: await this.showFilter(projectId, next) };
   }
 
   async countActive(projectId: string): Promise<number> {
@@ -222,7 +227,7 @@ export class Members {
     const now = nowIso();
     await tx(this.db, async () => {
       const added = plans.filter((p) => p.next.active && !p.existing?.active).length;
-      if (added > 0) this.limits.check(a.projectId, 'users', added);
+      if (added > 0) await this.limits.check(a.projectId, 'users', added);
       for (const p of plans) {
         await this.db.insert(users).values({ email: p.email, created: now }).onConflictDoNothing();
         await this.db
@@ -246,7 +251,7 @@ export class Members {
           detail: {
             action: memberAction(p.existing, p.next),
             target: p.email,
-            ...this.detail(a.projectId, p.next),
+            ...(await this.detail(a.projectId, p.next)),
           },
         });
       }
@@ -272,7 +277,7 @@ export class Members {
     }
     const next = this.apply(a, existing, input, existing.email);
     await tx(this.db, async () => {
-      if (next.active && !existing.active) this.limits.check(a.projectId, 'users', 1);
+      if (next.active && !existing.active) await this.limits.check(a.projectId, 'users', 1);
       await this.db
         .update(projectUsers)
         .set({ ...next, updated: nowIso() })
@@ -286,7 +291,7 @@ export class Members {
         detail: {
           action: memberAction(existing, next),
           target: existing.email,
-          ...this.detail(a.projectId, next),
+          ...(await this.detail(a.projectId, next)),
         },
       });
       await this.assertAdminRemains(a.projectId);

@@ -37,7 +37,7 @@ export class RowFilterGuard {
         : []
       : await this.members.rowFilters(a.projectId);
     if (!filters.length) return null;
-    const s = snap ?? this.current(a.projectId);
+    const s = snap ?? (await this.current(a.projectId));
     return new Map(filters.map((f) => [f, filterMeaning(s, f)]));
   }
 
@@ -48,7 +48,7 @@ export class RowFilterGuard {
     after?: ModelSnapshot,
   ): Promise<void> {
     if (!before) return;
-    const snap = after ?? this.current(a.projectId);
+    const snap = after ?? (await this.current(a.projectId));
     const datasets = new Set(snap.datasets.keys());
     const changed = [...before]
       .filter(([text, m]) => meaningChanged(m, filterMeaning(snap, text), datasets))
@@ -72,9 +72,13 @@ export class RowFilterGuard {
    * lets them see (the rows of other datasets that reach the loaded ones). Nobody changes their
    * own rights, so such a load is left to a member whose filter does not read it.
    */
-  assertOwnRowsKept(a: ProjectActor, loading: Iterable<string>, after?: ModelSnapshot): void {
+  async assertOwnRowsKept(
+    a: ProjectActor,
+    loading: Iterable<string>,
+    after?: ModelSnapshot,
+  ): Promise<void> {
     if (!a.filter) return;
-    const reads = new Set(filterReads(this.current(a.projectId), a.filter));
+    const reads = new Set(filterReads(await this.current(a.projectId), a.filter));
     if (after) for (const d of filterReads(after, a.filter)) reads.add(d);
     const hit = [...new Set(loading)].filter((d) => reads.has(d)).sort();
     if (!hit.length) return;

@@ -115,7 +115,8 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
       return {
         data: await page(limit),
         // Fewer datasets per page: the cursor then continues where this page ends.
-        shrink: (d) => (d.datasets.length > 1 ? page(Math.ceil(d.datasets.length / 2)) : null),
+        shrink: async (d) =>
+          d.datasets.length > 1 ? await page(Math.ceil(d.datasets.length / 2)) : null,
       };
     },
   });
