@@ -25,4 +25,19 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Every metadata read and write is asynchronous (src/engine/db/store.ts): a promise
+    // nobody awaits is a check that never ran or a write that may fail unseen.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['src/app/**'],
+    languageOptions: { parserOptions: { projectService: true } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: true }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
 );

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig, mcpAudience, type Config } from './engine/config.js';
-import { openDb } from './engine/db/index.js';
+import { openStore } from './engine/db/index.js';
 import type { Engine } from './engine/engine.js';
 import { loadOrCreateSigningKey } from './engine/identity/keys.js';
 import { issueAccessToken } from './engine/identity/tokens.js';
@@ -127,14 +127,14 @@ export async function main(argv: string[]): Promise<void> {
         throw new Error(
           'tokens are issued by the external identity provider configured in URSA_AUTH_ISSUER',
         );
-      const db = openDb(config.dataDir);
+      const store = await openStore(config);
       try {
-        if (!(await new Accounts(db).exists(email)))
+        if (!(await new Accounts(store.db).exists(email)))
           console.error(
             `warning: ${email} is not a known user yet; the token grants no project access until they are invited`,
           );
       } finally {
-        db.$client.close();
+        await store.close();
       }
       // --mcp: for the MCP server at /mcp, whose tokens carry their own audience.
       const audience = values.mcp

@@ -48,7 +48,7 @@ export async function bootstrap(engine: Engine): Promise<BootstrapResult> {
       },
     );
     demoProjectId = demo.id;
-    if (config.demoData) demoLoading = await startDemo(engine, demo.id);
+    if (config.demoData) demoLoading = startDemo(engine, demo.id);
   }
   return { created: true, adminEmail: config.adminEmail, passwordFile, demoProjectId, demoLoading };
 }

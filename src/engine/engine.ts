@@ -371,7 +371,7 @@ export class Engine {
     return createSession(this.db, email, this.config.auth.sessionTtlSeconds);
   }
 
-  sessionUser(id: string): string | null {
+  sessionUser(id: string): Promise<string | null> {
     return sessionEmail(this.db, id);
   }
 

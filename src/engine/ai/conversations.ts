@@ -115,8 +115,8 @@ export class Conversations {
     a: ProjectActor,
     question: string,
     conversationId: string | undefined,
-    submit: (ids: { conversation: string; message: string }) => Job,
-  ): { job: Job; conversation: string; message: string } {
+    submit: (ids: { conversation: string; message: string }) => Promise<Job>,
+  ): Promise<{ job: Job; conversation: string; message: string }> {
     return tx(this.db, async () => {
       const now = nowIso();
       let conversation = conversationId;
@@ -146,7 +146,7 @@ export class Conversations {
             .then(first)
         )?.n ?? 0) + 1;
       const message = uuid();
-      const job = submit({ conversation, message });
+      const job = await submit({ conversation, message });
       await this.db.insert(aiMessages).values({
         id: message,
         conversationId: conversation,

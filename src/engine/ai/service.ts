@@ -52,7 +52,7 @@ export interface AiServiceDeps extends AgentDeps {
   provider: ChatProvider | null;
   budget: AgentBudget;
   /** The member who asked, resolved again when the job runs (rights may have changed). */
-  actorOf(email: string, projectId: string): ProjectActor;
+  actorOf(email: string, projectId: string): Promise<ProjectActor>;
 }
 
 /** What a message has cost so far (read when its job ends, however it ends). */
@@ -114,7 +114,7 @@ export class AiService {
     };
   }
 
-  get(a: ProjectActor, id: string): ConversationView {
+  get(a: ProjectActor, id: string): Promise<ConversationView> {
     return this.conversations.get(a, id);
   }
 

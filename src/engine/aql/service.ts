@@ -94,10 +94,8 @@ export class Aql {
   }
 
   /** The model of a project, rebuilt only when its model version changes. */
-  async snapshot(
-    projectId: string,
-    modelVersion: number = (await this.model.versions(projectId)).modelVersion,
-  ): Promise<ModelSnapshot> {
+  async snapshot(projectId: string, version?: number): Promise<ModelSnapshot> {
+    const modelVersion = version ?? (await this.model.versions(projectId)).modelVersion;
     const hit = this.snapshots.get(projectId);
     if (hit && hit.version === modelVersion) return hit.snap;
     const objects = await this.model.all(projectId);

@@ -173,7 +173,7 @@ export class CatalogService {
   }
 
   private async profile(projectId: string): Promise<Profile> {
-    const version = this.dataVersion(projectId);
+    const version = await this.dataVersion(projectId);
     const hit = this.profiles.get(projectId);
     if (hit && hit.version === version) return hit as Profile;
     const snap = await this.aql.snapshot(projectId);
@@ -242,14 +242,14 @@ export class CatalogService {
     const snap = await this.aql.snapshot(a.projectId);
     const objs = await this.visibleObjects(a);
     const datasetOf = (o: ObjectRow) => (o.def as { dataset?: string }).dataset;
-    const anchorsOf = (o: ObjectRow): string[] => {
+    const anchorsOf = async (o: ObjectRow): Promise<string[]> => {
       if (o.type === 'fact') return [datasetOf(o)!];
       if (o.type === 'metric') return this.aql.anchors(a, o.ident);
       return [];
     };
     const view = (o: ObjectRow) => ({ id: o.ident, title: o.name, type: o.type });
     if (obj.type === 'fact' || obj.type === 'metric') {
-      const anchors = anchorsOf(obj);
+      const anchors = await anchorsOf(obj);
       const dims = objs.filter(
         (o) =>
           (o.type === 'attribute' || o.type === 'label') &&

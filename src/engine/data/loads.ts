@@ -404,7 +404,7 @@ export class Loads {
           await c.runAndReadAll(`SELECT count(*) AS n FROM ${datasetTable(name)}`)
         ).getRowObjectsJson()[0]!.n,
       );
-    const limit = this.limits.limitOf(projectId, 'datasetRows');
+    const limit = await this.limits.limitOf(projectId, 'datasetRows');
     if (after > limit)
       throw new JobFailure(
         `plan limit "datasetRows" exceeded: the project would hold ${after} rows, ${limit} allowed; nothing was loaded`,

@@ -18,7 +18,7 @@ export interface InputDeps {
   /** The storage files a glob matches (storage-glob.ts), or a BoxError when none does. */
   matchFiles(pattern: string, box: string): Promise<string[]>;
   /** A credentials object the run's user may use, with its secret. */
-  credentials(ident: string): Credentials;
+  credentials(ident: string): Promise<Credentials>;
   net: NetPolicy;
   signal: AbortSignal;
   /** Reports records read so far (long inputs). */

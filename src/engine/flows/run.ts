@@ -45,8 +45,8 @@ export interface RunDeps {
   net: NetPolicy;
   localFile(storagePath: string): Promise<string>;
   matchFiles(pattern: string, box: string): Promise<string[]>;
-  credentials(ident: string): Credentials;
-  dataset(name: string): DatasetContext;
+  credentials(ident: string): Promise<Credentials>;
+  dataset(name: string): Promise<DatasetContext>;
   /** Loads datasets in one transaction; `beforeCommit` runs inside it, last. */
   load(
     ctx: JobContext,

@@ -101,7 +101,7 @@ export class TokenVerifier {
     private readonly isRevoked: (claims: JWTPayload) => Promise<boolean> = async () => false,
   ) {}
 
-  private async getKeys(): Promise<IssuerKeys> {
+  private getKeys(): Promise<IssuerKeys> {
     if (!this.keys) {
       this.keys =
         this.s.builtin && this.localKey
@@ -109,7 +109,7 @@ export class TokenVerifier {
               keys: createLocalJWKSet({ keys: [this.localKey.publicJwk] }),
               issuer: this.s.issuer,
             })
-          : await discoverJwks(this.s.issuer);
+          : discoverJwks(this.s.issuer);
       // A failed discovery must be retried on the next request, not cached forever.
       this.keys.catch(() => (this.keys = undefined));
     }

@@ -157,7 +157,7 @@ export class JobRunner {
   }
 
   /** A job as stored, without rights (engine-internal: recovery, listeners). */
-  peek(id: string): Job | undefined {
+  peek(id: string): Promise<Job | undefined> {
     return this.load(id);
   }
 

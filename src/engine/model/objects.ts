@@ -131,10 +131,11 @@ export class ModelObjects {
     this.compileCheck = check;
   }
 
-  private limitCheck: ((projectId: string, name: 'flows', extra: number) => void) | null = null;
+  private limitCheck: ((projectId: string, name: 'flows', extra: number) => Promise<void>) | null =
+    null;
 
   /** Plan limits on objects (flows): a create beyond the limit is refused with 402. */
-  setLimitCheck(check: (projectId: string, name: 'flows', extra: number) => void): void {
+  setLimitCheck(check: (projectId: string, name: 'flows', extra: number) => Promise<void>): void {
     this.limitCheck = check;
   }
 
@@ -234,7 +235,7 @@ export class ModelObjects {
   }
 
   /** The project's data and model versions (counters of changes; every member reads them). */
-  versions(actor: ProjectActor): { dataVersion: number; modelVersion: number } {
+  versions(actor: ProjectActor): Promise<{ dataVersion: number; modelVersion: number }> {
     return this.store.versions(actor.projectId);
   }
 
@@ -319,7 +320,7 @@ export class ModelObjects {
 
   // ---- writing ----
 
-  create(actor: ProjectActor, body: unknown): ObjectView[] {
+  async create(actor: ProjectActor, body: unknown): Promise<ObjectView[]> {
     requireLevel(actor, 'mdadmin');
     const batch = Array.isArray(body);
     const items: unknown[] = batch ? body : [body];
@@ -331,7 +332,7 @@ export class ModelObjects {
       );
     const parsed = items.map((raw, i) => parseNew(raw, batch ? i : undefined));
     const flows = parsed.filter((p) => p.type === 'flow').length;
-    if (flows) this.limitCheck?.(actor.projectId, 'flows', flows);
+    if (flows) await this.limitCheck?.(actor.projectId, 'flows', flows);
 
     return this.change(actor, async () => {
       const before = await this.scope(actor);
@@ -378,14 +379,13 @@ export class ModelObjects {
       await this.store.upsert(actor.projectId, inputs, actor.email);
       // Checked once all are in: objects of one batch may depend on each other.
       const after = await this.scope(actor);
-      inputs.forEach((o, i) =>
-        this.checkRefs(
+      for (const [i, o] of inputs.entries())
+        await this.checkRefs(
           after,
           after.index.byIdent.get(o.ident)!,
           batch ? i : undefined,
           written.get(o.ident),
-        ),
-      );
+        );
       for (const o of inputs) await this.record(actor, 'create', after.index.byIdent.get(o.ident)!);
       return inputs.map((o) => this.view(after.index.byIdent.get(o.ident)!, after));
     });
@@ -406,7 +406,7 @@ export class ModelObjects {
     ident: string,
     p: ReturnType<typeof parseReplace>,
     checkAll: boolean,
-  ): ObjectView {
+  ): Promise<ObjectView> {
     return this.change(actor, async () => {
       const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
@@ -476,7 +476,7 @@ export class ModelObjects {
       const after = await this.scope(actor);
       const updated = after.index.byIdent.get(ident)!;
       if (changed) {
-        if (checkAll) this.checkRefs(after, updated, undefined, written);
+        if (checkAll) await this.checkRefs(after, updated, undefined, written);
         await this.record(actor, 'update', updated);
       }
       return this.view(updated, after);
@@ -520,7 +520,10 @@ export class ModelObjects {
    * they need `a` on each (403 naming every one without). An object whose ACL this changes
    * gets a revision and an obj_action event; one already so is left alone.
    */
-  setRoleAcl(actor: ProjectActor, body: unknown): Array<ObjectSummary & { acl: AclEntry[] }> {
+  setRoleAcl(
+    actor: ProjectActor,
+    body: unknown,
+  ): Promise<Array<ObjectSummary & { acl: AclEntry[] }>> {
     const input = parseRoleAcl(body);
     return this.change(actor, async () => {
       const s = await this.scope(actor);
@@ -688,13 +691,13 @@ export class ModelObjects {
   }
 
   /** What the def names must exist, be readable and be of the right type; AQL must compile. */
-  private checkRefs(
+  private async checkRefs(
     s: ModelScope,
     row: ObjectRow,
     at: number | undefined,
     /** def.aql as the caller wrote it: compile errors point into their text, not the stored one. */
     written?: unknown,
-  ): void {
+  ): Promise<void> {
     const fail = (field: string, message: string, extra: Record<string, unknown> = {}) => {
       throw invalid(`invalid object: ${where(at)}${field}: ${message}`, {
         ident: row.ident,
@@ -717,15 +720,15 @@ export class ModelObjects {
     };
     const def = row.def;
     const kind = AQL_KIND[row.type as ObjectType];
-    const compile = (aql: unknown, k: 'metric' | 'filter' | 'report', field: string) => {
-      const err = this.compileCheck?.(s.actor, String(aql), k);
+    const compile = async (aql: unknown, k: 'metric' | 'filter' | 'report', field: string) => {
+      const err = await this.compileCheck?.(s.actor, String(aql), k);
       if (err) fail(field, err);
     };
     const refs = s.index.refs(row);
     const aqlRefs = refs.filter((r) => r.aql && !r.dataset);
     // The compiler reports unknown references itself, with suggestions; without it, we do.
     if (!this.compileCheck) for (const r of aqlRefs) need(r, null);
-    if (kind) compile(written ?? def.aql, kind, 'def.aql');
+    if (kind) await compile(written ?? def.aql, kind, 'def.aql');
     switch (row.type) {
       case 'dashboard': {
         const items = def.items as Array<{ id: string; report: string }>;
@@ -741,9 +744,8 @@ export class ModelObjects {
           if (r.field.endsWith('.report')) need(r, ['report']);
           if (r.field.endsWith('.attribute')) need(r, ['attribute', 'label']);
         }
-        (def.filters as Array<{ aql?: string }>).forEach((f, i) => {
-          if (f.aql !== undefined) compile(f.aql, 'filter', `def.filters.${i}.aql`);
-        });
+        for (const [i, f] of (def.filters as Array<{ aql?: string }>).entries())
+          if (f.aql !== undefined) await compile(f.aql, 'filter', `def.filters.${i}.aql`);
         break;
       }
       case 'folder':

@@ -167,9 +167,7 @@ export class Projects {
   }
 
   // Prepared once: listing projects is on every client's first request.
-  private listStmt?: ReturnType<Projects['prepareList']>;
-
-  private prepareList() {
+  async list(p: Principal): Promise<ProjectListEntry[]> {
     return this.db
       .select({
         id: projects.id,
@@ -182,14 +180,8 @@ export class Projects {
       })
       .from(projectUsers)
       .innerJoin(projects, eq(projects.id, projectUsers.projectId))
-      .where(eq(projectUsers.email, sql.placeholder('email')))
-      .orderBy(projects.label, projects.id)
-      .prepare();
-  }
-
-  list(p: Principal): ProjectListEntry[] {
-    this.listStmt ??= this.prepareList();
-    return this.listStmt.all({ email: p.email });
+      .where(eq(projectUsers.email, p.email))
+      .orderBy(projects.label, projects.id);
   }
 
   async create(p: Principal, body: unknown): Promise<ProjectDetails> {
@@ -295,7 +287,7 @@ export class Projects {
         mdadmin: a.mdadmin || a.admin,
         useradmin: a.useradmin || a.admin,
         roles: a.roles,
-        filter: this.filterView(a),
+        filter: await this.filterView(a),
       },
       limits: await this.adherence(a),
       announcement: row.announcement ? viewAnnouncement(row.announcement) : null,

@@ -105,7 +105,10 @@ export class Reports {
   /** Dashboards (or reports) the reader may open: by their roles, or shared with them. */
   async list(a: ProjectActor, type: 'dashboard' | 'report'): Promise<ObjectRow[]> {
     const s = await this.objects.scope(a);
-    return s.index.rows.filter((r) => r.type === type && (await this.opens(a, s, r)) !== null);
+    const out: ObjectRow[] = [];
+    for (const r of s.index.rows)
+      if (r.type === type && (await this.opens(a, s, r)) !== null) out.push(r);
+    return out;
   }
 
   /** A report computed for the reader, with its chart or number. */
@@ -183,12 +186,16 @@ export class Reports {
     if (row.type === 'dashboard' && (await this.grant(a.projectId, row.ident, a.email)))
       return 'shared';
     if (row.type === 'report') {
-      const viaShare = s.index.rows.some(
-        (d) =>
+      let viaShare = false;
+      for (const d of s.index.rows)
+        if (
           d.type === 'dashboard' &&
           (d.def as unknown as DashboardDef).items.some((i) => i.report === row.ident) &&
-          (await this.grant(a.projectId, d.ident, a.email)),
-      );
+          (await this.grant(a.projectId, d.ident, a.email))
+        ) {
+          viaShare = true;
+          break;
+        }
       if (viaShare) return 'shared';
     }
     return s.visible(row) ? 'acl' : null;

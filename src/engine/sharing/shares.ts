@@ -138,7 +138,7 @@ export interface SharesDeps {
   /** The site's address (known once the server listens). */
   siteUrl: () => string;
   /** A member's rights in a project (throws when they are not an active member). */
-  actorOf: (email: string, projectId: string) => ProjectActor;
+  actorOf: (email: string, projectId: string) => Promise<ProjectActor>;
 }
 
 /** Asked for every dashboard and report a member opens beyond their ACL: one keyed read. */

@@ -122,7 +122,7 @@ export class ProjectFiles {
   }
 
   /** The dead properties (WebDAV PROPPATCH) of a file or folder. */
-  deadProps(a: ProjectActor, path: string): DeadProp[] {
+  deadProps(a: ProjectActor, path: string): Promise<DeadProp[]> {
     this.authorize(a);
     return this.props.list(a.projectId, path);
   }

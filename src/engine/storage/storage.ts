@@ -308,7 +308,7 @@ export class Storage {
     await this.ensureRoot(projectId);
     const { size } = await this.folderStats(projectId, '/');
     const temporary = await bytesBelow(this.tmpDir(projectId));
-    return { limit: this.limits.limitOf(projectId, 'storageBytes'), used: size + temporary };
+    return { limit: await this.limits.limitOf(projectId, 'storageBytes'), used: size + temporary };
   }
 
   /**

@@ -196,7 +196,9 @@ export class Members {
           .where(where)
           .then(first)
       )?.n ?? 0;
-    return { items: rows.map((r) => this.toMember(a.projectId, r)), total };
+    const items: Member[] = [];
+    for (const r of rows) items.push(await this.toMember(a.projectId, r));
+    return { items, total };
   }
 
   async get(a: ProjectActor, userId: string): Promise<Member> {
@@ -209,14 +211,19 @@ export class Members {
     const parsed = parseInput(inviteBodySchema, body, 'invitation');
     const items = Array.isArray(parsed) ? parsed : [parsed];
     const seen = new Set<string>();
-    const plans = [];
+    const plans: Array<{
+      email: string;
+      existing: Row | undefined;
+      next: Rights;
+      sendemail: boolean;
+    }> = [];
     for (const [i, item] of items.entries()) {
       const email = normalizeEmail(item.id);
       if (seen.has(email))
         throw invalid(`user "${email}" appears twice in the invitation`, { index: i, id: email });
       seen.add(email);
       const existing = await this.findRow(a.projectId, email);
-      const next = this.apply(
+      const next = await this.apply(
         a,
         existing,
         { ...item, active: item.active ?? (existing ? undefined : true) },
@@ -275,7 +282,7 @@ export class Members {
         `body id "${input.id}" does not match the user in the path "${existing.email}"`,
       );
     }
-    const next = this.apply(a, existing, input, existing.email);
+    const next = await this.apply(a, existing, input, existing.email);
     await tx(this.db, async () => {
       if (next.active && !existing.active) await this.limits.check(a.projectId, 'users', 1);
       await this.db
@@ -353,17 +360,17 @@ export class Members {
   }
 
   /** The member's state after applying `input`, with every rule checked. */
-  private apply(
+  private async apply(
     a: ProjectActor,
     existing: Row | undefined,
     input: RightsInput,
     email: string,
-  ): Rights {
+  ): Promise<Rights> {
     if (existing) this.assertMayTouch(a, existing);
     // Checked as written (errors point into the caller's text), stored with identifiers.
     if (input.filter !== undefined && input.filter !== null)
-      this.validateFilter(input.filter, a.projectId);
-    const filter = this.storedFilter(a.projectId, existing, input.filter);
+      await this.validateFilter(input.filter, a.projectId);
+    const filter = await this.storedFilter(a.projectId, existing, input.filter);
     const next: Rights = {
       active: input.active ?? existing?.active ?? true,
       admin: input.admin ?? existing?.admin ?? false,
@@ -389,15 +396,15 @@ export class Members {
   }
 
   /** The filter to store (unchanged when not given; the same text keeps its positions). */
-  private storedFilter(
+  private async storedFilter(
     projectId: string,
     existing: Row | undefined,
     input: string | null | undefined,
-  ): Pick<Row, 'filter' | 'filterByTitle'> {
+  ): Promise<Pick<Row, 'filter' | 'filterByTitle'>> {
     if (input === undefined)
       return { filter: existing?.filter ?? null, filterByTitle: existing?.filterByTitle ?? null };
     if (input === null) return { filter: null, filterByTitle: null };
-    const s = this.filterRefs.store(input, projectId);
+    const s = await this.filterRefs.store(input, projectId);
     const kept = existing?.filter === s.filter ? (existing.filterByTitle ?? []) : [];
     const byTitle = [...new Set([...s.byTitle, ...kept])].sort((x, y) => x - y);
     return { filter: s.filter, filterByTitle: byTitle.length ? byTitle : null };
@@ -443,7 +450,7 @@ export class Members {
         projectLabel: project?.label ?? a.projectId,
         projectUrl: `${this.siteUrl}/api/v1/projects/${encodeURIComponent(a.projectId)}`,
         loginUrl: `${this.siteUrl}/auth/login`,
-        signIn: this.signInFor(email),
+        signIn: await this.signInFor(email),
         levels: LEVEL_FLAGS.filter((f) => rights[f]).map((f) => FLAG_TITLES[f]),
       });
       await this.mailer.send({ to: email, ...msg });

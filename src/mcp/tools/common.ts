@@ -68,12 +68,17 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
 }
 
 /** The actor for the `project` argument, with errors that name the valid projects. */
-export function actorFor(ctx: McpContext, project: string | undefined): ProjectActor {
-  const mine = () => ctx.engine.projects.list(ctx.principal).filter((p) => p.hasAccess);
-  const names = (ps: ReturnType<typeof mine>) => ps.map((p) => `"${p.id}" (${p.label})`).join(', ');
+export async function actorFor(
+  ctx: McpContext,
+  project: string | undefined,
+): Promise<ProjectActor> {
+  const mine = async () =>
+    (await ctx.engine.projects.list(ctx.principal)).filter((p) => p.hasAccess);
+  const names = (ps: Awaited<ReturnType<typeof mine>>) =>
+    ps.map((p) => `"${p.id}" (${p.label})`).join(', ');
   project ||= ctx.defaultProject;
   if (!project) {
-    const ps = mine();
+    const ps = await mine();
     if (ps.length === 1) project = ps[0]!.id;
     else if (!ps.length)
       throw invalid(
@@ -86,10 +91,10 @@ export function actorFor(ctx: McpContext, project: string | undefined): ProjectA
       );
   }
   try {
-    return ctx.engine.actor(ctx.principal, project);
+    return await ctx.engine.actor(ctx.principal, project);
   } catch (err) {
     if (err instanceof EngineError && err.kind === 'unauthenticated') {
-      const ps = mine();
+      const ps = await mine();
       throw new EngineError(
         'not_found',
         `unknown project "${project}"; your projects: ${names(ps) || 'none'}`,

@@ -157,7 +157,7 @@ export const identityRoutes: RouteDef[] = [
             return loginPage(res, 401, next, 'Wrong e-mail or password.', input.email);
           }
           await guess.succeeded();
-          const session = engine.startSession(email);
+          const session = await engine.startSession(email);
           res.setHeader('Set-Cookie', sessionCookie(engine, session.id));
           if (wantsJson(req))
             res.status(200).json({ user: email, expires: session.expires.toISOString() });
@@ -204,7 +204,7 @@ export const identityRoutes: RouteDef[] = [
             const code = q('code');
             if (!code) throw new ExternalLoginError(400, 'the provider returned no code');
             const email = await external.finish(code, st);
-            const session = engine.startSession(email);
+            const session = await engine.startSession(email);
             res.setHeader('Set-Cookie', [sessionCookie(engine, session.id), CLEAR_LOGIN_STATE]);
             res.setHeader('Cache-Control', 'no-store');
             res.redirect(303, safeNext(st.next));

@@ -69,8 +69,8 @@ function multipartUpload(c: Ctx): Promise<ChunkResult> {
       // The engine borrows the part's stream and reports its premature end; nothing here
       // destroys a stream with an error nobody may be listening for.
       work = isChunk(params)
-        ? await c.engine.uploads.putChunk(c.actor, { ...params }, stream)
-        : await c.engine.uploads.putWhole(c.actor, { ...params }, info.filename, stream, {
+        ? c.engine.uploads.putChunk(c.actor, { ...params }, stream)
+        : c.engine.uploads.putWhole(c.actor, { ...params }, info.filename, stream, {
             confirm: () => bodyRead,
           });
       work.catch(fail);

@@ -62,12 +62,12 @@ export interface TriggerDeps {
   flows: {
     /** Starts a run as `a`; throws the 403 "already running" EngineError, or 404. */
     start(a: ProjectActor, flow: string, origin: { trigger: string; chain?: Chain }): Promise<Job>;
-    isRunning(projectId: string, flow: string): boolean;
+    isRunning(projectId: string, flow: string): Promise<boolean>;
   };
   /** The actor a trigger runs as (its last editor), or throws when they lost access. */
-  actorOf(email: string, projectId: string): ProjectActor;
+  actorOf(email: string, projectId: string): Promise<ProjectActor>;
   /** A credentials object with its secret decrypted, or null. */
-  credentials(projectId: string, ident: string): Credentials | null;
+  credentials(projectId: string, ident: string): Promise<Credentials | null>;
   config: Config['flows'];
   log: Logger;
 }
