@@ -275,7 +275,7 @@ async function retail(): Promise<void> {
 
     // Three sides per round, in a rotating order: AQL (compile + run), AQL's SQL alone (compiled
     // beforehand: the cost of the SQL's shape) and the hand-written SQL.
-    const compiled = CASES.map((q) => engine.aql.compile(actor, q.aql));
+    const compiled = await Promise.all(CASES.map((q) => engine.aql.compile(actor, q.aql)));
     const results = CASES.map(() => ({
       aql: [] as number[],
       shape: [] as number[],

@@ -376,15 +376,14 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
     // What a crash leaves: the message still says RUNNING, recoverInterrupted() ended its job.
     const e = t.s.engine;
     const a = await e.actor({ email: ADMIN }, t.project);
-    const r = e.ai.conversations.add(a, 'Before the crash', undefined, (ids) => ({
+    const r = await e.ai.conversations.add(a, 'Before the crash', undefined, async (ids) => ({
       ...(await e.jobs.recordFinished(a, 'ai', ids, null)),
       status: 'RUNNING' as const,
     }));
-    e.db
+    await e.db
       .update(jobs)
       .set({ status: 'ERROR', message: 'interrupted by restart' })
-      .where(eq(jobs.id, r.job.id))
-      .run();
+      .where(eq(jobs.id, r.job.id));
     const view = await t.s.api(
       'GET',
       `/projects/${t.project}/app/ai/conversations/${r.conversation}`,
@@ -599,7 +598,7 @@ describe('AI chat budgets and plan limits', () => {
   afterAll(async () => {
     await t.s.close();
     await t.llm.close();
-    plans.remove();
+    await plans.remove();
   });
 
   it('stops after the step budget: the last call may not use tools', async () => {

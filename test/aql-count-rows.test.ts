@@ -59,9 +59,9 @@ async function refused(aql: string, as = ADMIN, project = p) {
 
 /** DuckDB over the loaded tables, written by hand. */
 const sql = async (q: string) =>
-  (await s.engine.dbs.read(p, async (c) => (await c.runAndReadAll(q)).getRowsJson())) as Promise<
-    unknown[][]
-  >;
+  (await s.engine.dbs.read(p, async (c) =>
+    (await c.runAndReadAll(q)).getRowsJson(),
+  )) as unknown[][];
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -78,10 +78,12 @@ beforeAll(async () => {
   ]);
   // The outsider reads neither the states' columns nor the height: analysts only.
   const secret = [{ userrole: 'userrole.analysts', acl: 'r----' }];
-  const hide = ['attr.states.state', 'attr.states.region', 'fact.strikes.height'].map((id) => {
-    const o = (await s.engine.model.get(p, id))!;
-    return { ident: o.ident, type: o.type, name: o.name, def: o.def, acl: secret };
-  });
+  const hide = await Promise.all(
+    ['attr.states.state', 'attr.states.region', 'fact.strikes.height'].map(async (id) => {
+      const o = (await s.engine.model.get(p, id))!;
+      return { ident: o.ident, type: o.type, name: o.name, def: o.def, acl: secret };
+    }),
+  );
   await s.engine.model.upsert(
     p,
     [

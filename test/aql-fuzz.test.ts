@@ -71,8 +71,8 @@ describe('AQL fuzzing', () => {
     await addSaved(s);
     await invite(s, s.demo, MEMBER, { filter: MEMBER_FILTER });
     v = await vocabulary(s);
-    admin = actorOf(s, ADMIN);
-    member = actorOf(s, MEMBER);
+    admin = await actorOf(s, ADMIN);
+    member = await actorOf(s, MEMBER);
     // Stored by identifier (it survives renames); shown with titles over the API.
     expect(member.filter).toBe(
       '[attr.airports.state] = "CA" OR [attr.airports.region] IN ("Midwest")',

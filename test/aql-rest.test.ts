@@ -51,7 +51,7 @@ describe('AQL over REST', () => {
   async function holdJobSlot(): Promise<Deferred> {
     const gate = deferred();
     s.engine.jobs.register('ai', { run: (ctx: JobContext) => gateOrAbort(gate.promise, ctx) });
-    const blocker = await s.engine.jobs.submit(actorOf(s, ADMIN), 'ai', {});
+    const blocker = await s.engine.jobs.submit(await actorOf(s, ADMIN), 'ai', {});
     await pollJob(s.api, s.demo, blocker.id, (j) => j.status === 'RUNNING');
     return gate;
   }
@@ -296,7 +296,7 @@ describe('AQL over REST', () => {
     await rawStorage(s.engine).writeFile(s.demo, '/demo/carriers-more.csv', Buffer.from(more), {
       user: ADMIN,
     });
-    const load = await s.engine.loads.start(actorOf(s, ADMIN), {
+    const load = await s.engine.loads.start(await actorOf(s, ADMIN), {
       type: 'cluster',
       clusters: {
         carriers: {
@@ -375,7 +375,7 @@ describe('AQL over REST', () => {
     // The admin sees every job.
     expect((await s.api('GET', data.href)).status).toBe(200);
     // A job that is not a query has no data.
-    const other = await s.engine.jobs.recordFinished(actorOf(s, ADMIN), 'ai', {}, {});
+    const other = await s.engine.jobs.recordFinished(await actorOf(s, ADMIN), 'ai', {}, {});
     const notQuery = await s.api('GET', `/projects/${s.demo}/app/aql/data/${other.id}`);
     expect(notQuery.status).toBe(404);
     expect((await s.api('GET', `/projects/${s.demo}/app/aql/data/no-such-job`)).status).toBe(404);

@@ -153,7 +153,7 @@ const LOAD_PRESCRIPTION = {
 /** A throwaway folder (no ACL: every member reads it), so destructive cases touch only it. */
 async function throwawayObject(f: AuthzFixture, tag: string): Promise<string> {
   const admin = await f.s.engine.actor({ email: ADMIN }, f.project);
-  const [o] = f.s.engine.objects.create(admin, {
+  const [o] = await f.s.engine.objects.create(admin, {
     ident: `folder.${f.unique(tag)}`,
     type: 'folder',
     name: f.unique(tag),
@@ -836,7 +836,8 @@ const MATRIX: Record<string, Entry> = {
       // Refused callers leave the conversation in place.
       const a = await f.s.engine.actor({ email: jobOwner(caller) }, f.project);
       if (r.status === 204) expect(() => f.s.engine.ai.get(a, params.conversationId!)).toThrow();
-      else expect(f.s.engine.ai.get(a, params.conversationId!).id).toBe(params.conversationId);
+      else
+        expect((await f.s.engine.ai.get(a, params.conversationId!)).id).toBe(params.conversationId);
     },
   },
   'GET /projects/{project}/app/ai/conversations/{conversationId}/messages/{messageId}/chart': {

@@ -289,11 +289,11 @@ describe.skipIf(skipBrowser)('in headless Chromium', () => {
       page.click('button'),
     ]);
     expect(out.status()).toBe(403);
-    expect(s.engine.sessionUser(sid!)).toBe(ADMIN);
+    expect(await s.engine.sessionUser(sid!)).toBe(ADMIN);
     // The site's own sign-out button works.
     await page.goto(`${s.url}/api/v1`);
     await Promise.all([page.waitForURL(`${s.url}/auth/login`), page.click('text=Log out')]);
-    expect(s.engine.sessionUser(sid!)).toBeNull();
+    expect(await s.engine.sessionUser(sid!)).toBeNull();
     await ctx.close();
   }, 60_000);
 

@@ -79,7 +79,7 @@ describe('engine.files checks the caller in every method', () => {
     const raw = rawStorage(s.engine);
     const names = (await raw.list(s.demo, '/')).children.map((c) => c.path);
     expect(names.sort()).toEqual(['/doomed.csv', '/kept.csv']);
-    expect(s.engine.files.deadProps(md, '/kept.csv')).toEqual([]);
+    expect(await s.engine.files.deadProps(md, '/kept.csv')).toEqual([]);
   });
 
   it('an MD Admin makes the same calls; a copy keeps the dead properties', async () => {
@@ -87,7 +87,7 @@ describe('engine.files checks the caller in every method', () => {
     const raw = rawStorage(s.engine);
     const names = (await raw.list(s.demo, '/')).children.map((c) => c.path);
     expect(names.sort()).toEqual(['/copied.csv', '/made', '/moved.csv', '/written.csv']);
-    expect(s.engine.files.deadProps(md, '/copied.csv')).toEqual([
+    expect(await s.engine.files.deadProps(md, '/copied.csv')).toEqual([
       { ns: PROP.ns, name: PROP.name, value: PROP.value },
     ]);
     // Admins hold every level.
@@ -131,7 +131,7 @@ describe('job and AI reads take the actor', () => {
   });
 
   it('ai.questionOf answers the asker only', async () => {
-    const { job } = s.engine.ai.conversations.add(md, 'how many rows?', undefined, (ids) =>
+    const { job } = await s.engine.ai.conversations.add(md, 'how many rows?', undefined, (ids) =>
       s.engine.jobs.submit(md, 'ai', ids),
     );
     expect(await s.engine.ai.questionOf(md, job.id)).toBe('how many rows?');

@@ -5,6 +5,9 @@
 // URSA_TRIGGER_CHAIN_PER_MINUTE, pauses the trigger that would extend it (enabled: false with
 // `paused` on trigger/list, a flow_trigger event) until trigger/toggle enables it again.
 // Small limits (3 deep, 4 a minute) keep it fast; everything over real HTTP.
+import { and, eq } from 'drizzle-orm';
+import { jsonNumber, jsonText } from '../src/engine/db/sql-fns.js';
+import { jobs } from '../src/engine/db/tables.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firingsOf } from '../src/engine/flows/triggers/claims.js';
 import type { TriggerView } from '../src/engine/flows/triggers/triggers.js';
@@ -85,14 +88,16 @@ const execute = async (id: string) => {
   return s.engine.jobs.waitFor(r.json.link[0].id, 30_000);
 };
 /** The depths of a flow's runs, in order. */
-const depths = (flowId: string) =>
-  s.engine.db.$client
-    .prepare(
-      `select coalesce(json_extract(params, '$.depth'), 0) as d from jobs
-       where project_id = ? and type = 'flow' and json_extract(params, '$.id') = ? order by rowid`,
-    )
-    .all(p, flowId)
-    .map((r) => (r as { d: number }).d);
+const depths = async (flowId: string) =>
+  (
+    await s.engine.db
+      .select({ d: jsonNumber(jobs.params, 'depth') })
+      .from(jobs)
+      .where(
+        and(eq(jobs.projectId, p), eq(jobs.type, 'flow'), eq(jsonText(jobs.params, 'id'), flowId)),
+      )
+      .orderBy(jobs.created)
+  ).map((r) => Number(r.d ?? 0));
 
 describe('a cycle of flowSequence triggers is refused on save', () => {
   beforeAll(async () => {
@@ -177,14 +182,14 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     const first = await execute('flow.p');
     expect(first.status, first.message).toBe('OK');
     const paused = await waitFor(
-      () => (await firings('trigger.p_after_q')).find((f) => f.outcome === 'paused'),
+      async () => (await firings('trigger.p_after_q')).find((f) => f.outcome === 'paused'),
       30_000,
     );
     await sleep(1000);
     // P (0) → Q (1) → P (2) → Q (3): three runs caused by others, then no fourth.
     expect(depths('flow.p')).toEqual([0, 2]);
     expect(depths('flow.q')).toEqual([1, 3]);
-    const q1 = s.engine.jobs.peek((await started('trigger.q_after_p'))[0]!.jobId!)!;
+    const q1 = (await s.engine.jobs.peek((await started('trigger.q_after_p'))[0]!.jobId!))!;
     expect(q1.params).toMatchObject({
       id: 'flow.q',
       trigger: 'trigger.q_after_p',
@@ -235,7 +240,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     });
     expect(put.status, put.text).toBe(201);
     const paused = await waitFor(
-      () => (await firings('trigger.f1')).find((f) => f.outcome === 'paused'),
+      async () => (await firings('trigger.f1')).find((f) => f.outcome === 'paused'),
       40_000,
     );
     await sleep(2500);
@@ -264,8 +269,11 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     await s.api('PUT', `/projects/${p}/webdav/loop1/again.csv`, {
       raw: { type: 'text/csv', data: 'id,amount\n2,2\n' },
     });
-    await waitFor(() => ((await started('trigger.f1')).length === 3 ? true : undefined), 15_000);
-    expect(depths('flow.f1').at(-1)).toBe(0);
+    await waitFor(
+      async () => ((await started('trigger.f1')).length === 3 ? true : undefined),
+      15_000,
+    );
+    expect((await depths('flow.f1')).at(-1)).toBe(0);
   });
 
   it('more chained runs of one flow a minute than the rate: paused at the one too many', async () => {
@@ -274,13 +282,13 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     await trigger('trigger.next', sequence('flow.next', 'flow.src'));
     for (let i = 1; i <= 4; i++) {
       expect((await execute('flow.src')).status).toBe('OK');
-      const f = await waitFor(() => (await started('trigger.next'))[i - 1], 10_000);
+      const f = await waitFor(async () => (await started('trigger.next'))[i - 1], 10_000);
       expect((await s.engine.jobs.waitFor(f.jobId!, 30_000)).status).toBe('OK');
     }
     expect(depths('flow.next')).toEqual([1, 1, 1, 1]);
     expect((await execute('flow.src')).status).toBe('OK');
     const paused = await waitFor(
-      () => (await firings('trigger.next')).find((f) => f.outcome === 'paused'),
+      async () => (await firings('trigger.next')).find((f) => f.outcome === 'paused'),
       10_000,
     );
     expect(paused.message).toMatch(

@@ -73,7 +73,7 @@ function triggersOn(
       storage: rawStorage(engine),
       flows: opts.flows ?? engine.flows,
       actorOf: (email, projectId) => engine.actor({ email }, projectId),
-      credentials: () => null,
+      credentials: async () => null,
       config: engine.config.flows,
       log: engine.log,
     },
@@ -97,7 +97,7 @@ function countingFlows(engine: Engine, running = new Set<string>()) {
         starts.push({ flow, trigger: origin.trigger, as: a.email });
         return engine.jobs.recordFinished(a, 'flow', { id: flow, trigger: origin.trigger }, null);
       },
-      isRunning: (_p: string, flow: string) => running.has(flow),
+      isRunning: async (_p: string, flow: string) => running.has(flow),
     },
   };
 }
@@ -300,7 +300,7 @@ describe('triggers on a running server', () => {
     expect(ok.ident).toBe('trigger.check');
   });
 
-  it('claims a slot once: INSERT OR IGNORE', () => {
+  it('claims a slot once: INSERT OR IGNORE', async () => {
     const t = '2026-01-01T00:00:00.000Z';
     expect(await claim(s.engine.db, p, 'trigger.check', 'unit:1', t)).toBe(true);
     expect(await claim(s.engine.db, p, 'trigger.check', 'unit:1', t)).toBe(false);
@@ -336,7 +336,7 @@ describe('triggers on a running server', () => {
     await a.tick();
     await b.tick();
     await until(
-      () => (await firings('trigger.newyear'))[0]?.outcome === 'started',
+      async () => (await firings('trigger.newyear'))[0]?.outcome === 'started',
       5000,
       'the firing',
     );
@@ -345,7 +345,7 @@ describe('triggers on a running server', () => {
     expect(counted.starts.filter((x) => x.flow === 'flow.timed')).toEqual([
       { flow: 'flow.timed', trigger: 'trigger.newyear', as: MDADMIN },
     ]);
-    const f = firings('trigger.newyear');
+    const f = await firings('trigger.newyear');
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({ slot: `${year}-01-01T03:00:00.000Z`, outcome: 'started' });
     await a.stop();
@@ -402,7 +402,11 @@ describe('triggers on a running server', () => {
     });
     extra.push(t);
     await t.start();
-    await until(() => (await firings('trigger.busy'))[0]?.outcome === 'skipped', 5000, 'the skip');
+    await until(
+      async () => (await firings('trigger.busy'))[0]?.outcome === 'skipped',
+      5000,
+      'the skip',
+    );
     await t.stop();
     expect(counted.starts).toEqual([]);
     expect((await firings('trigger.busy'))[0]).toMatchObject({
@@ -466,7 +470,7 @@ describe('triggers on a running server', () => {
       params: { id: 'flow.manual', trigger: 'trigger.manual' },
     });
     expect(await readOut('/out/manual.csv')).toMatch(/^id,amount/);
-    const f = firings('trigger.manual');
+    const f = await firings('trigger.manual');
     expect(f).toHaveLength(1);
     expect(f[0]).toMatchObject({
       outcome: 'started',
@@ -626,7 +630,7 @@ describe('triggers on a running server', () => {
     const first = await exec('flow.first');
     expect(first.status, first.message).toBe('OK');
     const [f] = await until(
-      () => ((await started('trigger.seq')).length ? await started('trigger.seq') : null),
+      async () => ((await started('trigger.seq')).length ? await started('trigger.seq') : null),
       10_000,
       'the sequence',
     );
@@ -662,7 +666,7 @@ describe('triggers on a running server', () => {
     await sleep(500);
     await upload('/drop/one.csv', 'id,amount\n1,11\n');
     const [f] = await until(
-      () => ((await started('trigger.drop')).length ? await started('trigger.drop') : null),
+      async () => ((await started('trigger.drop')).length ? await started('trigger.drop') : null),
       10_000,
       'the run',
     );
@@ -692,7 +696,7 @@ describe('triggers on a running server', () => {
     await mkcol('/loop');
     await upload('/loop/in.csv', 'id,amount\n1,1\n');
     const [f] = await until(
-      () => ((await started('trigger.loop')).length ? await started('trigger.loop') : null),
+      async () => ((await started('trigger.loop')).length ? await started('trigger.loop') : null),
       10_000,
       'the run',
     );
@@ -794,7 +798,7 @@ describe('a timer missed while the server was down', () => {
     const today3 = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 3);
     const slot = new Date(today3 <= now.getTime() ? today3 : today3 - 86_400_000).toISOString();
     const f = await until(
-      () => (await firingsOf(e.db, p, 'trigger.daily')).find((x) => x.outcome === 'started'),
+      async () => (await firingsOf(e.db, p, 'trigger.daily')).find((x) => x.outcome === 'started'),
       10_000,
       'the catch-up',
     );
@@ -909,7 +913,7 @@ describe.skipIf(SFTP_MISSING !== null && process.env.CI !== 'true')(
 
       put('new.csv', 'id\n2\n');
       const first = await until(
-        () => (await firings('trigger.inbox')).find((f) => f.outcome === 'started'),
+        async () => (await firings('trigger.inbox')).find((f) => f.outcome === 'started'),
         10_000,
         'the first firing',
       );
@@ -920,7 +924,11 @@ describe.skipIf(SFTP_MISSING !== null && process.env.CI !== 'true')(
 
       // A changed size fires again; a deleted file does not.
       fs.appendFileSync(path.join(inbox(), 'old.csv'), '3\n');
-      await until(() => (await firings('trigger.inbox')).length === 2, 10_000, 'the second firing');
+      await until(
+        async () => (await firings('trigger.inbox')).length === 2,
+        10_000,
+        'the second firing',
+      );
       const second = (await firings('trigger.inbox'))[1]!;
       expect(second.outcome).toBe('started');
       expect((await s.engine.jobs.waitFor(second.jobId!, 30_000)).status).toBe('OK');
@@ -958,7 +966,11 @@ describe.skipIf(SFTP_MISSING !== null && process.env.CI !== 'true')(
           enabled: true,
         },
       });
-      const f = await until(() => (await firings('trigger.nowhere'))[0], 10_000, 'the failure');
+      const f = await until(
+        async () => (await firings('trigger.nowhere'))[0],
+        10_000,
+        'the failure',
+      );
       expect(f).toMatchObject({
         outcome: 'failed',
         jobId: null,

@@ -1,11 +1,11 @@
 // Health probes for load balancers, over real HTTP: /healthz says the process is up (also
 // while it starts, without touching the database), /readyz that it can serve: the metadata
 // database answers, its migrations are this version's, the data directory takes writes.
+import { sql } from 'drizzle-orm';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -111,12 +111,12 @@ describe('health probes', () => {
   });
 
   it('/readyz answers 503 while the metadata database cannot be queried, /healthz still 200', async () => {
-    const db = s.engine.db;
-    const live = db.$client;
-    // The engine's connection is replaced by a closed one, as a lost database would leave it.
-    const closed = new Database(':memory:');
-    closed.close();
-    db.$client = closed;
+    const store = s.engine.store;
+    const live = store.ping;
+    // The database stops answering, as a lost one would (PostgreSQL for real: cluster tests).
+    (store as { ping: () => Promise<void> }).ping = async () => {
+      throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    };
     try {
       const r = await probe(s.url, '/readyz');
       expectNotReady(r, 'database');
@@ -126,18 +126,23 @@ describe('health probes', () => {
       expect(alive.status).toBe(200);
       expect(alive.json).toEqual({ status: 'ok' });
     } finally {
-      db.$client = live;
+      (store as { ping: () => Promise<void> }).ping = live;
     }
     expect((await probe(s.url, '/readyz')).status).toBe(200);
   });
 
   it('/readyz answers 503 when the applied migrations are not the ones this version ships', async () => {
-    const sqlite = s.engine.db.$client;
-    const count = sqlite.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get();
+    const store = s.engine.store;
+    const table = sql.raw(
+      store.dialect === 'postgres' ? 'drizzle.__drizzle_migrations' : '__drizzle_migrations',
+    );
+    const [{ n: count }] = (await store.rows<{ n: number }>(
+      sql`SELECT count(*) AS n FROM ${table}`,
+    )) as [{ n: number }];
     // A newer version migrated the database further than this one knows.
-    sqlite
-      .prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('newer', ?)`)
-      .run(Date.now() + 86_400_000);
+    await store.run(
+      sql`INSERT INTO ${table} (hash, created_at) VALUES ('newer', ${Date.now() + 86_400_000})`,
+    );
     try {
       const r = await probe(s.url, '/readyz');
       expectNotReady(r, 'migrations');
@@ -145,7 +150,7 @@ describe('health probes', () => {
         `${Number(count) + 1} migrations applied, this version knows ${count}`,
       );
     } finally {
-      sqlite.prepare(`DELETE FROM __drizzle_migrations WHERE hash = 'newer'`).run();
+      await store.run(sql`DELETE FROM ${table} WHERE hash = 'newer'`);
     }
     expect((await probe(s.url, '/readyz')).status).toBe(200);
   });

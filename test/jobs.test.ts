@@ -575,7 +575,7 @@ describe('jobs across restarts', () => {
     // A crash: no orderly stop of the runner, the DB connection just goes away.
     first.server.closeAllConnections();
     await new Promise((r) => first.server.close(r));
-    first.engine.db.$client.close();
+    await first.engine.store.close();
 
     const second = await start(dir);
     expect(await getJob(second, demo, job.id)).toMatchObject({

@@ -203,7 +203,7 @@ describe('a flow output', () => {
       expect((await s.engine.jobs.waitFor(r.json.link[0].id, 30_000)).status).toBe('OK');
       const slot = `after:${r.json.link[0].id}`;
       const f = await waitFor(
-        () =>
+        async () =>
           (await firingsOf(s.engine.db, p, 'trigger.widen')).find(
             (x) => x.slot === slot && x.outcome !== 'pending',
           ),

@@ -27,7 +27,7 @@ describe('MCP tool calls that outlast the wait', () => {
       URSA_MCP_WAIT_MS: '300',
     });
     await waitForDemo(s);
-    s.engine.objects.create(actorOf(s, ADMIN), [
+    await s.engine.objects.create(await actorOf(s, ADMIN), [
       {
         type: 'report',
         ident: 'report.flights_by_state',
@@ -55,7 +55,7 @@ describe('MCP tool calls that outlast the wait', () => {
   async function holdJobSlot(): Promise<Deferred> {
     const gate = deferred();
     s.engine.jobs.register('ai', { run: (ctx: JobContext) => gateOrAbort(gate.promise, ctx) });
-    const blocker = await s.engine.jobs.submit(actorOf(s, ADMIN), 'ai', {});
+    const blocker = await s.engine.jobs.submit(await actorOf(s, ADMIN), 'ai', {});
     await pollJob(s.api, s.demo, blocker.id, (j) => j.status === 'RUNNING');
     return gate;
   }

@@ -122,7 +122,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(r.status, r.text).toBe(201);
     second = r.json.project.id;
     const a = await s.engine.actor({ email: ADMIN }, s.demo);
-    s.engine.objects.create(a, [
+    await s.engine.objects.create(a, [
       {
         type: 'metric',
         ident: 'metric.flights',

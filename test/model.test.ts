@@ -1058,7 +1058,7 @@ describe('checks', () => {
 
   it('with the AQL compiler plugged in: AQL that does not compile is refused and reported', async () => {
     // A stand-in compiler that rejects any AQL mentioning BROKEN.
-    s.engine.objects.setCompileCheck((_a, aql) =>
+    s.engine.objects.setCompileCheck(async (_a, aql) =>
       aql.includes('BROKEN') ? 'syntax error at BROKEN' : null,
     );
     try {
@@ -1070,7 +1070,7 @@ describe('checks', () => {
       // An object saved before the compiler knew better is reported by check/obj.
       s.engine.objects.setCompileCheck(null);
       await create(metric('Later broken', 'SELECT COUNT([attr.a.a_id]) -- BROKEN'), q);
-      s.engine.objects.setCompileCheck((_a, aql) =>
+      s.engine.objects.setCompileCheck(async (_a, aql) =>
         aql.includes('BROKEN') ? 'syntax error at BROKEN' : null,
       );
       const { problems } = await check('obj');

@@ -3,6 +3,7 @@
 // through the sign-in and consent pages, JWT access tokens per resource (RFC 8707) that the
 // existing verifier accepts, refresh token rotation, refusals, persistence across restarts,
 // the external-IdP mode, and the MCP SDK's own OAuth client calling a tool.
+import { sql } from 'drizzle-orm';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -444,10 +445,11 @@ describe('OAuth state survives a restart', () => {
       email: ADMIN,
     });
     // The rows are in the metadata database.
-    const kinds = server.engine.db.$client
-      .prepare('SELECT DISTINCT kind FROM oidc_models ORDER BY kind')
-      .pluck()
-      .all();
+    const kinds = (
+      await server.engine.store.rows<{ kind: string }>(
+        sql`SELECT DISTINCT kind FROM oidc_models ORDER BY kind`,
+      )
+    ).map((r) => r.kind);
     expect(kinds).toEqual(expect.arrayContaining(['Client', 'Grant', 'RefreshToken']));
   });
 });
@@ -577,20 +579,22 @@ describe('dynamic client registration is rate-limited per address', () => {
 
   it('answers 429 with Retry-After past the hourly allowance, storing no client', async () => {
     const oc = oauthClient(() => s.url);
-    const clients = () =>
+    const clients = async () =>
       (
-        s.engine.db.$client
-          .prepare("SELECT count(*) AS n FROM oidc_models WHERE kind = 'Client'")
-          .get() as { n: number }
+        (
+          await s.engine.store.rows<{ n: number }>(
+            sql`SELECT count(*) AS n FROM oidc_models WHERE kind = 'Client'`,
+          )
+        )[0] as { n: number }
       ).n;
     expect((await oc.register()).status).toBe(201);
     expect((await oc.register()).status).toBe(201);
-    const before = clients();
+    const before = await clients();
     const third = await oc.register();
     expect(third.status).toBe(429);
     expect(third.body).toMatchObject({ error: 'too_many_requests' });
     expect(third.body.error_description).toMatch(/at most 2 client registrations an hour/);
-    expect(clients()).toBe(before);
+    expect(await clients()).toBe(before);
   });
 });
 

@@ -36,7 +36,7 @@ async function state(ident: string): Promise<{ acl: Acl; revisions: number }> {
 }
 
 const modelVersion = async () =>
-  s.engine.objects.versions(await s.engine.actor({ email: ADMIN }, p)).modelVersion;
+  (await s.engine.objects.versions(await s.engine.actor({ email: ADMIN }, p))).modelVersion;
 
 async function events(ident: string) {
   const r = await s.api('GET', `/projects/${p}/activity?types=obj_action&limit=1000`);

@@ -1,5 +1,6 @@
 // How a new member gets in, over real HTTP with a real SMTP server: the invitation's one-time
 // link to set a password, "forgot password", their limits, and what a dead link answers.
+import { sql } from 'drizzle-orm';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,9 +200,9 @@ describe('password links with the built-in identity provider', () => {
     await inviteWithMail(s.demo, email);
     const { url, token } = await linkIn(email);
     // Time passes: the link's expiry is now behind us.
-    s.engine.db.$client
-      .prepare('UPDATE password_links SET expires = ? WHERE email = ?')
-      .run(new Date(Date.now() - 1000).toISOString(), email);
+    await s.engine.store.run(
+      sql`UPDATE password_links SET expires = ${new Date(Date.now() - 1000).toISOString()} WHERE email = ${email}`,
+    );
 
     const r = await page(url);
     expect(r.status).toBe(410);
@@ -496,9 +497,9 @@ describe('with an external identity provider', () => {
     const mail = parseMail(fs.readFileSync(path.join(outbox, file!), 'utf8'));
     expect(mail.body).toContain(`organization's account at ${idp.url}`);
     expect(mail.body).not.toContain('/auth/password');
-    expect(s.engine.db.$client.prepare('SELECT count(*) AS n FROM password_links').get()).toEqual({
-      n: 0,
-    });
+    expect(await s.engine.store.rows(sql`SELECT count(*) AS n FROM password_links`)).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it('has no password pages: 404 naming the provider', async () => {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,14 +23,14 @@ describe('projects', () => {
     roomyPlans.remove();
   });
 
-  const projectCount = () =>
-    (s.engine.db.$client.prepare('select count(*) as n from projects').get() as { n: number }).n;
-  const memberCount = (id: string) =>
+  const projectCount = async () =>
+    (await s.engine.store.rows<{ n: number }>(sql`select count(*) as n from projects`))[0]!.n;
+  const memberCount = async (id: string) =>
     (
-      s.engine.db.$client
-        .prepare('select count(*) as n from project_users where project_id = ?')
-        .get(id) as { n: number }
-    ).n;
+      await s.engine.store.rows<{ n: number }>(
+        sql`select count(*) as n from project_users where project_id = ${id}`,
+      )
+    )[0]!.n;
 
   describe('GET /projects', () => {
     it('lists only projects the caller was invited to, with their rights', async () => {
@@ -93,7 +94,7 @@ describe('projects', () => {
   describe('POST /projects', () => {
     const orgAdmin = 'org-admin@example.com';
 
-    beforeAll(() => {
+    beforeAll(async () => {
       await s.engine.orgs.addAdmin('default', orgAdmin);
     });
 
@@ -146,7 +147,7 @@ describe('projects', () => {
     });
 
     it('refuses a caller who is not an admin of the organization (403)', async () => {
-      const before = projectCount();
+      const before = await projectCount();
       const r = await s.api('POST', '/projects', {
         as: 'plain@example.com',
         body: { id: 'nope', label: 'Nope', entity: 'default' },
@@ -154,17 +155,17 @@ describe('projects', () => {
       expect(r.status).toBe(403);
       expect(r.json).toMatchObject({ statusCode: 403, context: { entity: 'default' } });
       expect(typeof r.json.errorId).toBe('string');
-      expect(projectCount()).toBe(before);
+      expect(await projectCount()).toBe(before);
     });
 
     it('refuses an unknown organization (403)', async () => {
-      const before = projectCount();
+      const before = await projectCount();
       const r = await s.api('POST', '/projects', {
         as: orgAdmin,
         body: { id: 'nope', label: 'Nope', entity: 'no-such-org' },
       });
       expect(r.status).toBe(403);
-      expect(projectCount()).toBe(before);
+      expect(await projectCount()).toBe(before);
     });
 
     it.each([
@@ -174,14 +175,14 @@ describe('projects', () => {
       ['a missing label', { id: 'ok', entity: 'default' }, 'label'],
       ['an extra field', { id: 'ok', label: 'X', entity: 'default', owner: 'me' }, '(body)'],
     ])('answers 400 with context.issues for %s', async (_what, body, issuePath) => {
-      const before = projectCount();
+      const before = await projectCount();
       const r = await s.api('POST', '/projects', { as: orgAdmin, body });
       expect(r.status, r.text).toBe(400);
       expect(r.json.statusCode).toBe(400);
       expect(r.json.context.issues).toEqual(
         expect.arrayContaining([expect.objectContaining({ path: issuePath })]),
       );
-      expect(projectCount()).toBe(before);
+      expect(await projectCount()).toBe(before);
     });
 
     it('answers 400 without a body', async () => {
@@ -220,9 +221,11 @@ describe('projects', () => {
       const list = await t.api('GET', '/projects');
       expect(Object.keys(list.json.projects)).toEqual([t.demo]);
       expect(fs.readdirSync(path.join(t.dataDir, 'projects'))).toEqual([t.demo]);
-      const rows = t.engine.db.$client
-        .prepare("select count(*) as n from activity where message like '%Extra%'")
-        .get() as { n: number };
+      const rows = (
+        await t.engine.store.rows<{ n: number }>(
+          sql`select count(*) as n from activity where message like '%Extra%'`,
+        )
+      )[0]!;
       expect(rows.n).toBe(0);
     });
   });
@@ -375,7 +378,7 @@ describe('projects', () => {
       const filesDir = path.join(s.dataDir, 'projects', id, 'files');
       fs.mkdirSync(filesDir, { recursive: true });
       fs.writeFileSync(path.join(filesDir, 'data.csv'), 'a,b\n1,2\n');
-      expect(memberCount(id)).toBe(2);
+      expect(await memberCount(id)).toBe(2);
 
       const denied = await s.api('DELETE', `/projects/${id}`, { as: member });
       expect(denied.status).toBe(403);
@@ -384,10 +387,12 @@ describe('projects', () => {
       const r = await s.api('DELETE', `/projects/${id}`);
       expect(r.status, r.text).toBe(204);
       expect(fs.existsSync(path.join(s.dataDir, 'projects', id))).toBe(false);
-      expect(memberCount(id)).toBe(0);
-      const activityRows = s.engine.db.$client
-        .prepare('select count(*) as n from activity where project_id = ?')
-        .get(id) as { n: number };
+      expect(await memberCount(id)).toBe(0);
+      const activityRows = (
+        await s.engine.store.rows<{ n: number }>(
+          sql`select count(*) as n from activity where project_id = ${id}`,
+        )
+      )[0]!;
       expect(activityRows.n).toBe(0);
 
       expect((await s.api('GET', `/projects/${id}`)).status).toBe(401);

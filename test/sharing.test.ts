@@ -4,6 +4,8 @@
 // filter, public URLs served without signing in with the sharing Admin's rights and framed
 // only by embedOrigins, 404 at once when anything behind a public URL stops holding, e-mail
 // notices, invitations of non-members, obj_share events, and the project's embedding settings.
+import { and, eq } from 'drizzle-orm';
+import { shares as sharesTable } from '../src/engine/db/tables.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SHARE_PATH } from '../src/engine/sharing/shares.js';
 import { sitePageHtml } from '../src/web/report-pages.js';
@@ -495,9 +497,12 @@ describe('private shares', () => {
 
   it('are read from the database every time: a row removed by another process closes at once', async () => {
     const project = s.demo;
-    s.engine.db.$client
-      .prepare('update shares set users = ? where project_id = ? and dashboard = ?')
-      .run(JSON.stringify([WEST]), project, 'dashboard.finance');
+    await s.engine.db
+      .update(sharesTable)
+      .set({ users: [WEST] })
+      .where(
+        and(eq(sharesTable.projectId, project), eq(sharesTable.dashboard, 'dashboard.finance')),
+      );
     expect((await s.api('GET', dash('dashboard.finance'), { as: OUTSIDER, ...json })).status).toBe(
       404,
     );
@@ -861,9 +866,10 @@ describe('what a public share computes is pinned', () => {
   });
 
   it('keeps the pin in the metadata DB: a public share without one answers 404 until an Admin changes it', async () => {
-    s.engine.db.$client
-      .prepare('update shares set pinned = null where project_id = ? and dashboard = ?')
-      .run(s.demo, DASHBOARD.ident);
+    await s.engine.db
+      .update(sharesTable)
+      .set({ pinned: null })
+      .where(and(eq(sharesTable.projectId, s.demo), eq(sharesTable.dashboard, DASHBOARD.ident)));
     expect((await page()).status).toBe(404);
     expect((await s.api('PUT', share(DASHBOARD.ident), { body: {} })).status).toBe(200);
     expect((await page()).status).toBe(200);

@@ -149,11 +149,11 @@ describe('chunks (POST)', () => {
     ]);
     expect(stored('/data.bin').equals(u.data)).toBe(true);
     expect(fs.existsSync(chunkDir('octet-1')), 'chunks are deleted').toBe(false);
-    const row = s.engine.db
+    const row = await s.engine.db
       .select()
       .from(uploads)
       .where(and(eq(uploads.projectId, project), eq(uploads.ident, 'octet-1')))
-      .get();
+      .then((r) => r[0]);
     expect(row?.status).toBe('complete');
     const actor = await s.engine.actor({ email: ADMIN }, project);
     expect(await s.engine.uploads.resolve(actor, 'octet-1')).toBe('/data.bin');
@@ -491,14 +491,13 @@ describe('expiry', () => {
     expect((await octet(old, 1)).status).toBe(200);
     expect((await octet(fresh, 1)).status).toBe(200);
     const past = new Date(Date.now() - 25 * 3_600_000).toISOString();
-    s.engine.db
+    await s.engine.db
       .update(uploads)
       .set({ updated: past })
-      .where(and(eq(uploads.projectId, project), eq(uploads.ident, 'expire-old')))
-      .run();
+      .where(and(eq(uploads.projectId, project), eq(uploads.ident, 'expire-old')));
     expect(await s.engine.uploads.sweep()).toBeGreaterThanOrEqual(1);
     expect(fs.existsSync(chunkDir('expire-old'))).toBe(false);
-    const rows = s.engine.db.select().from(uploads).where(eq(uploads.projectId, project)).all();
+    const rows = await s.engine.db.select().from(uploads).where(eq(uploads.projectId, project));
     expect(rows.map((r) => r.ident)).not.toContain('expire-old');
     expect(rows.map((r) => r.ident)).toContain('expire-fresh');
     expect((await testChunk(old, 1)).status).toBe(204);
@@ -534,7 +533,7 @@ describe('expiry at server start', () => {
     const u: Upload = { ident: 'ttl-1', chunkSize: 100, data: bytes(300) };
     await first.engine.uploads.putChunk(actor, paramsOf(u, 1), Readable.from([chunkOf(u, 1)]));
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
-    first.engine.db.update(uploads).set({ updated: twoHoursAgo }).run();
+    await first.engine.db.update(uploads).set({ updated: twoHoursAgo });
     await first.close();
     const dir = path.join(dataDir, 'projects', p, 'uploads', 'ttl-1');
     expect(fs.existsSync(dir)).toBe(true);
@@ -542,7 +541,7 @@ describe('expiry at server start', () => {
     const second = await startServer(config(), createLogger('silent'), false);
     try {
       await vi.waitFor(() => expect(fs.existsSync(dir)).toBe(false));
-      expect(second.engine.db.select().from(uploads).all()).toEqual([]);
+      expect(await second.engine.db.select().from(uploads)).toEqual([]);
     } finally {
       await second.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

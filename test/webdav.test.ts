@@ -1,6 +1,7 @@
 // WebDAV over real HTTP: the litmus compliance suite, a second real client (the `webdav` npm
 // package), and focused checks of paths, credentials, levels, plan limits, dead properties,
 // locks and the storage change hook.
+import { sql } from 'drizzle-orm';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -265,9 +266,11 @@ describe('WebDAV', () => {
     );
 
     expect((await dav(s, 'DELETE', `${root(s)}/p2.txt`, asAdmin)).status).toBe(204);
-    const rows = s.engine.db.$client
-      .prepare('select count(*) as n from dav_props where project_id = ? and path like ?')
-      .get(s.demo, '/p%') as { n: number };
+    const rows = (
+      await s.engine.store.rows<{ n: number }>(
+        sql`select count(*) as n from dav_props where project_id = ${s.demo} and path like ${'/p%'}`,
+      )
+    )[0]!;
     expect(rows.n).toBe(0);
     await dav(s, 'PUT', `${root(s)}/p2.txt`, { ...asAdmin, body: 'again' });
     const fresh = await dav(s, 'PROPFIND', `${root(s)}/p2.txt`, {
@@ -288,7 +291,7 @@ describe('WebDAV', () => {
     expect(r.text).toContain('HTTP/1.1 403 Forbidden');
     expect(r.text).toContain('HTTP/1.1 424 Failed Dependency');
     expect(
-      s.engine.db.$client.prepare("select * from dav_props where path = '/prot.txt'").all(),
+      await s.engine.store.rows(sql`select * from dav_props where path = '/prot.txt'`),
     ).toEqual([]);
     const bad = await dav(s, 'PROPFIND', `${root(s)}/prot.txt`, {
       ...asAdmin,

@@ -135,7 +135,7 @@ export function mcpRouter(engine: Engine): Router {
       const body: unknown = req.body;
       const init = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
       if (init) {
-        const server = buildMcpServer(engine, principal);
+        const server = await buildMcpServer(engine, principal);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => {
@@ -153,7 +153,7 @@ export function mcpRouter(engine: Engine): Router {
         return;
       }
       // Without a session (the 2026 revision's stateless requests): one transport per request.
-      const server = buildMcpServer(engine, principal);
+      const server = await buildMcpServer(engine, principal);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void server.close();

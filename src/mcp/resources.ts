@@ -51,7 +51,7 @@ const bytes = (x: unknown) => Buffer.byteLength(JSON.stringify(x), 'utf8');
 /** Each project the user may read, with its actor (projects under maintenance are skipped). */
 async function projects(ctx: McpContext): Promise<{ a: ProjectActor; label: string }[]> {
   const out: { a: ProjectActor; label: string }[] = [];
-  for (const p of ctx.engine.projects.list(ctx.principal)) {
+  for (const p of await ctx.engine.projects.list(ctx.principal)) {
     if (!p.hasAccess) continue;
     try {
       out.push({ a: await ctx.engine.actor(ctx.principal, p.id), label: p.label });
@@ -189,7 +189,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     }),
     modelMeta,
     async (uri, vars) =>
-      modelPage(ctx, actorFor(ctx, variable(vars.project, 'project')), uri.href, undefined),
+      modelPage(ctx, await actorFor(ctx, variable(vars.project, 'project')), uri.href, undefined),
   );
   register(
     'model-page',
@@ -201,7 +201,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     async (uri, vars) =>
       modelPage(
         ctx,
-        actorFor(ctx, variable(vars.project, 'project')),
+        await actorFor(ctx, variable(vars.project, 'project')),
         uri.href,
         variable(vars.cursor, 'cursor'),
       ),
@@ -238,7 +238,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       mimeType: JSON_TYPE,
     },
     async (uri, vars) => {
-      const a = actorFor(ctx, variable(vars.project, 'project'));
+      const a = await actorFor(ctx, variable(vars.project, 'project'));
       let d;
       try {
         d = await findObject(ctx, a, variable(vars.id, 'id'));
@@ -263,7 +263,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
   const readCsv =
     (withOffset: boolean): Read =>
     async (uri, vars) => {
-      const a = actorFor(ctx, variable(vars.project, 'project'));
+      const a = await actorFor(ctx, variable(vars.project, 'project'));
       let offset = 0;
       if (withOffset) {
         const text = variable(vars.offset, 'offset');

@@ -31,11 +31,11 @@ export interface BuildOptions {
   defaultProject?: string;
 }
 
-export function buildMcpServer(
+export async function buildMcpServer(
   engine: Engine,
   principal: Principal,
   opts: BuildOptions = {},
-): McpServer {
+): Promise<McpServer> {
   const server = new McpServer(
     { name: 'ursa', title: 'Ursa analytics', version: VERSION },
     {
@@ -58,7 +58,7 @@ export function buildMcpServer(
   registerFlowTools(server, ctx);
   // Write tools only for users who are MD Admin (or Admin) somewhere; the engine still checks
   // the level in the project each call names.
-  if (engine.projects.list(principal).some((p) => p.hasAccess && p.isMdAdmin)) {
+  if ((await engine.projects.list(principal)).some((p) => p.hasAccess && p.isMdAdmin)) {
     registerWriteTools(server, ctx);
     registerFlowRunTool(server, ctx);
   }

@@ -53,7 +53,7 @@ export async function serveStdio(engine: Engine, opts: StdioOptions): Promise<vo
   const principal = { email: opts.user.toLowerCase() };
   // A wrong --project fails now, with the reason, instead of on every call.
   if (opts.project) await engine.actor(principal, opts.project);
-  else if (!engine.projects.list(principal).some((p) => p.hasAccess))
+  else if (!(await engine.projects.list(principal)).some((p) => p.hasAccess))
     engine.log.warn({ user: principal.email }, 'this user has no projects: every tool will say so');
   const served = runningServer(engine);
   if (served && engine.config.auth.builtin) return forward(engine, served, principal, opts.project);
@@ -62,7 +62,7 @@ export async function serveStdio(engine: Engine, opts: StdioOptions): Promise<vo
       { server: served.siteUrl },
       'a server holds this data directory and tokens come from an external identity provider: queries may fail while it runs; connect to its /mcp over HTTP instead',
     );
-  const server = buildMcpServer(engine, principal, {
+  const server = await buildMcpServer(engine, principal, {
     exposeInternalErrors: true,
     defaultProject: opts.project,
   });

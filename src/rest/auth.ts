@@ -82,7 +82,7 @@ export async function identify(engine: Engine, req: AuthedRequest): Promise<Prin
     }
   }
   const sid = readCookie(req, SESSION_COOKIE);
-  const email = sid ? engine.sessionUser(sid) : null;
+  const email = sid ? await engine.sessionUser(sid) : null;
   if (email) {
     req.authVia = 'session';
     return (req.principal = { email });

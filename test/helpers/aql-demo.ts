@@ -98,7 +98,7 @@ export async function vocabulary(s: TestServer): Promise<Vocabulary> {
 }
 
 /** The engine's view of a project member, as the REST layer resolves it per request. */
-export const actorOf = (s: TestServer, email: string): ProjectActor =>
+export const actorOf = (s: TestServer, email: string): Promise<ProjectActor> =>
   s.engine.actor({ email }, s.demo);
 
 export interface QueryAnswer {

@@ -200,7 +200,7 @@ export class AuthzFixture {
    */
   async chartConversation(email: string): Promise<{ conversation: string; message: string }> {
     const a = await this.s.engine.actor({ email }, this.project);
-    const r = this.s.engine.ai.conversations.add(a, 'chart please', undefined, (ids) =>
+    const r = await this.s.engine.ai.conversations.add(a, 'chart please', undefined, (ids) =>
       this.s.engine.jobs.recordFinished(a, 'ai', ids, {
         ...ids,
         question: 'chart please',

@@ -140,10 +140,13 @@ function decodeQp(s: string): string {
 }
 
 /** Polls until `check` returns a value (not undefined) or the timeout passes. */
-export async function waitFor<T>(check: () => T | undefined, timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 5000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const v = check();
+    const v = await check();
     if (v !== undefined) return v;
     if (Date.now() > until) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 20));

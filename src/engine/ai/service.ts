@@ -144,7 +144,7 @@ export class AiService {
     const { conversation, message } = job.job.params as { conversation: string; message: string };
     const provider = this.d.provider;
     if (!provider) throw new JobFailure(NOT_CONFIGURED);
-    const a = this.d.actorOf(job.job.createdBy, job.job.projectId);
+    const a = await this.d.actorOf(job.job.createdBy, job.job.projectId);
     const msg = await this.conversations.question(message);
     if (!msg) throw new JobFailure('the conversation was deleted before the question was answered');
     const ctx: ToolContext = {

@@ -259,14 +259,16 @@ export class CatalogService {
     }
     if (obj.type === 'attribute' || obj.type === 'label') {
       const home = datasetOf(obj)!;
-      const measures = objs.filter((o) => {
-        if (o.type !== 'fact' && o.type !== 'metric') return false;
-        const anchors = anchorsOf(o);
-        return (
+      const measures: ObjectRow[] = [];
+      for (const o of objs) {
+        if (o.type !== 'fact' && o.type !== 'metric') continue;
+        const anchors = await anchorsOf(o);
+        if (
           anchors.length > 0 &&
           anchors.every((an) => an === home || snap.paths(an, home).length === 1)
-        );
-      });
+        )
+          measures.push(o);
+      }
       return { object: view(obj), anchors: [home], compatible: measures.map(view) };
     }
     throw invalid(

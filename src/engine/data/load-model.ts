@@ -22,9 +22,8 @@ export async function projectLoad(
   projectId: string,
   replacing: ReadonlyMap<string, Prescription>,
 ): Promise<ProjectedModel> {
-  const before = new Map(
-    [...replacing.keys()].map((n) => [n, datasets.prescriptionOf(projectId, n)]),
-  );
+  const before = new Map<string, Prescription | null>();
+  for (const n of replacing.keys()) before.set(n, await datasets.prescriptionOf(projectId, n));
   const { wanted, stale } = await datasets.planModel(projectId, replacing, before);
   const gone = new Set(stale);
   const byIdent = new Map(

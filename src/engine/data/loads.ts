@@ -437,9 +437,9 @@ export class Loads {
   ): Promise<LoadResult> {
     let dataVersion = 0;
     // Prescriptions before this load: a column whose label did not change keeps its title.
-    const before = new Map(
-      plan.map((cl) => [cl.name, this.datasets.prescriptionOf(projectId, cl.name)]),
-    );
+    const before = new Map<string, Prescription | null>();
+    for (const cl of plan)
+      before.set(cl.name, await this.datasets.prescriptionOf(projectId, cl.name));
     await tx(this.db, async () => {
       dataVersion = await this.model.bumpDataVersion(projectId);
       for (const cl of plan) {

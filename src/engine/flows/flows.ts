@@ -187,7 +187,7 @@ export class Flows {
       await db
         .delete(flowLocks)
         .where(and(eq(flowLocks.projectId, l.projectId), eq(flowLocks.flow, l.flow)));
-      const job = l.jobId ? this.deps.jobs.peek(l.jobId) : undefined;
+      const job = l.jobId ? await this.deps.jobs.peek(l.jobId) : undefined;
       if (job) await this.recordEnd(job);
     }
     for (const p of projectDirs)

@@ -90,12 +90,17 @@ export async function readInput(
     case 'input.sftp': {
       const format = formatOf(box, String(box.path));
       const local = path.join(s.dir, `${table}.${format}`);
-      await sftpDownload(deps.credentials(String(box.credentials)), String(box.path), local, ctx);
+      await sftpDownload(
+        await deps.credentials(String(box.credentials)),
+        String(box.path),
+        local,
+        ctx,
+      );
       return fromFile(box, table, s, [local], format, 'path');
     }
     case 'input.http': {
       const file = path.join(s.dir, `${table}.ndjson`);
-      const cred = box.credentials ? deps.credentials(String(box.credentials)) : null;
+      const cred = box.credentials ? await deps.credentials(String(box.credentials)) : null;
       let rows = 0;
       await writeNdjson(file, async (write) => {
         const { id: _id, type: _type, ...params } = box;
@@ -119,7 +124,7 @@ export async function readInput(
     }
     case 'input.postgres': {
       const file = path.join(s.dir, `${table}.ndjson`);
-      const cred = deps.credentials(String(box.credentials));
+      const cred = await deps.credentials(String(box.credentials));
       let columns: Array<{ name: string; type: ColumnType }> = [];
       let rows = 0;
       await writeNdjson(file, async (write) => {

@@ -50,7 +50,7 @@ export async function prepareOutput(
   rows: number,
   s: Scratch,
   flow: string,
-  dataset: (name: string) => DatasetContext,
+  dataset: (name: string) => Promise<DatasetContext>,
 ): Promise<PreparedOutput> {
   if (box.type === 'output.storage') {
     const format = box.format as 'csv' | 'parquet';
@@ -60,7 +60,7 @@ export async function prepareOutput(
     return { box: box.id, type: 'output.storage', rows, file, path: String(box.path) };
   }
   const name = String(box.dataset);
-  const ctx = dataset(name);
+  const ctx = await dataset(name);
   const prescription = prescriptionFor(box, columns, ctx);
   const file = path.join(s.dir, `out-${table}.parquet`);
   const select = prescription.columns.map((c) => {

@@ -391,7 +391,7 @@ export class ModelObjects {
     });
   }
 
-  replace(actor: ProjectActor, ident: string, body: unknown): ObjectView {
+  replace(actor: ProjectActor, ident: string, body: unknown): Promise<ObjectView> {
     requireLevel(actor, 'mdadmin');
     return this.write(actor, ident, parseReplace(body), true);
   }

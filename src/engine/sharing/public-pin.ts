@@ -57,7 +57,7 @@ export async function pinHolds(
   projectId: string,
   pin: Pin,
   rows: ObjectRow[],
-  isPublisher: (email: string) => boolean,
+  isPublisher: (email: string) => Promise<boolean>,
 ): Promise<boolean> {
   for (const r of rows) {
     const pinned = pin[r.ident] ?? 0;
@@ -66,7 +66,7 @@ export async function pinHolds(
     const since = (await store.revisions(projectId, r.ident)).filter((v) => v.revision > pinned);
     // Every revision since the pin must be on record, each by an unfiltered Admin.
     if (since.length !== r.revision - pinned) return false;
-    if (!since.every((v) => isPublisher(v.user))) return false;
+    for (const v of since) if (!(await isPublisher(v.user))) return false;
   }
   return true;
 }

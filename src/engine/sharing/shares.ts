@@ -478,7 +478,7 @@ export class Shares {
   }): Promise<ProjectActor> {
     let actor: ProjectActor;
     try {
-      actor = this.deps.actorOf(hit.sharedBy, hit.projectId);
+      actor = await this.deps.actorOf(hit.sharedBy, hit.projectId);
     } catch (err) {
       // No longer a member, revoked, or the project under maintenance.
       if (err instanceof EngineError) throw noSuchShare();
@@ -504,11 +504,11 @@ export class Shares {
     const dash = index.byIdent.get(dashboard);
     if (!dash) return false;
     const known = new Map<string, boolean>();
-    const isPublisher = (email: string) => {
+    const isPublisher = async (email: string) => {
       let ok = known.get(email);
       if (ok === undefined) {
         try {
-          ok = publishes(this.deps.actorOf(email, actor.projectId));
+          ok = publishes(await this.deps.actorOf(email, actor.projectId));
         } catch (err) {
           if (!(err instanceof EngineError)) throw err;
           ok = false;

@@ -192,7 +192,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
         const c = decodeCursor(cursor);
         if (project && project !== c.p)
           throw invalid(`the cursor belongs to project "${c.p}", not "${project}"`);
-        const a = actorFor(ctx, c.p);
+        const a = await actorFor(ctx, c.p);
         const job = await ctx.engine.jobs.get(a, c.j);
         if (job.type !== 'report') throw invalid('invalid cursor: it does not point at a query');
         // A cursor continues its own query only: rows of another query must never pass for
@@ -205,7 +205,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
         return page(ctx, a, job, c.o, limit ?? c.l, extra);
       }
       if (!aql?.trim()) throw invalid('pass aql (the query to run) or cursor (to continue one)');
-      return execute(ctx, actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS, extra);
+      return execute(ctx, await actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS, extra);
     },
   });
 
@@ -232,7 +232,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'the query is too large to explain here; explain a part of it',
     run: async ({ project, aql }) => {
-      const e = await ctx.engine.aql.explain(actorFor(ctx, project), aql);
+      const e = await ctx.engine.aql.explain(await actorFor(ctx, project), aql);
       return {
         data: {
           columns: e.columns.map((c) => ({ title: c.title, kind: c.kind, dataType: c.dataType })),
@@ -274,7 +274,7 @@ export function registerAqlTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'use a smaller limit or a search',
     run: async ({ project, search, limit, offset }) => {
-      const r = await ctx.engine.objects.list(actorFor(ctx, project), {
+      const r = await ctx.engine.objects.list(await actorFor(ctx, project), {
         rel: 'object.report',
         query: search,
         limit: limit ?? 50,

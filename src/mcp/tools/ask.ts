@@ -122,7 +122,7 @@ export function registerAskTool(server: McpServer, ctx: McpContext): void {
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     narrow: 'ask a narrower question',
     run: async ({ project, question, conversation, job }, extra) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       if (job) {
         const j = await ctx.engine.jobs.get(a, job);
         if (j.type !== 'ai' || j.createdBy !== a.email)

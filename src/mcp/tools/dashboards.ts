@@ -235,7 +235,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
     annotations: READ_ONLY,
     narrow: 'the dashboards do not fit one answer',
     run: async ({ project }) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const all = (await ctx.engine.reports.list(a, 'dashboard')).map((d) => ({
         id: d.ident,
         title: d.name,
@@ -279,7 +279,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
     annotations: READ_ONLY,
     narrow: 'ask for fewer rows per item with limit, or run its reports one by one with run_report',
     run: async ({ project, dashboard, filters, limit }, extra) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const row = await resolve(ctx, a, 'dashboard', dashboard);
       const d = await ctx.engine.reports.dashboard(a, row.ident, filters ?? [], {
         signal: extra.signal,
@@ -369,7 +369,7 @@ export function registerDashboardTools(server: McpServer, ctx: McpContext): void
     annotations: READ_ONLY,
     narrow: RESULT_NARROW,
     run: async ({ project, report, limit }, extra) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const row = await resolve(ctx, a, 'report', report);
       const def = row.def as { aql?: unknown; visualization?: { type?: unknown } };
       const aql = String(def.aql ?? '');

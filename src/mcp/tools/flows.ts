@@ -63,7 +63,7 @@ export function registerFlowTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'too many flows to show with fullLoad; call again without fullLoad',
     run: async ({ project, fullLoad }) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       return { data: (await ctx.engine.flows.list(a, fullLoad === true)) as never };
     },
   });
@@ -78,7 +78,7 @@ export function registerFlowTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'the run is too large to show',
     run: async ({ project, jobId }) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const job = await ctx.engine.jobs.get(a, jobId);
       if (job.type !== 'flow')
         throw invalid(`job ${jobId} is a ${job.type} job, not a flow run`, { jobId });
@@ -104,7 +104,7 @@ export function registerFlowRunTool(server: McpServer, ctx: McpContext): void {
     },
     narrow: 'the run is too large to show; read it with get_flow_run',
     run: async ({ project, flow }, extra) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const job = await ctx.engine.flows.start(a, flow);
       return { data: runOut(a, await waitForJob(ctx, a, job, extra, `flow ${flow}`)) };
     },

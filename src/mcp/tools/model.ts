@@ -109,7 +109,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'pass search or dataset, or a smaller limit',
     run: async ({ project, search, dataset, cursor, limit }) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const page = async (n?: number) =>
         catalogOut(await ctx.engine.catalog.catalog(a, { search, dataset, cursor, limit: n }));
       return {
@@ -131,7 +131,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'use a smaller limit or a more specific query',
     run: async ({ project, query, limit }) => {
-      const r = await ctx.engine.objects.search(actorFor(ctx, project), {
+      const r = await ctx.engine.objects.search(await actorFor(ctx, project), {
         query,
         limit: limit ?? 20,
       });
@@ -166,7 +166,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'call it without related=true',
     run: async ({ project, id, related }) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const d = await findObject(ctx, a, id, { predecessors: related, successors: related });
       return {
         data: {
@@ -190,7 +190,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'pass a prefix or a smaller limit',
     run: async ({ project, attribute, prefix, limit }) => {
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const obj = await ctx.engine.catalog.find(a, attribute);
       const r = await ctx.engine.catalog.attributeValues(a, obj.ident, { prefix, limit });
       return {
@@ -215,7 +215,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
     annotations: READ_ONLY,
     narrow: 'the list is too long; ask about a more specific object',
     run: async ({ project, object }) => {
-      const r = await ctx.engine.catalog.compatible(actorFor(ctx, project), object);
+      const r = await ctx.engine.catalog.compatible(await actorFor(ctx, project), object);
       return {
         data: {
           object: r.object,

@@ -21,8 +21,7 @@ export function registerProjectTools(server: McpServer, ctx: McpContext): void {
     narrow: 'the project list is too long to show',
     run: async () => ({
       data: {
-        projects: ctx.engine.projects
-          .list(ctx.principal)
+        projects: (await ctx.engine.projects.list(ctx.principal))
           .filter((p) => p.hasAccess)
           .map((p) => ({ id: p.id, title: p.label, admin: p.isAdmin, mdAdmin: p.isMdAdmin })),
       },

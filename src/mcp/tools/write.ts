@@ -26,7 +26,7 @@ export function registerWriteTools(server: McpServer, ctx: McpContext): void {
     },
     narrow: 'the created object is too large to show; read it with get_object',
     run: async ({ project, title, aql, description, format, id }) => {
-      const [created] = ctx.engine.objects.create(actorFor(ctx, project), {
+      const [created] = await ctx.engine.objects.create(await actorFor(ctx, project), {
         type: 'metric',
         name: title,
         ...(id ? { ident: id } : {}),
@@ -58,9 +58,9 @@ export function registerWriteTools(server: McpServer, ctx: McpContext): void {
     run: async ({ project, id, title, description, aql, tags }) => {
       if ([title, description, aql, tags].every((v) => v === undefined))
         throw invalid('nothing to change: pass title, description, aql or tags');
-      const a = actorFor(ctx, project);
+      const a = await actorFor(ctx, project);
       const cur = (await findObject(ctx, a, id)).object;
-      const updated = ctx.engine.objects.replace(a, cur.ident, {
+      const updated = await ctx.engine.objects.replace(a, cur.ident, {
         name: title ?? cur.name,
         description: description ?? cur.description,
         def: aql !== undefined ? { ...cur.def, aql } : cur.def,

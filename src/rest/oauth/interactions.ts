@@ -111,7 +111,7 @@ ${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
       // Already signed in to Ursa in this browser: no password, unless the client insists.
       const forced = details.prompt.reasons.some((r) => r === 'login_prompt' || r === 'max_age');
       const sid = readCookie(req, SESSION_COOKIE);
-      const email = !forced && sid ? engine.sessionUser(sid) : null;
+      const email = !forced && sid ? await engine.sessionUser(sid) : null;
       if (email && (await engine.accounts.exists(email)))
         return provider.interactionFinished(
           req,

@@ -109,12 +109,12 @@ export const aiRoutes: RouteDef[] = [
         access: 'member',
         description:
           'One of your conversations: its messages with status, answer (Markdown), queries with their results, chart and token usage.',
-        handler: ({ engine, actor, params }) => ({
+        handler: async ({ engine, actor, params }) => ({
           title: 'Conversation',
           body: {
             conversation: conversationView(
               actor.projectId,
-              engine.ai.get(actor, params.conversationId!),
+              await engine.ai.get(actor, params.conversationId!),
             ),
           },
         }),
@@ -137,8 +137,8 @@ export const aiRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description: 'The chart of an answer as SVG (`image/svg+xml`); 404 when it has none.',
-        handler: ({ engine, actor, params, res }) => {
-          const c = engine.ai.get(actor, params.conversationId!);
+        handler: async ({ engine, actor, params, res }) => {
+          const c = await engine.ai.get(actor, params.conversationId!);
           const m = c.messages.find((x) => x.id === params.messageId);
           if (!m)
             throw new HttpError(

@@ -19,9 +19,9 @@ export const batchRoutes: RouteDef[] = [
         access: 'member',
         description:
           "Set one role's access on many objects `{ userrole, acl, objects: [ident] }` (`acl`: five `rwdsa` positions or `-`, null removes the entry; ≤ 1000 objects, each needing `a`; all or nothing) → `{ objects: [{ ident, acl }] }`.",
-        handler: ({ engine, actor, body }) => {
+        handler: async ({ engine, actor, body }) => {
           const p = actor.projectId;
-          const done = engine.objects.setRoleAcl(actor, body);
+          const done = await engine.objects.setRoleAcl(actor, body);
           return {
             title: 'Access changed',
             body: {

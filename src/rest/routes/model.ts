@@ -85,8 +85,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'mdadmin',
         description:
           'Create an object or an array of at most 1000 (all or nothing) `{ ident?, type, name, description?, def, acl?, tag? }`.',
-        handler: ({ engine, actor, body }) => {
-          const created = engine.objects.create(actor, body);
+        handler: async ({ engine, actor, body }) => {
+          const created = await engine.objects.create(actor, body);
           const single = created.length === 1 && !Array.isArray(body);
           return {
             status: 201,
@@ -139,8 +139,8 @@ export const modelRoutes: RouteDef[] = [
         access: 'mdadmin',
         description:
           'Replace the object `{ name, description?, def, acl?, tag? }` (type cannot change; acl left out stays).',
-        handler: ({ engine, actor, params, body }) => {
-          const v = engine.objects.replace(actor, params.id!, body);
+        handler: async ({ engine, actor, params, body }) => {
+          const v = await engine.objects.replace(actor, params.id!, body);
           return {
             title: `${v.type} ${v.name}`,
             body: { object: withLink(actor.projectId, v), link: [objectLink(actor.projectId, v)] },

@@ -48,10 +48,11 @@ export const projectRoutes: RouteDef[] = [
       GET: {
         access: 'authenticated',
         description: 'Projects you were invited to (hasAccess is false once access was revoked).',
-        handler: ({ engine, principal }) => {
-          const entries = engine.projects
-            .list(principal)
-            .map((e) => ({ ...e, href: `/api/v1${projectPath(e.id)}` }));
+        handler: async ({ engine, principal }) => {
+          const entries = (await engine.projects.list(principal)).map((e) => ({
+            ...e,
+            href: `/api/v1${projectPath(e.id)}`,
+          }));
           return {
             title: 'Projects',
             body: {

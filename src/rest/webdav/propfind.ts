@@ -37,10 +37,10 @@ function depthOf(header: string | undefined): 0 | 1 | 'infinity' {
   throw new HttpError(400, `Depth must be 0, 1 or infinity, not "${header.slice(0, 50)}"`);
 }
 
-function describe(dav: Dav, item: StorageItem, request: Request): string {
+async function describe(dav: Dav, item: StorageItem, request: Request): Promise<string> {
   const found: string[] = [];
   const missing: string[] = [];
-  const dead = dav.engine.files.deadProps(dav.actor, item.path);
+  const dead = await dav.engine.files.deadProps(dav.actor, item.path);
   const locks = dav.locks.covering(item.path);
   if (request.kind === 'propname') {
     for (const name of LIVE_PROPS)
@@ -79,11 +79,11 @@ export async function propfind(dav: Dav): Promise<void> {
   const request = parseRequest(body ? parseXml(body).documentElement : null);
   const { item } = dav;
   if (!item) throw notFound(`no file or folder at "${dav.path}"`, { path: dav.path });
-  const responses = [describe(dav, item, request)];
+  const responses = [await describe(dav, item, request)];
   const walk = async (folder: StorageItem, levels: number) => {
     const { children: members } = await dav.engine.files.list(dav.actor, folder.path);
     for (const m of members) {
-      responses.push(describe(dav, m, request));
+      responses.push(await describe(dav, m, request));
       if (m.type === 'folder' && levels > 1) await walk(m, levels - 1);
     }
   };

@@ -71,7 +71,7 @@ export async function startDemoLoads(
     ]),
   );
   const data = await engine.loads.start(actor, { type: 'cluster', clusters });
-  saveMetricsAfter(engine, actor, data);
+  await saveMetricsAfter(engine, actor, data);
   // flights.flight_date declares its reference to `calendar`; whichever job ends last
   // resolves it in the model.
   const calendar = await engine.packages.load(actor, {
@@ -85,24 +85,24 @@ export async function startDemoLoads(
  * The metrics name the flights' columns, which the load creates: they are saved as it ends,
  * in the same turn as its final status (so whoever sees the load done sees them too).
  */
-function saveMetricsAfter(engine: DemoEngine, actor: ProjectActor, load: Job): void {
-  const save = (job: Job) => {
+async function saveMetricsAfter(engine: DemoEngine, actor: ProjectActor, load: Job): Promise<void> {
+  const save = async (job: Job) => {
     if (job.status !== 'OK') return;
     try {
-      engine.objects.create(actor, DEMO_METRICS);
+      await engine.objects.create(actor, DEMO_METRICS);
     } catch (err) {
       engine.log.error({ err, project: actor.projectId }, 'saving the demo metrics failed');
     }
   };
-  const stop = engine.jobs.onFinish((job) => {
+  const stop = engine.jobs.onFinish(async (job) => {
     if (job.id !== load.id) return;
     stop();
-    save(job);
+    await save(job);
   });
   // Ended already (it cannot have, but then it is not missed).
-  const now = engine.jobs.peek(load.id);
+  const now = await engine.jobs.peek(load.id);
   if (now && FINAL_STATUSES.includes(now.status)) {
     stop();
-    save(now);
+    await save(now);
   }
 }

@@ -75,7 +75,7 @@ export interface SftpDef {
 export interface SftpPollDeps {
   db: Db;
   list: SftpLister;
-  credentials(projectId: string, ident: string): Credentials | null;
+  credentials(projectId: string, ident: string): Promise<Credentials | null>;
   net: NetPolicy;
   log: Logger;
   now(): Date;
@@ -99,7 +99,7 @@ export async function pollOnce(
   const now = d.now().toISOString();
   let listing: Listing;
   try {
-    const cred = d.credentials(row.projectId, def.credentials);
+    const cred = await d.credentials(row.projectId, def.credentials);
     if (!cred || cred.kind !== 'sftp')
       throw new Error(`credentials "${def.credentials}" not found or not of kind sftp`);
     const files = await d.list(cred, def.path, {

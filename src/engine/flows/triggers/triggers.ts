@@ -468,7 +468,7 @@ export class Triggers {
   private async runningJob(projectId: string, flow: string): Promise<string | null> {
     const locked = await lockedBy(this.deps.db, projectId, flow);
     if (locked) return locked;
-    return this.deps.flows.isRunning(projectId, flow) ? '' : null;
+    return (await this.deps.flows.isRunning(projectId, flow)) ? '' : null;
   }
 
   private track(p: Promise<unknown>): void {
@@ -568,7 +568,7 @@ export class Triggers {
     const { projectId, ident } = row;
     let a: ProjectActor;
     try {
-      a = actor ?? this.deps.actorOf(row.updatedBy, projectId);
+      a = actor ?? (await this.deps.actorOf(row.updatedBy, projectId));
     } catch (err) {
       return {
         outcome: 'failed',
