@@ -59,7 +59,7 @@ afterAll(async () => {
   // Closing the server closes the engine, which closes its Chromium.
   const browser = s ? await browserOf(s.engine.exports) : null;
   await s?.close();
-  if (browser) expect((await browser).isConnected()).toBe(false);
+  if (browser) expect(browser.isConnected()).toBe(false);
   await bait?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
@@ -740,7 +740,7 @@ describe.skipIf(!canRender)('the renderer: queue, time limit, crashes, shutdown'
       // may take a while) and the heavy page's context is gone.
       const pdf = await printSoon(e, '<p>after</p>');
       expect(text(pdf)).toContain('after');
-      expect((await (await browserOf(e))!).contexts()).toHaveLength(0);
+      expect((await browserOf(e))!.contexts()).toHaveLength(0);
     } finally {
       await e.close();
     }
@@ -779,11 +779,11 @@ describe.skipIf(!canRender)('the renderer: queue, time limit, crashes, shutdown'
   it('launches Chromium again after it went away; close() closes it', async () => {
     const e = new Exports({ chromiumPath: CHROMIUM, concurrency: 2, timeoutMs: 20_000 });
     await e.pdf(ACTOR, '<p>one</p>', {}, { title: 'one' });
-    const first = await (await browserOf(e))!;
+    const first = (await browserOf(e))!;
     await first.close(); // as if it crashed
     const pdf = await e.pdf(ACTOR, '<p>two</p>', {}, { title: 'two' });
     expect(text(pdf)).toContain('two');
-    const second = await (await browserOf(e))!;
+    const second = (await browserOf(e))!;
     expect(second).not.toBe(first);
     expect(second.isConnected()).toBe(true);
     await e.close();

@@ -60,7 +60,7 @@ export interface RunDeps {
    * Checks made again before anything is written: an incremental dataset's shape, and whether
    * the run's actor may load these datasets now (the rule of every load: titles, row filters).
    */
-  checkLoads(loads: ClusterLoad[]): void;
+  checkLoads(loads: ClusterLoad[]): Promise<void>;
 }
 
 export async function runFlow(ctx: JobContext, deps: RunDeps): Promise<FlowRunResult> {
@@ -161,7 +161,7 @@ async function commit(
     names.add(l.name);
   }
   try {
-    if (loads.length) deps.checkLoads(loads);
+    if (loads.length) await deps.checkLoads(loads);
   } catch (err) {
     throw loaderError(err, prepared);
   }

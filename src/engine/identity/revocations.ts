@@ -2,7 +2,7 @@
 // (by its `jti`) or a whole OAuth grant (every token carrying its `gid`) is recorded in the
 // metadata database, which the verifier consults on every request: every server process
 // refuses the token from the next request on.
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, lt, or } from 'drizzle-orm';
 import type { JWTPayload } from 'jose';
 import { first, type Db } from '../db/index.js';
 import { tokenRevocations } from '../db/tables.js';

@@ -1,7 +1,7 @@
 // Browser sessions: a random cookie value, stored only as its hash, with an expiry.
 import { createHash, randomBytes } from 'node:crypto';
 import { jsonText } from '../db/sql-fns.js';
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, lt } from 'drizzle-orm';
 import { first, type Db } from '../db/index.js';
 import { oidcModels, sessions } from '../db/tables.js';
 

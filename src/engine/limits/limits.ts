@@ -28,7 +28,7 @@ export class Limits {
   async adherence(projectId: string): Promise<Record<LimitName, { limit: number; value: number }>> {
     const plan = await this.planOf(projectId);
     const values = await Promise.all(
-      LIMIT_NAMES.map((name) => this.counters.get(name)?.(projectId) ?? 0),
+      LIMIT_NAMES.map(async (name) => (await this.counters.get(name)?.(projectId)) ?? 0),
     );
     const out = {} as Record<LimitName, { limit: number; value: number }>;
     LIMIT_NAMES.forEach((name, i) => {

@@ -146,7 +146,10 @@ const CHECKED: readonly string[] = [
   'flow',
 ];
 
-export function checkObjects(s: ModelScope, compile: CompileCheck | null): Problem[] {
+export async function checkObjects(
+  s: ModelScope,
+  compile: CompileCheck | null,
+): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const row of s.rows()) {
     if (!CHECKED.includes(row.type)) continue;
@@ -187,7 +190,7 @@ export function checkObjects(s: ModelScope, compile: CompileCheck | null): Probl
         if (f.aql !== undefined) texts.push([`def.filters.${i}.aql`, f.aql, 'filter']);
       });
     for (const [field, aql, k] of texts) {
-      const err = compile(s.actor, String(aql), k);
+      const err = await compile(s.actor, String(aql), k);
       if (err)
         problems.push({
           kind: 'does_not_compile',

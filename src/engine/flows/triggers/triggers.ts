@@ -326,7 +326,7 @@ export class Triggers {
       for (const [id, enabled] of wanted) {
         const row = scope.get(id)!;
         if (defOf(row).enabled === enabled) continue;
-        this.deps.objects.replace(a, id, {
+        await this.deps.objects.replace(a, id, {
           name: row.name,
           description: row.description,
           def: { ...row.def, enabled },
