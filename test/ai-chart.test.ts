@@ -161,7 +161,7 @@ describe('renderChartSvg', () => {
         mark: 'bar',
         encoding: { x: { field: 'a', type: 'nominal' }, y: { field: 'b', type: 'quantitative' } },
       };
-      await expect(await renderChartSvg(spec, 2000)).rejects.toMatchObject({ kind: 'invalid' });
+      await expect(renderChartSvg(spec, 2000)).rejects.toMatchObject({ kind: 'invalid' });
       expect(requests).toBe(0);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -284,7 +284,7 @@ describe('eval:chat end to end, against a fake LLM', () => {
   });
 
   it('refuses to run without a provider, naming the variables to set', async () => {
-    await expect(await runEval({ env: {} })).rejects.toBeInstanceOf(NoProviderError);
+    await expect(runEval({ env: {} })).rejects.toBeInstanceOf(NoProviderError);
     for (const v of ['URSA_AI_PROVIDER', 'URSA_AI_MODEL', 'URSA_AI_API_KEY', 'URSA_AI_BASE_URL'])
       expect(AI_ENV_HELP).toContain(v);
     expect(AI_ENV_HELP).toMatch(/openai[\s\S]*anthropic[\s\S]*11434\/v1/i);

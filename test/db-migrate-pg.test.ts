@@ -158,7 +158,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('PostgreSQL metadata migrations', 
       j.entries.push({ ...broken, breakpoints: true });
       fs.writeFileSync(path.join(dir, 'meta/_journal.json'), JSON.stringify(j));
 
-      await expect(await migratePg(newPool(), dir)).rejects.toThrow(/no_such_function/);
+      await expect(migratePg(newPool(), dir)).rejects.toThrow(/no_such_function/);
       const half = await admin.query(`SELECT to_regclass('public.broken_half') AS t`);
       expect(half.rows[0].t).toBeNull();
       expect(await applied()).toEqual(before);

@@ -154,11 +154,11 @@ describe('net guard', () => {
     expect(err.message).toContain('"localhost"');
     expect(err.message).toMatch(/127\.0\.0\.1|::1/);
     // Public literals need no DNS and pass.
-    await expect(await resolveAllowed('8.8.8.8', ctx)).resolves.toEqual({
+    await expect(resolveAllowed('8.8.8.8', ctx)).resolves.toEqual({
       address: '8.8.8.8',
       family: 4,
     });
-    await expect(await resolveAllowed('[2606:4700:4700::1111]', ctx)).resolves.toEqual({
+    await expect(resolveAllowed('[2606:4700:4700::1111]', ctx)).resolves.toEqual({
       address: '2606:4700:4700::1111',
       family: 6,
     });
@@ -166,7 +166,7 @@ describe('net guard', () => {
 
   it('resolveAllowed allows listed hosts and returns the address to connect to', async () => {
     const byAddress = { box: 'pg', field: 'credentials', net: LOOPBACK };
-    await expect(await resolveAllowed('127.0.0.1', byAddress)).resolves.toEqual({
+    await expect(resolveAllowed('127.0.0.1', byAddress)).resolves.toEqual({
       address: '127.0.0.1',
       family: 4,
     });

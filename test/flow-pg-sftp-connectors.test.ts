@@ -744,7 +744,7 @@ describe.skipIf(SFTP_MISSING !== null && !inCi)('input.sftp on a real OpenSSH se
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(await waitFor(async () => !fs.existsSync(to))).toBe(true);
     expect(await noSessionLeft()).toBe(true);
-    await expect(await sftpList(cred, '*.csv', ctxOf({ signal: ac.signal }))).rejects.toBe(reason);
+    await expect(sftpList(cred, '*.csv', ctxOf({ signal: ac.signal }))).rejects.toBe(reason);
   });
 
   it('a connection dropped by the server fails the download without crashing', async () => {

@@ -191,7 +191,7 @@ describe('createMailer with SMTP', () => {
       from: FROM,
       outboxDir: '/nonexistent',
     });
-    await expect(await mailer.send({ to: TO, ...invitation })).rejects.toThrow(
+    await expect(mailer.send({ to: TO, ...invitation })).rejects.toThrow(
       /alice@example\.com.*ECONNREFUSED/,
     );
   });
@@ -204,9 +204,7 @@ describe('createMailer with SMTP', () => {
       timeoutMs: 300,
     });
     const started = Date.now();
-    await expect(await mailer.send({ to: TO, ...invitation })).rejects.toThrow(
-      /alice@example\.com/,
-    );
+    await expect(mailer.send({ to: TO, ...invitation })).rejects.toThrow(/alice@example\.com/);
     expect(Date.now() - started).toBeLessThan(3000);
   });
 });
@@ -244,8 +242,6 @@ describe('createMailer without SMTP', () => {
     const blocker = path.join(dir, 'a-file');
     await writeFile(blocker, '');
     const mailer = createMailer({ from: FROM, outboxDir: path.join(blocker, 'outbox') });
-    await expect(await mailer.send({ to: TO, ...invitation })).rejects.toThrow(
-      /alice@example\.com/,
-    );
+    await expect(mailer.send({ to: TO, ...invitation })).rejects.toThrow(/alice@example\.com/);
   });
 });

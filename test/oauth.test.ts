@@ -182,8 +182,8 @@ describe('built-in OAuth authorization server', () => {
     expect(claims.scope).toBe('mcp');
 
     // The existing verifier accepts it for the MCP audience, refuses it for the REST API.
-    await expect(await s.engine.verifier.verify(at, mcp)).resolves.toMatchObject({ email: ADMIN });
-    await expect(await s.engine.verifier.verify(at)).rejects.toThrow(/aud/);
+    await expect(s.engine.verifier.verify(at, mcp)).resolves.toMatchObject({ email: ADMIN });
+    await expect(s.engine.verifier.verify(at)).rejects.toThrow(/aud/);
     const rest = await s.api('GET', '/projects', { bearer: at });
     expect(rest.status).toBe(401);
     expect(rest.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -242,7 +242,7 @@ describe('built-in OAuth authorization server', () => {
     const r = await s.api('GET', '/projects', { bearer: tokens.access_token });
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.json.projects)).toContain(s.demo);
-    await expect(await s.engine.verifier.verify(tokens.access_token, mcp)).rejects.toThrow(/aud/);
+    await expect(s.engine.verifier.verify(tokens.access_token, mcp)).rejects.toThrow(/aud/);
   });
 
   it('without resource or scope, the token is for the MCP server with its scope', async () => {

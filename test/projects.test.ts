@@ -415,7 +415,7 @@ describe('projects', () => {
       }
       expect(r.json.users.value).toBe(1);
       expect(r.json.storageBytes.value).toBe(0);
-      expect(r.json.projects.value).toBe(s.engine.projects.countInOrg('default'));
+      expect(r.json.projects.value).toBe(await s.engine.projects.countInOrg('default'));
 
       await invite(s, id, 'counted@example.com');
       const filesDir = path.join(s.dataDir, 'projects', id, 'files');

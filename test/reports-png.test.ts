@@ -89,7 +89,7 @@ describe('svgToPng', () => {
     ];
     for (const ref of refs) {
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="50" height="50">${ref}</svg>`;
-      await expect(await svgToPng(svg), ref).rejects.toThrow(/outside itself/);
+      await expect(svgToPng(svg), ref).rejects.toThrow(/outside itself/);
     }
     // References inside the document are fine (gradients, clip paths, filters).
     const inside = `<svg xmlns="http://www.w3.org/2000/svg" width="50" height="50"><defs><clipPath id="c"><rect width="25" height="50"/></clipPath></defs><rect width="50" height="50" fill="#ff0000" clip-path="url(#c)"/></svg>`;
@@ -100,7 +100,7 @@ describe('svgToPng', () => {
   });
 
   it('refuses what is not an SVG, and a size that would take gigabytes', async () => {
-    await expect(await svgToPng('not an svg')).rejects.toThrow(/not a valid SVG/);
+    await expect(svgToPng('not an svg')).rejects.toThrow(/not a valid SVG/);
     await expect(
       await svgToPng('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1000"></svg>'),
     ).rejects.toThrow(/too tall/);

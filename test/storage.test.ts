@@ -269,10 +269,10 @@ describe('storage overwrites and quota', () => {
 
   it('refuses to overwrite a folder that contains the source, and keeps everything', async () => {
     await st().writeFile(s.demo, '/a/b/f.txt', Buffer.from('f'), { createParents: true });
-    await expect(await st().move(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
+    await expect(st().move(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
       kind: 'conflict',
     });
-    await expect(await st().copy(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
+    await expect(st().copy(s.demo, '/a/b', '/a', { overwrite: true })).rejects.toMatchObject({
       kind: 'conflict',
     });
     expect(await st().stat(s.demo, '/a/b/f.txt')).toMatchObject({ size: 1 });
@@ -286,7 +286,7 @@ describe('storage overwrites and quota', () => {
     await expect(
       await st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true }),
     ).resolves.toMatchObject({ replaced: true });
-    await expect(await st().copy(s.demo, '/x.bin', '/z.bin')).rejects.toMatchObject({
+    await expect(st().copy(s.demo, '/x.bin', '/z.bin')).rejects.toMatchObject({
       kind: 'limit',
     });
     expect(await st().stat(s.demo, '/z.bin')).toBeNull();
