@@ -74,7 +74,7 @@ function killLeftovers() {
   for (const c of live) kill(c);
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<TestPostgres> {
   const missing = postgresMissing();
   if (missing) throw new Error(missing);
   const bin = postgresBinDir() as string;
@@ -126,7 +126,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-c fsync=off',
       '-c synchronous_commit=off',
       '-c full_page_writes=off',
-      '-c max_connections=40',
+      `-c max_connections=${opts.maxConnections ?? 40}`,
       '-c shared_buffers=16MB',
     ].join(' ');
     run('pg_ctl', ['-D', data, '-l', log, '-o', serverOptions, '-w', '-t', '60', 'start']);
@@ -138,7 +138,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     admin.on('error', () => {});
     await admin.connect();
     try {
-      await admin.query(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
+      await admin.query(`CREATE ROLE ${user} LOGIN CREATEDB PASSWORD '${password}'`);
       await admin.query(`CREATE DATABASE ${database} OWNER ${user}`);
     } finally {
       await admin.end();

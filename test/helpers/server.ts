@@ -1,4 +1,6 @@
 // Starts the real app on a loopback port with a fresh data directory, for tests over HTTP.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +46,7 @@ export interface ApiResponse {
 export function testConfig(dataDir: string, env: Record<string, string> = {}) {
   return loadConfig({
     URSA_DATA_DIR: dataDir,
+    ...testDatabase(dataDir),
     PORT: '0',
     HOST: '127.0.0.1',
     URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
@@ -52,6 +55,31 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}) {
     ...env,
   });
 }
+
+/**
+ * On the PostgreSQL shape (test/global-setup.ts), the metadata database of a data directory:
+ * one per directory, created on first use, so restarts on the same directory find their data.
+ */
+export function testDatabase(dataDir: string): { URSA_DATABASE_URL?: string } {
+  const base = process.env.URSA_TEST_PG_URL;
+  if (!base) return {};
+  const name = `t_${crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24)}`;
+  if (!createdDatabases.has(name)) {
+    const exists = execFileSync(
+      'psql',
+      [base, '-tAc', `SELECT 1 FROM pg_database WHERE datname = '${name}'`],
+      {
+        encoding: 'utf8',
+      },
+    ).trim();
+    if (!exists) execFileSync('psql', [base, '-qc', `CREATE DATABASE ${name}`]);
+    createdDatabases.add(name);
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { URSA_DATABASE_URL: url.toString() };
+}
+const createdDatabases = new Set<string>();
 
 /**
  * A server on a data directory the test keeps across restarts: first on port 0 (the system
