@@ -65,7 +65,7 @@ async function generate(file: string, rows: number, salt: number): Promise<void>
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   await c.run(
-    `COPY (SELECT i AS order_id, (i * 7919 + ${salt}) % 50000 AS customer_id, DATE '2023-01-01' + CAST((i * 31) % 730 AS INTEGER) AS order_date, ((i * 104729 + ${salt}) % 100000) / 100.0 AS amount, ['open', 'paid', 'shipped', 'returned'][1 + (i + ${salt}) % 4] AS status FROM range(1, ${rows + 1}) t(i)) TO '${file}' (HEADER)`,
+    `COPY (SELECT i AS order_id, (i * 7919 + ${salt}) % 50000 AS customer_id, DATE '2023-01-01' + CAST((i * 31) % 730 AS INTEGER) AS order_date, ((i * 104729) % 100000) / 100.0 + ${salt} AS amount, ['open', 'paid', 'shipped', 'returned'][1 + (i + ${salt}) % 4] AS status FROM range(1, ${rows + 1}) t(i)) TO '${file}' (HEADER)`,
   );
   c.closeSync();
   db.closeSync();

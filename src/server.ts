@@ -182,8 +182,9 @@ function startVersionCollector(engine: Engine, log: Logger) {
 const SWEEP_MS = 10 * 60_000;
 
 /**
- * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
- * and every 10 minutes, without keeping the process up.
+ * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, and
+ * removes dataset version files a killed writer of any process left, now and every 10
+ * minutes, without keeping the process up.
  */
 function startSweeper(engine: Engine, log: Logger) {
   let running: Promise<void> = Promise.resolve();
@@ -200,6 +201,11 @@ function startSweeper(engine: Engine, log: Logger) {
       await task('query results unread past their retention', () =>
         engine.aql.sweepResults(engine.projects.allIds(), engine.config.resultTtlHours * 3_600_000),
       );
+      await task('dataset version files no load published', async () => {
+        let removed = 0;
+        for (const p of engine.projects.allIds()) removed += await engine.dbs.sweepOrphans(p);
+        return removed;
+      });
     });
   };
   sweep();

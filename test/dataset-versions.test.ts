@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { Engine } from '../src/engine/engine.js';
 import type { ClusterLoad } from '../src/engine/data/loads.js';
+import { WriteLocks } from '../src/engine/data/write-lock.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject, waitFor } from './helpers/fixtures.js';
 import { deferred, gateOrAbort, isFinal, pollJob, sleep, type Deferred } from './helpers/jobs.js';
@@ -229,6 +230,61 @@ describe('dataset versions', () => {
     expect(fs.existsSync(file(v3))).toBe(true);
     expect(versionRows(s.dataDir, p).map((v) => v.file)).toEqual([v3]);
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('3');
+  });
+});
+
+describe('the project write lock', () => {
+  it('has one holder at a time; an expired lease is taken over and its holder cannot publish', async () => {
+    const p = await createProject(s, 'lock', 'Lock');
+    const store = s.engine.dbs.store;
+    expect(await store.tryLock(p, 'proc-a', 200)).toBe(true);
+    expect(await store.tryLock(p, 'proc-b', 200)).toBe(false);
+    expect(await store.locked(p)).toBe(true);
+    await sleep(300);
+    // A's lease ran out (its process died): B takes the lock over, and A has lost it.
+    expect(await store.tryLock(p, 'proc-b', 60_000)).toBe(true);
+    expect(await store.renew(p, 'proc-a', 60_000)).toBe(false);
+    expect(await store.tryLock(p, 'proc-a', 60_000)).toBe(false);
+    // A load of this project waits for B, then runs.
+    const job = loadCsv(p, { sales: 'id,amount\n1,4\n' });
+    await sleep(500);
+    expect(current(s.dataDir, p)).toEqual([]);
+    await store.unlock(p, 'proc-b');
+    expect((await job).status).toBe('OK');
+    expect(await store.locked(p)).toBe(false);
+    expect(await aql(p, 'SELECT SUM([Amount])')).toBe('4');
+  });
+
+  it('a writer whose lease was taken over publishes nothing', async () => {
+    const p = await createProject(s, 'lost', 'Lost');
+    const locks = new WriteLocks(s.engine.dbs.store, 150);
+    const published = locks.with(p, undefined, async (confirm) => {
+      // Stalled past its lease, without the heartbeat (the process was frozen).
+      await s.engine.dbs.store.unlock(p, 'nobody');
+      await sleep(0);
+      return confirm();
+    });
+    await expect(published).resolves.toBeUndefined();
+    const lost = locks.with(p, undefined, async (confirm) => {
+      const holder = (await s.engine.dbs.store.lockHolders()).find((l) => l.projectId === p)!;
+      // Another process takes the lock over once the lease has run out.
+      await s.engine.dbs.store.unlock(p, holder.holder);
+      expect(await s.engine.dbs.store.tryLock(p, 'other-process', 60_000)).toBe(true);
+      return confirm();
+    });
+    await expect(lost).rejects.toThrow(/write lock .* was lost; nothing was published/);
+    await s.engine.dbs.store.unlock(p, 'other-process');
+  });
+
+  it('deleting a project removes its versions', async () => {
+    const p = await createProject(s, 'gone', 'Gone');
+    expect((await loadCsv(p, { sales: 'id,amount\n1,1\n' })).status).toBe('OK');
+    expect(await aql(p, 'SELECT SUM([Amount])')).toBe('1');
+    expect(versionRows(s.dataDir, p)).toHaveLength(1);
+    const r = await s.api('DELETE', `/projects/${p}`);
+    expect(r.status, r.text).toBeLessThan(300);
+    expect(versionRows(s.dataDir, p)).toEqual([]);
+    expect(fs.existsSync(path.join(s.dataDir, 'projects', p))).toBe(false);
   });
 });
 

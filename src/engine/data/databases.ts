@@ -28,13 +28,13 @@ interface Entry {
 
 /** Idle read connections kept per project. */
 const IDLE_READERS = 4;
-/** A process records that it read a version at most this often (ms), and at most a third of the grace period. */
+/** A process records reading a version at most this often (ms; a third of a shorter grace period). */
 const TOUCH_MS = 10_000;
 
 /** What a write does with its new versions: publish them (all at once) when they are checked. */
 export interface VersionWrite {
   readonly writer: VersionWriter;
-  /** Publishes every version written (after `writer.finish()`); returns them. */
+  /** Publishes the versions `writer.finish()` answered, together (the lock must still be held). */
   publish(versions: DatasetVersion[]): Promise<void>;
 }
 
@@ -205,10 +205,8 @@ export class ProjectDatabases {
           c,
         );
       } finally {
-        if (!published) {
-          await writer.discard();
-          // Pending rows of a publish that failed half-way are collected with their files.
-        }
+        // Pending rows of a publish that failed half-way are collected with their files.
+        if (!published) await writer.discard();
       }
     });
   }

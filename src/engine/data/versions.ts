@@ -2,7 +2,7 @@
 // Every state change is ONE statement, so it is atomic on SQLite and PostgreSQL alike without
 // an interactive transaction: publishing flips every version of a job at once, a lock is taken
 // (or taken over once its lease ran out) by an upsert that only wins when it may.
-import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/index.js';
 import { datasetVersions as v, projectWriteLocks as locks } from '../db/schema.js';
 import { nowIso } from '../ids.js';
@@ -101,7 +101,7 @@ export class VersionStore {
     const abandoned = await this.db
       .select(cols)
       .from(v)
-      .where(and(eq(v.state, 'pending'), sql`${v.projectId} NOT IN ${held}`));
+      .where(and(eq(v.state, 'pending'), notInArray(v.projectId, held)));
     return [...old, ...abandoned];
   }
 
