@@ -4,15 +4,25 @@
 // dataset runs (POST transform/execute, polled until OK). Each answer during the load must be
 // the one of the version it started on. Printed: p50 and max alone and during, their ratio
 // (goal: no waiting for the writer — what remains is the two cores the load also uses).
-// Settings: BENCH_ROWS, BENCH_QUERIES (alone, default 40).
+// Then the data paths alone, interleaved in one process (what the layout itself costs, with
+// every other thing equal): a full load's statements into one read-write project file (the
+// layout before versions: BEGIN … swap … COMMIT) against the same into a new version file
+// (ATTACH, USE, the same statements, CHECKPOINT, DETACH, fsync), and the query on that file
+// against the query on the version attached READ_ONLY through the search path.
+// Settings: BENCH_ROWS, BENCH_QUERIES (alone, default 40), BENCH_ROUNDS (paths, default 5).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { lit } from '../src/engine/data/databases.js';
+import { replaceSql, stageSql } from '../src/engine/data/load-sql.js';
+import { CSV_FORMAT, validatePrescription } from '../src/engine/data/prescription.js';
+import { VersionWriter } from '../src/engine/data/version-writer.js';
 import { median, quantile, startBenchServer } from './compare.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 3_000_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 40);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const QUERY = 'SELECT [Status], SUM([Amount]), COUNT([Order Id])';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-bench-versions-'));
@@ -174,4 +184,60 @@ async function main(): Promise<void> {
   }
 }
 
+/** The old layout's load and query against the versions', interleaved (see the header). */
+async function paths(): Promise<void> {
+  const file = path.join(tmp, 'paths.csv');
+  await generate(file, ROWS, 0);
+  const p = validatePrescription({ ...PRESCRIPTION, format: CSV_FORMAT });
+  const sql = 'SELECT status, sum(amount), count(order_id) FROM "ds_orders" GROUP BY ALL';
+  const load = { old: [] as number[], versions: [] as number[] };
+  const query = { old: [] as number[], versions: [] as number[] };
+  const timeQueries = async (c: { run(sql: string): Promise<unknown> }, into: number[]) => {
+    for (let i = 0; i < 10; i++) {
+      const t = performance.now();
+      await c.run(sql);
+      into.push(performance.now() - t);
+    }
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const dir = path.join(tmp, `paths-${round}`);
+    fs.mkdirSync(dir, { recursive: true });
+    // Before: one read-write file per project, the load one transaction in it.
+    let t = performance.now();
+    const old = await DuckDBInstance.create(path.join(dir, 'data.duckdb'), { threads: '2' });
+    const oc = await old.connect();
+    await oc.run('BEGIN TRANSACTION');
+    await oc.run(stageSql(p, file));
+    for (const s of replaceSql(p)) await oc.run(s);
+    await oc.run('COMMIT');
+    load.old.push(performance.now() - t);
+    await timeQueries(oc, query.old);
+    oc.closeSync();
+    old.closeSync();
+    // Now: a new version file, then read attached READ_ONLY through the search path.
+    t = performance.now();
+    const reader = await DuckDBInstance.create(':memory:', { threads: '2' });
+    const w = new VersionWriter(reader, dir, []);
+    const c = await w.open([{ name: 'orders', mode: 'full' }]);
+    await w.use('orders');
+    await c.run(stageSql(p, file));
+    for (const s of replaceSql(p)) await c.run(s);
+    const [v] = await w.finish();
+    load.versions.push(performance.now() - t);
+    const rc = await reader.connect();
+    await rc.run(`ATTACH ${lit(path.join(dir, v!.file))} AS v_bench (READ_ONLY)`);
+    await rc.run("SET search_path = 'v_bench.main'");
+    await timeQueries(rc, query.versions);
+    rc.closeSync();
+    reader.closeSync();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const row = (what: string, x: { old: number[]; versions: number[] }) =>
+    `${what}: before ${median(x.old).toFixed(0)} ms, versions ${median(x.versions).toFixed(0)} ms, ratio ${(median(x.versions) / median(x.old)).toFixed(3)}×`;
+  console.log(`\ndata paths alone (${ROUNDS} rounds interleaved, ${ROWS} rows; medians):`);
+  console.log(row('load (stage, swap, commit / publishable file)', load));
+  console.log(row('query', query));
+}
+
 await main();
+await paths();

@@ -64,7 +64,11 @@ export class ProjectDatabases {
     let e = this.entries.get(projectId);
     if (!e) {
       e = (async () => {
-        const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+        // Spill files of large loads and queries go to the project's folder, not the cwd.
+        const instance = await DuckDBInstance.create(':memory:', {
+          threads: '2',
+          temp_directory: path.join(this.projectDir(projectId), 'datasets', '.spill'),
+        });
         return {
           instance,
           idle: [],
@@ -183,6 +187,7 @@ export class ProjectDatabases {
   ): Promise<T> {
     return this.locks.with(projectId, signal, async (confirm) => {
       const writer = new VersionWriter(
+        (await this.entry(projectId)).instance,
         this.projectDir(projectId),
         await this.store.current(projectId),
       );

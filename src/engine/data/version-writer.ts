@@ -1,10 +1,12 @@
 // Writes new dataset versions: one new file per dataset beside the current one (a full load
-// starts empty, an incremental one from a copy of the current version), each attached to an
-// in-memory DuckDB as `w_<cluster>`. `finish` checkpoints, closes and fsyncs them (files and
-// directories) so a published version is whole on disk; `discard` removes them.
+// starts empty, an incremental one from a copy of the current version), each attached as
+// `w_<cluster>` to the project's in-memory DuckDB (its readers' own: loads and queries share
+// its threads as they did in one file, and readers never name these). `finish` checkpoints,
+// detaches and fsyncs them (files and directories) so a published version is whole on disk;
+// `discard` removes them.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomId } from '../ids.js';
 import { datasetTable, ident, lit } from './databases.js';
 import { versionFile, type DatasetVersion } from './versions.js';
@@ -18,10 +20,10 @@ const alias = (cluster: string) => ident(`w_${cluster}`);
 
 export class VersionWriter {
   private versions = new Map<string, DatasetVersion>();
-  private instance: DuckDBInstance | null = null;
   private conn: DuckDBConnection | null = null;
 
   constructor(
+    private readonly instance: DuckDBInstance,
     private readonly projectDir: string,
     private readonly current: DatasetVersion[],
   ) {}
@@ -34,11 +36,6 @@ export class VersionWriter {
 
   /** Creates the new version files of `targets` and attaches them. */
   async open(targets: WriteTarget[]): Promise<DuckDBConnection> {
-    const spill = path.join(this.projectDir, 'datasets', '.spill');
-    this.instance = await DuckDBInstance.create(':memory:', {
-      threads: '2',
-      temp_directory: spill,
-    });
     this.conn = await this.instance.connect();
     for (const t of targets) {
       const id = randomId(16);
@@ -88,6 +85,11 @@ export class VersionWriter {
 
   /** Removes every file written (a failed or cancelled write publishes nothing). */
   async discard(): Promise<void> {
+    if (this.conn) {
+      await this.conn.run('USE memory').catch(() => undefined);
+      for (const v of this.versions.values())
+        await this.conn.run(`DETACH DATABASE IF EXISTS ${alias(v.cluster)}`).catch(() => undefined);
+    }
     this.close();
     for (const v of this.versions.values()) {
       const abs = path.join(this.projectDir, v.file);
@@ -98,9 +100,7 @@ export class VersionWriter {
 
   private close(): void {
     this.conn?.closeSync();
-    this.instance?.closeSync();
     this.conn = null;
-    this.instance = null;
   }
 }
 
