@@ -596,6 +596,14 @@ const MATRIX: Record<string, Entry> = {
     success: 200,
     prepare: () => ({ query: '?query=authz' }),
   },
+  'GET /projects/{project}/app/obj/{id}/values': {
+    level: 'member',
+    success: 200,
+    prepare: () => ({ params: { id: 'attr.authz_sales.region' } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.attribute.id).toBe('attr.authz_sales.region');
+    },
+  },
   'POST /projects/{project}/app/obj/batch': {
     level: 'member',
     success: 200,

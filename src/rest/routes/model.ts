@@ -2,7 +2,8 @@
 // folders, the LDM and ODM graphs and the model checks. Every rule lives in
 // engine.objects; this file only translates HTTP and adds links.
 import type { ObjectSummary, ObjectView, RevisionInfo } from '../../engine/model/objects.js';
-import { zBool } from '../../engine/validate.js';
+import { z } from 'zod';
+import { parseInput, zBool } from '../../engine/validate.js';
 import { addProjectLinks, enc, link, paging, projectPath, type Link } from '../links.js';
 import type { RouteDef } from '../router.js';
 
@@ -31,6 +32,11 @@ const flat = (v: ObjectView) => ({
   revision: v.revision,
   updated: v.updated,
   updatedBy: v.updatedBy,
+});
+
+const valuesQuery = z.object({
+  prefix: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
 const flag = (v: unknown) => v !== undefined && zBool.safeParse(v).data === true;
@@ -241,6 +247,28 @@ export const modelRoutes: RouteDef[] = [
             },
             tabular: r.hits,
             filename: 'search',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/app/obj/:id/values',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          "An attribute's or label's values, most rows first (what MCP get_attribute_values answers): `prefix` (any case), `limit` (1–1000, default 50).",
+        handler: async ({ engine, actor, params, query }) => {
+          const q = parseInput(valuesQuery, query, 'query');
+          const obj = engine.catalog.find(actor, params.id!);
+          const r = await engine.catalog.attributeValues(actor, obj.ident, q);
+          return {
+            title: `Values of ${obj.name}`,
+            body: { attribute: { id: obj.ident, type: obj.type, title: obj.name }, ...r },
+            tabular: r.values,
+            filename: 'values',
           };
         },
       },
