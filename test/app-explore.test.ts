@@ -10,6 +10,14 @@ import { FUNCTIONS } from '../src/engine/aql/resolve-call.js';
 import { AQL_FUNCTIONS } from '../src/app/screens/explore/functions.js';
 import { fixesFor, markOf, offsetAt } from '../src/app/screens/explore/fixes.js';
 import { withReport } from '../src/app/screens/explore/dashboard.js';
+import {
+  builderModel,
+  fromAql,
+  toAql,
+  type Built,
+} from '../src/app/screens/explore/builder-aql.js';
+import { autoKind, chartData, niceTicks } from '../src/app/screens/explore/chart-data.js';
+import { formatNumber } from '../src/app/format.js';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import {
@@ -106,6 +114,107 @@ describe('the Explore screen helpers', () => {
   });
 });
 
+describe('the query builder and the chart, as pure functions', () => {
+  const o = (ident: string, type: string, name: string, def = {}) => ({ ident, type, name, def });
+  const m = builderModel([
+    o('attr.flights.carrier', 'attribute', 'Carrier', { dataset: 'flights', dataType: 'string' }),
+    o('label.carriers.name', 'label', 'Carrier Name', { dataset: 'carriers', dataType: 'string' }),
+    o('attr.flights.date', 'attribute', 'Flight Date', { dataset: 'flights', dataType: 'date' }),
+    o('attr.flights.at', 'attribute', 'Departed At', { dataset: 'flights', dataType: 'datetime' }),
+    o('attr.flights.year', 'attribute', 'Year', { dataset: 'flights', dataType: 'integer' }),
+    o('fact.flights.distance', 'fact', 'Distance', { dataset: 'flights', dataType: 'number' }),
+    o('metric.n', 'metric', 'Number of Flights'),
+  ]);
+
+  it('writes AQL for what was picked and reads it back; other texts are edited by hand', () => {
+    const built: Built = {
+      dims: [{ ref: 'label.carriers.name' }, { ref: 'attr.flights.date', trunc: 'month' }],
+      measures: [
+        { kind: 'metric', ref: 'metric.n' },
+        { kind: 'fact', ref: 'fact.flights.distance', agg: 'SUM' },
+        { kind: 'count', dataset: 'flights' },
+      ],
+      filters: [
+        { ref: 'label.carriers.name', values: ['Delta "Air"', 'United'] },
+        { ref: 'attr.flights.year', values: ['2024'] },
+        { ref: 'attr.flights.date', period: 'last7' },
+        { ref: 'attr.flights.date', period: 'month' },
+        { ref: 'attr.flights.at', period: 'between', from: '2024-01-01', to: '2024-01-31' },
+      ],
+    };
+    const aql = toAql(m, built);
+    expect(aql).toBe(
+      'SELECT [Carrier Name], DATE_TRUNC("month", [Flight Date]) AS "Flight Date (month)", ' +
+        '[Number of Flights], SUM([Distance]) AS "Sum of Distance", COUNT([dataset.flights]) AS "Count of flights"\n' +
+        'WHERE [Carrier Name] IN ("Delta ""Air""", "United")\n' +
+        '  AND [Year] = 2024\n' +
+        '  AND [Flight Date] BETWEEN DATE_ADD("day", -6, TODAY()) AND TODAY()\n' +
+        '  AND DATE_TRUNC("month", [Flight Date]) = DATE_TRUNC("month", TODAY())\n' +
+        '  AND DATE_TRUNC("day", [Departed At]) BETWEEN "2024-01-01" AND "2024-01-31"',
+    );
+    expect(fromAql(m, aql)).toEqual(built);
+    // Written by hand in the same shape (identifiers, any case, aliases): it is read too.
+    expect(
+      fromAql(
+        m,
+        'select [label.carriers.name] as "Who", avg([distance]) AS "Miles" where [carrier] = "DL"',
+      ),
+    ).toEqual({
+      dims: [{ ref: 'label.carriers.name', alias: 'Who' }],
+      measures: [{ kind: 'fact', ref: 'fact.flights.distance', agg: 'AVG', alias: 'Miles' }],
+      filters: [{ ref: 'attr.flights.carrier', values: ['DL'] }],
+    });
+    for (const hand of [
+      'SELECT [Carrier Name], SUM([Distance]) ORDER BY 2 DESC',
+      'SELECT [Carrier Name] -- who',
+      'SELECT [Distance]',
+      'SELECT [Carrier Name] WHERE [Flight Date] = "2024-01-01"',
+      'SELECT SUM([Distance]) / 2',
+      'SELECT [Nothing]',
+    ])
+      expect(fromAql(m, hand), hand).toBeNull();
+    expect(toAql(m, { measures: [], dims: [], filters: [] })).toBe('');
+  });
+
+  it('picks the chart by the columns: a number, bars, a line over dates; a second axis', () => {
+    const dim = (title: string, dataType = 'string') => ({
+      title,
+      kind: 'dimension' as const,
+      dataType,
+    });
+    const mea = (title: string) => ({ title, kind: 'measure' as const, dataType: 'number' });
+    expect(autoKind([mea('Flights')], [['12']])).toBe('number');
+    const years = [dim('Year', 'integer'), mea('Flights')];
+    expect(
+      autoKind(years, [
+        ['2001', '5'],
+        ['2002', '7'],
+      ]),
+    ).toBe('bar');
+    expect(chartData(years, [['2001', '5']])!.labels).toEqual(['2001']);
+    const monthly = [dim('Month', 'date'), mea('Flights'), mea('Miles')];
+    const months = chartData(monthly, [
+      ['2024-01-01', '5', '90000'],
+      ['2024-02-01', '7', '120000'],
+    ])!;
+    expect(months.dates).toBe(true);
+    expect(months.labels).toEqual(['Jan 2024', 'Feb 2024']);
+    expect(months.series.map((x) => x.axis)).toEqual([0, 1]);
+    expect(autoKind(monthly, [['2024-01-01', '5', '6']])).toBe('bar');
+    expect(
+      autoKind(monthly, [
+        ['2024-01-01', '5', '6'],
+        ['2024-02-01', '7', '8'],
+      ]),
+    ).toBe('line');
+    expect(autoKind([dim('Carrier')], [['DL']])).toBe('table');
+    expect(niceTicks(0, 93)).toEqual([0, 20, 40, 60, 80, 100]);
+    expect(niceTicks(-5, 1200)).toEqual([-250, 0, 250, 500, 750, 1000, 1250]);
+    expect(formatNumber('1588368')).toBe('1,588,368');
+    expect(formatNumber('12.345')).toBe('12.35');
+  });
+});
+
 describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
   let s: TestServer;
   let browser: Browser;
@@ -154,6 +263,9 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       .evaluateAll((trs) =>
         trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
       );
+  /** Rows as the table shows them: the measures (these columns) in the app's number format. */
+  const asShown = (rows: string[][], measures = [1]) =>
+    rows.map((r) => r.map((c, j) => (measures.includes(j) && c ? formatNumber(c) : c)));
   /** Waits for a result with these column titles. */
   const columns = (page: Page, titles: string[]) =>
     expect
@@ -222,7 +334,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         'Carrier Name',
         'Miles',
       ]);
-      expect(await tableRows(page)).toEqual(expected);
+      expect(await tableRows(page)).toEqual(asShown(expected));
       expect(new URL(page.url()).searchParams.get('aql')).toBe(fixed);
 
       // The CSV is the same result.
@@ -274,7 +386,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       expect(await editor(page).inputValue()).toBe(completed);
       await editor(page).press('Control+Enter');
       await columns(page, ['Carrier Name', 'SUM([Passengers])']);
-      expect(await tableRows(page)).toEqual(await rowsOf(s, ADMIN, completed));
+      expect(await tableRows(page)).toEqual(asShown(await rowsOf(s, ADMIN, completed)));
 
       // Save as a bar chart report: the server draws it.
       const saveReport = page.getByRole('form', { name: 'Save as report' });
@@ -369,6 +481,118 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     }
   }, 60_000);
 
+  it('builds a query by clicking: measures, breakdowns, values from a list, date ranges; a chart of every result', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const builder = page.getByRole('region', { name: 'Build' });
+      await builder.getByRole('combobox', { name: 'Add a measure' }).waitFor();
+      const add = (name: string, label: string) =>
+        builder.getByRole('combobox', { name }).selectOption({ label });
+      /** Waits for the editor's text and its result, then checks the table is the REST's. */
+      const ran = async (aql: string, titles: string[], measures: number[]) => {
+        await expect.poll(() => editor(page).inputValue()).toBe(aql);
+        await columns(page, titles);
+        await expect
+          .poll(async () => tableRows(page))
+          .toEqual(asShown(await rowsOf(s, MEMBER, aql), measures));
+        expect(await page.getByRole('alert').count()).toBe(0);
+      };
+
+      // One measure: one number, no raw AQL as its title.
+      await add('Add a measure', 'Count of flights');
+      const count = 'COUNT([dataset.flights]) AS "Count of flights"';
+      await ran(`SELECT ${count}`, ['Count of flights'], [0]);
+      const chart = page.locator('.explore-chart');
+      expect(await chart.getByRole('radio', { name: 'Number' }).isChecked()).toBe(true);
+      const flights = (await rowsOf(s, MEMBER, `SELECT ${count}`))[0]![0]!;
+      await chart.locator('.explore-kpi strong').getByText(formatNumber(flights)).waitFor();
+
+      // By an attribute: bars, one per row, level labels.
+      await add('Add a breakdown', 'Origin Region');
+      const byRegion = `SELECT [Origin Region], ${count}`;
+      await ran(byRegion, ['Origin Region', 'Count of flights'], [1]);
+      expect(await chart.getByRole('radio', { name: 'Bar' }).isChecked()).toBe(true);
+      const rows = (await rowsOf(s, MEMBER, byRegion)).length;
+      expect(await chart.locator('svg rect').count()).toBe(rows);
+      expect(await chart.locator('svg text[transform]').count()).toBe(0);
+      // A second measure of another magnitude: side by side, on a second axis.
+      await add('Add a measure', 'Sum of Distance');
+      const two = `${byRegion}, SUM([Distance]) AS "Sum of Distance"`;
+      await ran(two, ['Origin Region', 'Count of flights', 'Sum of Distance'], [1, 2]);
+      expect(await chart.locator('svg rect').count()).toBe(rows * 2);
+      await chart.getByText('Sum of Distance (right axis)').waitFor();
+      await screenshots(page, 'explore-builder');
+      // Switched by the reader: a line.
+      await chart.getByRole('radio', { name: 'Line' }).check();
+      expect(await chart.locator('svg polyline').count()).toBe(2);
+      await builder.getByRole('button', { name: 'Remove Sum of Distance' }).click();
+      await ran(byRegion, ['Origin Region', 'Count of flights'], [1]);
+
+      // A filter by values picked from the list, searched by their start.
+      await add('Add a filter on', 'Carrier Name');
+      const filter = builder.getByRole('group', { name: 'Filter on Carrier Name' });
+      await filter.getByRole('searchbox', { name: 'Search values of Carrier Name' }).fill('del');
+      await filter.getByRole('checkbox', { name: /^Delta Air Lines/ }).check();
+      const delta = `${byRegion}\nWHERE [Carrier Name] = "Delta Air Lines"`;
+      await ran(delta, ['Origin Region', 'Count of flights'], [1]);
+      await filter.getByRole('searchbox').fill('uni');
+      await filter.getByRole('checkbox', { name: /^United Airlines/ }).check();
+      const both = `${byRegion}\nWHERE [Carrier Name] IN ("Delta Air Lines", "United Airlines")`;
+      await ran(both, ['Origin Region', 'Count of flights'], [1]);
+
+      // A date range: relative ones compile and run; between two dates.
+      await add('Add a filter on', 'Flight Date');
+      const period = builder.getByLabel('Period of Flight Date');
+      const dated = (cond: string) => `${both}\n  AND ${cond}`;
+      await ran(
+        dated('[Flight Date] BETWEEN DATE_ADD("day", -29, TODAY()) AND TODAY()'),
+        ['Origin Region', 'Count of flights'],
+        [1],
+      );
+      for (const [label, cond] of <[string, string][]>[
+        ['Last 90 days', '[Flight Date] BETWEEN DATE_ADD("day", -89, TODAY()) AND TODAY()'],
+        ['This month', 'DATE_TRUNC("month", [Flight Date]) = DATE_TRUNC("month", TODAY())'],
+        ['This year', 'DATE_TRUNC("year", [Flight Date]) = DATE_TRUNC("year", TODAY())'],
+      ]) {
+        await period.selectOption({ label });
+        await expect.poll(() => editor(page).inputValue()).toBe(dated(cond));
+        await expect.poll(() => page.getByRole('status').getByText('Running…').count()).toBe(0);
+        expect(await page.getByRole('alert').count()).toBe(0);
+      }
+      await period.selectOption({ label: 'Between two dates' });
+      await builder.getByLabel('From').fill('2024-01-01');
+      await builder.getByLabel('To').fill('2024-01-31');
+      const january = dated('[Flight Date] BETWEEN "2024-01-01" AND "2024-01-31"');
+      await ran(january, ['Origin Region', 'Count of flights'], [1]);
+      expect((await tableRows(page)).length).toBeGreaterThan(0);
+
+      // The editor's text shows in the builder when it fits; otherwise it says so.
+      await editor(page).fill('SELECT [Origin State], AVG([Distance]) AS "Miles"');
+      await builder.getByRole('button', { name: 'Remove Origin State' }).waitFor();
+      await builder.getByRole('button', { name: 'Remove Miles' }).waitFor();
+      await editor(page).fill('SELECT [Origin State], AVG([Distance]) ORDER BY 2 DESC');
+      await builder.getByText(/^Edited by hand/).waitFor();
+
+      // A phone gets a phone chart: bars across, nothing wider than the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await builder.getByRole('button', { name: 'Start over with the builder' }).click();
+      await add('Add a breakdown', 'Carrier Name');
+      await add('Add a measure', 'Count of flights');
+      await columns(page, ['Carrier Name', 'Count of flights']);
+      const svg = chart.locator('svg');
+      await expect.poll(() => svg.getAttribute('width')).not.toBeNull();
+      expect(Number(await svg.getAttribute('width'))).toBeLessThanOrEqual(390);
+      // Labels beside horizontal bars: every bar starts at the same x.
+      const xs = await svg.locator('rect').evaluateAll((r) => r.map((e) => e.getAttribute('x')));
+      expect(new Set(xs).size).toBe(1);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 90_000);
+
   it('opens the AQL reference as a page of the app in a new tab, keeping the query', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
     page.context().setDefaultTimeout(10_000);
@@ -412,7 +636,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).fill(aql);
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await page.locator('.explore-result tbody tr').first().waitFor();
-      expect(await tableRows(page)).toEqual(await rowsOf(s, MEMBER, aql));
+      expect(await tableRows(page)).toEqual(asShown(await rowsOf(s, MEMBER, aql)));
       expect(await page.getByRole('button', { name: 'Download CSV' }).isVisible()).toBe(true);
       expect(await page.getByRole('form', { name: /^Save as/ }).count()).toBe(0);
       expect(await page.getByRole('button', { name: /^Save|Add to dashboard/ }).count()).toBe(0);
@@ -431,7 +655,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).press('Control+Enter');
       await page.getByRole('cell', { name: 'Delta Air Lines' }).waitFor();
       expect(await tableRows(page)).toEqual(
-        await rowsOf(s, MEMBER, delta.replace('"delta"', '"Delta Air Lines"')),
+        asShown(await rowsOf(s, MEMBER, delta.replace('"delta"', '"Delta Air Lines"'))),
       );
       // Completion works for members too (objects they may read).
       await editor(page).fill('');

@@ -1,11 +1,12 @@
 // Explore: write AQL (completion of model objects and functions), run it, see where an error
 // points and fix it with a click, read and download the result, and — MD Admins — save it
 // as a metric or a report (drawn by the server) and add the report to a dashboard.
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
 import { useProject } from '../../project';
 import { Title } from '../../ui';
 import { docHref } from '../docs/docs';
+import { Builder } from './builder';
 import { AqlEditor, type Mark, type Selection } from './editor';
 import { markOf, type Fix, type Problem } from './fixes';
 import { useModel } from './model';
@@ -53,8 +54,8 @@ export function Explore(_props: { rest: string[] }) {
   const runs = useRef(0);
   const selects = useRef(0);
 
-  const run = async () => {
-    const aql = text;
+  const run = async (aql = text) => {
+    if (!aql.trim()) return;
     const seq = ++runs.current;
     const stale = () => seq !== runs.current;
     setRunning(true);
@@ -73,6 +74,23 @@ export function Explore(_props: { rest: string[] }) {
       setFound({ kind: 'error', problems: [problemOf(e)], text: aql });
     } finally {
       if (!stale()) setRunning(false);
+    }
+  };
+
+  // A query in the address (a link from another screen, a reload) is run on opening.
+  useEffect(() => {
+    if (text.trim()) void run(text);
+  }, []);
+  // The builder writes the editor's text and runs it.
+  const build = (aql: string) => {
+    setText(aql);
+    if (aql) void run(aql);
+    else {
+      runs.current++;
+      setResult(null);
+      setFound(null);
+      setRunning(false);
+      history.replaceState(null, '', location.pathname);
     }
   };
 
@@ -111,32 +129,35 @@ export function Explore(_props: { rest: string[] }) {
         : name attributes, facts and metrics in square brackets, e.g.{' '}
         <code>SELECT [Carrier Name], SUM([Distance])</code>.
       </p>
-      <div class="explore-editor">
-        <label for="aql">Query</label>
-        <AqlEditor
-          id="aql"
-          value={text}
-          onChange={setText}
-          onRun={() => void run()}
-          model={model}
-          mark={mark}
-          select={select}
-          describedBy={found?.kind === 'error' ? 'aql-hint aql-problems' : 'aql-hint'}
-          invalid={current && found.kind === 'error'}
-        />
-        <p id="aql-hint" class="muted small">
-          Type <kbd>[</kbd> for the model's objects, <kbd>Ctrl</kbd>+<kbd>Space</kbd> for functions;{' '}
-          <kbd>Ctrl</kbd>+<kbd>Enter</kbd> (<kbd>⌘</kbd>+<kbd>Enter</kbd>) runs.
-        </p>
-        <div class="explore-bar">
-          <button type="button" onClick={() => void run()} disabled={running}>
-            Run
-          </button>
-          {running && (
-            <span class="muted" role="status">
-              Running…
-            </span>
-          )}
+      <div class="explore-ask">
+        <Builder project={project.id} objects={model.objects} text={text} onChange={build} />
+        <div class="explore-editor">
+          <label for="aql">Query</label>
+          <AqlEditor
+            id="aql"
+            value={text}
+            onChange={setText}
+            onRun={() => void run()}
+            model={model}
+            mark={mark}
+            select={select}
+            describedBy={found?.kind === 'error' ? 'aql-hint aql-problems' : 'aql-hint'}
+            invalid={current && found.kind === 'error'}
+          />
+          <p id="aql-hint" class="muted small">
+            Type <kbd>[</kbd> for the model's objects, <kbd>Ctrl</kbd>+<kbd>Space</kbd> for
+            functions; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> (<kbd>⌘</kbd>+<kbd>Enter</kbd>) runs.
+          </p>
+          <div class="explore-bar">
+            <button type="button" onClick={() => void run()} disabled={running}>
+              Run
+            </button>
+            {running && (
+              <span class="muted" role="status">
+                Running…
+              </span>
+            )}
+          </div>
         </div>
       </div>
       {found && (
