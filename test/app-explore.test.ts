@@ -18,7 +18,13 @@ import {
 } from '../src/app/screens/explore/builder-aql.js';
 import { autoKind, chartData, niceTicks } from '../src/app/screens/explore/chart-data.js';
 import { formatNumber } from '../src/app/format.js';
-import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import {
+  expectOnlyRefused,
+  launch,
+  screenshots,
+  signedIn,
+  skipBrowser,
+} from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import {
   ADMIN,
@@ -457,6 +463,8 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).fill('SELECT SUM([Passengers]) WHERE [Distance] > 1000');
       await editor(page).press('Control+Enter');
       await columns(page, ['SUM([Passengers])']);
+      // The saved report stays open for saving the changed query, until closed.
+      await page.getByRole('button', { name: 'Close the report' }).click();
       expect(await page.getByRole('region', { name: /^Report/ }).count()).toBe(0);
       const saveMetric = page.getByRole('form', { name: 'Save as metric' });
       await saveMetric.getByLabel('Metric name').fill('Long Haul Travellers');
@@ -588,6 +596,103 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       expect(new Set(xs).size).toBe(1);
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 90_000);
+
+  it('opens a saved report, changes and saves it, renames it (a taken title refused at the name) and deletes it', async () => {
+    const created = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: [
+        {
+          ident: 'report.rep_flights',
+          type: 'report',
+          name: 'Flights by region',
+          def: {
+            aql: 'SELECT [Origin Region], COUNT([dataset.flights]) AS "Flights"',
+            visualization: { type: 'bar' },
+          },
+        },
+        {
+          ident: 'report.rep_miles',
+          type: 'report',
+          name: 'Miles by region',
+          def: { aql: 'SELECT [Origin Region], SUM([Distance])', visualization: { type: 'bar' } },
+        },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    const obj = async () =>
+      (await s.api('GET', `/projects/${s.demo}/pmd/obj/report.rep_flights`)).json.object;
+    try {
+      // Opened from the list: its query in the editor, run, the address names it.
+      await page.getByLabel('Open a saved report').selectOption({ label: 'Flights by region' });
+      const aql = 'SELECT [Origin Region], COUNT([dataset.flights]) AS "Flights"';
+      await expect.poll(() => editor(page).inputValue()).toBe(aql);
+      await columns(page, ['Origin Region', 'Flights']);
+      expect(new URL(page.url()).searchParams.get('report')).toBe('report.rep_flights');
+      const card = page.getByRole('form', { name: 'Report “Flights by region”' });
+
+      // Changed with the builder and saved.
+      await page
+        .getByRole('region', { name: 'Build' })
+        .getByRole('combobox', { name: 'Add a measure' })
+        .selectOption({ label: 'Sum of Distance' });
+      const changed = `${aql}, SUM([Distance]) AS "Sum of Distance"`;
+      await columns(page, ['Origin Region', 'Flights', 'Sum of Distance']);
+      await card.getByRole('button', { name: 'Save changes' }).click();
+      await card.getByRole('status').getByText('Saved.').waitFor();
+      expect((await obj()).def).toEqual({ aql: changed, visualization: { type: 'bar' } });
+
+      // A title another report holds, in any case: the API's 409 at the name field.
+      const name = card.getByLabel('Name');
+      await name.fill('miles BY region');
+      await card.getByRole('button', { name: 'Save changes' }).click();
+      const taken = card.getByRole('alert');
+      await taken
+        .getByText(/the title "miles BY region" is taken by report "report\.rep_miles"/)
+        .waitFor();
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+      expect(await name.getAttribute('aria-describedby')).toBe(await taken.getAttribute('id'));
+      expect((await obj()).name).toBe('Flights by region');
+      await screenshots(page, 'explore-report');
+      // Renamed: the list and the card follow.
+      await name.fill('Flights and miles by region');
+      await card.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('form', { name: 'Report “Flights and miles by region”' }).waitFor();
+      expect((await obj()).name).toBe('Flights and miles by region');
+      await expect
+        .poll(() => page.getByLabel('Open a saved report').locator('option').allTextContents())
+        .toContain('Flights and miles by region');
+
+      // A reload opens it again; saving another report under a taken title is refused too.
+      await page.reload();
+      const reopened = page.getByRole('form', { name: 'Report “Flights and miles by region”' });
+      await reopened.waitFor();
+      expect(await editor(page).inputValue()).toBe(changed);
+      const saveReport = page.getByRole('form', { name: 'Save as report' });
+      await saveReport.getByLabel('Report name').fill('Miles by Region');
+      await saveReport.getByRole('button', { name: 'Save report' }).click();
+      await saveReport
+        .getByRole('alert')
+        .getByText(/is taken by report "report\.rep_miles"/)
+        .waitFor();
+      expect(await saveReport.getByLabel('Report name').getAttribute('aria-invalid')).toBe('true');
+
+      // Deleted after a confirmation: gone from the API, the list and the screen.
+      await reopened.getByRole('button', { name: 'Delete…' }).click();
+      await reopened.getByRole('button', { name: 'Delete the report' }).click();
+      await reopened.waitFor({ state: 'detached' });
+      expect((await s.api('GET', `/projects/${s.demo}/pmd/obj/report.rep_flights`)).status).toBe(
+        404,
+      );
+      await expect
+        .poll(() => page.getByLabel('Open a saved report').locator('option').allTextContents())
+        .not.toContain('Flights and miles by region');
+      expect(new URL(page.url()).searchParams.get('report')).toBeNull();
+      expectOnlyRefused(problems, { 409: 2 });
     } finally {
       await close();
     }
