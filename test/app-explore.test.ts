@@ -698,6 +698,45 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     }
   }, 90_000);
 
+  it('draws charts people can read: years as years, level labels, the width it has, dark mode', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const aql = 'SELECT YEAR([Flight Date]) AS "Year", COUNT([Flight]) AS "Flights"';
+      await editor(page).fill(aql);
+      await editor(page).press('Control+Enter');
+      await columns(page, ['Year', 'Flights']);
+      const rows = await rowsOf(s, MEMBER, aql);
+      const svg = page.locator('.explore-chart svg');
+      // The years are the axis's labels as written (2024, not 2,024), level; counts grouped.
+      await expect
+        .poll(() => svg.locator('.chart-axis text').allTextContents())
+        .toEqual(rows.map((r) => r[0]));
+      expect(rows[0]![0]).toMatch(/^\d{4}$/);
+      expect(await svg.locator('text[transform]').count()).toBe(0);
+      const ticks = await svg.locator('.chart-grid text').allTextContents();
+      expect(ticks.every((t) => /^[\d,.]+K?$/.test(t))).toBe(true);
+      expect(ticks).not.toContain('2,000.0');
+      expect(await tableRows(page)).toEqual(asShown(rows));
+      // Drawn for the width it has, and again when that changes.
+      const wide = Number(await svg.getAttribute('width'));
+      expect(wide).toBeGreaterThan(900);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect.poll(async () => Number(await svg.getAttribute('width'))).toBeLessThan(390);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      // The theme's colours: light, then dark.
+      const fill = () =>
+        page.evaluate(`getComputedStyle(document.querySelector('.explore-chart svg rect')).fill`);
+      expect(await fill()).toBe('rgb(31, 95, 191)');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await fill()).toBe('rgb(122, 167, 255)');
+      await screenshots(page, 'explore-chart-dark');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('opens the AQL reference as a page of the app in a new tab, keeping the query', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
     page.context().setDefaultTimeout(10_000);

@@ -22,6 +22,10 @@ export function ResultView({ result }: { result: QueryResult }) {
     (_, j) => shown.some((r) => r[j]) && shown.every((r) => !r[j] || NUMBER.test(r[j])),
   );
   const measure = measureColumns(columns, shown);
+  // A dimension of numbers (a year) reads as a label, left-aligned like text.
+  columns.forEach((c, j) => {
+    if (c.kind === 'dimension') numeric[j] = false;
+  });
   const csv = async () => {
     setBusy(true);
     setError(undefined);
