@@ -13,6 +13,7 @@ import { withReport } from '../src/app/screens/explore/dashboard.js';
 import {
   builderModel,
   fromAql,
+  readableTitle,
   toAql,
   type Built,
 } from '../src/app/screens/explore/builder-aql.js';
@@ -218,6 +219,10 @@ describe('the query builder and the chart, as pure functions', () => {
     expect(niceTicks(-5, 1200)).toEqual([-250, 0, 250, 500, 750, 1000, 1250]);
     expect(formatNumber('1588368')).toBe('1,588,368');
     expect(formatNumber('12.345')).toBe('12.35');
+    expect(readableTitle('COUNT([Flight])')).toBe('Count of Flight');
+    expect(readableTitle('avg( [Departure Delay] )')).toBe('Average of Departure Delay');
+    expect(readableTitle('COUNT([dataset.flights])')).toBe('Count of flights');
+    expect(readableTitle('SUM([Distance]) / 2')).toBe('SUM([Distance]) / 2');
   });
 });
 
@@ -391,7 +396,11 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       const completed = 'SELECT [Carrier Name], SUM([Passengers])';
       expect(await editor(page).inputValue()).toBe(completed);
       await editor(page).press('Control+Enter');
-      await columns(page, ['Carrier Name', 'SUM([Passengers])']);
+      // A column the engine titles with its AQL reads in words (the AQL is its tooltip).
+      await columns(page, ['Carrier Name', 'Sum of Passengers']);
+      expect(await page.locator('.explore-result th').nth(1).getAttribute('title')).toBe(
+        'SUM([Passengers])',
+      );
       expect(await tableRows(page)).toEqual(asShown(await rowsOf(s, ADMIN, completed)));
 
       // Save as a bar chart report: the server draws it.
@@ -462,7 +471,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       // A single-measure query saves as a metric, which completion then offers.
       await editor(page).fill('SELECT SUM([Passengers]) WHERE [Distance] > 1000');
       await editor(page).press('Control+Enter');
-      await columns(page, ['SUM([Passengers])']);
+      await columns(page, ['Sum of Passengers']);
       // The saved report stays open for saving the changed query, until closed.
       await page.getByRole('button', { name: 'Close the report' }).click();
       expect(await page.getByRole('region', { name: /^Report/ }).count()).toBe(0);

@@ -136,6 +136,18 @@ export function toAql(m: BuilderModel, b: Built): string {
   return `SELECT ${items.join(', ')}${conds.length ? `\nWHERE ${conds.join('\n  AND ')}` : ''}`;
 }
 
+/**
+ * A column title the engine wrote as the item's text (`SUM([Distance])`, `COUNT([Flight])`:
+ * no alias) in words, as the builder titles its columns: "Sum of Distance". Others as given.
+ */
+export function readableTitle(title: string): string {
+  const m = /^\s*(SUM|AVG|MIN|MAX|COUNT)\s*\(\s*\[([^\]]+)\]\s*\)\s*$/i.exec(title);
+  if (!m) return title;
+  const fn = m[1]!.toUpperCase();
+  const name = AGGREGATIONS.find(([a]) => a === fn)?.[1] ?? 'Count';
+  return `${name} of ${m[2]!.trim().replace(/^dataset\./, '')}`;
+}
+
 // ---- reading AQL back ----
 
 type Token =

@@ -5,6 +5,8 @@ import { dateLabeller } from '../../format.js';
 
 export interface ResultColumn {
   title: string;
+  /** The engine's title when it was the item's AQL text, shown in words as `title`. */
+  aql?: string;
   /** From the query's plan (app/aql/explain); absent when it could not be read. */
   kind?: 'dimension' | 'measure';
   dataType?: string;

@@ -1,6 +1,7 @@
 // Running a query: POST app/aql/execute with `Prefer: wait=30` answers the result inline when
 // it ends within 30 s; a longer one answers 202 and its data link is polled until it ends.
 import { API, api, get, projectApi } from '../../api';
+import { readableTitle } from './builder-aql';
 import type { ResultColumn } from './chart-data';
 import type { Problem } from './fixes';
 
@@ -69,7 +70,8 @@ export async function runQuery(
   const same = planned?.length === data.visual.column.length;
   return {
     columns: data.visual.column.map((c, j) => ({
-      title: c.title,
+      title: readableTitle(c.title),
+      ...(readableTitle(c.title) !== c.title ? { aql: c.title } : {}),
       ...(same ? { kind: planned[j]!.kind, dataType: planned[j]!.dataType } : {}),
     })),
     rows: rowsOf(data.values),

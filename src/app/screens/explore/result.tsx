@@ -56,7 +56,7 @@ export function ResultView({ result }: { result: QueryResult }) {
           <thead>
             <tr>
               {columns.map((c, i) => (
-                <th key={i} scope="col" class={numeric[i] ? 'n' : undefined}>
+                <th key={i} scope="col" class={numeric[i] ? 'n' : undefined} title={c.aql}>
                   {c.title}
                 </th>
               ))}
