@@ -690,6 +690,11 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         .waitFor();
       expect(await saveReport.getByLabel('Report name').getAttribute('aria-invalid')).toBe('true');
 
+      // The card and its inline message fit a phone.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1280, height: 900 });
+
       // Deleted after a confirmation: gone from the API, the list and the screen.
       await reopened.getByRole('button', { name: 'Delete…' }).click();
       await reopened.getByRole('button', { name: 'Delete the report' }).click();
