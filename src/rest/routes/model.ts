@@ -34,6 +34,7 @@ const flat = (v: ObjectView) => ({
   updatedBy: v.updatedBy,
 });
 
+/** The values route's query: the MCP tool's prefix and limit. */
 const valuesQuery = z.object({
   prefix: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(1000).optional(),
@@ -204,6 +205,28 @@ export const modelRoutes: RouteDef[] = [
   },
   {
     group: 'Semantic model',
+    path: '/projects/:project/pmd/obj/:id/values',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Distinct values of an attribute or label, most frequent first, with their row counts (as the MCP tool get_attribute_values): `prefix` (any case), `limit` (1–1000, default 50).',
+        handler: async ({ engine, actor, params, query }) => {
+          const { object } = engine.objects.get(actor, params.id!);
+          const opts = parseInput(valuesQuery, query, 'query');
+          const r = await engine.catalog.attributeValues(actor, object.ident, opts);
+          return {
+            title: `Values of ${object.name}`,
+            body: { ...r, link: [objectLink(actor.projectId, object)] },
+            tabular: r.values,
+            filename: 'values',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
     path: '/projects/:project/pmd/bulkobj',
     ops: {
       GET: {
@@ -247,28 +270,6 @@ export const modelRoutes: RouteDef[] = [
             },
             tabular: r.hits,
             filename: 'search',
-          };
-        },
-      },
-    },
-  },
-  {
-    group: 'Semantic model',
-    path: '/projects/:project/app/obj/:id/values',
-    ops: {
-      GET: {
-        access: 'member',
-        description:
-          "An attribute's or label's values, most rows first (what MCP get_attribute_values answers): `prefix` (any case), `limit` (1–1000, default 50).",
-        handler: async ({ engine, actor, params, query }) => {
-          const q = parseInput(valuesQuery, query, 'query');
-          const obj = engine.catalog.find(actor, params.id!);
-          const r = await engine.catalog.attributeValues(actor, obj.ident, q);
-          return {
-            title: `Values of ${obj.name}`,
-            body: { attribute: { id: obj.ident, type: obj.type, title: obj.name }, ...r },
-            tabular: r.values,
-            filename: 'values',
           };
         },
       },

@@ -1,5 +1,5 @@
 // Picking values of an attribute for a filter: the values the API lists (GET
-// app/obj/{id}/values, most rows first, what MCP get_attribute_values answers), searched by
+// pmd/obj/{id}/values, most rows first, what MCP get_attribute_values answers), searched by
 // their start as the member types; ticked ones are kept in the filter.
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, projectApi } from '../../api';
@@ -29,7 +29,7 @@ export function ValuePicker(props: {
       () => {
         const q = new URLSearchParams({ limit: String(LIMIT), ...(prefix ? { prefix } : {}) });
         get<Values>(
-          `${projectApi(props.project)}/app/obj/${encodeURIComponent(props.ident)}/values?${q}`,
+          `${projectApi(props.project)}/pmd/obj/${encodeURIComponent(props.ident)}/values?${q}`,
         ).then(
           (v) => live && (setFound(v), setError(undefined)),
           (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
