@@ -1,5 +1,5 @@
 // bench:load — rows/s of a full data load through Ursa (POST transform/execute over HTTP,
-// polled until OK: validation, prescription, typed staging, reject/key checks, swap, commit,
+// polled until OK: validation, prescription, typed staging, reject/key checks, swap, publish,
 // model sync) against DuckDB's own `CREATE TABLE t AS SELECT * FROM read_csv(file)` with
 // auto-detection into a fresh file database, on the same generated CSV in the same run,
 // alternating. Goal: Ursa ≥ 0.5× DuckDB's rows/s.

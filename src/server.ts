@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bootstrap, type BootstrapResult } from './engine/bootstrap.js';
 import type { Config } from './engine/config.js';
+import { convertOldLayout } from './engine/data/convert-layout.js';
 import { Engine } from './engine/engine.js';
 import { uuid } from './engine/ids.js';
 import { createLogger, type Logger } from './engine/logger.js';
@@ -71,6 +72,8 @@ export async function startServer(
       })),
     );
     if (flowLocks) log.warn({ flowLocks }, 'flow runs ended by the restart were unlocked');
+    const converted = await convertProjects(engine);
+    if (converted) log.info({ converted }, 'datasets converted to dataset versions');
     const leftovers = await engine.uploads.sweepLeftovers(Date.now());
     if (leftovers)
       log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');
@@ -83,6 +86,7 @@ export async function startServer(
     throw err;
   }
   const sweeper = startSweeper(engine, log);
+  const collector = startVersionCollector(engine, log);
   // Timers fire (and missed runs catch up) only once the app answers.
   await engine.triggers.start();
   server.off('request', starting);
@@ -97,6 +101,7 @@ export async function startServer(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sweeper.stop();
+      await collector.stop();
       await engine.close();
       releaseDataDir(config.dataDir);
     },
@@ -130,11 +135,56 @@ function starting(req: http.IncomingMessage, res: http.ServerResponse): void {
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
+/**
+ * Releases the write locks of this host's dead processes, converts old-layout data files (one
+ * `data.duckdb` per project) into dataset versions and removes version files a killed writer
+ * left unpublished.
+ */
+async function convertProjects(engine: Engine): Promise<number> {
+  await engine.dbs.locks.releaseDead();
+  let converted = 0;
+  for (const projectId of engine.projects.allIds()) {
+    converted += await convertOldLayout(engine.dbs, projectId, engine.projects.dir(projectId));
+    await engine.dbs.sweepOrphans(projectId);
+  }
+  return converted;
+}
+
+/**
+ * Deletes superseded dataset versions unread for URSA_VERSION_GRACE_SECONDS, checked at a
+ * tenth of that period (1 s to 1 min).
+ */
+function startVersionCollector(engine: Engine, log: Logger) {
+  const graceMs = engine.config.versionGraceSeconds * 1000;
+  let running: Promise<void> = Promise.resolve();
+  const timer = setInterval(
+    () => {
+      running = running.then(() =>
+        engine.dbs.collect(graceMs).then(
+          (removed) => {
+            if (removed) log.info({ removed }, 'superseded dataset versions removed');
+          },
+          (err: unknown) => log.error({ err }, 'removing superseded dataset versions failed'),
+        ),
+      );
+    },
+    Math.min(60_000, Math.max(1000, graceMs / 10)),
+  );
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
 const SWEEP_MS = 10 * 60_000;
 
 /**
- * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, now
- * and every 10 minutes, without keeping the process up.
+ * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, and
+ * removes dataset version files a killed writer of any process left, now and every 10
+ * minutes, without keeping the process up.
  */
 function startSweeper(engine: Engine, log: Logger) {
   let running: Promise<void> = Promise.resolve();
@@ -154,6 +204,11 @@ function startSweeper(engine: Engine, log: Logger) {
           engine.config.resultTtlHours * 3_600_000,
         ),
       );
+      await task('dataset version files no load published', async () => {
+        let removed = 0;
+        for (const p of engine.projects.allIds()) removed += await engine.dbs.sweepOrphans(p);
+        return removed;
+      });
     });
   };
   sweep();

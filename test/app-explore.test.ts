@@ -10,7 +10,22 @@ import { FUNCTIONS } from '../src/engine/aql/resolve-call.js';
 import { AQL_FUNCTIONS } from '../src/app/screens/explore/functions.js';
 import { fixesFor, markOf, offsetAt } from '../src/app/screens/explore/fixes.js';
 import { withReport } from '../src/app/screens/explore/dashboard.js';
-import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import {
+  builderModel,
+  fromAql,
+  readableTitle,
+  toAql,
+  type Built,
+} from '../src/app/screens/explore/builder-aql.js';
+import { autoKind, chartData, niceTicks } from '../src/app/screens/explore/chart-data.js';
+import { formatNumber } from '../src/app/format.js';
+import {
+  expectOnlyRefused,
+  launch,
+  screenshots,
+  signedIn,
+  skipBrowser,
+} from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import {
   ADMIN,
@@ -106,6 +121,111 @@ describe('the Explore screen helpers', () => {
   });
 });
 
+describe('the query builder and the chart, as pure functions', () => {
+  const o = (ident: string, type: string, name: string, def = {}) => ({ ident, type, name, def });
+  const m = builderModel([
+    o('attr.flights.carrier', 'attribute', 'Carrier', { dataset: 'flights', dataType: 'string' }),
+    o('label.carriers.name', 'label', 'Carrier Name', { dataset: 'carriers', dataType: 'string' }),
+    o('attr.flights.date', 'attribute', 'Flight Date', { dataset: 'flights', dataType: 'date' }),
+    o('attr.flights.at', 'attribute', 'Departed At', { dataset: 'flights', dataType: 'datetime' }),
+    o('attr.flights.year', 'attribute', 'Year', { dataset: 'flights', dataType: 'integer' }),
+    o('fact.flights.distance', 'fact', 'Distance', { dataset: 'flights', dataType: 'number' }),
+    o('metric.n', 'metric', 'Number of Flights'),
+  ]);
+
+  it('writes AQL for what was picked and reads it back; other texts are edited by hand', () => {
+    const built: Built = {
+      dims: [{ ref: 'label.carriers.name' }, { ref: 'attr.flights.date', trunc: 'month' }],
+      measures: [
+        { kind: 'metric', ref: 'metric.n' },
+        { kind: 'fact', ref: 'fact.flights.distance', agg: 'SUM' },
+        { kind: 'count', dataset: 'flights' },
+      ],
+      filters: [
+        { ref: 'label.carriers.name', values: ['Delta "Air"', 'United'] },
+        { ref: 'attr.flights.year', values: ['2024'] },
+        { ref: 'attr.flights.date', period: 'last7' },
+        { ref: 'attr.flights.date', period: 'month' },
+        { ref: 'attr.flights.at', period: 'between', from: '2024-01-01', to: '2024-01-31' },
+      ],
+    };
+    const aql = toAql(m, built);
+    expect(aql).toBe(
+      'SELECT [Carrier Name], DATE_TRUNC("month", [Flight Date]) AS "Flight Date (month)", ' +
+        '[Number of Flights], SUM([Distance]) AS "Sum of Distance", COUNT([dataset.flights]) AS "Count of flights"\n' +
+        'WHERE [Carrier Name] IN ("Delta ""Air""", "United")\n' +
+        '  AND [Year] = 2024\n' +
+        '  AND [Flight Date] BETWEEN DATE_ADD("day", -6, TODAY()) AND TODAY()\n' +
+        '  AND DATE_TRUNC("month", [Flight Date]) = DATE_TRUNC("month", TODAY())\n' +
+        '  AND DATE_TRUNC("day", [Departed At]) BETWEEN "2024-01-01" AND "2024-01-31"',
+    );
+    expect(fromAql(m, aql)).toEqual(built);
+    // Written by hand in the same shape (identifiers, any case, aliases): it is read too.
+    expect(
+      fromAql(
+        m,
+        'select [label.carriers.name] as "Who", avg([distance]) AS "Miles" where [carrier] = "DL"',
+      ),
+    ).toEqual({
+      dims: [{ ref: 'label.carriers.name', alias: 'Who' }],
+      measures: [{ kind: 'fact', ref: 'fact.flights.distance', agg: 'AVG', alias: 'Miles' }],
+      filters: [{ ref: 'attr.flights.carrier', values: ['DL'] }],
+    });
+    for (const hand of [
+      'SELECT [Carrier Name], SUM([Distance]) ORDER BY 2 DESC',
+      'SELECT [Carrier Name] -- who',
+      'SELECT [Distance]',
+      'SELECT [Carrier Name] WHERE [Flight Date] = "2024-01-01"',
+      'SELECT SUM([Distance]) / 2',
+      'SELECT [Nothing]',
+    ])
+      expect(fromAql(m, hand), hand).toBeNull();
+    expect(toAql(m, { measures: [], dims: [], filters: [] })).toBe('');
+  });
+
+  it('picks the chart by the columns: a number, bars, a line over dates; a second axis', () => {
+    const dim = (title: string, dataType = 'string') => ({
+      title,
+      kind: 'dimension' as const,
+      dataType,
+    });
+    const mea = (title: string) => ({ title, kind: 'measure' as const, dataType: 'number' });
+    expect(autoKind([mea('Flights')], [['12']])).toBe('number');
+    const years = [dim('Year', 'integer'), mea('Flights')];
+    expect(
+      autoKind(years, [
+        ['2001', '5'],
+        ['2002', '7'],
+      ]),
+    ).toBe('bar');
+    expect(chartData(years, [['2001', '5']])!.labels).toEqual(['2001']);
+    const monthly = [dim('Month', 'date'), mea('Flights'), mea('Miles')];
+    const months = chartData(monthly, [
+      ['2024-01-01', '5', '90000'],
+      ['2024-02-01', '7', '120000'],
+    ])!;
+    expect(months.dates).toBe(true);
+    expect(months.labels).toEqual(['Jan 2024', 'Feb 2024']);
+    expect(months.series.map((x) => x.axis)).toEqual([0, 1]);
+    expect(autoKind(monthly, [['2024-01-01', '5', '6']])).toBe('bar');
+    expect(
+      autoKind(monthly, [
+        ['2024-01-01', '5', '6'],
+        ['2024-02-01', '7', '8'],
+      ]),
+    ).toBe('line');
+    expect(autoKind([dim('Carrier')], [['DL']])).toBe('table');
+    expect(niceTicks(0, 93)).toEqual([0, 20, 40, 60, 80, 100]);
+    expect(niceTicks(-5, 1200)).toEqual([-250, 0, 250, 500, 750, 1000, 1250]);
+    expect(formatNumber('1588368')).toBe('1,588,368');
+    expect(formatNumber('12.345')).toBe('12.35');
+    expect(readableTitle('COUNT([Flight])')).toBe('Count of Flight');
+    expect(readableTitle('avg( [Departure Delay] )')).toBe('Average of Departure Delay');
+    expect(readableTitle('COUNT([dataset.flights])')).toBe('Count of flights');
+    expect(readableTitle('SUM([Distance]) / 2')).toBe('SUM([Distance]) / 2');
+  });
+});
+
 describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
   let s: TestServer;
   let browser: Browser;
@@ -154,6 +274,9 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       .evaluateAll((trs) =>
         trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
       );
+  /** Rows as the table shows them: the measures (these columns) in the app's number format. */
+  const asShown = (rows: string[][], measures = [1]) =>
+    rows.map((r) => r.map((c, j) => (measures.includes(j) && c ? formatNumber(c) : c)));
   /** Waits for a result with these column titles. */
   const columns = (page: Page, titles: string[]) =>
     expect
@@ -222,7 +345,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         'Carrier Name',
         'Miles',
       ]);
-      expect(await tableRows(page)).toEqual(expected);
+      expect(await tableRows(page)).toEqual(asShown(expected));
       expect(new URL(page.url()).searchParams.get('aql')).toBe(fixed);
 
       // The CSV is the same result.
@@ -273,8 +396,12 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       const completed = 'SELECT [Carrier Name], SUM([Passengers])';
       expect(await editor(page).inputValue()).toBe(completed);
       await editor(page).press('Control+Enter');
-      await columns(page, ['Carrier Name', 'SUM([Passengers])']);
-      expect(await tableRows(page)).toEqual(await rowsOf(s, ADMIN, completed));
+      // A column the engine titles with its AQL reads in words (the AQL is its tooltip).
+      await columns(page, ['Carrier Name', 'Sum of Passengers']);
+      expect(await page.locator('.explore-result th').nth(1).getAttribute('title')).toBe(
+        'SUM([Passengers])',
+      );
+      expect(await tableRows(page)).toEqual(asShown(await rowsOf(s, ADMIN, completed)));
 
       // Save as a bar chart report: the server draws it.
       const saveReport = page.getByRole('form', { name: 'Save as report' });
@@ -344,7 +471,9 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       // A single-measure query saves as a metric, which completion then offers.
       await editor(page).fill('SELECT SUM([Passengers]) WHERE [Distance] > 1000');
       await editor(page).press('Control+Enter');
-      await columns(page, ['SUM([Passengers])']);
+      await columns(page, ['Sum of Passengers']);
+      // The saved report stays open for saving the changed query, until closed.
+      await page.getByRole('button', { name: 'Close the report' }).click();
       expect(await page.getByRole('region', { name: /^Report/ }).count()).toBe(0);
       const saveMetric = page.getByRole('form', { name: 'Save as metric' });
       await saveMetric.getByLabel('Metric name').fill('Long Haul Travellers');
@@ -368,6 +497,259 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await close();
     }
   }, 60_000);
+
+  it('builds a query by clicking: measures, breakdowns, values from a list, date ranges; a chart of every result', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const builder = page.getByRole('region', { name: 'Build' });
+      await builder.getByRole('combobox', { name: 'Add a measure' }).waitFor();
+      const add = (name: string, label: string) =>
+        builder.getByRole('combobox', { name }).selectOption({ label });
+      /** Waits for the editor's text and its result, then checks the table is the REST's. */
+      const ran = async (aql: string, titles: string[], measures: number[]) => {
+        await expect.poll(() => editor(page).inputValue()).toBe(aql);
+        await columns(page, titles);
+        await expect
+          .poll(async () => tableRows(page))
+          .toEqual(asShown(await rowsOf(s, MEMBER, aql), measures));
+        expect(await page.getByRole('alert').count()).toBe(0);
+      };
+
+      // One measure: one number, no raw AQL as its title.
+      await add('Add a measure', 'Count of flights');
+      const count = 'COUNT([dataset.flights]) AS "Count of flights"';
+      await ran(`SELECT ${count}`, ['Count of flights'], [0]);
+      const chart = page.locator('.explore-chart');
+      expect(await chart.getByRole('radio', { name: 'Number' }).isChecked()).toBe(true);
+      const flights = (await rowsOf(s, MEMBER, `SELECT ${count}`))[0]![0]!;
+      await chart.locator('.explore-kpi strong').getByText(formatNumber(flights)).waitFor();
+
+      // By an attribute: bars, one per row, level labels.
+      await add('Add a breakdown', 'Origin Region');
+      const byRegion = `SELECT [Origin Region], ${count}`;
+      await ran(byRegion, ['Origin Region', 'Count of flights'], [1]);
+      expect(await chart.getByRole('radio', { name: 'Bar' }).isChecked()).toBe(true);
+      const rows = (await rowsOf(s, MEMBER, byRegion)).length;
+      expect(await chart.locator('svg rect').count()).toBe(rows);
+      expect(await chart.locator('svg text[transform]').count()).toBe(0);
+      // A second measure of another magnitude: side by side, on a second axis.
+      await add('Add a measure', 'Sum of Distance');
+      const two = `${byRegion}, SUM([Distance]) AS "Sum of Distance"`;
+      await ran(two, ['Origin Region', 'Count of flights', 'Sum of Distance'], [1, 2]);
+      expect(await chart.locator('svg rect').count()).toBe(rows * 2);
+      await chart.getByText('Sum of Distance (right axis)').waitFor();
+      await screenshots(page, 'explore-builder');
+      // Switched by the reader: a line.
+      await chart.getByRole('radio', { name: 'Line' }).check();
+      expect(await chart.locator('svg polyline').count()).toBe(2);
+      await builder.getByRole('button', { name: 'Remove Sum of Distance' }).click();
+      await ran(byRegion, ['Origin Region', 'Count of flights'], [1]);
+
+      // A filter by values picked from the list, searched by their start.
+      await add('Add a filter on', 'Carrier Name');
+      const filter = builder.getByRole('group', { name: 'Filter on Carrier Name' });
+      await filter.getByRole('searchbox', { name: 'Search values of Carrier Name' }).fill('del');
+      await filter.getByRole('checkbox', { name: /^Delta Air Lines/ }).check();
+      const delta = `${byRegion}\nWHERE [Carrier Name] = "Delta Air Lines"`;
+      await ran(delta, ['Origin Region', 'Count of flights'], [1]);
+      await filter.getByRole('searchbox').fill('uni');
+      await filter.getByRole('checkbox', { name: /^United Airlines/ }).check();
+      const both = `${byRegion}\nWHERE [Carrier Name] IN ("Delta Air Lines", "United Airlines")`;
+      await ran(both, ['Origin Region', 'Count of flights'], [1]);
+
+      // A date range: relative ones compile and run; between two dates.
+      await add('Add a filter on', 'Flight Date');
+      const period = builder.getByLabel('Period of Flight Date');
+      const dated = (cond: string) => `${both}\n  AND ${cond}`;
+      await ran(
+        dated('[Flight Date] BETWEEN DATE_ADD("day", -29, TODAY()) AND TODAY()'),
+        ['Origin Region', 'Count of flights'],
+        [1],
+      );
+      for (const [label, cond] of <[string, string][]>[
+        ['Last 90 days', '[Flight Date] BETWEEN DATE_ADD("day", -89, TODAY()) AND TODAY()'],
+        ['This month', 'DATE_TRUNC("month", [Flight Date]) = DATE_TRUNC("month", TODAY())'],
+        ['This year', 'DATE_TRUNC("year", [Flight Date]) = DATE_TRUNC("year", TODAY())'],
+      ]) {
+        await period.selectOption({ label });
+        await expect.poll(() => editor(page).inputValue()).toBe(dated(cond));
+        await expect.poll(() => page.getByRole('status').getByText('Running…').count()).toBe(0);
+        expect(await page.getByRole('alert').count()).toBe(0);
+      }
+      await period.selectOption({ label: 'Between two dates' });
+      await builder.getByLabel('From').fill('2024-01-01');
+      await builder.getByLabel('To').fill('2024-01-31');
+      const january = dated('[Flight Date] BETWEEN "2024-01-01" AND "2024-01-31"');
+      await ran(january, ['Origin Region', 'Count of flights'], [1]);
+      expect((await tableRows(page)).length).toBeGreaterThan(0);
+
+      // The editor's text shows in the builder when it fits; otherwise it says so.
+      await editor(page).fill('SELECT [Origin State], AVG([Distance]) AS "Miles"');
+      await builder.getByRole('button', { name: 'Remove Origin State' }).waitFor();
+      await builder.getByRole('button', { name: 'Remove Miles' }).waitFor();
+      await editor(page).fill('SELECT [Origin State], AVG([Distance]) ORDER BY 2 DESC');
+      await builder.getByText(/^Edited by hand/).waitFor();
+
+      // A phone gets a phone chart: bars across, nothing wider than the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await builder.getByRole('button', { name: 'Start over with the builder' }).click();
+      await add('Add a breakdown', 'Carrier Name');
+      await add('Add a measure', 'Count of flights');
+      await columns(page, ['Carrier Name', 'Count of flights']);
+      const svg = chart.locator('svg');
+      await expect.poll(() => svg.getAttribute('width')).not.toBeNull();
+      expect(Number(await svg.getAttribute('width'))).toBeLessThanOrEqual(390);
+      // Labels beside horizontal bars: every bar starts at the same x.
+      const xs = await svg.locator('rect').evaluateAll((r) => r.map((e) => e.getAttribute('x')));
+      expect(new Set(xs).size).toBe(1);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 90_000);
+
+  it('opens a saved report, changes and saves it, renames it (a taken title refused at the name) and deletes it', async () => {
+    const created = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: [
+        {
+          ident: 'report.rep_flights',
+          type: 'report',
+          name: 'Flights by region',
+          def: {
+            aql: 'SELECT [Origin Region], COUNT([dataset.flights]) AS "Flights"',
+            visualization: { type: 'bar' },
+          },
+        },
+        {
+          ident: 'report.rep_miles',
+          type: 'report',
+          name: 'Miles by region',
+          def: { aql: 'SELECT [Origin Region], SUM([Distance])', visualization: { type: 'bar' } },
+        },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    const obj = async () =>
+      (await s.api('GET', `/projects/${s.demo}/pmd/obj/report.rep_flights`)).json.object;
+    try {
+      // Opened from the list: its query in the editor, run, the address names it.
+      await page.getByLabel('Open a saved report').selectOption({ label: 'Flights by region' });
+      const aql = 'SELECT [Origin Region], COUNT([dataset.flights]) AS "Flights"';
+      await expect.poll(() => editor(page).inputValue()).toBe(aql);
+      await columns(page, ['Origin Region', 'Flights']);
+      expect(new URL(page.url()).searchParams.get('report')).toBe('report.rep_flights');
+      const card = page.getByRole('form', { name: 'Report “Flights by region”' });
+
+      // Changed with the builder and saved.
+      await page
+        .getByRole('region', { name: 'Build' })
+        .getByRole('combobox', { name: 'Add a measure' })
+        .selectOption({ label: 'Sum of Distance' });
+      const changed = `${aql}, SUM([Distance]) AS "Sum of Distance"`;
+      await columns(page, ['Origin Region', 'Flights', 'Sum of Distance']);
+      await card.getByRole('button', { name: 'Save changes' }).click();
+      await card.getByRole('status').getByText('Saved.').waitFor();
+      expect((await obj()).def).toEqual({ aql: changed, visualization: { type: 'bar' } });
+
+      // A title another report holds, in any case: the API's 409 at the name field.
+      const name = card.getByLabel('Name');
+      await name.fill('miles BY region');
+      await card.getByRole('button', { name: 'Save changes' }).click();
+      const taken = card.getByRole('alert');
+      await taken
+        .getByText(/the title "miles BY region" is taken by report "report\.rep_miles"/)
+        .waitFor();
+      expect(await name.getAttribute('aria-invalid')).toBe('true');
+      expect(await name.getAttribute('aria-describedby')).toBe(await taken.getAttribute('id'));
+      expect((await obj()).name).toBe('Flights by region');
+      await screenshots(page, 'explore-report');
+      // Renamed: the list and the card follow.
+      await name.fill('Flights and miles by region');
+      await card.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('form', { name: 'Report “Flights and miles by region”' }).waitFor();
+      expect((await obj()).name).toBe('Flights and miles by region');
+      await expect
+        .poll(() => page.getByLabel('Open a saved report').locator('option').allTextContents())
+        .toContain('Flights and miles by region');
+
+      // A reload opens it again; saving another report under a taken title is refused too.
+      await page.reload();
+      const reopened = page.getByRole('form', { name: 'Report “Flights and miles by region”' });
+      await reopened.waitFor();
+      expect(await editor(page).inputValue()).toBe(changed);
+      const saveReport = page.getByRole('form', { name: 'Save as report' });
+      await saveReport.getByLabel('Report name').fill('Miles by Region');
+      await saveReport.getByRole('button', { name: 'Save report' }).click();
+      await saveReport
+        .getByRole('alert')
+        .getByText(/is taken by report "report\.rep_miles"/)
+        .waitFor();
+      expect(await saveReport.getByLabel('Report name').getAttribute('aria-invalid')).toBe('true');
+
+      // The card and its inline message fit a phone.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // Deleted after a confirmation: gone from the API, the list and the screen.
+      await reopened.getByRole('button', { name: 'Delete…' }).click();
+      await reopened.getByRole('button', { name: 'Delete the report' }).click();
+      await reopened.waitFor({ state: 'detached' });
+      expect((await s.api('GET', `/projects/${s.demo}/pmd/obj/report.rep_flights`)).status).toBe(
+        404,
+      );
+      await expect
+        .poll(() => page.getByLabel('Open a saved report').locator('option').allTextContents())
+        .not.toContain('Flights and miles by region');
+      expect(new URL(page.url()).searchParams.get('report')).toBeNull();
+      expectOnlyRefused(problems, { 409: 2 });
+    } finally {
+      await close();
+    }
+  }, 90_000);
+
+  it('draws charts people can read: years as years, level labels, the width it has, dark mode', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const aql = 'SELECT YEAR([Flight Date]) AS "Year", COUNT([Flight]) AS "Flights"';
+      await editor(page).fill(aql);
+      await editor(page).press('Control+Enter');
+      await columns(page, ['Year', 'Flights']);
+      const rows = await rowsOf(s, MEMBER, aql);
+      const svg = page.locator('.explore-chart svg');
+      // The years are the axis's labels as written (2024, not 2,024), level; counts grouped.
+      await expect
+        .poll(() => svg.locator('.chart-axis text').allTextContents())
+        .toEqual(rows.map((r) => r[0]));
+      expect(rows[0]![0]).toMatch(/^\d{4}$/);
+      expect(await svg.locator('text[transform]').count()).toBe(0);
+      const ticks = await svg.locator('.chart-grid text').allTextContents();
+      expect(ticks.every((t) => /^[\d,.]+K?$/.test(t))).toBe(true);
+      expect(ticks).not.toContain('2,000.0');
+      expect(await tableRows(page)).toEqual(asShown(rows));
+      // Drawn for the width it has, and again when that changes.
+      const wide = Number(await svg.getAttribute('width'));
+      expect(wide).toBeGreaterThan(900);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect.poll(async () => Number(await svg.getAttribute('width'))).toBeLessThan(390);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      // The theme's colours: light, then dark.
+      const fill = () =>
+        page.evaluate(`getComputedStyle(document.querySelector('.explore-chart svg rect')).fill`);
+      expect(await fill()).toBe('rgb(31, 95, 191)');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await fill()).toBe('rgb(122, 167, 255)');
+      await screenshots(page, 'explore-chart-dark');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 
   it('opens the AQL reference as a page of the app in a new tab, keeping the query', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
@@ -412,7 +794,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).fill(aql);
       await page.getByRole('button', { name: 'Run', exact: true }).click();
       await page.locator('.explore-result tbody tr').first().waitFor();
-      expect(await tableRows(page)).toEqual(await rowsOf(s, MEMBER, aql));
+      expect(await tableRows(page)).toEqual(asShown(await rowsOf(s, MEMBER, aql)));
       expect(await page.getByRole('button', { name: 'Download CSV' }).isVisible()).toBe(true);
       expect(await page.getByRole('form', { name: /^Save as/ }).count()).toBe(0);
       expect(await page.getByRole('button', { name: /^Save|Add to dashboard/ }).count()).toBe(0);
@@ -431,7 +813,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).press('Control+Enter');
       await page.getByRole('cell', { name: 'Delta Air Lines' }).waitFor();
       expect(await tableRows(page)).toEqual(
-        await rowsOf(s, MEMBER, delta.replace('"delta"', '"Delta Air Lines"')),
+        asShown(await rowsOf(s, MEMBER, delta.replace('"delta"', '"Delta Air Lines"'))),
       );
       // Completion works for members too (objects they may read).
       await editor(page).fill('');

@@ -75,6 +75,17 @@ afterAll(async () => {
   await llm?.close();
 });
 
+/** The REST door: GET pmd/obj/{id}/values, as `as`. */
+async function restValues(as: string, attribute: string, query = '') {
+  const r = await s.api(
+    'GET',
+    `/projects/${project}/pmd/obj/${encodeURIComponent(attribute)}/values${query}`,
+    { as },
+  );
+  expect(r.status, r.text).toBe(200);
+  return r.json as { values: { value: string; count: number }[]; truncated: boolean };
+}
+
 async function mcpValues(client: Client, attribute: string) {
   const r = (await client.callTool({
     name: 'get_attribute_values',
@@ -132,5 +143,30 @@ describe('attribute values of a dataset without a primary key', () => {
     expect(await mcpValues(member, 'State')).toEqual(expected('state', inFilter));
     expect(await mcpValues(member, 'Species')).toEqual(expected('species', inFilter));
     expect(await chatValues(MEMBER, 'Species')).toEqual(expected('species', inFilter));
+    expect((await restValues(MEMBER, 'attr.strikes.species')).values).toEqual(
+      expected('species', inFilter),
+    );
+  });
+
+  it('REST lists the same values, by prefix in any case and with a limit; bad input is a 400', async () => {
+    expect(await restValues(ADMIN, 'attr.strikes.state')).toMatchObject({
+      values: expected('state'),
+      truncated: false,
+    });
+    expect((await restValues(ADMIN, 'attr.strikes.species', '?prefix=g')).values).toEqual(
+      expected('species').filter((v) => v.value.startsWith('G')),
+    );
+    expect(await restValues(ADMIN, 'attr.strikes.state', '?limit=2')).toMatchObject({
+      values: expected('state').slice(0, 2),
+      truncated: true,
+    });
+    const path = (id: string, q = '') => `/projects/${project}/pmd/obj/${id}/values${q}`;
+    const bad = await s.api('GET', path('attr.strikes.state', '?limit=0'));
+    expect(bad.status).toBe(400);
+    expect(bad.json.context.field).toBe('limit');
+    const fact = await s.api('GET', path('fact.strikes.height'));
+    expect(fact.status).toBe(400);
+    expect(fact.json.message).toMatch(/is a fact/);
+    expect((await s.api('GET', path('attr.strikes.nothing'))).status).toBe(404);
   });
 });

@@ -1,10 +1,12 @@
 // Crash safety of data loads with a real server process (`tsx src/cli.ts start`): a load is
 // killed (SIGKILL to the whole process group) while it runs; after a restart on the same
 // data directory the job is ERROR "interrupted by restart", the dataset still holds the rows
-// of the last committed load (over HTTP and in the DuckDB file itself), and loads work again.
+// of the last published load (over HTTP and in its version file itself), the killed load's
+// unpublished file is gone, and loads work again.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastLine, runCli, startCli, type StartedCli } from './helpers/cli.js';
@@ -122,11 +124,31 @@ async function dataset(s: Server, project: string) {
   };
 }
 
-/** Reads the project's DuckDB file directly (the server must be stopped). */
+/** The dataset's version files on disk (relative to the project's directory). */
+function versionFiles(project: string, cluster: string): string[] {
+  const d = path.join(dir, 'projects', project, 'datasets', cluster);
+  return fs.readdirSync(d).map((f) => `datasets/${cluster}/${f}`);
+}
+
+/** The dataset's current version file, as the metadata publishes it. */
+function currentFile(project: string, cluster: string): string {
+  const meta = new Database(path.join(dir, 'metadata.sqlite'), { readonly: true });
+  try {
+    const row = meta
+      .prepare(
+        "SELECT file FROM dataset_versions WHERE project_id = ? AND cluster = ? AND state = 'current'",
+      )
+      .get(project, cluster) as { file: string };
+    return row.file;
+  } finally {
+    meta.close();
+  }
+}
+
+/** Reads the dataset's current version file directly (the server must be stopped). */
 async function duck(project: string, sql: string) {
-  const db = await DuckDBInstance.create(path.join(dir, 'projects', project, 'data.duckdb'), {
-    access_mode: 'READ_ONLY',
-  });
+  const file = path.join(dir, 'projects', project, currentFile(project, 'sales'));
+  const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   try {
     const c = await db.connect();
     const rows = (await c.runAndReadAll(sql)).getRowObjectsJson();
@@ -193,6 +215,8 @@ describe('a load killed with the server', () => {
     const loads = await s.call('GET', `/projects/${project}/activity/loads`);
     expect(loads.json.loads).toHaveLength(1);
     await stop(s, 'SIGTERM');
+    // The killed load's unpublished file was removed at start-up: only the published one is left.
+    expect(versionFiles(project, 'sales')).toEqual([currentFile(project, 'sales')]);
 
     expect(
       await duck(project, 'SELECT id::INTEGER AS id, name, amount FROM "ds_sales" ORDER BY id'),

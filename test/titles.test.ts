@@ -86,6 +86,31 @@ describe('titles are unique in any case', () => {
     expect(q.status, q.text).toBe(200);
   });
 
+  it('a report title is unique among reports, in any case: 409 at name on create and rename', async () => {
+    const report = (name: string, ident?: string) => ({
+      ...(ident ? { ident } : {}),
+      type: 'report',
+      name,
+      def: { aql: 'SELECT [Region], COUNT([Person])', visualization: { type: 'bar' } },
+    });
+    const made = await s.api('POST', obj(), { body: report('People by region', 'report.pbr') });
+    expect(made.status, made.text).toBe(201);
+    const again = await s.api('POST', obj(), { body: report(' people BY region ') });
+    expect(again.status, again.text).toBe(409);
+    expect(again.json.context).toMatchObject({
+      field: 'name',
+      taken: { ident: 'report.pbr', type: 'report' },
+    });
+    expect(again.json.message).toMatch(/taken by report "report\.pbr"/);
+    const other = await s.api('POST', obj(), { body: report('Regions', 'report.regions') });
+    expect(other.status, other.text).toBe(201);
+    const renamed = await s.api('PUT', obj('/report.regions'), {
+      body: { ...other.json.objects[0], name: 'PEOPLE by region' },
+    });
+    expect(renamed.status, renamed.text).toBe(409);
+    expect((await s.api('GET', obj('/report.regions'))).json.object.name).toBe('Regions');
+  });
+
   it('renaming to a taken title → 409; changing only its case is fine', async () => {
     const made = await s.api('POST', obj(), { body: metric('Staff', { ident: 'metric.staff' }) });
     expect(made.status, made.text).toBe(201);

@@ -55,6 +55,8 @@ const envSchema = z.object({
   URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
   URSA_RESULT_TTL_HOURS: z.coerce.number().positive().default(168),
+  /** How long a superseded dataset version is kept after its last read (data/databases.ts). */
+  URSA_VERSION_GRACE_SECONDS: z.coerce.number().min(0).default(300),
   URSA_OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(60),
   URSA_MCP_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** The earlier name of URSA_MCP_WAIT_MS (it covered only `ask`), still read. */
@@ -138,6 +140,7 @@ export interface Config {
   uploadTtlHours: number;
   /** Stored query results unread this long are deleted (a query asked again recomputes). */
   resultTtlHours: number;
+  versionGraceSeconds: number;
   /** The AI chat's provider (URSA_AI_*); null: chat answers 503 saying how to configure one. */
   ai: AiConfig | null;
   aiAgent: AgentBudget;
@@ -249,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobConcurrency: e.URSA_JOB_CONCURRENCY,
     uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
     resultTtlHours: e.URSA_RESULT_TTL_HOURS,
+    versionGraceSeconds: e.URSA_VERSION_GRACE_SECONDS,
     ai,
     aiAgent,
     mcpWaitMs: e.URSA_MCP_WAIT_MS ?? e.URSA_MCP_ASK_WAIT_MS ?? 45_000,

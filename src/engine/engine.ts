@@ -39,6 +39,7 @@ import { Aql } from './aql/service.js';
 import { filterRefs, migrateSavedAql, shownFilter } from './aql/saved-refs.js';
 import { CatalogService } from './catalog/catalog.js';
 import { ProjectDatabases } from './data/databases.js';
+import { VersionStore } from './data/versions.js';
 import { Datasets } from './data/datasets.js';
 import { Loads } from './data/loads.js';
 import { Packages } from './data/packages/packages.js';
@@ -161,7 +162,11 @@ export class Engine {
     );
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
     this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));
-    this.dbs = new ProjectDatabases((p) => this.projects.dir(p));
+    this.dbs = new ProjectDatabases(
+      (p) => this.projects.dir(p),
+      new VersionStore(this.db),
+      config.versionGraceSeconds * 1000,
+    );
     this.projects.onDelete((p) => this.dbs.close(p));
     this.datasets = new Datasets(this.db, this.model);
     this.objects = new ModelObjects(

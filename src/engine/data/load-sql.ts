@@ -1,6 +1,6 @@
 // SQL for loading a CSV file into a dataset table. Identifiers come from validated
 // prescriptions; file paths and options are bound or escaped literals.
-import { datasetTable, fileLit, ident } from './databases.js';
+import { datasetTable, fileLit, ident, lit } from './databases.js';
 import type { Column, DataType, Prescription } from './prescription.js';
 
 const DUCK_TYPES: Record<DataType, string> = {
@@ -25,8 +25,7 @@ export const duckType = (t: DataType): string =>
         ? 'BIGINT'
         : DUCK_TYPES[t];
 
-/** A SQL string literal (for read_csv options, which cannot be bound parameters). */
-export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+export { lit };
 
 export const stagingTable = (cluster: string) => ident(`ds_${cluster}__staging`);
 export const rejectsTable = (cluster: string) => `rejects_${cluster}`;

@@ -1,6 +1,6 @@
 // Data loads: `transform/execute` with type "cluster" starts one job that loads every named
-// cluster from project storage into DuckDB, all or nothing: one DuckDB transaction for all
-// clusters, so a failed or cancelled load leaves the previous data intact.
+// cluster from project storage into new dataset versions, all or nothing: they are published
+// together, so a failed or cancelled load leaves the previous data intact (databases.ts).
 import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ import type { ModelStore } from '../model/store.js';
 import type { Storage } from '../storage/storage.js';
 import type { RowFilterGuard } from '../users/row-filter-guard.js';
 import { parseInput } from '../validate.js';
-import { datasetTable, type ProjectDatabases } from './databases.js';
+import type { ProjectDatabases } from './databases.js';
 import type { Datasets } from './datasets.js';
 import { assertTitlesFree, projectLoad } from './load-model.js';
 import {
@@ -236,8 +236,10 @@ export class Loads {
   }
 
   /**
-   * Loads every cluster in one DuckDB transaction: a failure or a cancel leaves every dataset
-   * as it was. `beforeCommit` runs last inside it (a flow writes its storage outputs there).
+   * Loads every cluster into new dataset versions and publishes them together: a failure or
+   * a cancel publishes none and leaves every dataset as it was. Queries keep reading the
+   * current versions meanwhile. `beforeCommit` runs last before publishing (a flow writes its
+   * storage outputs there).
    */
   async loadClusters(
     ctx: JobContext,
@@ -246,39 +248,38 @@ export class Loads {
     beforeCommit?: () => Promise<void>,
   ): Promise<LoadResult> {
     const { projectId } = ctx.job;
-    const counts: Record<string, number> = {};
-    await this.dbs.write(projectId, async (c) => {
+    const targets = plan.map((cl) => ({ name: cl.name, mode: cl.mode }));
+    return this.dbs.write(projectId, targets, ctx.signal, async (w, c) => {
       const stop = () => c.interrupt();
       ctx.signal.addEventListener('abort', stop);
+      const counts: Record<string, number> = {};
+      const totals: Record<string, number> = {};
       try {
         await c.run('SET enable_progress_bar = true');
         await c.run('SET enable_progress_bar_print = false');
         await c.run("SET TimeZone = 'UTC'"); // datetimes are stored in UTC (load-sql.ts)
-        await c.run('BEGIN TRANSACTION');
-        try {
-          for (const cl of plan) counts[cl.name] = await this.loadOne(c, ctx, cl);
-          await this.checkRowLimit(c, projectId, plan);
-          // The model may have changed since the request: checked again before committing.
-          await this.checkAs(projectId, user, plan);
-          ctx.signal.throwIfAborted();
-          await beforeCommit?.();
-          await c.run('COMMIT');
-        } catch (err) {
-          await c.run('ROLLBACK').catch(() => undefined);
-          throw err;
+        for (const cl of plan) {
+          await w.writer.use(cl.name);
+          counts[cl.name] = await this.loadOne(c, ctx, cl);
         }
+        ctx.signal.throwIfAborted();
       } finally {
         ctx.signal.removeEventListener('abort', stop);
       }
+      const versions = await w.writer.finish();
+      for (const v of versions) totals[v.cluster] = v.rows;
+      await this.checkRowLimit(projectId, totals);
+      // The model may have changed since the request: checked again before publishing.
+      await this.checkAs(projectId, user, plan);
+      ctx.signal.throwIfAborted();
+      await beforeCommit?.();
+      // Published and recorded in one transaction (the new versions, the datasets' rows and
+      // model, the activity), before the lock is released: the next load sees all of it.
+      return tx(this.db, async () => {
+        await w.publish(versions);
+        return this.recordLoaded(projectId, user, ctx.job.id, plan, counts, totals);
+      });
     });
-    return this.recordLoaded(
-      projectId,
-      user,
-      ctx.job.id,
-      plan,
-      counts,
-      await this.rowCounts(projectId, plan),
-    );
   }
 
   /**
@@ -390,41 +391,16 @@ export class Loads {
     }
   }
 
-  private async checkRowLimit(
-    c: DuckDBConnection,
-    projectId: string,
-    plan: PlannedCluster[],
-  ): Promise<void> {
-    const loading = new Set(plan.map((p) => p.name));
+  /** The project's rows once `totals` (rows of the new versions) replace their datasets. */
+  private async checkRowLimit(projectId: string, totals: Record<string, number>): Promise<void> {
     let after = 0;
-    for (const d of await this.datasets.infos(projectId)) if (!loading.has(d.name)) after += d.rows;
-    for (const name of loading)
-      after += Number(
-        (
-          await c.runAndReadAll(`SELECT count(*) AS n FROM ${datasetTable(name)}`)
-        ).getRowObjectsJson()[0]!.n,
-      );
+    for (const d of await this.datasets.infos(projectId)) if (!(d.name in totals)) after += d.rows;
+    for (const n of Object.values(totals)) after += n;
     const limit = await this.limits.limitOf(projectId, 'datasetRows');
     if (after > limit)
       throw new JobFailure(
         `plan limit "datasetRows" exceeded: the project would hold ${after} rows, ${limit} allowed; nothing was loaded`,
       );
-  }
-
-  private async rowCounts(
-    projectId: string,
-    plan: PlannedCluster[],
-  ): Promise<Record<string, number>> {
-    return this.dbs.read(projectId, async (c) => {
-      const out: Record<string, number> = {};
-      for (const p of plan)
-        out[p.name] = Number(
-          (
-            await c.runAndReadAll(`SELECT count(*) AS n FROM ${datasetTable(p.name)}`)
-          ).getRowObjectsJson()[0]!.n,
-        );
-      return out;
-    });
   }
 
   private async recordLoaded(

@@ -518,3 +518,32 @@ export const shares = pgTable(
     }).onDelete('cascade'),
   ],
 );
+
+/** See schema.ts: immutable dataset versions. */
+export const datasetVersions = pgTable(
+  'dataset_versions',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    cluster: text('cluster').notNull(),
+    file: text('file').notNull(),
+    rows: bigint('rows', { mode: 'number' }).notNull(),
+    created: text('created').notNull(),
+    state: text('state').$type<'pending' | 'current' | 'old'>().notNull(),
+    published: text('published'),
+    superseded: text('superseded'),
+    lastRead: text('last_read'),
+  },
+  (t) => [index('dataset_versions_project').on(t.projectId, t.state, t.cluster)],
+);
+
+/** See schema.ts: a project's cross-process write lock. */
+export const projectWriteLocks = pgTable('project_write_locks', {
+  projectId: text('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  holder: text('holder').notNull(),
+  leaseUntil: text('lease_until').notNull(),
+});

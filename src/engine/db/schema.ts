@@ -528,3 +528,42 @@ export const shares = sqliteTable(
     }).onDelete('cascade'),
   ],
 );
+
+/**
+ * Immutable dataset versions (data/versions.ts): one DuckDB file each under
+ * `projects/<id>/datasets/<cluster>/<id>.duckdb`, never written after it is published.
+ * `state`: `pending` (written, not yet visible), `current` (what queries read; one per
+ * cluster), `old` (superseded at `superseded`; its file is deleted once no process has read
+ * it, `lastRead`, for the grace period). Times are ISO-8601 (lastRead throttled per process).
+ */
+export const datasetVersions = sqliteTable(
+  'dataset_versions',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    cluster: text('cluster').notNull(),
+    file: text('file').notNull(),
+    rows: integer('rows').notNull(),
+    created: text('created').notNull(),
+    state: text('state').$type<'pending' | 'current' | 'old'>().notNull(),
+    published: text('published'),
+    superseded: text('superseded'),
+    lastRead: text('last_read'),
+  },
+  (t) => [index('dataset_versions_project').on(t.projectId, t.state, t.cluster)],
+);
+
+/**
+ * One writer of a project's data at a time, across processes: the row is the lock, taken or
+ * taken over (when `leaseUntil` has passed: its holder died) in one statement, renewed by the
+ * holder while it loads, deleted when it is done.
+ */
+export const projectWriteLocks = sqliteTable('project_write_locks', {
+  projectId: text('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  holder: text('holder').notNull(),
+  leaseUntil: text('lease_until').notNull(),
+});

@@ -14,6 +14,8 @@ export interface ChartRequest {
   x: string;
   y: string;
   color?: string;
+  /** The colours are measures (one series each): side by side, never stacked into a sum. */
+  group?: boolean;
   title?: string;
 }
 
@@ -27,7 +29,7 @@ const MAX_TITLE = 200;
 const WIDTH = 640;
 const HEIGHT = 360;
 
-type FieldType = 'quantitative' | 'temporal' | 'nominal';
+type FieldType = 'quantitative' | 'temporal' | 'nominal' | 'ordinal';
 interface Field {
   key: string; // c0, c1…: titles may hold dots/brackets that Vega-Lite reads as field paths
   index: number;
@@ -37,7 +39,9 @@ interface Field {
 
 const clip = (s: string) => (s.length > MAX_TITLE ? `${s.slice(0, MAX_TITLE - 1)}…` : s);
 
-function fieldType(dataType: string): FieldType {
+function fieldType(dataType: string, kind?: string): FieldType {
+  // A dimension of numbers (a year) is a label: 2001, not 2,001.
+  if (kind === 'dimension' && (dataType === 'integer' || dataType === 'number')) return 'ordinal';
   if (dataType === 'integer' || dataType === 'number') return 'quantitative';
   if (dataType === 'date' || dataType === 'datetime') return 'temporal';
   return 'nominal';
@@ -93,7 +97,12 @@ export function buildChartSpec(
         `Unknown column "${name}" for ${role}; the result's columns are: ${titles.map((t) => JSON.stringify(t)).join(', ')}.`,
         { column: name, columns: titles },
       );
-    return { key: `c${index}`, index, title: clip(col.title), type: fieldType(col.dataType) };
+    return {
+      key: `c${index}`,
+      index,
+      title: clip(col.title),
+      type: fieldType(col.dataType, col.kind),
+    };
   };
 
   const x = field(req.x, 'x');
@@ -117,14 +126,25 @@ export function buildChartSpec(
     ...(f.type === 'temporal' ? { scale: { type: 'utc' } } : {}),
     ...extra,
   });
+  // Category labels stay level when each fits its band (about 7 px a character at 11 px).
+  const banded = x.type === 'nominal' || x.type === 'ordinal';
+  const categories = banded ? new Set(table.rows.map((r) => r[x.index] ?? '')) : new Set();
+  const widest = Math.max(0, ...[...categories].map((c) => String(c).length * 7));
+  const level = banded && widest <= size.width / Math.max(1, categories.size) - 4;
   const encoding =
     req.mark === 'arc'
       ? { theta: enc(y), color: enc(x, { legend: { title: x.title } }) }
       : {
-          x: enc(x, req.mark === 'bar' && x.type === 'nominal' ? { sort: '-y' } : {}),
+          x: enc(x, {
+            ...(req.mark === 'bar' && x.type === 'nominal' ? { sort: '-y' } : {}),
+            ...(level ? { axis: { labelAngle: 0 } } : {}),
+          }),
           y: enc(y),
           ...(color
             ? { color: enc(color, { type: 'nominal', legend: { title: color.title } }) }
+            : {}),
+          ...(color && req.group && req.mark === 'bar' && banded
+            ? { xOffset: { field: color.key, type: 'nominal' } }
             : {}),
         };
 

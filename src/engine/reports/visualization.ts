@@ -108,7 +108,7 @@ export function visualizationSpec(
     ],
     rows: table.rows.flatMap((r) => yi.map((i, k) => [r[xi] ?? '', ys[k]!, r[i] ?? ''])),
   };
-  return buildChartSpec({ mark, x, y: value, color: series, title }, long, size);
+  return buildChartSpec({ mark, x, y: value, color: series, group: true, title }, long, size);
 }
 
 function uniqueTitle(base: string, table: ChartTable): string {

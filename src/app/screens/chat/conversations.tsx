@@ -1,11 +1,11 @@
 // The member's conversations, most recently active first: open one, delete one (after a
 // confirmation), or start a new one. Folded on a phone, open on a wider screen.
 import { useState } from 'preact/hooks';
+import { formatDateTime } from '../../format';
 import { appPath, Link } from '../../router';
 import type { ConversationSummary } from './types';
 
-const when = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const when = formatDateTime;
 
 export function ConversationList(props: {
   project: string;

@@ -7,7 +7,7 @@ import { useProject } from '../../project';
 import { Link } from '../../router';
 import { Loading } from '../../ui';
 import { Problem, When } from '../model/parts';
-import { exploreHref } from './aql';
+import { countQuery, exploreHref } from './aql';
 import type { Dataset, LoadEvent } from './types';
 
 export function Datasets() {
@@ -50,10 +50,7 @@ export function Datasets() {
                   <tr key={d.name} data-dataset={d.name}>
                     <th scope="row">
                       {/* COUNT([dataset.…]) counts rows with a primary key or without. */}
-                      <Link
-                        href={exploreHref(p.id, `SELECT COUNT([dataset.${d.name}])`)}
-                        title="Explore"
-                      >
+                      <Link href={exploreHref(p.id, countQuery(d.name))} title="Explore">
                         {d.name}
                       </Link>
                     </th>

@@ -1,12 +1,14 @@
 // Completion in the AQL editor: what the caret is in (a reference after `[`, or a word that
 // may become a function), the choices for it, and the text once one is accepted.
-import { AQL_FUNCTIONS, AQL_KEYWORDS } from './functions';
+import { AQL_FUNCTIONS, AQL_KEYWORDS } from './functions.js';
 
 /** A model object as GET pmd/obj lists it (the fields completion uses). */
 export interface ModelObject {
   ident: string;
   type: string;
   name: string;
+  /** What the builder reads: a column's dataset and data type. */
+  def?: { dataset?: string; dataType?: string };
 }
 
 export interface Context {

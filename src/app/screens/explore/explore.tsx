@@ -1,11 +1,12 @@
 // Explore: write AQL (completion of model objects and functions), run it, see where an error
 // points and fix it with a click, read and download the result, and — MD Admins — save it
 // as a metric or a report (drawn by the server) and add the report to a dashboard.
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
 import { useProject } from '../../project';
-import { Title } from '../../ui';
+import { ErrorNote, Title } from '../../ui';
 import { docHref } from '../docs/docs';
+import { Builder } from './builder';
 import { AqlEditor, type Mark, type Selection } from './editor';
 import { markOf, type Fix, type Problem } from './fixes';
 import { useModel } from './model';
@@ -13,6 +14,7 @@ import { Problems } from './problems';
 import { runQuery, type QueryResult } from './query';
 import { ResultView } from './result';
 import { SavedReport } from './report';
+import { reportAql, ReportEditor, ReportPicker } from './report-edit';
 import { SaveMetric, SaveReport, type Saved } from './save';
 import './explore.css';
 
@@ -40,6 +42,7 @@ function problemOf(e: unknown): Problem {
 }
 
 const initialText = () => new URLSearchParams(location.search).get('aql') ?? '';
+const initialReport = () => new URLSearchParams(location.search).get('report');
 
 export function Explore(_props: { rest: string[] }) {
   const project = useProject();
@@ -49,30 +52,85 @@ export function Explore(_props: { rest: string[] }) {
   const [result, setResult] = useState<(QueryResult & { aql: string }) | null>(null);
   const [running, setRunning] = useState(false);
   const [select, setSelect] = useState<Selection | null>(null);
-  const [report, setReport] = useState<Saved | null>(null);
+  // The saved report open here (opened, or saved from here): kept in the address as ?report=.
+  const [report, setReportState] = useState<Saved | null>(() => {
+    const ident = initialReport();
+    return ident ? { ident, name: '' } : null;
+  });
+  const reportRef = useRef(report);
+  const setReport = (r: Saved | null) => {
+    reportRef.current = r;
+    setReportState(r);
+  };
+  // Bumped when a report was saved, renamed or deleted: lists and drawings are read again.
+  const [version, setVersion] = useState(0);
+  const [reportError, setReportError] = useState<ApiError>();
   const runs = useRef(0);
   const selects = useRef(0);
 
-  const run = async () => {
-    const aql = text;
+  const remember = (aql: string) => {
+    const r = reportRef.current;
+    const q = new URLSearchParams({ ...(r ? { report: r.ident } : {}), ...(aql ? { aql } : {}) });
+    history.replaceState(null, '', `${location.pathname}${q.size ? `?${q}` : ''}`);
+  };
+
+  const run = async (aql = text) => {
+    if (!aql.trim()) return;
     const seq = ++runs.current;
     const stale = () => seq !== runs.current;
     setRunning(true);
     // The address keeps the query: a run can be bookmarked, shared, reloaded.
-    history.replaceState(null, '', `${location.pathname}?${new URLSearchParams({ aql })}`);
+    remember(aql);
     try {
       const r = await runQuery(project.id, aql, stale);
       if (!r) return;
       setResult({ ...r, aql });
-      setReport(null);
       setFound(r.warnings.length ? { kind: 'warning', problems: r.warnings, text: aql } : null);
     } catch (e) {
       if (stale()) return;
       setResult(null);
-      setReport(null);
       setFound({ kind: 'error', problems: [problemOf(e)], text: aql });
     } finally {
       if (!stale()) setRunning(false);
+    }
+  };
+
+  /** Opens a saved report: its query in the editor, run. */
+  const open = async (ident: string, aql?: string) => {
+    setReportError(undefined);
+    try {
+      const saved = await reportAql(project.id, ident);
+      setReport({ ident, name: saved.name });
+      const q = aql ?? saved.aql;
+      setText(q);
+      void run(q);
+    } catch (e) {
+      setReport(null);
+      remember(text);
+      setReportError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+    }
+  };
+  // A report or a query in the address (a link from another screen, a reload) is opened and
+  // run (a query edited since the report was opened wins over the saved one).
+  useEffect(() => {
+    const ident = initialReport();
+    if (ident) void open(ident, initialText() || undefined);
+    else if (text.trim()) void run(text);
+  }, []);
+  const closeReport = () => {
+    setReport(null);
+    remember(result?.aql ?? '');
+  };
+  // The builder writes the editor's text and runs it.
+  const build = (aql: string) => {
+    setText(aql);
+    if (aql) void run(aql);
+    else {
+      runs.current++;
+      setResult(null);
+      setFound(null);
+      setRunning(false);
+      remember('');
     }
   };
 
@@ -111,32 +169,42 @@ export function Explore(_props: { rest: string[] }) {
         : name attributes, facts and metrics in square brackets, e.g.{' '}
         <code>SELECT [Carrier Name], SUM([Distance])</code>.
       </p>
-      <div class="explore-editor">
-        <label for="aql">Query</label>
-        <AqlEditor
-          id="aql"
-          value={text}
-          onChange={setText}
-          onRun={() => void run()}
-          model={model}
-          mark={mark}
-          select={select}
-          describedBy={found?.kind === 'error' ? 'aql-hint aql-problems' : 'aql-hint'}
-          invalid={current && found.kind === 'error'}
-        />
-        <p id="aql-hint" class="muted small">
-          Type <kbd>[</kbd> for the model's objects, <kbd>Ctrl</kbd>+<kbd>Space</kbd> for functions;{' '}
-          <kbd>Ctrl</kbd>+<kbd>Enter</kbd> (<kbd>⌘</kbd>+<kbd>Enter</kbd>) runs.
-        </p>
-        <div class="explore-bar">
-          <button type="button" onClick={() => void run()} disabled={running}>
-            Run
-          </button>
-          {running && (
-            <span class="muted" role="status">
-              Running…
-            </span>
-          )}
+      <div class="explore-ask">
+        <Builder project={project.id} objects={model.objects} text={text} onChange={build} />
+        <div class="explore-editor">
+          <ReportPicker
+            project={project.id}
+            open={report?.ident ?? null}
+            version={version}
+            onOpen={(ident) => void open(ident)}
+          />
+          <ErrorNote error={reportError} />
+          <label for="aql">Query</label>
+          <AqlEditor
+            id="aql"
+            value={text}
+            onChange={setText}
+            onRun={() => void run()}
+            model={model}
+            mark={mark}
+            select={select}
+            describedBy={found?.kind === 'error' ? 'aql-hint aql-problems' : 'aql-hint'}
+            invalid={current && found.kind === 'error'}
+          />
+          <p id="aql-hint" class="muted small">
+            Type <kbd>[</kbd> for the model's objects, <kbd>Ctrl</kbd>+<kbd>Space</kbd> for
+            functions; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> (<kbd>⌘</kbd>+<kbd>Enter</kbd>) runs.
+          </p>
+          <div class="explore-bar">
+            <button type="button" onClick={() => void run()} disabled={running}>
+              Run
+            </button>
+            {running && (
+              <span class="muted" role="status">
+                Running…
+              </span>
+            )}
+          </div>
         </div>
       </div>
       {found && (
@@ -151,14 +219,41 @@ export function Explore(_props: { rest: string[] }) {
         />
       )}
       {result && <ResultView result={result} />}
+      {report && !mdadmin && report.name && <p class="muted">Report “{report.name}”.</p>}
+      {report && mdadmin && report.name && (
+        <ReportEditor
+          key={report.ident}
+          project={project.id}
+          report={report}
+          aql={result?.aql ?? null}
+          onSaved={(r) => {
+            setReport(r);
+            setVersion((v) => v + 1);
+          }}
+          onDeleted={() => {
+            setReport(null);
+            setVersion((v) => v + 1);
+            remember(result?.aql ?? '');
+          }}
+          onClose={closeReport}
+        />
+      )}
       {result && mdadmin && (
         <div class="explore-saves">
-          <SaveReport project={project.id} aql={result.aql} onSaved={setReport} />
+          <SaveReport
+            project={project.id}
+            aql={result.aql}
+            onSaved={(r) => {
+              setReport(r);
+              setVersion((v) => v + 1);
+              remember(result.aql);
+            }}
+          />
           <SaveMetric project={project.id} aql={result.aql} onSaved={model.reload} />
         </div>
       )}
-      {result && mdadmin && report && (
-        <SavedReport key={report.ident} project={project.id} report={report} />
+      {mdadmin && report && report.name && (
+        <SavedReport key={`${report.ident}@${version}`} project={project.id} report={report} />
       )}
     </section>
   );

@@ -1,10 +1,13 @@
 // Running a query: POST app/aql/execute with `Prefer: wait=30` answers the result inline when
 // it ends within 30 s; a longer one answers 202 and its data link is polled until it ends.
 import { API, api, get, projectApi } from '../../api';
+import { readableTitle } from './builder-aql';
+import type { ResultColumn } from './chart-data';
 import type { Problem } from './fixes';
 
 export interface QueryResult {
-  columns: string[];
+  /** Titles, with each column's kind and data type from the query's plan when it was read. */
+  columns: ResultColumn[];
   rows: string[][];
   /** The data link without /api/v1 (for the CSV download). */
   data: string;
@@ -54,9 +57,23 @@ export async function runQuery(
     if (stale()) return null;
     data = (await get<Answer>(href)).data;
   }
+  // The plan (nothing runs) tells dimensions from measures and their types, for the chart;
+  // asked once the query ran, so a mistake is refused once.
+  const planned = (
+    await api<{ explain: { columns: ResultColumn[] } }>(
+      'POST',
+      `${projectApi(project)}/app/aql/explain`,
+      { aql },
+    ).catch(() => null)
+  )?.explain.columns;
   if (stale()) return null;
+  const same = planned?.length === data.visual.column.length;
   return {
-    columns: data.visual.column.map((c) => c.title),
+    columns: data.visual.column.map((c, j) => ({
+      title: readableTitle(c.title),
+      ...(readableTitle(c.title) !== c.title ? { aql: c.title } : {}),
+      ...(same ? { kind: planned[j]!.kind, dataType: planned[j]!.dataType } : {}),
+    })),
     rows: rowsOf(data.values),
     data: href.startsWith(`${API}/`) ? href.slice(API.length) : href,
     warnings: data.warnings ?? [],

@@ -1,7 +1,11 @@
-// A query's result as a table (the first rows; the CSV has them all) and its CSV download.
+// A query's result as a chart (picked by its columns' kinds and types, switchable) and a table
+// (the first rows, measures in the app's number format; the CSV has them all, as they are).
 import { useState } from 'preact/hooks';
 import { ApiError, download } from '../../api';
+import { formatNumber } from '../../format';
 import { ErrorNote } from '../../ui';
+import { Chart } from './chart';
+import { autoKind, chartData, CHART_KINDS, measureColumns, type ChartKind } from './chart-data';
 import type { QueryResult } from './query';
 
 /** Rows drawn in the page; more are in the CSV. */
@@ -17,6 +21,11 @@ export function ResultView({ result }: { result: QueryResult }) {
   const numeric = columns.map(
     (_, j) => shown.some((r) => r[j]) && shown.every((r) => !r[j] || NUMBER.test(r[j])),
   );
+  const measure = measureColumns(columns, shown);
+  // A dimension of numbers (a year) reads as a label, left-aligned like text.
+  columns.forEach((c, j) => {
+    if (c.kind === 'dimension') numeric[j] = false;
+  });
   const csv = async () => {
     setBusy(true);
     setError(undefined);
@@ -41,13 +50,14 @@ export function ResultView({ result }: { result: QueryResult }) {
         </button>
       </div>
       <ErrorNote error={error} />
+      <ResultChart result={result} />
       <div class="scroll" tabIndex={0} role="region" aria-label="Result table">
         <table>
           <thead>
             <tr>
               {columns.map((c, i) => (
-                <th key={i} scope="col" class={numeric[i] ? 'n' : undefined}>
-                  {c}
+                <th key={i} scope="col" class={numeric[i] ? 'n' : undefined} title={c.aql}>
+                  {c.title}
                 </th>
               ))}
             </tr>
@@ -57,7 +67,7 @@ export function ResultView({ result }: { result: QueryResult }) {
               <tr key={i}>
                 {columns.map((_, j) => (
                   <td key={j} class={numeric[j] ? 'n' : undefined}>
-                    {r[j] ?? ''}
+                    {measure[j] && numeric[j] && r[j] ? formatNumber(r[j]) : (r[j] ?? '')}
                   </td>
                 ))}
               </tr>
@@ -67,5 +77,52 @@ export function ResultView({ result }: { result: QueryResult }) {
       </div>
       {rows.length === 0 && <p class="muted">No rows.</p>}
     </section>
+  );
+}
+
+/** The result's chart and the picker of its kind (the automatic one first). */
+function ResultChart({ result }: { result: QueryResult }) {
+  const { columns, rows } = result;
+  const auto = autoKind(columns, rows);
+  const [picked, setPicked] = useState<ChartKind | null>(null);
+  const data = chartData(columns, rows);
+  if (!data) return null;
+  const kind = picked ?? auto;
+  const single = rows.length === 1;
+  const offered = CHART_KINDS.filter(([k]) => k !== 'number' || single);
+  const measures = data.series.map((s) => s.title).join(', ');
+  const dims = columns.filter((_, j) => !measureColumns(columns, rows)[j]).map((c) => c.title);
+  const name = CHART_KINDS.find(([k]) => k === kind)![1];
+  const label = `${name} chart of ${measures}${dims.length ? ` by ${dims.join(', ')}` : ''} (the numbers are in the table below)`;
+  return (
+    <div class="explore-chart">
+      <fieldset class="chart-kinds">
+        <legend>Chart</legend>
+        {offered.map(([k, title]) => (
+          <label key={k}>
+            <input
+              type="radio"
+              name="chart-kind"
+              value={k}
+              checked={kind === k}
+              onChange={() => setPicked(k)}
+            />
+            {title}
+          </label>
+        ))}
+      </fieldset>
+      {kind === 'number' ? (
+        <p class="explore-kpis">
+          {data.series.map((s, k) => (
+            <span key={k} class="explore-kpi">
+              <span>{s.title}</span>
+              <strong>{s.values[0] === null ? '–' : formatNumber(s.values[0]!)}</strong>
+            </span>
+          ))}
+        </p>
+      ) : kind !== 'table' ? (
+        <Chart data={data} kind={kind} label={label} />
+      ) : null}
+    </div>
   );
 }

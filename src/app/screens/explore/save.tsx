@@ -25,8 +25,41 @@ interface Created {
   objects: { ident: string; name: string }[];
 }
 
+/** Whether the API's error is about the name (a title taken: 409 at `name`). */
+export const nameError = (e: ApiError | undefined) =>
+  !!e && (e.status === 409 || e.context.field === 'name');
+
+/** A name input with the API's refusal of the name shown at it. */
+export function NameField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (v: string) => void;
+  error: ApiError | undefined;
+}) {
+  const bad = nameError(props.error);
+  return (
+    <Field id={props.id} label={props.label}>
+      <input
+        id={props.id}
+        value={props.value}
+        required
+        maxLength={255}
+        aria-invalid={bad || undefined}
+        aria-describedby={bad ? `${props.id}-error` : undefined}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+      {bad && (
+        <p id={`${props.id}-error`} class="error" role="alert">
+          {props.error!.message}
+        </p>
+      )}
+    </Field>
+  );
+}
+
 /** Submits `run`, showing its error; answers whether it went through. */
-function useSubmit() {
+export function useSubmit() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
   const submit = async (run: () => Promise<void>) => {
@@ -115,20 +148,18 @@ export function SaveReport(props: { project: string; aql: string; onSaved: (r: S
       <p class="muted">
         Saves the query with a chart, table or number; then add it to a dashboard.
       </p>
-      <Field id="report-name" label="Report name">
-        <input
-          id="report-name"
-          value={name}
-          required
-          maxLength={255}
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </Field>
+      <NameField
+        id="report-name"
+        label="Report name"
+        value={name}
+        onInput={setName}
+        error={s.error}
+      />
       <VisualizationPicker id="report-visualization" value={type} onChange={setType} />
       <button type="submit" disabled={s.busy}>
         Save report
       </button>
-      <ErrorNote error={s.error} />
+      <ErrorNote error={nameError(s.error) ? undefined : s.error} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 // Small pieces the Model and Admin screens share: API problems in words, dates, paging through
 // a list whose page is kept in the address, and reading an error's field.
 import { ApiError } from '../../api';
+import { formatDateTime } from '../../format';
 import { Link } from '../../router';
 import './parts.css';
 
@@ -25,11 +26,7 @@ export function When({ iso }: { iso: string | undefined | null }) {
   if (!iso) return null;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return <>{iso}</>;
-  return (
-    <time dateTime={iso}>
-      {d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}
-    </time>
-  );
+  return <time dateTime={iso}>{formatDateTime(d)}</time>;
 }
 
 export interface Paging {

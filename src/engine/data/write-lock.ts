@@ -1,0 +1,96 @@
+// One writer of a project's data at a time, across every process on the data directory: the
+// lock row of VersionStore, with a lease its holder renews while it works (a holder killed
+// with -9 loses it when the lease runs out). Writers of this process queue in memory first, so
+// only writers of different processes poll for the row.
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomId } from '../ids.js';
+import type { VersionStore } from './versions.js';
+
+const LEASE_MS = 60_000;
+
+/** This process, in lock rows (a lock names who holds it): host, pid, a random part. */
+const PROCESS = `${os.hostname()}:${process.pid}:${randomId(6)}`;
+
+export class WriteLocks {
+  private queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: VersionStore,
+    private readonly leaseMs = LEASE_MS,
+  ) {}
+
+  /**
+   * Runs `fn` holding the project's write lock. `fn` calls `confirm()` right before it
+   * publishes: it throws if the lease was lost meanwhile (another process took it over).
+   */
+  async with<T>(
+    projectId: string,
+    signal: AbortSignal | undefined,
+    fn: (confirm: () => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const before = this.queues.get(projectId) ?? Promise.resolve();
+    const run = before.then(() => this.holding(projectId, signal, fn));
+    const tail = run.catch(() => undefined);
+    this.queues.set(projectId, tail);
+    void tail.then(() => {
+      if (this.queues.get(projectId) === tail) this.queues.delete(projectId);
+    });
+    return run;
+  }
+
+  /**
+   * Releases the locks of processes of this host that are gone (killed while they loaded),
+   * at start-up: their writes are over, and nobody should wait for their leases to run out.
+   */
+  async releaseDead(): Promise<number> {
+    let released = 0;
+    for (const l of await this.store.lockHolders()) {
+      const [host, pid] = l.holder.split(':');
+      if (host !== os.hostname() || Number(pid) === process.pid || alive(Number(pid))) continue;
+      await this.store.unlock(l.projectId, l.holder);
+      released++;
+    }
+    return released;
+  }
+
+  private async holding<T>(
+    projectId: string,
+    signal: AbortSignal | undefined,
+    fn: (confirm: () => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const holder = `${PROCESS}:${randomId(6)}`;
+    for (let wait = 25; !(await this.store.tryLock(projectId, holder, this.leaseMs));) {
+      signal?.throwIfAborted();
+      await sleep(wait);
+      wait = Math.min(wait * 2, 1000);
+    }
+    let lost = false;
+    const beat = setInterval(() => {
+      this.store.renew(projectId, holder, this.leaseMs).then(
+        (held) => (lost ||= !held),
+        () => undefined, // a failed renewal is retried by the next beat
+      );
+    }, this.leaseMs / 3);
+    beat.unref();
+    const confirm = async () => {
+      if (lost || !(await this.store.renew(projectId, holder, this.leaseMs)))
+        throw new Error(`the write lock of project "${projectId}" was lost; nothing was published`);
+    };
+    try {
+      return await fn(confirm);
+    } finally {
+      clearInterval(beat);
+      await this.store.unlock(projectId, holder).catch(() => undefined);
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
