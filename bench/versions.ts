@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const loadMs = performance.now() - t;
     console.log(`first load of ${ROWS} rows: ${loadMs.toFixed(0)} ms`);
 
-    const actor = engine.actor({ email: config.adminEmail }, project);
+    const actor = await engine.actor({ email: config.adminEmail }, project);
     const timed = async () => {
       const s = performance.now();
       const rows = await engine.aql.run(actor, QUERY);

@@ -143,7 +143,7 @@ function starting(req: http.IncomingMessage, res: http.ServerResponse): void {
 async function convertProjects(engine: Engine): Promise<number> {
   await engine.dbs.locks.releaseDead();
   let converted = 0;
-  for (const projectId of engine.projects.allIds()) {
+  for (const projectId of await engine.projects.allIds()) {
     converted += await convertOldLayout(engine.dbs, projectId, engine.projects.dir(projectId));
     await engine.dbs.sweepOrphans(projectId);
   }
@@ -206,7 +206,7 @@ function startSweeper(engine: Engine, log: Logger) {
       );
       await task('dataset version files no load published', async () => {
         let removed = 0;
-        for (const p of engine.projects.allIds()) removed += await engine.dbs.sweepOrphans(p);
+        for (const p of await engine.projects.allIds()) removed += await engine.dbs.sweepOrphans(p);
         return removed;
       });
     });

@@ -126,7 +126,7 @@ const current = (dataDir: string, project: string) =>
  */
 async function heldLoad(engine: Engine, project: string, rowsSql: string, gate: Deferred) {
   const staged = deferred();
-  const prescription = engine.datasets.prescriptionOf(project, 'sales')!;
+  const prescription = (await engine.datasets.prescriptionOf(project, 'sales'))!;
   const cluster: ClusterLoad = {
     name: 'sales',
     source: '/held.csv',
@@ -146,7 +146,7 @@ async function heldLoad(engine: Engine, project: string, rowsSql: string, gate: 
       return engine.loads.loadClusters(ctx, ADMIN, [cluster]);
     },
   });
-  const job = engine.jobs.submit(engine.actor({ email: ADMIN }, project), 'ai', {});
+  const job = await engine.jobs.submit(await engine.actor({ email: ADMIN }, project), 'ai', {});
   await staged.promise;
   return job;
 }
@@ -354,8 +354,8 @@ describe('two engines on one data directory', () => {
     });
     const other = await Engine.open(config, createLogger('silent'));
     try {
-      const sumOther = () =>
-        other.aql.run(other.actor({ email: ADMIN }, p), 'SELECT SUM([Amount])');
+      const sumOther = async () =>
+        other.aql.run(await other.actor({ email: ADMIN }, p), 'SELECT SUM([Amount])');
       expect(await sumOther()).toEqual([['3']]);
       // The server's engine loads (held mid-way); the other engine and the server answer.
       const gate = deferred();

@@ -212,7 +212,7 @@ export const modelRoutes: RouteDef[] = [
         description:
           'Distinct values of an attribute or label, most frequent first, with their row counts (as the MCP tool get_attribute_values): `prefix` (any case), `limit` (1–1000, default 50).',
         handler: async ({ engine, actor, params, query }) => {
-          const { object } = engine.objects.get(actor, params.id!);
+          const { object } = await engine.objects.get(actor, params.id!);
           const opts = parseInput(valuesQuery, query, 'query');
           const r = await engine.catalog.attributeValues(actor, object.ident, opts);
           return {
