@@ -1,9 +1,10 @@
 // Jobs (scache) end to end: handlers are registered in-process, everything else is observed
 // over HTTP at /api/v1/projects/{p}/kodiak/scache/obj[/{id}].
+import { openStore } from '../src/engine/db/index.js';
+import { jobs } from '../src/engine/db/tables.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobFailure, type JobType } from '../src/engine/jobs/jobs.js';
 import { startOn, type DirServer } from './helpers/dir-server.js';
@@ -19,7 +20,7 @@ import {
   type JobJson,
   type Script,
 } from './helpers/jobs.js';
-import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, invite, startTestServer, testConfig, type TestServer } from './helpers/server.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const MEMBER = 'member@example.com';
@@ -531,17 +532,35 @@ describe('jobs across restarts', () => {
     await first.close();
 
     // What a crashed process leaves behind: unfinished rows in the metadata DB.
-    const db = new Database(path.join(dir, 'metadata.sqlite'));
-    const insert = db.prepare(
-      `INSERT INTO jobs (id, project_id, type, status, params, result, created_by, created, started, finished)
-       VALUES (?, ?, 'transform', ?, '{}', ?, ?, ?, ?, ?)`,
-    );
+    const store = await openStore(testConfig(dir));
     const t = '2024-01-01T00:00:00.000Z';
-    insert.run('j-running', demo, 'RUNNING', null, ADMIN, t, t, null);
-    insert.run('j-expanding', demo, 'EXPANDING', null, ADMIN, t, t, null);
-    insert.run('j-prepared', demo, 'PREPARED', null, ADMIN, t, null, null);
-    insert.run('j-ok', demo, 'OK', '{"n":1}', ADMIN, t, t, t);
-    db.close();
+    const row = (
+      id: string,
+      status: string,
+      result: unknown,
+      started: string | null,
+      finished: string | null,
+    ) => ({
+      id,
+      projectId: demo,
+      type: 'transform',
+      status,
+      params: {},
+      result,
+      createdBy: ADMIN,
+      created: t,
+      started,
+      finished,
+    });
+    await store.db
+      .insert(jobs)
+      .values([
+        row('j-running', 'RUNNING', null, t, null),
+        row('j-expanding', 'EXPANDING', null, t, null),
+        row('j-prepared', 'PREPARED', null, null, null),
+        row('j-ok', 'OK', { n: 1 }, t, t),
+      ]);
+    await store.close();
 
     const second = await start(dir);
     expect(second.bootstrap.created).toBe(false);

@@ -1,4 +1,6 @@
 // Shared fixtures for project and user tests: tiny plans files, projects, a real SMTP sink.
+import { testDatabase } from './server.js';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -49,6 +51,9 @@ export async function createProject(
 
 /** The raw bytes SQLite holds for the metadata database: main file plus WAL (if any). */
 export function metadataBytes(dataDir: string): Buffer {
+  // On the PostgreSQL shape the metadata is the data directory's database: all of it, dumped.
+  const pg = testDatabase(dataDir).URSA_DATABASE_URL;
+  if (pg) return execFileSync('pg_dump', ['--data-only', pg], { maxBuffer: 256 * 1024 * 1024 });
   const parts: Buffer[] = [];
   for (const suffix of ['', '-wal', '-journal']) {
     const f = path.join(dataDir, `metadata.sqlite${suffix}`);

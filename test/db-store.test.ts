@@ -1,0 +1,174 @@
+// The metadata store's transactions on both databases: SQLite (one connection, made safe by
+// serializing transactions and reading outside them from a second, read-only connection) and
+// PostgreSQL (a pool; a connection per transaction). Concurrent async transactions that await
+// between statements must neither see nor clobber each other's writes.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../src/engine/db/index.js';
+import { organizations } from '../src/engine/db/tables.js';
+import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
+
+const pause = () => new Promise((r) => setTimeout(r, 5));
+
+/** Runs the same checks on a store. */
+function storeSuite(name: string, open: () => Promise<Store>, close: () => Promise<void>) {
+  describe(name, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await open();
+      await store.db
+        .insert(organizations)
+        .values({ id: 'counter', name: '0', plan: 'free', created: new Date().toISOString() });
+    });
+    afterAll(async () => {
+      await store.close();
+      await close();
+    });
+
+    const read = async () =>
+      Number(
+        (await store.db.select().from(organizations).where(eq(organizations.id, 'counter')))[0]!
+          .name,
+      );
+    const write = (n: number) =>
+      store.db
+        .update(organizations)
+        .set({ name: String(n) })
+        .where(eq(organizations.id, 'counter'));
+
+    it('twenty concurrent read-modify-write transactions that await in between lose no update', async () => {
+      const before = await read();
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.tx(
+            async () => {
+              const n = await read();
+              await pause();
+              await write(n + 1);
+            },
+            { lock: ['counter'] },
+          ),
+        ),
+      );
+      expect(await read()).toBe(before + 20);
+    });
+
+    it('a read outside a transaction never sees its uncommitted write', async () => {
+      const before = await read();
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let written!: () => void;
+      const didWrite = new Promise<void>((r) => (written = r));
+      const t = store.tx(async () => {
+        await write(before + 100);
+        // Inside: the transaction sees its own write.
+        expect(await read()).toBe(before + 100);
+        written();
+        await held;
+      });
+      await didWrite;
+      expect(await read()).toBe(before);
+      release();
+      await t;
+      expect(await read()).toBe(before + 100);
+    });
+
+    it('a failing transaction leaves nothing; a failing nested one only undoes itself', async () => {
+      const before = await read();
+      await expect(
+        store.tx(async () => {
+          await write(before + 1);
+          throw new Error('refused');
+        }),
+      ).rejects.toThrow('refused');
+      expect(await read()).toBe(before);
+      await store.tx(async () => {
+        await write(before + 2);
+        await store
+          .tx(async () => {
+            await write(before + 3);
+            throw new Error('inner');
+          })
+          .catch(() => undefined);
+        expect(await read()).toBe(before + 2);
+      });
+      expect(await read()).toBe(before + 2);
+    });
+
+    it('statements started in a transaction and finished after it run on their own', async () => {
+      let late!: Promise<unknown>;
+      await store.tx(async () => {
+        late = pause().then(() => read());
+      });
+      // The transaction committed before `late` ran: it must not run inside a closed one.
+      await expect(late).resolves.toBeTypeOf('number');
+      expect(store.inTx()).toBe(false);
+    });
+
+    it('raw rows come back as objects with numbers', async () => {
+      const rows = await store.rows<{ n: number }>(
+        sql`SELECT count(*) AS n FROM ${organizations} WHERE ${organizations.id} = ${'counter'}`,
+      );
+      expect(rows).toEqual([{ n: 1 }]);
+    });
+  });
+}
+
+const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-store-'));
+const shape = process.env.URSA_DATABASE_URL || process.env.URSA_TEST_PG_URL ? 'postgres' : 'sqlite';
+
+// One process uses one metadata dialect (tables.ts): the SQLite suite runs in the SQLite shape,
+// the PostgreSQL one in both (its own throwaway server unless the run provides one).
+if (shape === 'sqlite')
+  storeSuite(
+    'SQLite store',
+    () => openStore({ dataDir: sqliteDir }),
+    async () => fs.rmSync(sqliteDir, { recursive: true, force: true }),
+  );
+
+describe.runIf(shape === 'postgres' || !postgresMissing() || process.env.CI === 'true')(
+  'PostgreSQL store (separate process)',
+  () => {
+    // The SQLite suite above bound this process's tables to SQLite; PostgreSQL's runs in a
+    // child so it binds its own.
+    it('passes the same checks', async () => {
+      if (shape === 'postgres') return; // covered by the suite below in this shape
+      const { execFileSync } = await import('node:child_process');
+      const out = execFileSync(
+        'npx',
+        ['vitest', 'run', 'test/db-store.test.ts', '--reporter=dot'],
+        {
+          env: { ...process.env, URSA_TEST_DATABASE: 'postgres' },
+          encoding: 'utf8',
+          timeout: 180_000,
+        },
+      );
+      expect(out).toMatch(/passed/);
+    }, 200_000);
+  },
+);
+
+if (shape === 'postgres') {
+  let pg: TestPostgres | undefined;
+  storeSuite(
+    'PostgreSQL store',
+    async () => {
+      let url = process.env.URSA_TEST_PG_URL;
+      if (!url) {
+        pg = await startPostgres();
+        url = `postgres://${pg.user}:${pg.password}@${pg.host}:${pg.port}/${pg.database}`;
+      }
+      const u = new URL(url);
+      u.pathname = `/store_${process.pid}`;
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('psql', [url, '-qc', `CREATE DATABASE store_${process.pid}`]);
+      return openStore({ dataDir: sqliteDir, databaseUrl: u.toString() });
+    },
+    async () => {
+      await pg?.stop();
+    },
+  );
+}
