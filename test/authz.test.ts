@@ -844,7 +844,8 @@ const MATRIX: Record<string, Entry> = {
     check: async (r, { f, caller, params }) => {
       // Refused callers leave the conversation in place.
       const a = await f.s.engine.actor({ email: jobOwner(caller) }, f.project);
-      if (r.status === 204) await expect(f.s.engine.ai.get(a, params.conversationId!)).rejects.toThrow();
+      if (r.status === 204)
+        await expect(await f.s.engine.ai.get(a, params.conversationId!)).rejects.toThrow();
       else
         expect((await f.s.engine.ai.get(a, params.conversationId!)).id).toBe(params.conversationId);
     },

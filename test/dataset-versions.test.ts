@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { openStore } from '../src/engine/db/index.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
@@ -17,7 +18,13 @@ import { WriteLocks } from '../src/engine/data/write-lock.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject, waitFor } from './helpers/fixtures.js';
 import { deferred, gateOrAbort, isFinal, pollJob, sleep, type Deferred } from './helpers/jobs.js';
-import { ADMIN, startOnPort, startTestServer, type TestServer } from './helpers/server.js';
+import {
+  ADMIN,
+  startOnPort,
+  startTestServer,
+  testConfig,
+  type TestServer,
+} from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 /** Dataset `name`'s prescription: columns titled "Id", "Amount" (`sales`) or "Id a", "Amount a" (`a`). */
@@ -92,14 +99,14 @@ async function aql(project: string, text: string): Promise<string> {
 }
 
 /** The project's version rows in the metadata (the test reads the SQLite file itself). */
-function versionRows(dataDir: string, project: string) {
-  const db = new Database(path.join(dataDir, 'metadata.sqlite'), { readonly: true });
+async function versionRows(dataDir: string, project: string) {
+  const store = await openStore(testConfig(dataDir));
   try {
-    return db
-      .prepare('SELECT id, cluster, file, state FROM dataset_versions WHERE project_id = ?')
-      .all(project) as { id: string; cluster: string; file: string; state: string }[];
+    return await store.rows<{ id: string; cluster: string; file: string; state: string }>(
+      sql`SELECT id, cluster, file, state FROM dataset_versions WHERE project_id = ${project}`,
+    );
   } finally {
-    db.close();
+    await store.close();
   }
 }
 
@@ -114,8 +121,8 @@ function filesOf(dataDir: string, project: string): string[] {
     .sort();
 }
 
-const current = (dataDir: string, project: string) =>
-  versionRows(dataDir, project)
+const current = async (dataDir: string, project: string) =>
+  (await versionRows(dataDir, project))
     .filter((v) => v.state === 'current')
     .map((v) => v.file)
     .sort();
@@ -156,7 +163,7 @@ describe('dataset versions', () => {
     const p = await createProject(s, 'held', 'Held');
     expect((await loadCsv(p, { sales: 'id,amount\n1,1\n2,2\n3,3\n' })).status).toBe('OK');
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('6');
-    const first = current(s.dataDir, p);
+    const first = await current(s.dataDir, p);
     expect(first).toEqual([expect.stringMatching(/^datasets\/sales\/[a-z0-9]+\.duckdb$/)]);
 
     const gate = deferred();
@@ -171,13 +178,13 @@ describe('dataset versions', () => {
     const t0 = Date.now();
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('6');
     expect(Date.now() - t0).toBeLessThan(5000);
-    expect(current(s.dataDir, p)).toEqual(first);
+    expect(await current(s.dataDir, p)).toEqual(first);
 
     gate.resolve();
     const done = await pollJob(s.api, p, job.id, isFinal);
     expect(done.status, done.message).toBe('OK');
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('30');
-    const second = current(s.dataDir, p);
+    const second = await current(s.dataDir, p);
     expect(second).not.toEqual(first);
     expect(fs.existsSync(path.join(s.dataDir, 'projects', p, second[0]!))).toBe(true);
   });
@@ -187,14 +194,14 @@ describe('dataset versions', () => {
     expect((await loadCsv(p, { a: 'id,amount\n1,1\n', b: 'id,amount\n1,100\n' })).status).toBe(
       'OK',
     );
-    const before = current(s.dataDir, p);
+    const before = await current(s.dataDir, p);
     expect(before).toHaveLength(2);
     // `a` would load fine; `b` repeats its primary key: the job fails at b's checks.
     const job = await loadCsv(p, { a: 'id,amount\n1,5\n2,5\n', b: 'id,amount\n7,1\n7,2\n' });
     expect(job.status).toBe('ERROR');
     expect(job.message).toContain('not unique');
-    expect(current(s.dataDir, p)).toEqual(before);
-    expect(versionRows(s.dataDir, p).every((v) => v.state === 'current')).toBe(true);
+    expect(await current(s.dataDir, p)).toEqual(before);
+    expect((await versionRows(s.dataDir, p)).every((v) => v.state === 'current')).toBe(true);
     expect(filesOf(s.dataDir, p)).toEqual(before);
     expect(await aql(p, 'SELECT SUM([Amount a]), SUM([Amount b])')).toBe('1\t100');
   });
@@ -202,7 +209,7 @@ describe('dataset versions', () => {
   it('superseded versions are removed after the grace period, except one a read still uses', async () => {
     const p = await createProject(s, 'grace', 'Grace');
     expect((await loadCsv(p, { sales: 'id,amount\n1,1\n' })).status).toBe('OK');
-    const v1 = current(s.dataDir, p)[0]!;
+    const v1 = (await current(s.dataDir, p))[0]!;
     // A read that started on v1 and has not finished (a long query).
     const reading = deferred();
     const release = deferred();
@@ -213,9 +220,9 @@ describe('dataset versions', () => {
     });
     await reading.promise;
     expect((await loadCsv(p, { sales: 'id,amount\n1,2\n' })).status).toBe('OK');
-    const v2 = current(s.dataDir, p)[0]!;
+    const v2 = (await current(s.dataDir, p))[0]!;
     expect((await loadCsv(p, { sales: 'id,amount\n1,3\n' })).status).toBe('OK');
-    const v3 = current(s.dataDir, p)[0]!;
+    const v3 = (await current(s.dataDir, p))[0]!;
     const file = (f: string) => path.join(s.dataDir, 'projects', p, f);
     // v2 was never read: gone after the grace period (1 s); v1 is kept while the read runs.
     await waitFor(() => (fs.existsSync(file(v2)) ? undefined : true), 10_000);
@@ -228,7 +235,7 @@ describe('dataset versions', () => {
     expect(await held).toEqual([[1]]);
     await waitFor(() => (fs.existsSync(file(v1)) ? undefined : true), 10_000);
     expect(fs.existsSync(file(v3))).toBe(true);
-    expect(versionRows(s.dataDir, p).map((v) => v.file)).toEqual([v3]);
+    expect((await versionRows(s.dataDir, p)).map((v) => v.file)).toEqual([v3]);
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('3');
   });
 });
@@ -248,7 +255,7 @@ describe('the project write lock', () => {
     // A load of this project waits for B, then runs.
     const job = loadCsv(p, { sales: 'id,amount\n1,4\n' });
     await sleep(500);
-    expect(current(s.dataDir, p)).toEqual([]);
+    expect(await current(s.dataDir, p)).toEqual([]);
     await store.unlock(p, 'proc-b');
     expect((await job).status).toBe('OK');
     expect(await store.locked(p)).toBe(false);
@@ -280,10 +287,10 @@ describe('the project write lock', () => {
     const p = await createProject(s, 'gone', 'Gone');
     expect((await loadCsv(p, { sales: 'id,amount\n1,1\n' })).status).toBe('OK');
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('1');
-    expect(versionRows(s.dataDir, p)).toHaveLength(1);
+    expect(await versionRows(s.dataDir, p)).toHaveLength(1);
     const r = await s.api('DELETE', `/projects/${p}`);
     expect(r.status, r.text).toBeLessThan(300);
-    expect(versionRows(s.dataDir, p)).toEqual([]);
+    expect(await versionRows(s.dataDir, p)).toEqual([]);
     expect(fs.existsSync(path.join(s.dataDir, 'projects', p))).toBe(false);
   });
 });
@@ -317,7 +324,7 @@ describe('an old-layout data directory', () => {
       srv = await startOnPort(dataDir, 0);
       try {
         expect(fs.existsSync(path.join(dir, 'data.duckdb'))).toBe(false);
-        const files = current(dataDir, p);
+        const files = await current(dataDir, p);
         expect(files).toEqual([expect.stringMatching(/^datasets\/sales\/[a-z0-9]+\.duckdb$/)]);
         expect(filesOf(dataDir, p)).toEqual(files);
         const read = () =>
@@ -329,10 +336,10 @@ describe('an old-layout data directory', () => {
         await srv.close();
       }
       // Once: a second start finds nothing to convert and the same version.
-      const files = current(dataDir, p);
+      const files = await current(dataDir, p);
       srv = await startOnPort(dataDir, 0);
       try {
-        expect(current(dataDir, p)).toEqual(files);
+        expect(await current(dataDir, p)).toEqual(files);
         expect(filesOf(dataDir, p)).toEqual(files);
       } finally {
         await srv.close();

@@ -6,7 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { and, eq } from 'drizzle-orm';
+import { openStore } from '../src/engine/db/index.js';
+import { flowLocks, objectRevisions, objects } from '../src/engine/db/tables.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine/engine.js';
 import { forbidden } from '../src/engine/errors.js';
@@ -33,6 +35,7 @@ import {
   ADMIN,
   invite,
   startOnPort,
+  testConfig,
   startTestServer,
   type ApiResponse,
   type TestServer,
@@ -518,11 +521,14 @@ describe('triggers on a running server', () => {
       enabled: true,
     });
     // Another process runs it: its lock is in the shared database.
-    const db = new Database(path.join(s.dataDir, 'metadata.sqlite'));
+    const db = s.engine.db;
     try {
-      db.prepare(
-        'insert into flow_locks (project_id, flow, job_id, since) values (?, ?, ?, ?)',
-      ).run(p, 'flow.held', 'job-of-another-process', new Date().toISOString());
+      await db.insert(flowLocks).values({
+        projectId: p,
+        flow: 'flow.held',
+        jobId: 'job-of-another-process',
+        since: new Date().toISOString(),
+      });
       const r = await s.api('POST', `/projects/${p}/inflow/trigger/run`, {
         body: { id: 'trigger.held' },
       });
@@ -534,8 +540,9 @@ describe('triggers on a running server', () => {
       const ev = (await activity()).find((e) => e.object === 'trigger.held')!;
       expect(ev.detail).toMatchObject({ outcome: 'skipped', manual: true });
     } finally {
-      db.prepare('delete from flow_locks where project_id = ? and flow = ?').run(p, 'flow.held');
-      db.close();
+      await db
+        .delete(flowLocks)
+        .where(and(eq(flowLocks.projectId, p), eq(flowLocks.flow, 'flow.held')));
     }
   });
 
@@ -779,17 +786,19 @@ describe('a timer missed while the server was down', () => {
     server = undefined;
 
     // Down for three days: the first two triggers existed all along, the third is new.
-    const db = new Database(path.join(dataDir, 'metadata.sqlite'));
+    const store = await openStore(testConfig(dataDir));
     const before = new Date(Date.now() - 3 * 86_400_000).toISOString();
     for (const ident of ['trigger.daily', 'trigger.dailyoff']) {
-      db.prepare('update objects set created = ?, updated = ? where ident = ?').run(
-        before,
-        before,
-        ident,
-      );
-      db.prepare('update object_revisions set time = ? where ident = ?').run(before, ident);
+      await store.db
+        .update(objects)
+        .set({ created: before, updated: before })
+        .where(eq(objects.ident, ident));
+      await store.db
+        .update(objectRevisions)
+        .set({ time: before })
+        .where(eq(objectRevisions.ident, ident));
     }
-    db.close();
+    await store.close();
 
     server = await startOnPort(dataDir, 0, env);
     api = apiOf(server);

@@ -6,11 +6,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { openStore } from '../src/engine/db/index.js';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastLine, runCli, startCli, type StartedCli } from './helpers/cli.js';
-import { ADMIN } from './helpers/server.js';
+import { ADMIN, testConfig } from './helpers/server.js';
 
 const ROWS = 6_000_000;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-crash-'));
@@ -131,23 +132,21 @@ function versionFiles(project: string, cluster: string): string[] {
 }
 
 /** The dataset's current version file, as the metadata publishes it. */
-function currentFile(project: string, cluster: string): string {
-  const meta = new Database(path.join(dir, 'metadata.sqlite'), { readonly: true });
+async function currentFile(project: string, cluster: string): Promise<string> {
+  const store = await openStore(testConfig(dir));
   try {
-    const row = meta
-      .prepare(
-        "SELECT file FROM dataset_versions WHERE project_id = ? AND cluster = ? AND state = 'current'",
-      )
-      .get(project, cluster) as { file: string };
-    return row.file;
+    const [row] = await store.rows<{ file: string }>(
+      sql`SELECT file FROM dataset_versions WHERE project_id = ${project} AND cluster = ${cluster} AND state = 'current'`,
+    );
+    return row!.file;
   } finally {
-    meta.close();
+    await store.close();
   }
 }
 
 /** Reads the dataset's current version file directly (the server must be stopped). */
 async function duck(project: string, sql: string) {
-  const file = path.join(dir, 'projects', project, currentFile(project, 'sales'));
+  const file = path.join(dir, 'projects', project, await currentFile(project, 'sales'));
   const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   try {
     const c = await db.connect();
