@@ -583,6 +583,15 @@ const MATRIX: Record<string, Entry> = {
       if (ok) expect(r.json.object.revision).toBe(1);
     },
   },
+  'GET /projects/{project}/pmd/obj/{id}/values': {
+    level: 'member',
+    success: 200,
+    prepare: () => ({ params: { id: 'attr.authz_sales.region' }, query: '?limit=5' }),
+    check: (r, { ok }) => {
+      if (ok)
+        expect(r.json.values.map((v: { value: string }) => v.value).sort()).toEqual(['EU', 'US']);
+    },
+  },
   'GET /projects/{project}/pmd/bulkobj': {
     level: 'member',
     success: 200,

@@ -38,6 +38,7 @@ table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
 th{position:sticky;top:0;background:var(--card)}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+.text p{margin:0;white-space:pre-wrap}
 .note{color:var(--muted);font-size:.85rem;margin:6px 0 0}
 .error{color:var(--err)}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0 16px}
@@ -115,7 +116,10 @@ ${links.downloads?.length && html`<p class="links">${links.downloads.map((d, i) 
 }
 
 function item(i: DashboardItemRun, n: number, links: PageLinks): Html {
-  const title = links.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
+  if (i.text !== undefined)
+    return html`<section class="card text i${n}">${i.title && html`<h2>${i.title}</h2>`}<p>${i.text}</p></section>`;
+  const title =
+    links.report && i.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
   return html`<section class="card i${n}"><h2>${title}</h2>
 ${i.error ? html`<p class="error">${i.error}</p>` : i.result && html`${reportBody(i.result, ITEM_ROWS)}${warnings(i.result)}`}
 </section>`;

@@ -2,7 +2,8 @@
 // folders, the LDM and ODM graphs and the model checks. Every rule lives in
 // engine.objects; this file only translates HTTP and adds links.
 import type { ObjectSummary, ObjectView, RevisionInfo } from '../../engine/model/objects.js';
-import { zBool } from '../../engine/validate.js';
+import { z } from 'zod';
+import { parseInput, zBool } from '../../engine/validate.js';
 import { addProjectLinks, enc, link, paging, projectPath, type Link } from '../links.js';
 import type { RouteDef } from '../router.js';
 
@@ -31,6 +32,12 @@ const flat = (v: ObjectView) => ({
   revision: v.revision,
   updated: v.updated,
   updatedBy: v.updatedBy,
+});
+
+/** The values route's query: the MCP tool's prefix and limit. */
+const valuesQuery = z.object({
+  prefix: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
 });
 
 const flag = (v: unknown) => v !== undefined && zBool.safeParse(v).data === true;
@@ -191,6 +198,28 @@ export const modelRoutes: RouteDef[] = [
           return {
             title: `${v.type} ${v.name}, revision ${v.revision}`,
             body: { object: v, link: [objectLink(actor.projectId, v)] },
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
+    path: '/projects/:project/pmd/obj/:id/values',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Distinct values of an attribute or label, most frequent first, with their row counts (as the MCP tool get_attribute_values): `prefix` (any case), `limit` (1–1000, default 50).',
+        handler: async ({ engine, actor, params, query }) => {
+          const { object } = engine.objects.get(actor, params.id!);
+          const opts = parseInput(valuesQuery, query, 'query');
+          const r = await engine.catalog.attributeValues(actor, object.ident, opts);
+          return {
+            title: `Values of ${object.name}`,
+            body: { ...r, link: [objectLink(actor.projectId, object)] },
+            tabular: r.values,
+            filename: 'values',
           };
         },
       },

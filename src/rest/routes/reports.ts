@@ -61,7 +61,7 @@ export function dashboardItemJson(i: DashboardItemRun) {
   return {
     id: i.id,
     title: i.title,
-    report: i.report,
+    ...(i.report ? { report: i.report } : { text: i.text }),
     layout: i.layout,
     ...(i.error ? { error: i.error } : {}),
     ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS)) : {}),
@@ -196,11 +196,15 @@ export const reportRoutes: RouteDef[] = [
                     title: d.name,
                   },
                 ),
-                ...d.items.map((i) =>
-                  link('report', reportPath(actor.projectId, i.report), {
-                    id: i.report,
-                    title: i.title,
-                  }),
+                ...d.items.flatMap((i) =>
+                  i.report
+                    ? [
+                        link('report', reportPath(actor.projectId, i.report), {
+                          id: i.report,
+                          title: i.title,
+                        }),
+                      ]
+                    : [],
                 ),
               ],
             },

@@ -32,7 +32,13 @@ function Item({ item }: { item: DashboardItem }) {
         '--h': String(h),
       }}
     >
-      <h2 id={heading}>{item.title}</h2>
+      {item.title ? (
+        <h2 id={heading}>{item.title}</h2>
+      ) : (
+        <h2 class="sr-only" id={heading}>
+          Text
+        </h2>
+      )}
       <ItemBody item={item} />
       {item.warnings?.map((w) => (
         <p key={w} class="muted dash-warning">
@@ -43,7 +49,8 @@ function Item({ item }: { item: DashboardItem }) {
   );
 }
 
-function ItemBody({ item }: { item: DashboardItem }) {
+export function ItemBody({ item }: { item: DashboardItem }) {
+  if (item.text !== undefined) return <p class="dash-text">{item.text}</p>;
   if (item.error)
     return <p class="error dash-item-error">This item could not be shown: {item.error}</p>;
   if (item.kpi)
