@@ -128,7 +128,10 @@ export class Reports {
     a: ProjectActor,
     ident: string,
     filter: unknown,
-    opts: { signal?: AbortSignal } = {},
+    opts: {
+      signal?: AbortSignal;
+      /** Compute this item only (its download). */ only?: string;
+    } = {},
   ): Promise<DashboardRun> {
     const s = this.objects.scope(a);
     const dash = this.mustOpen(a, s, ident, 'dashboard');
@@ -139,7 +142,11 @@ export class Reports {
     const reader: ProjectActor = condition
       ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
       : a;
-    const placed = placeItems(def);
+    const placed = placeItems(def).filter(
+      (p) => opts.only === undefined || p.item.id === opts.only,
+    );
+    if (opts.only !== undefined && !placed.length)
+      throw notFound(`item "${opts.only}" not found on dashboard "${ident}"`, { item: opts.only });
     const items = await Promise.all(
       placed.map(async ({ item, layout }): Promise<DashboardItemRun | null> => {
         if ('text' in item)
@@ -158,7 +165,8 @@ export class Reports {
           height: Math.max(120, layout.h * CELL_H - 90),
         };
         try {
-          return { ...base, result: await this.run(reader, report, shared, { ...opts, size }) };
+          const run = { signal: opts.signal, size };
+          return { ...base, result: await this.run(reader, report, shared, run) };
         } catch (err) {
           if (err instanceof EngineError) return { ...base, error: err.message };
           throw err;

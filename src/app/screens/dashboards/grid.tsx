@@ -5,19 +5,22 @@
 import type { DashboardItem } from './types';
 import { DataTable } from './table';
 
-export function Grid({ items }: { items: DashboardItem[] }) {
+/** Where an item's data downloads (the API's item route with the dashboard's filters). */
+export type ItemData = (item: DashboardItem, format: 'csv' | 'xlsx') => string;
+
+export function Grid({ items, data }: { items: DashboardItem[]; data?: ItemData }) {
   if (!items.length) return <p class="muted">This dashboard has no items you can see.</p>;
   const ordered = [...items].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
   return (
     <div class="dash-grid">
       {ordered.map((item) => (
-        <Item key={item.id} item={item} />
+        <Item key={item.id} item={item} data={data} />
       ))}
     </div>
   );
 }
 
-function Item({ item }: { item: DashboardItem }) {
+function Item({ item, data }: { item: DashboardItem; data?: ItemData }) {
   const { x, y, w, h } = item.layout;
   const heading = `dash-item-${item.id}`;
   return (
@@ -40,6 +43,18 @@ function Item({ item }: { item: DashboardItem }) {
         </h2>
       )}
       <ItemBody item={item} />
+      {data && item.report && !item.error && (
+        <p class="dash-downloads">
+          Download<span class="sr-only"> {item.title}</span>:{' '}
+          <a href={data(item, 'csv')} download>
+            CSV<span class="sr-only"> of {item.title}</span>
+          </a>{' '}
+          ·{' '}
+          <a href={data(item, 'xlsx')} download>
+            XLSX<span class="sr-only"> of {item.title}</span>
+          </a>
+        </p>
+      )}
       {item.warnings?.map((w) => (
         <p key={w} class="muted dash-warning">
           {w}

@@ -1,7 +1,7 @@
 // One dashboard as the member sees it: its filters (kept in the address), its items on the
 // layout grid, and its actions (PDF export, sharing).
 import { useRef, useState } from 'preact/hooks';
-import { ApiError, projectApi } from '../../api';
+import { API, ApiError, projectApi } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
 import { appPath, Link, navigate, useLocation } from '../../router';
@@ -91,7 +91,14 @@ export function DashboardView({ id }: { id: string }) {
       {filterError && run && (
         <p class="muted">The items are shown again once the filters are valid.</p>
       )}
-      {r.value && <Grid items={r.value.items} />}
+      {r.value && (
+        <Grid
+          items={r.value.items}
+          data={(item, format) =>
+            `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
+          }
+        />
+      )}
     </article>
   );
 }
