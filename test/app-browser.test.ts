@@ -95,6 +95,35 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
     }
   });
 
+  it('keeps the phone header small: two lines, every section reachable, no sideways page', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `/app/p/${s.demo}`,
+      { width: 390, height: 844 },
+    );
+    try {
+      const nav = page.getByRole('navigation', { name: 'Project' });
+      await nav.getByRole('link', { name: 'Dashboards' }).waitFor();
+      const header = (await page.locator('header.top').boundingBox())!;
+      expect(header.height).toBeLessThanOrEqual(96);
+      const sideways = await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(sideways).toBe(0);
+      // The last section scrolls into view inside the header and opens.
+      const last = nav.getByRole('link').last();
+      await last.scrollIntoViewIfNeeded();
+      await last.click();
+      await expect(last.getAttribute('aria-current')).resolves.toBe('page');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('opens a deep link after signing in, and signs out', async () => {
     const { page, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, `/app/p/${s.demo}`);
     try {

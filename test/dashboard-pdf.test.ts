@@ -2,7 +2,8 @@
 // rows become bands, several per page, pages breaking between them, and a table item printed
 // whole (every row, across pages) instead of cut at its cell. The page that is printed is
 // checked in Chromium with print media; the real export (read back with poppler) has the
-// pages and the table's last row.
+// pages and the table's last row. Its public page shows the table in full (no inner scroll
+// box) with numeric headers over their numbers.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -117,4 +118,40 @@ describe.skipIf(skipBrowser)('a dashboard printed to PDF', () => {
     expect(text).toContain('2024-01-01');
     expect(text).toContain('2024-12-31');
   }, 60_000);
+
+  it('on its public page, a table grows to its rows (no inner scroll box), numbers under right-aligned headers', async () => {
+    const on = await s.api('PUT', `/projects/${s.demo}`, { body: { dashboardEmbedding: true } });
+    expect(on.status, on.text).toBe(200);
+    const share = await s.api('POST', `/projects/${s.demo}/pmd/share`, {
+      body: { type: 'public', object: DASH, users: [] },
+    });
+    expect(share.status, share.text).toBe(201);
+    for (const width of [1280, 390]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 } });
+      try {
+        const page = await context.newPage();
+        expect((await page.goto(share.json.share.url))!.status()).toBe(200);
+        const table = page.locator('.i4');
+        await table.locator('tbody tr').first().waitFor();
+        // The card holds its table: nothing scrolls inside it but sideways.
+        const inner = await page.evaluate(
+          `(() => { const c = document.querySelector('.i4'); return c.scrollHeight - c.clientHeight; })()`,
+        );
+        expect(inner).toBeLessThanOrEqual(1);
+        // The count column: its header's text ends where its numbers end.
+        const ends = (await page.evaluate(`(() => {
+          const end = (el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getBoundingClientRect().right; };
+          const c = document.querySelector('.i4');
+          return [end(c.querySelector('th:nth-child(2)')), end(c.querySelector('tbody td:nth-child(2)'))];
+        })()`)) as [number, number];
+        expect(Math.abs(ends[0] - ends[1])).toBeLessThan(2);
+        const sideways = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        expect(sideways).toBe(0);
+      } finally {
+        await context.close();
+      }
+    }
+  });
 });

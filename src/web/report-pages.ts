@@ -27,6 +27,7 @@ h1{font-size:1.5rem;margin:0 0 4px}
 .desc{color:var(--muted);margin:0}
 main{padding:8px 24px 24px}
 .band{display:grid;grid-template-columns:repeat(${GRID_COLUMNS},minmax(0,1fr));grid-auto-rows:60px;gap:14px;margin-bottom:14px}
+.band.long{grid-auto-rows:minmax(60px,auto)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px;
 overflow:auto;min-width:0;display:flex;flex-direction:column}
 .card h2{font-size:1rem;margin:0 0 8px}
@@ -39,6 +40,7 @@ overflow:auto;min-width:0;display:flex;flex-direction:column}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
 th{position:sticky;top:0;background:var(--card)}
+th.n{text-align:right}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .text p{margin:0;white-space:pre-wrap}
 .note{color:var(--muted);font-size:.85rem;margin:6px 0 0}
@@ -79,7 +81,7 @@ const isNumeric = (dataType: string) => dataType === 'integer' || dataType === '
 function table(r: ReportRun, maxRows: number): Html {
   const shown = r.rows.slice(0, maxRows);
   return html`<table>
-<thead><tr>${r.columns.map((c) => html`<th>${c.title}</th>`)}</tr></thead>
+<thead><tr>${r.columns.map((c) => (isNumeric(c.dataType) ? html`<th class="n">${c.title}</th>` : html`<th>${c.title}</th>`))}</tr></thead>
 <tbody>${shown.map(
     (row) =>
       html`<tr>${r.columns.map((c, i) =>
