@@ -105,13 +105,15 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await screenshots(page, 'dashboard');
 
       // A filter: applied through the address, so the page can be bookmarked and reopened.
-      await page.getByLabel('Origin Region').fill('West');
+      await page.getByLabel('Origin Region', { exact: true }).fill('West');
       await page.getByRole('button', { name: 'Apply' }).click();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
       expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST_REGION}`);
       await page.reload();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
-      await expect(page.getByLabel('Origin Region').inputValue()).resolves.toBe('West');
+      await expect(page.getByLabel('Origin Region', { exact: true }).inputValue()).resolves.toBe(
+        'West',
+      );
       await page.getByRole('button', { name: 'Clear' }).click();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
       expect(new URL(page.url()).search).toBe('');
@@ -252,7 +254,7 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       const origins = dialog.getByLabel(/Sites that may frame it/);
       await origins.fill('ftp://intranet.example.com');
       await dialog.getByRole('button', { name: 'Turn on embedding' }).click();
-      await expect(origins.getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect.poll(() => origins.getAttribute('aria-invalid')).toBe('true');
       await origins.fill('https://intranet.example.com');
       await dialog.getByRole('button', { name: 'Turn on embedding' }).click();
       await dialog.getByText('Dashboard embedding is on').waitFor();

@@ -1,7 +1,7 @@
 // Downloads of a dashboard item's data with the dashboard's filters (GET app/dashboards/{id}/
 // items/{item}, every row, CSV and XLSX) and XLSX wherever the API answers CSV: the workbook
 // is read back (its zip and sheet XML) and compared with the JSON rows. In the app, each item
-// links both, with the filters of the address.
+// links both, with the filters of the address; a chart's values filter the dashboard.
 import fs from 'node:fs';
 import { crc32, inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,40 @@ describe('dashboard item downloads', () => {
     expect(missing.status).toBe(404);
     expect(missing.json.message).toBe(`item "nope" not found on dashboard "${DASH}"`);
   });
+
+  it.skipIf(skipBrowser)(
+    'drills down: a click on a chart opens its data, a value filters the dashboard',
+    async () => {
+      const { page, problems, close } = await signedIn(
+        browser!,
+        s,
+        ADMIN,
+        ADMIN_PASSWORD,
+        `/app/p/${s.demo}/dashboards/${DASH}`,
+      );
+      try {
+        const kpi = page.locator('[data-item=flights] .dash-kpi-value');
+        const rest = async (q: string) =>
+          (await s.api('GET', `/projects/${s.demo}/app/dashboards/${DASH}${q}`)).json.items.find(
+            (i: { id: string }) => i.id === 'flights',
+          ).kpi.formatted as string;
+        await expect.poll(() => kpi.textContent()).toBe(await rest(''));
+        await page.locator('[data-item=by_region] img.dash-chart').click();
+        await page
+          .getByRole('button', { name: 'Filter the dashboard by Origin Region: West' })
+          .click();
+        await expect.poll(() => kpi.textContent()).toBe(await rest(`?${WEST}`));
+        expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST}`);
+        // A column the dashboard has no filter for stays plain text.
+        await page.locator('[data-item=by_carrier] img.dash-chart').click();
+        await page.locator('[data-item=by_carrier] td').first().waitFor();
+        expect(await page.locator('[data-item=by_carrier] button.dash-drill').count()).toBe(0);
+        expect(problems).toEqual([]);
+      } finally {
+        await close();
+      }
+    },
+  );
 
   it.skipIf(skipBrowser)(
     'links each item’s CSV and XLSX in the app, with the address’s filters',

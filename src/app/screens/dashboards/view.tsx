@@ -94,6 +94,13 @@ export function DashboardView({ id }: { id: string }) {
       {r.value && (
         <Grid
           items={r.value.items}
+          drill={(column, value) => {
+            // The dashboard's filter on this column's attribute (matched by its title).
+            const f = r.value?.filters.find(
+              (x) => x.title.toLowerCase() === column.title.toLowerCase(),
+            );
+            return f && (() => go(new Map([...picks, [f.attribute, [value]]])));
+          }}
           data={(item, format) =>
             `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
           }
