@@ -33,7 +33,7 @@ export function sameRows(a: string[][], b: string[][]): string | null {
 }
 
 /** The whole server in-process on a loopback port, with an empty data directory under `dir`. */
-export async function startBenchServer(dir: string) {
+export async function startBenchServer(dir: string, env: Record<string, string> = {}) {
   const config = loadConfig({
     ...process.env,
     URSA_DATA_DIR: path.join(dir, 'data'),
@@ -42,6 +42,7 @@ export async function startBenchServer(dir: string) {
     URSA_DEMO_DATA: 'false',
     URSA_DEFAULT_PLAN: 'enterprise',
     URSA_LOG_LEVEL: process.env.URSA_LOG_LEVEL ?? 'warn',
+    ...env,
   });
   return { config, running: await startServer(config, createLogger(config.logLevel), false) };
 }

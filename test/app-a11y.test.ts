@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, signedIn, skipBrowser, type AppPage } from './helpers/app-browser.js';
+import { createProject } from './helpers/fixtures.js';
 import { setUpReports, VIEWER } from './helpers/reports-fixture.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -185,6 +186,8 @@ describe.skipIf(skipBrowser)('the web application: accessibility (axe-core)', ()
   beforeAll(async () => {
     [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
     await setUpReports(s);
+    // Two projects, so /app shows the list (with one it opens the project).
+    await createProject(s, 'second', 'Second project');
     await s.engine.accounts.setPassword(VIEWER, PASSWORD);
     [pages.admin, pages.member] = await Promise.all([
       signedIn(browser, s, ADMIN, ADMIN_PASSWORD),

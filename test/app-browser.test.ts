@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { createProject } from './helpers/fixtures.js';
 import {
   ADMIN,
   ADMIN_PASSWORD,
@@ -22,6 +23,8 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
 
   beforeAll(async () => {
     s = await startTestServer();
+    // The Admin has two projects (the list); the member one (the app opens it directly).
+    await createProject(s, 'second', 'Second project');
     await invite(s, s.demo, MEMBER);
     await s.engine.accounts.setPassword(MEMBER, MEMBER_PASSWORD);
     const r = await s.api('PUT', `/projects/${s.demo}/announce`, {
@@ -71,6 +74,50 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
       // Back and forward move between screens without reloading.
       await page.goBack();
       await page.getByRole('heading', { name: 'Your projects' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('goes straight into the only project; the list is one click away', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD);
+    try {
+      await page.getByRole('note').getByText('Loads pause on Sunday.').waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/app/p/${s.demo}`);
+      await page.getByRole('link', { name: 'Ursa' }).click();
+      await page.getByRole('heading', { name: 'Your projects' }).waitFor();
+      await page.waitForTimeout(300);
+      expect(new URL(page.url()).pathname).toBe('/app');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps the phone header small: two lines, every section reachable, no sideways page', async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `/app/p/${s.demo}`,
+      { width: 390, height: 844 },
+    );
+    try {
+      const nav = page.getByRole('navigation', { name: 'Project' });
+      await nav.getByRole('link', { name: 'Dashboards' }).waitFor();
+      const header = (await page.locator('header.top').boundingBox())!;
+      expect(header.height).toBeLessThanOrEqual(96);
+      const sideways = await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(sideways).toBe(0);
+      // The last section scrolls into view inside the header and opens.
+      const last = nav.getByRole('link').last();
+      await last.scrollIntoViewIfNeeded();
+      await last.click();
+      await expect(last.getAttribute('aria-current')).resolves.toBe('page');
       expect(problems).toEqual([]);
     } finally {
       await close();

@@ -105,13 +105,15 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await screenshots(page, 'dashboard');
 
       // A filter: applied through the address, so the page can be bookmarked and reopened.
-      await page.getByLabel('Origin Region').fill('West');
+      await page.getByLabel('Origin Region', { exact: true }).fill('West');
       await page.getByRole('button', { name: 'Apply' }).click();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
       expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST_REGION}`);
       await page.reload();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
-      await expect(page.getByLabel('Origin Region').inputValue()).resolves.toBe('West');
+      await expect(page.getByLabel('Origin Region', { exact: true }).inputValue()).resolves.toBe(
+        'West',
+      );
       await page.getByRole('button', { name: 'Clear' }).click();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
       expect(new URL(page.url()).search).toBe('');
@@ -193,7 +195,9 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
     const outsider = await signedIn(browser, s, OUTSIDER, PASSWORD, list);
     const admin = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
     try {
-      await outsider.page.getByRole('heading', { name: 'No dashboards yet' }).waitFor();
+      // Their roles open none of the fixture's: only the demo's own dashboard (no ACL).
+      await outsider.page.getByRole('link', { name: /Flights overview/ }).waitFor();
+      expect(await outsider.page.getByRole('link', { name: /Operations/ }).count()).toBe(0);
 
       const page = admin.page;
       const share = page.getByRole('button', { name: 'Share…' });
@@ -230,7 +234,7 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
     }
   });
 
-  it('makes it public once embedding is on: its address opens without signing in', async () => {
+  it('makes it public, turning embedding on in the dialog: its address opens without signing in', async () => {
     const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
     try {
       const open = async () => {
@@ -240,17 +244,25 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
         return d;
       };
       // Embedding off: the dialog explains, and shows the API's 403.
-      let dialog = await open();
+      const dialog = await open();
       await dialog.getByLabel(/Public/).check();
       await dialog.getByText('Public shares are off in this project').waitFor();
       await dialog.getByRole('button', { name: 'Save changes' }).click();
       await expect(dialog.getByRole('alert').textContent()).resolves.toMatch(/dashboardEmbedding/);
 
-      const on = await s.api('PUT', `/projects/${s.demo}`, { body: { dashboardEmbedding: true } });
-      expect(on.status, on.text).toBe(200);
-      await page.reload();
-      dialog = await open();
-      await dialog.getByLabel(/Public/).check();
+      // Turned on in the dialog, with the sites that may frame it (a bad one refused first).
+      const origins = dialog.getByLabel(/Sites that may frame it/);
+      await origins.fill('ftp://intranet.example.com');
+      await dialog.getByRole('button', { name: 'Turn on embedding' }).click();
+      await expect.poll(() => origins.getAttribute('aria-invalid')).toBe('true');
+      await origins.fill('https://intranet.example.com');
+      await dialog.getByRole('button', { name: 'Turn on embedding' }).click();
+      await dialog.getByText('Dashboard embedding is on').waitFor();
+      const project = await s.api('GET', `/projects/${s.demo}`);
+      expect(project.json.project).toMatchObject({
+        dashboardEmbedding: true,
+        embedOrigins: ['https://intranet.example.com'],
+      });
       await dialog.getByRole('button', { name: 'Save changes' }).click();
       const address = dialog.getByLabel('Public address');
       await address.waitFor();
@@ -259,6 +271,7 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await expect(dialog.getByLabel('Embed in a web page').inputValue()).resolves.toContain(
         `<iframe src="${url}"`,
       );
+      await dialog.getByText('Only pages of https://intranet.example.com may frame it.').waitFor();
       await screenshots(page, 'share-public');
 
       const visitor = await browser.newContext();
@@ -276,8 +289,8 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await dialog.getByRole('button', { name: 'Yes, stop sharing' }).click();
       await dialog.getByText('This dashboard is not shared').waitFor();
       expect((await fetch(url)).status).toBe(404);
-      // The public share refused while embedding was off.
-      expectOnlyRefused(problems, { 403: 1 });
+      // The public share refused while embedding was off; the bad origin.
+      expectOnlyRefused(problems, { 403: 1, 400: 1 });
     } finally {
       await close();
     }

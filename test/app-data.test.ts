@@ -130,6 +130,52 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
     }
   });
 
+  it('shows every control of the load form at 390 and 1280 px, the key column too', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, data);
+    page.setDefaultTimeout(10_000);
+    try {
+      const wide =
+        'order_id,customer_reference_code,shipping_destination_city,product_category_name,quantity_ordered,unit_price_in_euro\n' +
+        '1,C-001,Trondheim,Garden furniture,2,19.5\n2,C-002,Stavanger,Kitchen appliances,1,240\n';
+      await upload(page, 'wide-orders.csv', Buffer.from(wide));
+      await uploadItem(page, 'wide-orders.csv')
+        .getByRole('link', { name: 'Load as dataset' })
+        .click();
+      await page.getByRole('heading', { name: 'Load a file', level: 1 }).waitFor();
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        const controls = [
+          page.getByLabel('order_id is the primary key'),
+          page.getByLabel('unit_price_in_euro is the primary key'),
+          page.getByLabel('Type of unit_price_in_euro'),
+          page.getByLabel('Role of customer_reference_code'),
+          page.getByLabel('Label of shipping_destination_city'),
+          page.getByLabel('Dataset', { exact: true }),
+          page.getByRole('button', { name: 'Load' }),
+        ];
+        for (const c of controls) {
+          await c.scrollIntoViewIfNeeded();
+          const b = (await c.boundingBox())!;
+          // On the page's width, not behind an inner sideways scroll.
+          expect(b.x, `${width}px`).toBeGreaterThanOrEqual(0);
+          expect(b.x + b.width, `${width}px`).toBeLessThanOrEqual(width);
+        }
+        const inner = await page.evaluate(
+          `(() => { const w = document.querySelector('.data-columns').parentElement; return w.scrollWidth - w.clientWidth; })()`,
+        );
+        expect(inner, `${width}px`).toBeLessThanOrEqual(1);
+        const sideways = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        expect(sideways, `${width}px`).toBe(0);
+      }
+      await screenshots(page, 'data-guess-wide');
+      expect(unexpected(problems)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('links a dataset without a key to Explore, and writes its counts one way', async () => {
     const csv = `city,score\n${Array.from({ length: 10_000 }, (_, i) => `c${i % 7},${i}`).join('\n')}\n`;
     await loadDataset(s, s.demo, 'keyless', csv, '', [

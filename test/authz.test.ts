@@ -43,6 +43,8 @@ interface Params {
   boxId: string;
   /** A dashboard's ident (pmd/share/{dashboardId}). */
   dashboardId: string;
+  /** A dashboard item's id (app/dashboards/{id}/items/{item}). */
+  item: string;
 }
 
 interface CheckContext {
@@ -684,6 +686,20 @@ const MATRIX: Record<string, Entry> = {
         ]);
     },
   },
+  'GET /projects/{project}/app/dashboards/{id}/items/{item}': {
+    level: 'member',
+    success: 200,
+    prepare: (f) => ({
+      params: { id: throwawayDashboard(f, 'authz-dash-item').dashboard, item: 'a' },
+    }),
+    check: (r, { ok }) => {
+      if (ok)
+        expect(r.json.item.rows).toEqual([
+          ['EU', 3],
+          ['US', 4],
+        ]);
+    },
+  },
   'GET /projects/{project}/app/reports/{id}': {
     level: 'member',
     success: 200,
@@ -1074,6 +1090,7 @@ describe('maintenance', () => {
         messageId: 'any',
         boxId: 'input.storage',
         dashboardId: 'dashboard.any',
+        item: 'any',
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -1140,6 +1157,7 @@ describe('revoked member (active: false)', () => {
         messageId: 'any',
         boxId: 'input.storage',
         dashboardId: 'dashboard.any',
+        item: 'any',
       }),
       entry.body,
     );

@@ -279,6 +279,37 @@ describe('demo data', () => {
     expect(checks.json.problems, checks.text).toEqual([]);
   });
 
+  it('ships a report of each visualization and a filtered dashboard of them, all computing', async () => {
+    await demoJobs(s);
+    const r = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.demo_flights`);
+    expect(r.status, r.text).toBe(200);
+    type Item = { id: string; error?: string; chart?: { svg: string }; kpi?: unknown };
+    const items = r.json.items as Item[];
+    expect(items.map((i) => i.error ?? null)).toEqual(items.map(() => null));
+    const kinds = await Promise.all(
+      (r.json.items as { report: string }[]).map(async (i) => {
+        const o = await s.api('GET', `/projects/${s.demo}/pmd/obj/${i.report}`);
+        return o.json.object.def.visualization.type as string;
+      }),
+    );
+    expect([...kinds].sort()).toEqual(['area', 'bar', 'kpi', 'line', 'pie', 'scatter', 'table']);
+    expect(items.filter((i) => i.chart?.svg.startsWith('<svg')).length).toBe(5);
+    expect(r.json.filters.map((f: { title: string }) => f.title)).toEqual([
+      'Origin Region',
+      'Flight Date',
+    ]);
+    // Its date filter narrows every item: a month has fewer flights than the two years.
+    const jan = await s.api(
+      'GET',
+      `/projects/${s.demo}/app/dashboards/dashboard.demo_flights?filter=attr.flights.flight_date:2024-01-01..2024-01-31`,
+    );
+    expect(jan.status, jan.text).toBe(200);
+    const kpi = (x: { json: { items: Item[] } }) =>
+      (x.json.items.find((i) => i.id === 'flights')!.kpi as { value: number }).value;
+    expect(kpi(jan)).toBeGreaterThan(0);
+    expect(kpi(jan)).toBeLessThan(kpi(r) / 12);
+  });
+
   it('is the same on every first start (checksum of a second fresh server)', async () => {
     await demoJobs(s);
     const other = await startTestServer({ URSA_DEMO_DATA: 'true' });

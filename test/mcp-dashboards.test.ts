@@ -113,28 +113,31 @@ describe('MCP dashboards and reports', () => {
   it('list_dashboards: what the caller can open, with the link to its page', async () => {
     const viewer = await call(VIEWER, 'list_dashboards');
     expect(viewer.isError, viewer.text).toBe(false);
-    expect(viewer.data).toEqual({
-      dashboards: [
-        {
-          id: 'dashboard.ops',
-          title: 'Operations',
-          description: 'Flights, miles and delays',
-          items: 6,
-          url: dashboardUrl(),
-        },
-      ],
-      total: 1,
-      truncated: false,
+    // The fixture's dashboard, and the demo's own (no ACL: every member reads it).
+    expect(viewer.data).toMatchObject({ total: 2, truncated: false });
+    const ops = viewer.data.dashboards.find((d: { id: string }) => d.id === 'dashboard.ops');
+    expect(ops).toEqual({
+      id: 'dashboard.ops',
+      title: 'Operations',
+      description: 'Flights, miles and delays',
+      items: 6,
+      url: dashboardUrl(),
     });
+    expect(viewer.data.dashboards.map((d: { id: string }) => d.id).sort()).toEqual([
+      'dashboard.demo_flights',
+      'dashboard.ops',
+    ]);
     // The link opens the page for that user.
-    const page = await fetch(viewer.data.dashboards[0].url, {
+    const page = await fetch(ops.url, {
       headers: { authorization: `Bearer ${await s.token(VIEWER)}`, accept: 'text/html' },
     });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Operations');
     const outsider = await call(OUTSIDER, 'list_dashboards');
     expect(outsider.isError, outsider.text).toBe(false);
-    expect(outsider.data).toMatchObject({ dashboards: [], total: 0 });
+    expect(outsider.data.dashboards.map((d: { id: string }) => d.id)).toEqual([
+      'dashboard.demo_flights',
+    ]);
   });
 
   it('get_dashboard: the REST JSON’s data for the same user, and each chart as a PNG', async () => {
@@ -275,7 +278,9 @@ describe('MCP dashboards and reports', () => {
       const r = await call(OUTSIDER, 'get_dashboard', { dashboard });
       expect(r.isError).toBe(true);
       expect(r.text).toContain(`dashboard "${dashboard}" not found`);
-      expect(r.text).not.toContain('Flights');
+      // Nothing of what it hides (its items' titles); what they may open is listed instead.
+      expect(r.text).not.toMatch(/Flights by region|Flights Flown|Miles flown/);
+      expect(r.text).toContain('your dashboards: "Flights overview" (dashboard.demo_flights)');
     }
     const report = await call(OUTSIDER, 'run_report', { report: 'report.by_region' });
     expect(report.isError).toBe(true);
@@ -293,7 +298,10 @@ describe('MCP dashboards and reports', () => {
     expect(share.status, share.text).toBe(201);
     try {
       const list = await call(OUTSIDER, 'list_dashboards');
-      expect(list.data.dashboards.map((d: { id: string }) => d.id)).toEqual(['dashboard.ops']);
+      expect(list.data.dashboards.map((d: { id: string }) => d.id).sort()).toEqual([
+        'dashboard.demo_flights',
+        'dashboard.ops',
+      ]);
       const r = await call(OUTSIDER, 'get_dashboard', { dashboard: 'Operations' });
       expect(r.isError, r.text).toBe(false);
       sameData(r.data.items, await restDashboard(OUTSIDER));

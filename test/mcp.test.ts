@@ -1,6 +1,7 @@
 // The MCP server over real HTTP with the SDK's own client: discovery, every tool, the row
 // filter, paging, errors a model can fix, the output cap, protocol versions, sessions,
 // stateless requests, Origin checks and bearer auth for the MCP audience.
+import { DEMO_REPORTS } from '../src/engine/data/demo/load-demo.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -550,11 +551,14 @@ describe('MCP over Streamable HTTP', () => {
     it('list_reports and run_report', async () => {
       const list = await call(member, 'list_reports');
       expect(list.isError, list.text).toBe(false);
-      expect(list.data).toMatchObject({
-        total: 1,
-        nextOffset: null,
-        reports: [{ id: 'report.miles_by_carrier', title: 'Miles by carrier' }],
-      });
+      // The test's report and the demo's own (no ACL: every member reads them).
+      expect(list.data).toMatchObject({ total: 1 + DEMO_REPORTS.length, nextOffset: null });
+      expect(list.data.reports.map((r: { id: string }) => r.id).sort()).toEqual(
+        ['report.miles_by_carrier', ...DEMO_REPORTS.map((r) => r.ident)].sort(),
+      );
+      expect(
+        list.data.reports.find((r: { id: string }) => r.id === 'report.miles_by_carrier'),
+      ).toMatchObject({ title: 'Miles by carrier' });
       const run = await call(member, 'run_report', { report: 'Miles by carrier' });
       expect(run.isError, run.text).toBe(false);
       expect(run.data.report.id).toBe('report.miles_by_carrier');

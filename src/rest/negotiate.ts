@@ -2,13 +2,14 @@
 // answers a browsable HTML page (API-DECISIONS "Formats"); other methods default to JSON.
 import { EngineError, invalid } from '../engine/errors.js';
 
-export type Format = 'json' | 'yaml' | 'csv' | 'tsv' | 'html' | 'pdf';
+export type Format = 'json' | 'yaml' | 'csv' | 'tsv' | 'xlsx' | 'html' | 'pdf';
 
 const MIME: Record<Format, string> = {
   json: 'application/json',
   yaml: 'text/yaml',
   csv: 'text/csv',
   tsv: 'text/tab-separated-values',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   html: 'text/html',
   pdf: 'application/pdf',
 };
@@ -26,6 +27,8 @@ const ALIASES: Record<string, Format> = {
   'text/csv': 'csv',
   tsv: 'tsv',
   'text/tab-separated-values': 'tsv',
+  xlsx: 'xlsx',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
   html: 'html',
   'text/html': 'html',
   'application/xhtml+xml': 'html',

@@ -5,6 +5,7 @@ import { toYaml } from '../shared/yaml.js';
 import { sendPage } from '../web/page.js';
 import { mimeOf, negotiate, type Format } from './negotiate.js';
 import { tabularFromList, toDelimited } from '../shared/delimited.js';
+import { toXlsx } from '../shared/xlsx.js';
 import { renderResourcePage } from './render/html.js';
 
 export interface Tabular {
@@ -17,10 +18,10 @@ export interface Reply {
   body?: unknown;
   /** Title of the HTML page. */
   title?: string;
-  /** Offered as CSV/TSV when present: the rows of a list resource. */
+  /** Offered as CSV/TSV/XLSX when present: the rows of a list resource. */
   tabular?: Tabular | object[];
   headers?: Record<string, string>;
-  /** A file name for CSV/TSV downloads. */
+  /** A file name for CSV/TSV/XLSX downloads. */
   filename?: string;
 }
 
@@ -32,7 +33,7 @@ export function send(req: Request, res: Response, reply: Reply): void {
     return;
   }
   const offered: Format[] = reply.tabular
-    ? ['json', 'yaml', 'csv', 'tsv', 'html']
+    ? ['json', 'yaml', 'csv', 'tsv', 'xlsx', 'html']
     : ['json', 'yaml', 'html'];
   const format = negotiate(
     { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
@@ -70,18 +71,25 @@ export function write(
     case 'yaml':
       return end(res, type, toYaml(reply.body));
     case 'csv':
-    case 'tsv': {
+    case 'tsv':
+    case 'xlsx': {
       const t = Array.isArray(reply.tabular)
         ? tabularFromList(reply.tabular as Record<string, unknown>[])
         : reply.tabular!;
       const name = `${reply.filename ?? 'data'}.${format}`;
       res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
-      return end(res, type, toDelimited(t.columns, t.rows, format === 'csv' ? ',' : '\t'));
+      if (format !== 'xlsx')
+        return end(res, type, toDelimited(t.columns, t.rows, format === 'csv' ? ',' : '\t'));
+      const book = toXlsx(t.columns, t.rows, reply.filename);
+      res.setHeader('Content-Type', mimeOf(format));
+      res.setHeader('Content-Length', book.length);
+      res.end(book);
+      return;
     }
     default: {
       const user =
         (req as Request & { principal?: { email: string } | null }).principal?.email ?? null;
-      const formats = reply.tabular ? ['json', 'yaml', 'csv', 'tsv'] : ['json', 'yaml'];
+      const formats = reply.tabular ? ['json', 'yaml', 'csv', 'tsv', 'xlsx'] : ['json', 'yaml'];
       const page = renderResourcePage({
         title: reply.title ?? 'Ursa API',
         data: reply.body,

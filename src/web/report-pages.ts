@@ -14,6 +14,8 @@ import { renderPage, type Page } from './page.js';
 /** Rows a page shows of a table (JSON and CSV hold them all). */
 export const PAGE_ROWS = 500;
 const ITEM_ROWS = 100;
+/** Rows of a table item in a printed dashboard: the whole table, up to what an item holds. */
+const PRINT_ROWS = 1000;
 
 const STYLE = `
 :root{color-scheme:light;--fg:#1d2330;--bg:#f4f6f9;--card:#fff;--muted:#5f6b7a;--line:#dde3ea;
@@ -24,7 +26,8 @@ header{padding:20px 24px 8px}
 h1{font-size:1.5rem;margin:0 0 4px}
 .desc{color:var(--muted);margin:0}
 main{padding:8px 24px 24px}
-.grid{display:grid;grid-template-columns:repeat(${GRID_COLUMNS},minmax(0,1fr));grid-auto-rows:60px;gap:14px}
+.band{display:grid;grid-template-columns:repeat(${GRID_COLUMNS},minmax(0,1fr));grid-auto-rows:60px;gap:14px;margin-bottom:14px}
+.band.long{grid-auto-rows:minmax(60px,auto)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px;
 overflow:auto;min-width:0;display:flex;flex-direction:column}
 .card h2{font-size:1rem;margin:0 0 8px}
@@ -37,7 +40,9 @@ overflow:auto;min-width:0;display:flex;flex-direction:column}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
 th{position:sticky;top:0;background:var(--card)}
+th.n{text-align:right}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+.text p{margin:0;white-space:pre-wrap}
 .note{color:var(--muted);font-size:.85rem;margin:6px 0 0}
 .error{color:var(--err)}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0 16px}
@@ -51,11 +56,17 @@ overflow-x:auto}
 .single .chart svg{width:100%}
 @media (max-width:800px){
 header,main{padding-left:12px;padding-right:12px}
-.grid{display:flex;flex-direction:column}
+.band{display:flex;flex-direction:column}
 .card{min-height:0}
 .card .chart{min-height:220px}
 }
-@media print{body{background:#fff}.filters,.links{display:none}.card{break-inside:avoid}}
+@media print{body{background:#fff}.filters,.links{display:none}
+.band{break-inside:avoid}
+.band.long{break-inside:auto;grid-auto-rows:auto}
+.card{break-inside:avoid}
+.card.rows{overflow:visible;break-inside:auto}
+.card.rows tr{break-inside:avoid}
+.card.rows th{position:static}}
 `;
 
 export interface PageLinks {
@@ -70,7 +81,7 @@ const isNumeric = (dataType: string) => dataType === 'integer' || dataType === '
 function table(r: ReportRun, maxRows: number): Html {
   const shown = r.rows.slice(0, maxRows);
   return html`<table>
-<thead><tr>${r.columns.map((c) => html`<th>${c.title}</th>`)}</tr></thead>
+<thead><tr>${r.columns.map((c) => (isNumeric(c.dataType) ? html`<th class="n">${c.title}</th>` : html`<th>${c.title}</th>`))}</tr></thead>
 <tbody>${shown.map(
     (row) =>
       html`<tr>${r.columns.map((c, i) =>
@@ -114,19 +125,46 @@ ${links.downloads?.length && html`<p class="links">${links.downloads.map((d, i) 
   });
 }
 
-function item(i: DashboardItemRun, n: number, links: PageLinks): Html {
-  const title = links.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
-  return html`<section class="card i${n}"><h2>${title}</h2>
-${i.error ? html`<p class="error">${i.error}</p>` : i.result && html`${reportBody(i.result, ITEM_ROWS)}${warnings(i.result)}`}
+/** A table item (no chart, no number): printed whole, across pages if need be. */
+const isRows = (i: DashboardItemRun) => Boolean(i.result && !i.result.kpi && !i.result.chart);
+
+function item(i: DashboardItemRun, n: number, links: PageLinks, rows: number): Html {
+  if (i.text !== undefined)
+    return html`<section class="card text i${n}">${i.title && html`<h2>${i.title}</h2>`}<p>${i.text}</p></section>`;
+  const title =
+    links.report && i.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
+  return html`<section class="card${isRows(i) ? ' rows' : ''} i${n}"><h2>${title}</h2>
+${i.error ? html`<p class="error">${i.error}</p>` : i.result && html`${reportBody(i.result, rows)}${warnings(i.result)}`}
 </section>`;
 }
 
-/** Each item's grid cell, as a class: the page's CSP allows its one stylesheet, no style="". */
-const cells = (items: DashboardItemRun[]) =>
-  items
-    .map(
-      (i, n) =>
-        `.i${n}{grid-column:${i.layout.x + 1} / span ${i.layout.w};grid-row:${i.layout.y + 1} / span ${i.layout.h}}`,
+/**
+ * The layout in bands: items whose rows overlap, top to bottom. Each band is a grid of its
+ * own, so a printed page breaks between bands (rows of the layout), never through a chart.
+ */
+function bands(items: DashboardItemRun[]): { top: number; items: DashboardItemRun[] }[] {
+  const out: { top: number; bottom: number; items: DashboardItemRun[] }[] = [];
+  for (const i of items) {
+    const last = out.at(-1);
+    if (last && i.layout.y < last.bottom) {
+      last.items.push(i);
+      last.bottom = Math.max(last.bottom, i.layout.y + i.layout.h);
+    } else out.push({ top: i.layout.y, bottom: i.layout.y + i.layout.h, items: [i] });
+  }
+  return out;
+}
+
+/** Each item's cell in its band, as a class: the page's CSP allows its one stylesheet, no style="". */
+const cells = (
+  list: { top: number; items: DashboardItemRun[] }[],
+  index: Map<DashboardItemRun, number>,
+) =>
+  list
+    .flatMap((b) =>
+      b.items.map(
+        (i) =>
+          `.i${index.get(i)}{grid-column:${i.layout.x + 1} / span ${i.layout.w};grid-row:${i.layout.y - b.top + 1} / span ${i.layout.h}}`,
+      ),
     )
     .join('\n');
 
@@ -134,6 +172,8 @@ export interface DashboardPageOptions extends PageLinks {
   /** Where the filter form submits (the page itself); no form without it. */
   formAction?: string;
   frameAncestors?: string[];
+  /** For printing (a PDF): tables with all their rows, across pages. */
+  print?: boolean;
 }
 
 export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}): Page {
@@ -150,14 +190,20 @@ ${d.filters.map(
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
+  const layout = bands(items);
+  const index = new Map(items.map((i, n) => [i, n]));
+  const rows = opts.print ? PRINT_ROWS : ITEM_ROWS;
   return renderPage({
     title: d.name,
     description: d.description || undefined,
-    style: `${STYLE}\n@media (min-width:801px){\n${cells(items)}\n}`,
+    style: `${STYLE}\n@media (min-width:801px){\n${cells(layout, index)}\n}`,
     frameAncestors: opts.frameAncestors,
     body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
 <main>${filters}
-<div class="grid">${items.map((i, n) => item(i, n, opts))}</div>
+${layout.map(
+  (b) =>
+    html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,
+)}
 ${items.length === 0 && html`<p class="note">This dashboard has no items you can see.</p>`}
 </main>`,
   });
@@ -177,7 +223,7 @@ export async function sitePageHtml(
   if (share) {
     const filter = filterParams(url.searchParams);
     const { run } = await engine.shares.publicDashboard(decodeURIComponent(share[1]!), filter);
-    return { title: run.name, html: dashboardPage(run).html };
+    return { title: run.name, html: dashboardPage(run, { print: true }).html };
   }
   const prefix = `${API_PREFIX}/projects/`;
   if (!url.pathname.startsWith(prefix)) return null;
@@ -187,7 +233,7 @@ export async function sitePageHtml(
   const filter = filterParams(url.searchParams);
   if (kind === 'dashboards') {
     const d = await engine.reports.dashboard(actor, ident, filter);
-    return { title: d.name, html: dashboardPage(d).html };
+    return { title: d.name, html: dashboardPage(d, { print: true }).html };
   }
   if (kind === 'reports') {
     const r = await engine.reports.report(actor, ident);

@@ -103,9 +103,23 @@ export const dashboardDef = z
   .object({
     items: z
       .array(
-        z
-          .object({ id: z.string().min(1).max(100), report: zIdent, title: zText(255).optional() })
-          .strict(),
+        // An item shows a report, or a text (a heading, a note) written on the dashboard.
+        z.union([
+          z
+            .object({
+              id: z.string().min(1).max(100),
+              report: zIdent,
+              title: zText(255).optional(),
+            })
+            .strict(),
+          z
+            .object({
+              id: z.string().min(1).max(100),
+              text: z.string().min(1).max(10_000),
+              title: zText(255).optional(),
+            })
+            .strict(),
+        ]),
       )
       .max(500),
     layout: z

@@ -731,7 +731,7 @@ export class ModelObjects {
     if (kind) await compile(written ?? def.aql, kind, 'def.aql');
     switch (row.type) {
       case 'dashboard': {
-        const items = def.items as Array<{ id: string; report: string }>;
+        const items = def.items as Array<{ id: string }>;
         const ids = new Set<string>();
         items.forEach((it, i) => {
           if (ids.has(it.id)) fail(`def.items.${i}.id`, `duplicate item id "${it.id}"`);
@@ -837,9 +837,10 @@ function publicDef(row: ObjectRow, s: ModelScope): Record<string, unknown> {
         content: ((def.content as string[] | undefined) ?? []).filter((c) => seen(s, c)),
       };
     case 'dashboard': {
-      const items = ((def.items as Array<{ id: string; report: string }> | undefined) ?? []).filter(
-        (it) => seen(s, it.report),
-      );
+      // A text item names nothing: everyone who reads the dashboard sees it.
+      const items = (
+        (def.items as Array<{ id: string; report?: string }> | undefined) ?? []
+      ).filter((it) => it.report === undefined || seen(s, it.report));
       const ids = new Set(items.map((it) => it.id));
       return {
         ...def,

@@ -15,6 +15,7 @@ import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
 import { MAX_CHART_ROWS, renderChartSvg, type ChartSize } from './chart.js';
+import { valuesCondition } from './filter-values.js';
 import { defaultNumber, formatNumber } from './number-format.js';
 import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
 
@@ -46,7 +47,9 @@ export interface ReportRun {
 export interface DashboardItemRun {
   id: string;
   title: string;
-  report: string;
+  /** The report it shows; a text item has none, and its `text` instead. */
+  report?: string;
+  text?: string;
   layout: { x: number; y: number; w: number; h: number };
   result?: ReportRun;
   /** Why this item could not be computed (the rest of the dashboard still is). */
@@ -78,7 +81,7 @@ export interface RunOptions {
 }
 
 interface DashboardDef {
-  items: { id: string; report: string; title?: string }[];
+  items: ({ id: string; title?: string } & ({ report: string } | { text: string }))[];
   layout?: { item: string; x: number; y: number; w: number; h: number }[];
   filters?: { attribute: string; values?: string[]; aql?: string }[];
 }
@@ -128,7 +131,10 @@ export class Reports {
     a: ProjectActor,
     ident: string,
     filter: unknown,
-    opts: { signal?: AbortSignal } = {},
+    opts: {
+      signal?: AbortSignal;
+      /** Compute this item only (its download). */ only?: string;
+    } = {},
   ): Promise<DashboardRun> {
     const s = await this.objects.scope(a);
     const dash = await this.mustOpen(a, s, ident, 'dashboard');
@@ -139,9 +145,15 @@ export class Reports {
     const reader: ProjectActor = condition
       ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
       : a;
-    const placed = placeItems(def);
+    const placed = placeItems(def).filter(
+      (p) => opts.only === undefined || p.item.id === opts.only,
+    );
+    if (opts.only !== undefined && !placed.length)
+      throw notFound(`item "${opts.only}" not found on dashboard "${ident}"`, { item: opts.only });
     const items = await Promise.all(
       placed.map(async ({ item, layout }): Promise<DashboardItemRun | null> => {
+        if ('text' in item)
+          return { id: item.id, title: item.title ?? '', text: item.text, layout };
         const report = s.index.byIdent.get(item.report);
         // An item whose report the reader cannot open is left out, unnamed.
         if (!report || report.type !== 'report' || (!shared && !s.visible(report))) return null;
@@ -156,7 +168,8 @@ export class Reports {
           height: Math.max(120, layout.h * CELL_H - 90),
         };
         try {
-          return { ...base, result: await this.run(reader, report, shared, { ...opts, size }) };
+          const run = { signal: opts.signal, size };
+          return { ...base, result: await this.run(reader, report, shared, run) };
         } catch (err) {
           if (err instanceof EngineError) return { ...base, error: err.message };
           throw err;
@@ -190,7 +203,9 @@ export class Reports {
       for (const d of s.index.rows)
         if (
           d.type === 'dashboard' &&
-          (d.def as unknown as DashboardDef).items.some((i) => i.report === row.ident) &&
+          (d.def as unknown as DashboardDef).items.some(
+            (i) => 'report' in i && i.report === row.ident,
+          ) &&
           (await this.grant(a.projectId, d.ident, a.email))
         ) {
           viaShare = true;
@@ -342,7 +357,7 @@ export class Reports {
       const obj = snap.byIdent.get(d.attribute);
       const values = picks.get(d.attribute) ?? d.values ?? [];
       const dataType = String((obj?.def as { dataType?: unknown } | undefined)?.dataType ?? '');
-      for (const v of values) literal(v, dataType, d.attribute); // refuse bad values up front
+      valuesCondition(d.attribute, values, dataType); // refuse bad values up front
       return {
         attribute: d.attribute,
         title: obj?.name ?? d.attribute,
@@ -354,36 +369,12 @@ export class Reports {
   }
 }
 
-/** A value as an AQL literal for an attribute of this data type (400 when it cannot be one). */
-function literal(v: string, dataType: string, attribute: string): string {
-  if (dataType === 'integer' || dataType === 'number') {
-    if (v.trim() === '' || !Number.isFinite(Number(v)))
-      throw invalid(`filter value "${v}" for ${attribute} must be a number`, {
-        field: 'filter',
-        attribute,
-      });
-    return String(Number(v));
-  }
-  if (dataType === 'boolean') {
-    const b = v.trim().toLowerCase();
-    if (b !== 'true' && b !== 'false')
-      throw invalid(`filter value "${v}" for ${attribute} must be true or false`, {
-        field: 'filter',
-        attribute,
-      });
-    return b.toUpperCase();
-  }
-  return `"${v.replace(/"/g, '""')}"`;
-}
-
 /** The AQL condition of the applied filters (null when none narrows anything). */
 function filterCondition(filters: AppliedFilter[]): string | null {
   const parts: string[] = [];
   for (const f of filters) {
-    if (f.values.length)
-      parts.push(
-        `[${f.attribute}] IN (${f.values.map((v) => literal(v, f.dataType, f.attribute)).join(', ')})`,
-      );
+    const values = valuesCondition(f.attribute, f.values, f.dataType);
+    if (values) parts.push(values);
     if (f.aql) parts.push(`(${f.aql})`);
   }
   return parts.length ? parts.join(' AND ') : null;

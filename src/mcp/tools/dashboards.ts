@@ -136,7 +136,8 @@ const warningsOut = (r: ReportRun) =>
 const itemShape = z.object({
   id: z.string(),
   title: z.string(),
-  report: z.string().describe('The report it shows (run_report runs it alone)'),
+  report: z.string().optional().describe('The report it shows (run_report runs it alone)'),
+  text: z.string().optional().describe('A text item: its text (it has no report)'),
   visualization: z.string().optional().describe('table, kpi, bar, line, area, pie or scatter'),
   layout: z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }),
   columns: z.array(columnShape).optional(),
@@ -178,6 +179,7 @@ const dashboardShape = {
 type DashboardOut = z.infer<z.ZodObject<typeof dashboardShape>>;
 
 function itemOut(i: DashboardItemRun, n: number): ItemOut {
+  if (i.text !== undefined) return { id: i.id, title: i.title, layout: i.layout, text: i.text };
   const base = { id: i.id, title: i.title, report: i.report, layout: i.layout };
   const r = i.result;
   if (!r) return { ...base, error: i.error ?? 'not computed' };

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../../engine/reports/reports.js';
 import { jsonRows } from '../../engine/aql/format.js';
+import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, reportPage } from '../../web/report-pages.js';
 import { sendPage } from '../../web/page.js';
@@ -61,7 +62,7 @@ export function dashboardItemJson(i: DashboardItemRun) {
   return {
     id: i.id,
     title: i.title,
-    report: i.report,
+    ...(i.report ? { report: i.report } : { text: i.text }),
     layout: i.layout,
     ...(i.error ? { error: i.error } : {}),
     ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS)) : {}),
@@ -114,7 +115,7 @@ export const reportRoutes: RouteDef[] = [
         description:
           'A report computed for you: HTML (its chart, number or table), JSON/YAML (`columns`, `rows` with `limit`/`offset`, `chart.svg`, `kpi`), or CSV/TSV (every row).',
         handler: async ({ engine, actor, params, query, req, res }) => {
-          const f = format(req, ['json', 'yaml', 'csv', 'tsv', 'html']);
+          const f = format(req, ['json', 'yaml', 'csv', 'tsv', 'xlsx', 'html']);
           const page =
             f === 'json' || f === 'yaml' ? parseInput(pagingSchema, query, 'paging') : null;
           const r = await engine.reports.report(actor, params.id!, { signal: untilGone(res) });
@@ -160,6 +161,41 @@ export const reportRoutes: RouteDef[] = [
   },
   {
     group: 'Sharing and export',
+    path: '/projects/:project/app/dashboards/:id/items/:item',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          "One item of a dashboard computed for you with the dashboard's filters (`filter` as on the dashboard): JSON/YAML (`item` with its first 1000 rows), or CSV/TSV/XLSX (every row).",
+        handler: async ({ engine, actor, params, query, res }) => {
+          const d = await engine.reports.dashboard(actor, params.id!, query.filter, {
+            signal: untilGone(res),
+            only: params.item!,
+          });
+          const item = d.items[0];
+          const r = item?.result;
+          if (!item || !r)
+            throw notFound(
+              item?.text !== undefined
+                ? `item "${params.item}" is a text: it has no data`
+                : `item "${params.item}" not found on dashboard "${d.ident}"`,
+              { item: params.item },
+            );
+          return {
+            title: `${d.name}: ${item.title}`,
+            body: {
+              item: dashboardItemJson(item),
+              link: [link('dashboard', dashboardPath(actor.projectId, d.ident), { id: d.ident })],
+            },
+            tabular: { columns: r.columns.map((c) => c.title), rows: r.rows },
+            filename: `${d.ident}.${item.id}`,
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Sharing and export',
     path: '/projects/:project/app/dashboards/:id',
     ops: {
       GET: {
@@ -196,11 +232,15 @@ export const reportRoutes: RouteDef[] = [
                     title: d.name,
                   },
                 ),
-                ...d.items.map((i) =>
-                  link('report', reportPath(actor.projectId, i.report), {
-                    id: i.report,
-                    title: i.title,
-                  }),
+                ...d.items.flatMap((i) =>
+                  i.report
+                    ? [
+                        link('report', reportPath(actor.projectId, i.report), {
+                          id: i.report,
+                          title: i.title,
+                        }),
+                      ]
+                    : [],
                 ),
               ],
             },

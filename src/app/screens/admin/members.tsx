@@ -210,7 +210,7 @@ function Invite({ known, onInvited }: { known: string[]; onInvited: () => void }
               autocomplete="off"
               spellcheck={false}
               value={filter}
-              placeholder='[Region] = "EU"'
+              placeholder='[Origin Region] = "West"'
               onInput={(e) => setFilter(e.currentTarget.value)}
               aria-invalid={field === 'filter' || undefined}
               aria-describedby={field === 'filter' ? 'invite-filter-error' : 'invite-filter-hint'}

@@ -56,7 +56,9 @@ export function Composer(props: {
           value={text}
           disabled={!!props.unavailable}
           aria-describedby={props.unavailable ? 'chat-unavailable' : 'chat-hint'}
-          placeholder={props.followUp ? 'And by month?' : 'Which region sells the most?'}
+          placeholder={
+            props.followUp ? 'And by month?' : 'Which carrier flew the most passengers in 2024?'
+          }
           onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
           onKeyDown={onKeyDown}
         />

@@ -1,10 +1,12 @@
-// The dashboard's filters: one labelled text input per filter (values separated by commas),
-// Apply puts them in the address, Clear goes back to the dashboard's own selection. A bad
-// filter's message from the API is shown here, at the field it names.
+// The dashboard's filters: one field per filter (values typed or picked from a list; a date
+// range for a date), Apply puts them in the address, Clear goes back to the dashboard's own
+// selection. A bad filter's message from the API is shown once: at the field it names, else
+// under the fields.
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../../api';
 import { textValues, valuesText, type Picks } from './filters';
 import type { DashboardFilter } from './types';
+import { FilterField } from './value-picker';
 
 interface Props {
   filters: DashboardFilter[];
@@ -46,32 +48,19 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
         Filters
       </h2>
       <div class="dash-filter-fields">
-        {filters.map((f, i) => {
-          const id = `dash-filter-${i}`;
-          const invalid = bad === f.attribute;
-          return (
-            <label key={f.attribute} for={id}>
-              {f.title}
-              <input
-                id={id}
-                name={f.attribute}
-                value={texts[i]}
-                placeholder={f.dataType === 'boolean' ? 'true or false; empty: all' : 'all'}
-                list={f.dataType === 'boolean' ? 'dash-boolean-values' : undefined}
-                aria-invalid={invalid || undefined}
-                aria-describedby={invalid ? 'dash-filter-error' : 'dash-filter-hint'}
-                onInput={(e) => {
-                  const v = e.currentTarget.value;
-                  setTexts((t) => t.map((x, j) => (j === i ? v : x)));
-                }}
-              />
-            </label>
-          );
-        })}
-        <datalist id="dash-boolean-values">
-          <option value="true" />
-          <option value="false" />
-        </datalist>
+        {filters.map((f, i) => (
+          <FilterField
+            key={f.attribute}
+            id={`dash-filter-${i}`}
+            attribute={f.attribute}
+            title={f.title}
+            dataType={f.dataType}
+            text={texts[i] ?? ''}
+            onText={(v) => setTexts((t) => t.map((x, j) => (j === i ? v : x)))}
+            error={bad === f.attribute ? error?.message : undefined}
+            hint="dash-filter-hint"
+          />
+        ))}
         <div class="dash-filter-buttons">
           <button type="submit">Apply</button>
           <button type="button" class="quiet" onClick={onClear}>
@@ -82,7 +71,7 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
       <p id="dash-filter-hint" class="muted dash-hint">
         Separate several values with commas; an empty field selects all.
       </p>
-      {error && (
+      {error && !filters.some((f) => f.attribute === bad) && (
         <p id="dash-filter-error" class="error" role="alert">
           {error.message}
         </p>

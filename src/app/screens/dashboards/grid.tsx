@@ -3,21 +3,32 @@
 // allows), one column on narrow screens. Items come in reading order: top to bottom, left
 // to right.
 import type { DashboardItem } from './types';
-import { DataTable } from './table';
+import { DataTable, type Drill } from './table';
 
-export function Grid({ items }: { items: DashboardItem[] }) {
+/** Where an item's data downloads (the API's item route with the dashboard's filters). */
+export type ItemData = (item: DashboardItem, format: 'csv' | 'xlsx') => string;
+
+export function Grid({
+  items,
+  data,
+  drill,
+}: {
+  items: DashboardItem[];
+  data?: ItemData;
+  drill?: Drill;
+}) {
   if (!items.length) return <p class="muted">This dashboard has no items you can see.</p>;
   const ordered = [...items].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
   return (
     <div class="dash-grid">
       {ordered.map((item) => (
-        <Item key={item.id} item={item} />
+        <Item key={item.id} item={item} data={data} drill={drill} />
       ))}
     </div>
   );
 }
 
-function Item({ item }: { item: DashboardItem }) {
+function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; drill?: Drill }) {
   const { x, y, w, h } = item.layout;
   const heading = `dash-item-${item.id}`;
   return (
@@ -32,8 +43,26 @@ function Item({ item }: { item: DashboardItem }) {
         '--h': String(h),
       }}
     >
-      <h2 id={heading}>{item.title}</h2>
-      <ItemBody item={item} />
+      {item.title ? (
+        <h2 id={heading}>{item.title}</h2>
+      ) : (
+        <h2 class="sr-only" id={heading}>
+          Text
+        </h2>
+      )}
+      <ItemBody item={item} drill={drill} />
+      {data && item.report && !item.error && (
+        <p class="dash-downloads">
+          Download<span class="sr-only"> {item.title}</span>:{' '}
+          <a href={data(item, 'csv')} download>
+            CSV<span class="sr-only"> of {item.title}</span>
+          </a>{' '}
+          ·{' '}
+          <a href={data(item, 'xlsx')} download>
+            XLSX<span class="sr-only"> of {item.title}</span>
+          </a>
+        </p>
+      )}
       {item.warnings?.map((w) => (
         <p key={w} class="muted dash-warning">
           {w}
@@ -43,7 +72,8 @@ function Item({ item }: { item: DashboardItem }) {
   );
 }
 
-function ItemBody({ item }: { item: DashboardItem }) {
+export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }) {
+  if (item.text !== undefined) return <p class="dash-text">{item.text}</p>;
   if (item.error)
     return <p class="error dash-item-error">This item could not be shown: {item.error}</p>;
   if (item.kpi)
@@ -60,12 +90,17 @@ function ItemBody({ item }: { item: DashboardItem }) {
           class="dash-chart"
           src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(item.chart.svg)}`}
           alt={`Chart: ${item.title}. Its data is in the table below.`}
+          // A click on the chart opens its data, whose values filter the dashboard (drill-down).
+          onClick={(e) => {
+            const d = e.currentTarget.nextElementSibling as HTMLDetailsElement | null;
+            if (d) d.open = true;
+          }}
         />
         <details class="dash-data">
-          <summary>The chart’s data</summary>
-          <DataTable item={item} />
+          <summary>The chart’s data{drill ? ': click a value to filter by it' : ''}</summary>
+          <DataTable item={item} drill={drill} />
         </details>
       </>
     );
-  return <DataTable item={item} />;
+  return <DataTable item={item} drill={drill} />;
 }

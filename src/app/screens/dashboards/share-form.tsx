@@ -1,10 +1,12 @@
 // Sharing, changing or stopping a dashboard's share, by the rules of docs/sharing.md:
 // private names members by e-mail (non-members are invited, by Admins and User Admins);
 // public is offered to Admins without a row filter only and needs the project's
-// dashboardEmbedding; a public share is changed or stopped by an Admin only. The API's 400/403/409 messages are shown.
+// dashboardEmbedding (which an Admin turns on here, with the embed origins); a public share
+// is changed or stopped by an Admin only. The API's 400/403/409 messages are shown.
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, projectApi } from '../../api';
 import { useProject, type ProjectDetails } from '../../project';
+import { EmbeddingSwitch, type Embedding } from './share-embedding';
 import type { Share, ShareChange, ShareType } from './types';
 
 /** GET /projects/{id} answers these settings too (project.ts does not type them). */
@@ -16,6 +18,8 @@ interface Props {
   onChange: (share: Share | null) => void;
   /** Someone else shared it meanwhile (409): read it again. */
   onConflict: () => void;
+  /** Embedding was turned on here: the project's new settings. */
+  onEmbedding: (e: Embedding) => void;
 }
 
 const emails = (text: string) =>
@@ -24,7 +28,7 @@ const emails = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-export function ShareForm({ id, share, onChange, onConflict }: Props) {
+export function ShareForm({ id, share, onChange, onConflict, onEmbedding }: Props) {
   const project = useProject() as WithEmbedding;
   const admin = project.access.admin;
   // A public share computes without row filter: only an unfiltered Admin makes one.
@@ -36,6 +40,8 @@ export function ShareForm({ id, share, onChange, onConflict }: Props) {
   const [error, setError] = useState<ApiError | undefined>();
   const [note, setNote] = useState('');
   const [confirmStop, setConfirmStop] = useState(false);
+  // The project's setting as read with the project, until it is turned on here.
+  const [embedding, setEmbedding] = useState(project.dashboardEmbedding !== false);
   const usersRef = useRef<HTMLTextAreaElement>(null);
   const path = `${projectApi(project.id)}/pmd/share`;
   const one = `${path}/${encodeURIComponent(id)}`;
@@ -129,11 +135,16 @@ export function ShareForm({ id, share, onChange, onConflict }: Props) {
             </span>
           </label>
         )}
-        {publisher && type === 'public' && project.dashboardEmbedding === false && (
-          <p class="muted dash-hint">
-            Public shares are off in this project: an Admin turns on dashboard embedding (the
-            project’s <code>dashboardEmbedding</code> setting) first.
-          </p>
+        {publisher && type === 'public' && !embedding && (
+          <EmbeddingSwitch
+            project={project.id}
+            onOn={(e) => {
+              setEmbedding(true);
+              setError(undefined);
+              setNote('Dashboard embedding is on: share it publicly now.');
+              onEmbedding(e);
+            }}
+          />
         )}
         {turning && <p class="dash-hint">{turning}</p>}
       </fieldset>

@@ -6,10 +6,11 @@ import { useProject, type ProjectDetails } from '../../project';
 const attr = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function PublicAddress({ url, name }: { url: string; name: string }) {
+export function PublicAddress(p: { url: string; name: string; origins?: string[] }) {
+  const { url, name } = p;
   const project = useProject() as ProjectDetails & { embedOrigins?: string[] };
   const snippet = `<iframe src="${attr(url)}" title="${attr(name)}" width="100%" height="640" style="border:0" loading="lazy" referrerpolicy="no-referrer"></iframe>`;
-  const origins = project.embedOrigins ?? [];
+  const origins = p.origins ?? project.embedOrigins ?? [];
   return (
     <div class="dash-public">
       <Copyable id="dash-public-url" label="Public address" text={url} />

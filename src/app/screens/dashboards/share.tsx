@@ -102,6 +102,8 @@ function ShareDialog({ id, name, onClose }: { id: string; name: string; onClose:
   const ref = useRef<HTMLDialogElement>(null);
   const s = useShare(id, true);
   const rights = useRights(id);
+  // Embed origins set in this dialog (the project's details were read before).
+  const [origins, setOrigins] = useState<string[] | undefined>();
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
@@ -130,9 +132,15 @@ function ShareDialog({ id, name, onClose }: { id: string; name: string; onClose:
       ) : (
         <>
           <ShareStatus share={s.share} reads={rights.reads} />
-          {s.share?.url && <PublicAddress url={s.share.url} name={name} />}
+          {s.share?.url && <PublicAddress url={s.share.url} name={name} origins={origins} />}
           {rights.shares ? (
-            <ShareForm id={id} share={s.share} onChange={s.setShare} onConflict={s.reload} />
+            <ShareForm
+              id={id}
+              share={s.share}
+              onChange={s.setShare}
+              onConflict={s.reload}
+              onEmbedding={(e) => setOrigins(e.embedOrigins)}
+            />
           ) : (
             <p class="muted">
               Sharing this dashboard needs the share (s) right on it; ask an Admin of the project.

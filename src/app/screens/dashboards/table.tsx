@@ -1,6 +1,12 @@
 // An item's columns and rows as a table: numbers right-aligned, measures grouped.
 import type { Cell, Column, DashboardItem } from './types';
 
+/**
+ * Drill-down: what filtering the dashboard by a column's value does (undefined when the
+ * dashboard has no filter for that column).
+ */
+export type Drill = (column: Column, value: string) => (() => void) | undefined;
+
 const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
 const numeric = (c: Column) => NUMERIC.has(c.dataType);
 const grouped = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
@@ -12,7 +18,7 @@ function cell(c: Column, v: Cell): string {
   return Number.isFinite(n) ? grouped.format(n) : String(v);
 }
 
-export function DataTable({ item }: { item: DashboardItem }) {
+export function DataTable({ item, drill }: { item: DashboardItem; drill?: Drill }) {
   if (!item.rows.length) return <p class="muted">No rows.</p>;
   return (
     <div class="scroll" tabIndex={0} role="region" aria-label={`${item.title}: data`}>
@@ -31,7 +37,7 @@ export function DataTable({ item }: { item: DashboardItem }) {
             <tr key={i}>
               {item.columns.map((c, j) => (
                 <td key={c.title} class={numeric(c) ? 'n' : undefined}>
-                  {cell(c, row[j] ?? null)}
+                  <CellView column={c} value={row[j] ?? null} drill={drill} />
                 </td>
               ))}
             </tr>
@@ -44,5 +50,25 @@ export function DataTable({ item }: { item: DashboardItem }) {
         </p>
       )}
     </div>
+  );
+}
+
+function CellView(p: { column: Column; value: Cell; drill?: Drill }) {
+  const text = cell(p.column, p.value);
+  const go =
+    p.drill && p.column.kind !== 'measure' && p.value !== null && p.value !== ''
+      ? p.drill(p.column, String(p.value))
+      : undefined;
+  if (!go) return <>{text}</>;
+  return (
+    <button
+      type="button"
+      class="dash-drill"
+      title={`Filter the dashboard by ${p.column.title}: ${text}`}
+      aria-label={`Filter the dashboard by ${p.column.title}: ${text}`}
+      onClick={go}
+    >
+      {text}
+    </button>
   );
 }

@@ -29,7 +29,9 @@ export type Cell = string | number | null;
 export interface DashboardItem {
   id: string;
   title: string;
-  report: string;
+  /** The report it shows; a text item has `text` instead (and no columns or rows). */
+  report?: string;
+  text?: string;
   layout: { x: number; y: number; w: number; h: number };
   columns: Column[];
   /** Integer and number columns as JSON numbers (text only beyond what a number holds). */

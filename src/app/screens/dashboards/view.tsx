@@ -1,11 +1,12 @@
 // One dashboard as the member sees it: its filters (kept in the address), its items on the
 // layout grid, and its actions (PDF export, sharing).
-import { useRef } from 'preact/hooks';
-import { ApiError, projectApi } from '../../api';
+import { useRef, useState } from 'preact/hooks';
+import { API, ApiError, projectApi } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
 import { appPath, Link, navigate, useLocation } from '../../router';
 import { ErrorNote, Loading, Title } from '../../ui';
+import { DashboardEditor } from './editor';
 import { ExportButton } from './export';
 import { FilterForm } from './filter-form';
 import { filterQuery, readPicks, type Picks } from './filters';
@@ -34,6 +35,23 @@ export function DashboardView({ id }: { id: string }) {
   const run = r.value ?? (filterError ? (last.current ?? plain.value) : undefined);
   const here = appPath('p', project.id, 'dashboards', id);
   const go = (p: Picks) => navigate(here + filterQuery(p));
+  // Editing writes the object (PUT pmd/obj): the MD Admin level, which Admins hold too.
+  const mayEdit = project.access.mdadmin || project.access.admin;
+  const [editing, setEditing] = useState(false);
+  if (editing && run)
+    return (
+      <article class="dash">
+        <Title text={`Editing ${run.dashboard.name}`} />
+        <DashboardEditor
+          id={id}
+          run={run}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) r.reload();
+          }}
+        />
+      </article>
+    );
 
   return (
     <article class="dash" aria-busy={r.loading}>
@@ -47,6 +65,11 @@ export function DashboardView({ id }: { id: string }) {
         </div>
         {run && (
           <div class="dash-actions">
+            {mayEdit && (
+              <button type="button" onClick={() => setEditing(true)}>
+                Edit
+              </button>
+            )}
             <ExportButton project={project.id} id={id} name={run.dashboard.name} query={query} />
             <ShareButton id={id} name={run.dashboard.name} />
           </div>
@@ -54,7 +77,7 @@ export function DashboardView({ id }: { id: string }) {
       </header>
       {run && run.filters.length > 0 && (
         <FilterForm
-          key={query}
+          key={query + JSON.stringify(run.filters.map((f) => [f.attribute, f.values]))}
           filters={run.filters}
           picks={picks}
           error={filterError}
@@ -68,7 +91,21 @@ export function DashboardView({ id }: { id: string }) {
       {filterError && run && (
         <p class="muted">The items are shown again once the filters are valid.</p>
       )}
-      {r.value && <Grid items={r.value.items} />}
+      {r.value && (
+        <Grid
+          items={r.value.items}
+          drill={(column, value) => {
+            // The dashboard's filter on this column's attribute (matched by its title).
+            const f = r.value?.filters.find(
+              (x) => x.title.toLowerCase() === column.title.toLowerCase(),
+            );
+            return f && (() => go(new Map([...picks, [f.attribute, [value]]])));
+          }}
+          data={(item, format) =>
+            `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
+          }
+        />
+      )}
     </article>
   );
 }

@@ -57,14 +57,14 @@ export function ColumnsEditor(props: {
                   <span class="muted data-header"> “{c.originalheader}”</span>
                 )}
               </th>
-              <td>
+              <td data-label="Label">
                 <input
                   value={c.label}
                   aria-label={`Label of ${c.id}`}
                   onInput={(e) => set(i, { label: e.currentTarget.value })}
                 />
               </td>
-              <td>
+              <td data-label="Type">
                 <select
                   value={c.dataType}
                   aria-label={`Type of ${c.id}`}
@@ -86,7 +86,7 @@ export function ColumnsEditor(props: {
                   />
                 )}
               </td>
-              <td>
+              <td data-label="Role">
                 <select
                   value={c.objectType}
                   aria-label={`Role of ${c.id}`}
@@ -99,7 +99,7 @@ export function ColumnsEditor(props: {
                   ))}
                 </select>
               </td>
-              <td>
+              <td data-label="Label of / references">
                 {c.objectType === 'L' && (
                   <select
                     value={c.labelOf ?? ''}
@@ -130,7 +130,7 @@ export function ColumnsEditor(props: {
                   </select>
                 )}
               </td>
-              <td class="data-key">
+              <td class="data-key" data-label="Key">
                 <input
                   type="radio"
                   name="primarykey"

@@ -1,7 +1,8 @@
-// The projects the member was invited to; one click opens a project.
-
+// The projects the member was invited to; one click opens a project. Opening the app (a page
+// load at /app) with one project goes straight into it; the list stays one click away (Ursa).
+import { useEffect } from 'preact/hooks';
 import { useResource } from '../../data';
-import { appPath, Link } from '../../router';
+import { appPath, BASE, Link, navigate } from '../../router';
 import { ErrorNote, Loading, Title } from '../../ui';
 
 interface Entry {
@@ -12,9 +13,19 @@ interface Entry {
   isMdAdmin: boolean;
 }
 
+/** Whether this page was loaded at the list: only then may it skip it (once). */
+let openedAtList = location.pathname.replace(/\/+$/, '') === BASE;
+
 export function Projects() {
   const r = useResource<{ projects: Record<string, Entry> }>('/projects');
   const list = Object.values(r.value?.projects ?? {}).filter((p) => p.hasAccess);
+  const only = r.value && list.length === 1 ? list[0]!.id : undefined;
+  useEffect(() => {
+    if (!r.value) return;
+    const skip = openedAtList && only;
+    openedAtList = false;
+    if (skip) navigate(appPath('p', only), true);
+  }, [r.value, only]);
   return (
     <section>
       <Title text="Your projects" />

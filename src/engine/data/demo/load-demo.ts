@@ -1,7 +1,8 @@
 // Fills the demo project on first start: writes the generated files into its storage
 // (/demo/*.csv) and starts the loads as jobs — carriers, airports and flights in one load,
 // the calendar package in another — without waiting for them to finish. The demo's saved
-// metrics follow the flights load the moment it ends.
+// metrics, reports (one of each visualization) and dashboard follow the flights load the
+// moment it ends.
 import type { Engine } from '../../engine.js';
 import { FINAL_STATUSES, type Job } from '../../jobs/jobs.js';
 import type { ProjectActor } from '../../access/actor.js';
@@ -52,6 +53,100 @@ export const DEMO_METRICS = [
   },
 ];
 
+/** Ready-made reports, one of each visualization, on the flights' own columns and metrics. */
+export const DEMO_REPORTS = [
+  {
+    ident: 'report.demo_flights',
+    type: 'report',
+    name: 'Total flights',
+    description: 'all flights, cancelled ones included',
+    def: { aql: 'SELECT [Number of Flights]', visualization: { type: 'kpi' } },
+  },
+  {
+    ident: 'report.demo_flights_by_carrier',
+    type: 'report',
+    name: 'Flights by carrier',
+    def: {
+      aql: 'SELECT [Carrier Name], [Number of Flights] ORDER BY 2 DESC',
+      visualization: { type: 'bar' },
+    },
+  },
+  {
+    ident: 'report.demo_flights_by_month',
+    type: 'report',
+    name: 'Flights by month',
+    def: {
+      aql: 'SELECT DATE_TRUNC("month", [Flight Date]) AS "Month", [Number of Flights]',
+      visualization: { type: 'line' },
+    },
+  },
+  {
+    ident: 'report.demo_passengers_by_month',
+    type: 'report',
+    name: 'Passengers by month',
+    def: {
+      aql: 'SELECT DATE_TRUNC("month", [Flight Date]) AS "Month", [Total Passengers]',
+      visualization: { type: 'area' },
+    },
+  },
+  {
+    ident: 'report.demo_passengers_by_region',
+    type: 'report',
+    name: 'Passengers by origin region',
+    def: {
+      aql: 'SELECT [Origin Region], [Total Passengers]',
+      visualization: { type: 'pie' },
+    },
+  },
+  {
+    ident: 'report.demo_delay_by_carrier',
+    type: 'report',
+    name: 'Delay against flights, by carrier',
+    def: {
+      aql: 'SELECT [Carrier Name], [Number of Flights], [Avg Departure Delay]',
+      visualization: { type: 'scatter', x: 'Number of Flights', y: 'Avg Departure Delay' },
+    },
+  },
+  {
+    ident: 'report.demo_carriers',
+    type: 'report',
+    name: 'Carriers',
+    def: {
+      aql: 'SELECT [Carrier Name], [Number of Flights], [Cancellation Rate], [Avg Arrival Delay] ORDER BY 2 DESC',
+      visualization: { type: 'table' },
+    },
+  },
+];
+
+/** A dashboard of those reports, filtered by region and date, to open first. */
+export const DEMO_DASHBOARD = {
+  ident: 'dashboard.demo_flights',
+  type: 'dashboard',
+  name: 'Flights overview',
+  description: 'Flights, passengers and delays of the demo airline data, 2024–2025',
+  def: {
+    items: [
+      { id: 'flights', report: 'report.demo_flights' },
+      { id: 'by_month', report: 'report.demo_flights_by_month' },
+      { id: 'by_carrier', report: 'report.demo_flights_by_carrier' },
+      { id: 'by_region', report: 'report.demo_passengers_by_region' },
+      { id: 'passengers', report: 'report.demo_passengers_by_month' },
+      { id: 'delay', report: 'report.demo_delay_by_carrier' },
+      { id: 'carriers', report: 'report.demo_carriers' },
+    ],
+    layout: [
+      { item: 'flights', x: 0, y: 0, w: 3, h: 3 },
+      { item: 'by_month', x: 3, y: 0, w: 9, h: 5 },
+      { item: 'by_carrier', x: 0, y: 5, w: 6, h: 5 },
+      { item: 'by_region', x: 6, y: 5, w: 6, h: 5 },
+      { item: 'passengers', x: 0, y: 10, w: 6, h: 5 },
+      { item: 'delay', x: 6, y: 10, w: 6, h: 5 },
+      { item: 'carriers', x: 0, y: 15, w: 12, h: 5 },
+    ],
+    filters: [{ attribute: 'attr.airports.region' }, { attribute: 'attr.flights.flight_date' }],
+  },
+};
+
 export async function startDemoLoads(
   engine: DemoEngine,
   projectId: string,
@@ -82,16 +177,19 @@ export async function startDemoLoads(
 }
 
 /**
- * The metrics name the flights' columns, which the load creates: they are saved as it ends,
+ * The metrics (and the reports and dashboard) name the flights' columns, which the load creates: they are saved as it ends,
  * in the same turn as its final status (so whoever sees the load done sees them too).
  */
 async function saveMetricsAfter(engine: DemoEngine, actor: ProjectActor, load: Job): Promise<void> {
   const save = async (job: Job) => {
     if (job.status !== 'OK') return;
     try {
-      await engine.objects.create(actor, DEMO_METRICS);
+      await engine.objects.create(actor, [...DEMO_METRICS, ...DEMO_REPORTS, DEMO_DASHBOARD]);
     } catch (err) {
-      engine.log.error({ err, project: actor.projectId }, 'saving the demo metrics failed');
+      engine.log.error(
+        { err, project: actor.projectId },
+        'saving the demo metrics and reports failed',
+      );
     }
   };
   const stop = engine.jobs.onFinish(async (job) => {

@@ -1,0 +1,199 @@
+// Editing a dashboard in the web application (Chromium against the real server, the reports
+// fixture on the demo project): items moved with the keyboard and resized with the mouse on
+// the 12-column grid, a text item and a report added, one retitled, filters added; saved
+// through PUT pmd/obj and read back over REST. Then the filters as a member uses them: a
+// date range (between two days) and values picked from the attribute's list with a search,
+// each compared with what REST computes; a bad date explained once, at its field.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import {
+  expectOnlyRefused,
+  launch,
+  screenshots,
+  signedIn,
+  skipBrowser,
+} from './helpers/app-browser.js';
+import { setUpReports } from './helpers/reports-fixture.js';
+import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+
+const DASH = 'dashboard.edit_me';
+const JANUARY = 'attr.flights.flight_date:2024-01-01..2024-01-31';
+
+describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
+  let s: TestServer;
+  let browser: Browser;
+  let page: string;
+
+  const restKpi = async (query: string) => {
+    const r = await s.api('GET', `/projects/${s.demo}/app/dashboards/${DASH}${query}`);
+    expect(r.status, r.text).toBe(200);
+    return (r.json.items as { id: string; kpi?: { formatted: string } }[]).find(
+      (i) => i.id === 'kpi',
+    )!.kpi!.formatted;
+  };
+  const shownKpi = (p: Page) => p.locator('[data-item=kpi] .dash-kpi-value');
+
+  beforeAll(async () => {
+    [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
+    await setUpReports(s);
+    s.engine.model.upsert(
+      s.demo,
+      [
+        {
+          ident: DASH,
+          type: 'dashboard',
+          name: 'Edit me',
+          def: {
+            items: [
+              { id: 'kpi', report: 'report.kpi_miles' },
+              { id: 'region', report: 'report.by_region' },
+            ],
+            layout: [
+              { item: 'kpi', x: 0, y: 0, w: 3, h: 2 },
+              { item: 'region', x: 3, y: 0, w: 6, h: 5 },
+            ],
+          },
+        },
+      ],
+      ADMIN,
+    );
+    page = `/app/p/${s.demo}/dashboards/${DASH}`;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  it('moves (keyboard), resizes (mouse), adds a text, a report and filters, retitles; saved', async () => {
+    const { page: p, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, page);
+    try {
+      await p.getByRole('button', { name: 'Edit', exact: true }).click();
+      await p.getByRole('heading', { name: 'Editing Edit me' }).waitFor();
+
+      // Keyboard: two columns right, then one wider with Shift+→.
+      const move = p.getByRole('button', { name: 'Move Flights by region', exact: true });
+      await move.focus();
+      await p.keyboard.press('ArrowRight');
+      await p.keyboard.press('ArrowRight');
+      await p.keyboard.press('Shift+ArrowRight');
+      await expect
+        .poll(() => p.getByRole('status').filter({ hasText: 'Flights by region' }).textContent())
+        .toBe('Flights by region: column 6, row 1, 7 columns wide, 5 rows high.');
+
+      // Mouse: the KPI's resize handle dragged two columns right and one row down.
+      const handle = p.getByRole('button', { name: 'Resize Miles flown', exact: true });
+      const grid = (await p.locator('.dash-grid.editing').boundingBox())!;
+      const col = grid.width / 12;
+      const box = (await handle.boundingBox())!;
+      const [hx, hy] = [box.x + box.width / 2, box.y + box.height / 2];
+      await p.mouse.move(hx, hy);
+      await p.mouse.down();
+      for (let i = 1; i <= 10; i++) await p.mouse.move(hx + (col * 2 * i) / 10, hy + (70 * i) / 10);
+      await p.mouse.up();
+      await p.getByText('Miles flown: column 1, row 1, 5 columns wide, 3 rows high.').waitFor();
+
+      // A text, a report, a new title, two filters.
+      await p.getByLabel('A text (a heading or a note)').fill('Miles are great-circle distances.');
+      await p.getByRole('button', { name: 'Add text' }).click();
+      await p.getByLabel('A saved report').selectOption({ label: 'Miles by carrier' });
+      await p.getByRole('button', { name: 'Add report' }).click();
+      await p.locator('[data-item=kpi]').getByLabel('Title').fill('Miles');
+      await p.getByLabel('Filter by').selectOption({ label: 'Flight Date' });
+      await p.getByRole('button', { name: 'Add filter' }).click();
+      await p.getByLabel('Filter by').selectOption({ label: 'Origin Region' });
+      await p.getByRole('button', { name: 'Add filter' }).click();
+      await screenshots(p, 'dashboard-edit');
+      await p.getByRole('button', { name: 'Save' }).click();
+      await p.getByRole('heading', { name: 'Edit me', level: 1 }).waitFor();
+
+      const saved = await s.api('GET', `/projects/${s.demo}/pmd/obj/${DASH}`);
+      const def = saved.json.object.def;
+      expect(def.items).toEqual([
+        { id: 'kpi', report: 'report.kpi_miles', title: 'Miles' },
+        { id: 'region', report: 'report.by_region' },
+        { id: 'text', text: 'Miles are great-circle distances.' },
+        { id: 'carrier_pie', report: 'report.carrier_pie' },
+      ]);
+      expect(def.layout).toEqual([
+        { item: 'kpi', x: 0, y: 0, w: 5, h: 3 },
+        { item: 'region', x: 5, y: 0, w: 7, h: 5 },
+        { item: 'text', x: 0, y: 5, w: 12, h: 2 },
+        { item: 'carrier_pie', x: 0, y: 7, w: 6, h: 5 },
+      ]);
+      expect(def.filters).toEqual([
+        { attribute: 'attr.flights.flight_date' },
+        { attribute: 'attr.airports.region' },
+      ]);
+      // The saved dashboard as the member sees it: the text, the new report's chart, beside.
+      await p.getByText('Miles are great-circle distances.').waitFor();
+      await expect.poll(() => p.locator('img.dash-chart').count()).toBe(2);
+      const [k, r] = await Promise.all(
+        ['kpi', 'region'].map((id) => p.locator(`[data-item=${id}]`).boundingBox()),
+      );
+      expect(r!.x).toBeGreaterThan(k!.x + k!.width);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it('filters by a date range and by values picked from a searchable list; a bad date once, at its field', async () => {
+    const all = await restKpi('');
+    const january = await restKpi(`?filter=${JANUARY}`);
+    const west = await restKpi('?filter=attr.airports.region:West');
+    expect(january).not.toBe(all);
+    expect(west).not.toBe(all);
+    for (const width of [1280, 390]) {
+      const {
+        page: p,
+        problems,
+        close,
+      } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, page, { width, height: 900 });
+      try {
+        await expect.poll(() => shownKpi(p).textContent()).toBe(all);
+        await p.getByLabel('Flight Date', { exact: true }).selectOption('between');
+        await p.getByLabel('Flight Date from').fill('2024-01-01');
+        await p.getByLabel('Flight Date to').fill('2024-01-31');
+        await p.getByRole('button', { name: 'Apply' }).click();
+        await expect.poll(() => shownKpi(p).textContent()).toBe(january);
+        expect(decodeURIComponent(new URL(p.url()).search)).toBe(`?filter=${JANUARY}`);
+        await p.getByRole('button', { name: 'Clear' }).click();
+        await expect.poll(() => shownKpi(p).textContent()).toBe(all);
+
+        // Values from the list the MCP tool get_attribute_values gives, narrowed by a search.
+        await p.getByRole('button', { name: 'Choose Origin Region values' }).click();
+        await p.getByLabel('Search Origin Region values').fill('we');
+        const values = p.getByRole('group', { name: 'Origin Region values' });
+        await expect.poll(() => values.getByRole('checkbox').count()).toBe(1);
+        await values.getByRole('checkbox', { name: /West/ }).check();
+        await expect(p.getByLabel('Origin Region', { exact: true }).inputValue()).resolves.toBe(
+          'West',
+        );
+        await p.getByRole('button', { name: 'Apply' }).click();
+        await expect.poll(() => shownKpi(p).textContent()).toBe(west);
+        expect(p.viewportSize()!.width).toBe(width);
+        const overflow = await p.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        expect(overflow).toBe(0);
+        if (width === 1280) await screenshots(p, 'dashboard-filters');
+
+        // A day that does not exist: the API's message once, under the date field.
+        const bad = await s.api(
+          'GET',
+          `/projects/${s.demo}/app/dashboards/${DASH}?filter=attr.flights.flight_date:2024-02-30`,
+        );
+        expect(bad.status).toBe(400);
+        await p.goto(`${s.url}${page}?filter=attr.flights.flight_date:2024-02-30`);
+        const field = p
+          .locator('.dash-filter-field')
+          .filter({ has: p.getByLabel('Flight Date', { exact: true }) });
+        await expect(field.getByRole('alert').textContent()).resolves.toBe(bad.json.message);
+        expect(await p.getByText(bad.json.message).count()).toBe(1);
+        expectOnlyRefused(problems, { 400: 1 });
+      } finally {
+        await close();
+      }
+    }
+  }, 120_000);
+});
