@@ -36,7 +36,7 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
   beforeAll(async () => {
     [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
     await setUpReports(s);
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {

@@ -689,8 +689,8 @@ const MATRIX: Record<string, Entry> = {
   'GET /projects/{project}/app/dashboards/{id}/items/{item}': {
     level: 'member',
     success: 200,
-    prepare: (f) => ({
-      params: { id: throwawayDashboard(f, 'authz-dash-item').dashboard, item: 'a' },
+    prepare: async (f) => ({
+      params: { id: (await throwawayDashboard(f, 'authz-dash-item')).dashboard, item: 'a' },
     }),
     check: (r, { ok }) => {
       if (ok)

@@ -25,7 +25,7 @@ describe.skipIf(skipBrowser)('a dashboard printed to PDF', () => {
   beforeAll(async () => {
     [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
     await waitForDemo(s);
-    s.engine.model.upsert(
+    await s.engine.model.upsert(
       s.demo,
       [
         {
@@ -72,7 +72,7 @@ describe.skipIf(skipBrowser)('a dashboard printed to PDF', () => {
 
   it('prints items side by side as laid out, and the whole table across pages', async () => {
     const url = new URL(`${s.url}/api/v1/projects/${s.demo}/app/dashboards/${DASH}`);
-    const printed = (await sitePageHtml(s.engine, actorOf(s, ADMIN), url))!;
+    const printed = (await sitePageHtml(s.engine, await actorOf(s, ADMIN), url))!;
     const context = await browser.newContext({ viewport: { width: 1047, height: 720 } });
     try {
       const page = await context.newPage();
