@@ -598,7 +598,7 @@ describe('AI chat budgets and plan limits', () => {
   afterAll(async () => {
     await t.s.close();
     await t.llm.close();
-    await plans.remove();
+    plans.remove();
   });
 
   it('stops after the step budget: the last call may not use tools', async () => {

@@ -1237,7 +1237,7 @@ describe('guessupload', () => {
   ])('PUT refuses %s with 400, and keeps what was saved', async (_name, edit, message) => {
     const ok = await s.api('PUT', guessPath(p, id), { body: valid() });
     expect(ok.status, ok.text).toBe(200);
-    const r = await s.api('PUT', guessPath(p, id), { body: await edit(valid()) });
+    const r = await s.api('PUT', guessPath(p, id), { body: edit(valid()) });
     expect(r.status, r.text).toBe(400);
     expect(r.json.message).toMatch(message);
     expect((await s.api('GET', guessPath(p, id))).json.prescription.columns).toEqual(
