@@ -370,7 +370,7 @@ describe('input.http: pagination', () => {
     setTimeout(() => ac.abort(reason), 100);
     const t0 = Date.now();
     await expect(
-      await readAll({ url: `${api.url}/slow?ms=5000` }, bearer, ctxOf(LOOPBACK, ac.signal)),
+      readAll({ url: `${api.url}/slow?ms=5000` }, bearer, ctxOf(LOOPBACK, ac.signal)),
     ).rejects.toBe(reason);
     expect(Date.now() - t0).toBeLessThan(2000);
 
@@ -378,7 +378,7 @@ describe('input.http: pagination', () => {
     setTimeout(() => ac2.abort(reason), 150);
     const t1 = Date.now();
     await expect(
-      await readAll(
+      readAll(
         { url: `${api.url}/flaky?key=abort&fail=5&status=429&after=30` },
         bearer,
         ctxOf(LOOPBACK, ac2.signal),

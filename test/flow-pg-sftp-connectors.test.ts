@@ -507,7 +507,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres on a real PostgreS
     expect(await noBackendLeft()).toBe(true);
     // an aborted signal refuses to start
     await expect(
-      await collect(postgresRows('SELECT 1', cred, ctxOf({ signal: ac.signal }))),
+      collect(postgresRows('SELECT 1', cred, ctxOf({ signal: ac.signal }))),
     ).rejects.toBe(reason);
   });
 

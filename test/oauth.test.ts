@@ -213,7 +213,7 @@ describe('built-in OAuth authorization server', () => {
     expect(first.body.access_token).not.toBe(tokens.access_token);
     expect(decodeJwt(first.body.access_token)).toMatchObject({ aud: mcp, email: ADMIN });
     await expect(
-      await s.engine.verifier.verify(first.body.access_token, mcp),
+      s.engine.verifier.verify(first.body.access_token, mcp),
     ).resolves.toBeTruthy();
 
     const reused = await oc.token({
@@ -351,7 +351,7 @@ describe('built-in OAuth authorization server', () => {
     const { url } = await oc.authorizationUrl(body.client_id);
     const b = new Browser();
     await expect(
-      await browse(b, url, { login: { email: ADMIN, password: 'wrong-password-1' } }),
+      browse(b, url, { login: { email: ADMIN, password: 'wrong-password-1' } }),
     ).rejects.toThrow(/sign-in page shown \(401\)[\s\S]*Wrong e-mail or password/);
   });
 
@@ -440,7 +440,7 @@ describe('OAuth state survives a restart', () => {
     expect(t.body.refresh_token).not.toBe(tokens.refresh_token);
     const mcp = mcpAudience(server.engine.config);
     await expect(
-      await server.engine.verifier.verify(t.body.access_token, mcp),
+      server.engine.verifier.verify(t.body.access_token, mcp),
     ).resolves.toMatchObject({
       email: ADMIN,
     });

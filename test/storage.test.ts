@@ -241,7 +241,7 @@ describe('storage through a file in the path', () => {
 
   it('answers 409, not a file-system error, when a file sits where a folder must be', async () => {
     await expect(
-      await rawStorage(s.engine).writeFile(s.demo, '/x.csv/sub/f.csv', Buffer.from('y'), {
+      rawStorage(s.engine).writeFile(s.demo, '/x.csv/sub/f.csv', Buffer.from('y'), {
         createParents: true,
       }),
     ).rejects.toMatchObject({ kind: 'conflict', message: '"/x.csv" is a file, not a folder' });
@@ -284,7 +284,7 @@ describe('storage overwrites and quota', () => {
     await st().writeFile(s.demo, '/y.bin', Buffer.alloc(45));
     // 90 of 100 bytes used: a 45-byte copy fits only because it replaces 45 bytes.
     await expect(
-      await st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true }),
+      st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true }),
     ).resolves.toMatchObject({ replaced: true });
     await expect(st().copy(s.demo, '/x.bin', '/z.bin')).rejects.toMatchObject({
       kind: 'limit',

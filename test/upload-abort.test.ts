@@ -324,7 +324,7 @@ describe('temporary files left by a crash', () => {
       expect((await rawStorage(running.engine).quota(project)).used).toBe(600);
       // The plan has 400 bytes left, not 1000.
       await expect(
-        await rawStorage(running.engine).writeFile(project, '/big.bin', Buffer.alloc(500)),
+        rawStorage(running.engine).writeFile(project, '/big.bin', Buffer.alloc(500)),
       ).rejects.toMatchObject({ kind: 'limit' });
       await running.close();
 

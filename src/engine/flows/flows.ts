@@ -249,7 +249,7 @@ export class Flows {
           eq(jsonText(jobsTable.params, 'id'), flow),
         ),
       )
-      .orderBy(desc(sql`rowid`))
+      .orderBy(desc(jobsTable.created), desc(jobsTable.id))
       .limit(1)
       .then(first);
     if (!j) return null;

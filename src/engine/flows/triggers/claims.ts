@@ -80,7 +80,7 @@ export async function lastFirings(db: Db, projectId: string): Promise<Map<string
         sql`${triggerFirings.time} = (select max(m.time) from trigger_firings m where m.project_id = ${triggerFirings.projectId} and m.trigger = ${triggerFirings.trigger})`,
       ),
     )
-    .orderBy(sql`rowid`);
+    .orderBy(triggerFirings.trigger, triggerFirings.slot);
   const out = new Map<string, FiringRow>();
   for (const r of rows) out.set(r.trigger, r);
   return out;
@@ -92,7 +92,7 @@ export async function firingsOf(db: Db, projectId: string, trigger: string): Pro
     .select()
     .from(triggerFirings)
     .where(and(eq(triggerFirings.projectId, projectId), eq(triggerFirings.trigger, trigger)))
-    .orderBy(triggerFirings.time, sql`rowid`);
+    .orderBy(triggerFirings.time, triggerFirings.slot);
 }
 
 /** Current statuses of jobs by id. */
