@@ -24,6 +24,7 @@ import {
   startTestServer,
   testConfig,
   type TestServer,
+  testDatabase,
 } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
@@ -356,6 +357,7 @@ describe('two engines on one data directory', () => {
     expect((await loadCsv(p, { sales: 'id,amount\n1,1\n2,2\n' })).status).toBe('OK');
     const config = loadConfig({
       URSA_DATA_DIR: s.dataDir,
+      ...testDatabase(s.dataDir),
       URSA_LOG_LEVEL: 'silent',
       URSA_DEMO_DATA: 'false',
     });

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/engine/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { rawRequest } from './helpers/http.js';
 import { memoryLogger, type MemoryLog } from './helpers/logs.js';
-import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, startTestServer, type TestServer, testDatabase } from './helpers/server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -438,6 +438,7 @@ describe('errors and request ids', () => {
     srv = await startServer(
       loadConfig({
         URSA_DATA_DIR: dataDir,
+        ...testDatabase(dataDir),
         PORT: '0',
         HOST: '127.0.0.1',
         URSA_ADMIN_PASSWORD: 'admin-password-1',

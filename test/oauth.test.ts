@@ -212,9 +212,7 @@ describe('built-in OAuth authorization server', () => {
     expect(first.body.refresh_token).not.toBe(tokens.refresh_token);
     expect(first.body.access_token).not.toBe(tokens.access_token);
     expect(decodeJwt(first.body.access_token)).toMatchObject({ aud: mcp, email: ADMIN });
-    await expect(
-      s.engine.verifier.verify(first.body.access_token, mcp),
-    ).resolves.toBeTruthy();
+    await expect(s.engine.verifier.verify(first.body.access_token, mcp)).resolves.toBeTruthy();
 
     const reused = await oc.token({
       grant_type: 'refresh_token',
@@ -439,9 +437,7 @@ describe('OAuth state survives a restart', () => {
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     expect(t.body.refresh_token).not.toBe(tokens.refresh_token);
     const mcp = mcpAudience(server.engine.config);
-    await expect(
-      server.engine.verifier.verify(t.body.access_token, mcp),
-    ).resolves.toMatchObject({
+    await expect(server.engine.verifier.verify(t.body.access_token, mcp)).resolves.toMatchObject({
       email: ADMIN,
     });
     // The rows are in the metadata database.

@@ -283,9 +283,9 @@ describe('storage overwrites and quota', () => {
     await st().writeFile(s.demo, '/x.bin', Buffer.alloc(45));
     await st().writeFile(s.demo, '/y.bin', Buffer.alloc(45));
     // 90 of 100 bytes used: a 45-byte copy fits only because it replaces 45 bytes.
-    await expect(
-      st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true }),
-    ).resolves.toMatchObject({ replaced: true });
+    await expect(st().copy(s.demo, '/x.bin', '/y.bin', { overwrite: true })).resolves.toMatchObject(
+      { replaced: true },
+    );
     await expect(st().copy(s.demo, '/x.bin', '/z.bin')).rejects.toMatchObject({
       kind: 'limit',
     });

@@ -13,7 +13,7 @@ import { uploads } from '../src/engine/db/schema.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
-import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, invite, startTestServer, type TestServer, testDatabase } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 const MDADMIN = 'upload-mdadmin@example.com';
@@ -521,6 +521,7 @@ describe('expiry at server start', () => {
     const config = () =>
       loadConfig({
         URSA_DATA_DIR: dataDir,
+        ...testDatabase(dataDir),
         PORT: '0',
         HOST: '127.0.0.1',
         URSA_ADMIN_PASSWORD: 'admin-password-1',

@@ -1,4 +1,5 @@
 // Runs the real command line (`tsx src/cli.ts …`) as a child process.
+import { testDatabase } from './server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,9 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     ),
   );
   // As in startTestServer: the demo project is created without loading its demo data.
-  return { ...base, URSA_LOG_LEVEL: 'warn', URSA_DEMO_DATA: 'false', ...env };
+  // On the PostgreSQL shape a data directory's metadata is its own database (server.ts).
+  const db = env.URSA_DATA_DIR ? testDatabase(env.URSA_DATA_DIR) : {};
+  return { ...base, URSA_LOG_LEVEL: 'warn', URSA_DEMO_DATA: 'false', ...db, ...env };
 }
 
 function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
