@@ -861,7 +861,7 @@ const MATRIX: Record<string, Entry> = {
       // Refused callers leave the conversation in place.
       const a = await f.s.engine.actor({ email: jobOwner(caller) }, f.project);
       if (r.status === 204)
-        await expect(await f.s.engine.ai.get(a, params.conversationId!)).rejects.toThrow();
+        await expect(f.s.engine.ai.get(a, params.conversationId!)).rejects.toThrow();
       else
         expect((await f.s.engine.ai.get(a, params.conversationId!)).id).toBe(params.conversationId);
     },
