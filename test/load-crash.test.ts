@@ -215,7 +215,7 @@ describe('a load killed with the server', () => {
     expect(loads.json.loads).toHaveLength(1);
     await stop(s, 'SIGTERM');
     // The killed load's unpublished file was removed at start-up: only the published one is left.
-    expect(versionFiles(project, 'sales')).toEqual([currentFile(project, 'sales')]);
+    expect(versionFiles(project, 'sales')).toEqual([await currentFile(project, 'sales')]);
 
     expect(
       await duck(project, 'SELECT id::INTEGER AS id, name, amount FROM "ds_sales" ORDER BY id'),
