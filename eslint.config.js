@@ -38,6 +38,8 @@ export default tseslint.config(
         { checksVoidReturn: { arguments: false, attributes: false } },
       ],
       '@typescript-eslint/await-thenable': 'error',
+      // `return promise` inside try/catch/finally escapes the catch: await it there.
+      '@typescript-eslint/return-await': ['error', 'in-try-catch'],
     },
   },
 );

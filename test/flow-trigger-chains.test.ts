@@ -187,8 +187,8 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     );
     await sleep(1000);
     // P (0) → Q (1) → P (2) → Q (3): three runs caused by others, then no fourth.
-    expect(depths('flow.p')).toEqual([0, 2]);
-    expect(depths('flow.q')).toEqual([1, 3]);
+    expect(await depths('flow.p')).toEqual([0, 2]);
+    expect(await depths('flow.q')).toEqual([1, 3]);
     const q1 = (await s.engine.jobs.peek((await started('trigger.q_after_p'))[0]!.jobId!))!;
     expect(q1.params).toMatchObject({
       id: 'flow.q',
@@ -245,8 +245,8 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     );
     await sleep(2500);
     // The upload starts f1 (0); each output fires the other: f2 (1), f1 (2), f2 (3), then none.
-    expect(depths('flow.f1')).toEqual([0, 2]);
-    expect(depths('flow.f2')).toEqual([1, 3]);
+    expect(await depths('flow.f1')).toEqual([0, 2]);
+    expect(await depths('flow.f2')).toEqual([1, 3]);
     expect(paused.message).toMatch(/at most 3 in a row/);
     expect(await listed('trigger.f1')).toMatchObject({
       enabled: false,
@@ -285,7 +285,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
       const f = await waitFor(async () => (await started('trigger.next'))[i - 1], 10_000);
       expect((await s.engine.jobs.waitFor(f.jobId!, 30_000)).status).toBe('OK');
     }
-    expect(depths('flow.next')).toEqual([1, 1, 1, 1]);
+    expect(await depths('flow.next')).toEqual([1, 1, 1, 1]);
     expect((await execute('flow.src')).status).toBe('OK');
     const paused = await waitFor(
       async () => (await firings('trigger.next')).find((f) => f.outcome === 'paused'),
@@ -295,7 +295,7 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
       /flow "flow.next" was started 4 times in the last minute by other runs; at most 4 \(URSA_TRIGGER_CHAIN_PER_MINUTE\)/,
     );
     await sleep(500);
-    expect(depths('flow.next')).toHaveLength(4);
+    expect(await depths('flow.next')).toHaveLength(4);
     expect(await listed('trigger.next')).toMatchObject({
       enabled: false,
       paused: { message: paused.message },

@@ -637,7 +637,7 @@ describe('triggers on a running server', () => {
     const first = await exec('flow.first');
     expect(first.status, first.message).toBe('OK');
     const [f] = await until(
-      async () => ((await started('trigger.seq')).length ? await started('trigger.seq') : null),
+      async () => ((await started('trigger.seq')).length ? started('trigger.seq') : null),
       10_000,
       'the sequence',
     );
@@ -673,7 +673,7 @@ describe('triggers on a running server', () => {
     await sleep(500);
     await upload('/drop/one.csv', 'id,amount\n1,11\n');
     const [f] = await until(
-      async () => ((await started('trigger.drop')).length ? await started('trigger.drop') : null),
+      async () => ((await started('trigger.drop')).length ? started('trigger.drop') : null),
       10_000,
       'the run',
     );
@@ -703,7 +703,7 @@ describe('triggers on a running server', () => {
     await mkcol('/loop');
     await upload('/loop/in.csv', 'id,amount\n1,1\n');
     const [f] = await until(
-      async () => ((await started('trigger.loop')).length ? await started('trigger.loop') : null),
+      async () => ((await started('trigger.loop')).length ? started('trigger.loop') : null),
       10_000,
       'the run',
     );

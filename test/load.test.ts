@@ -891,7 +891,10 @@ describe('descriptions in the prescription', () => {
     });
     await loadOk(p, { d: wd('/d.csv', { prescription: described('items ordered') }) });
     const desc = async (id: string) => (await s.engine.model.get(p, id))!.description;
-    expect([desc('attr.d.id'), desc('fact.d.n')]).toEqual(['the order', 'items ordered']);
+    expect([await desc('attr.d.id'), await desc('fact.d.n')]).toEqual([
+      'the order',
+      'items ordered',
+    ]);
     const catalog = await s.engine.catalog.catalog(await s.engine.actor({ email: ADMIN }, p), {});
     expect(catalog.datasets[0]).toMatchObject({ name: 'd', description: 'one row per order' });
 

@@ -183,7 +183,7 @@ export class Conversations {
   }
 
   async question(messageId: string): Promise<typeof aiMessages.$inferSelect | undefined> {
-    return await this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).then(first);
+    return this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).then(first);
   }
 
   async list(

@@ -305,7 +305,7 @@ export class Aql {
     } catch {
       return []; // the model changed since: nothing to explain
     }
-    return checks.length ? await memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
+    return checks.length ? memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
   }
 
   private async resultKey(projectId: string, c: Compiled): Promise<string> {
@@ -489,7 +489,7 @@ export class Aql {
         const stored = JSON.parse(
           await fs.readFile(this.resultFile(a.projectId, key), 'utf8'),
         ) as QueryResult;
-        return this.withHints(a, text, { columns, rows: stored.rows });
+        return await this.withHints(a, text, { columns, rows: stored.rows });
       } catch {
         // the file went away: compute it again
       }

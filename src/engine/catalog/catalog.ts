@@ -283,7 +283,7 @@ export class CatalogService {
   async find(a: ProjectActor, ref: string): Promise<ObjectRow> {
     const name = ref.replace(/^\[|\]$/g, '').trim();
     try {
-      return this.aql.lookup(a, name);
+      return await this.aql.lookup(a, name);
     } catch (err) {
       if (!(err instanceof AqlError) || 'candidates' in err.context) throw err;
       const key = titleKey(name);

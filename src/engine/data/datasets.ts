@@ -44,7 +44,7 @@ export class Datasets {
   ) {}
 
   async get(projectId: string, name: string) {
-    return await this.db
+    return this.db
       .select()
       .from(datasets)
       .where(and(eq(datasets.projectId, projectId), eq(datasets.name, name)))
@@ -120,7 +120,7 @@ export class Datasets {
 
   /** Every dataset record of a project (with its prescription). */
   async rows(projectId: string) {
-    return await this.db
+    return this.db
       .select()
       .from(datasets)
       .where(eq(datasets.projectId, projectId))

@@ -364,7 +364,7 @@ export class Flows {
         ignoreMaintenance: true,
       });
       requireLevel(a, 'mdadmin');
-      return this.credentials(a, ident);
+      return await this.credentials(a, ident);
     } catch {
       return null;
     }
@@ -404,7 +404,7 @@ export class Flows {
   }
 
   private async lockOf(projectId: string, flow: string) {
-    return await this.deps.db
+    return this.deps.db
       .select()
       .from(flowLocks)
       .where(and(eq(flowLocks.projectId, projectId), eq(flowLocks.flow, flow)))

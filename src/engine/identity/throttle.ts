@@ -170,11 +170,7 @@ export class Throttle {
   }
 
   private async row(key: string): Promise<Row | undefined> {
-    return await this.db
-      .select()
-      .from(authThrottle)
-      .where(eq(authThrottle.bucket, key))
-      .then(first);
+    return this.db.select().from(authThrottle).where(eq(authThrottle.bucket, key)).then(first);
   }
 
   private async put(key: string, values: Omit<Row, 'bucket'>): Promise<void> {

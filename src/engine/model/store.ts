@@ -24,7 +24,7 @@ export class ModelStore {
   constructor(private readonly db: Db) {}
 
   async get(projectId: string, ident: string): Promise<ObjectRow | undefined> {
-    return await this.db
+    return this.db
       .select()
       .from(objects)
       .where(and(eq(objects.projectId, projectId), eq(objects.ident, ident)))
@@ -33,7 +33,7 @@ export class ModelStore {
 
   /** Revisions of an object, newest first. */
   async revisions(projectId: string, ident: string): Promise<RevisionRow[]> {
-    return await this.db
+    return this.db
       .select()
       .from(objectRevisions)
       .where(and(eq(objectRevisions.projectId, projectId), eq(objectRevisions.ident, ident)))
@@ -45,7 +45,7 @@ export class ModelStore {
     ident: string,
     revision: number,
   ): Promise<RevisionRow | undefined> {
-    return await this.db
+    return this.db
       .select()
       .from(objectRevisions)
       .where(
@@ -63,7 +63,7 @@ export class ModelStore {
     projectId: string,
   ): Promise<Array<{ ident: string; snapshot: Record<string, unknown> }>> {
     const r = objectRevisions;
-    return await this.db
+    return this.db
       .select({ ident: r.ident, snapshot: r.snapshot })
       .from(r)
       .where(
@@ -81,7 +81,7 @@ export class ModelStore {
   }
 
   async all(projectId: string): Promise<ObjectRow[]> {
-    return await this.db
+    return this.db
       .select()
       .from(objects)
       .where(eq(objects.projectId, projectId))
@@ -89,7 +89,7 @@ export class ModelStore {
   }
 
   async listByType(projectId: string, types: string[]): Promise<ObjectRow[]> {
-    return await this.db
+    return this.db
       .select()
       .from(objects)
       .where(and(eq(objects.projectId, projectId), inArray(objects.type, types)))
@@ -175,7 +175,7 @@ export class ModelStore {
 
   /** Every project's objects of these types (start-up migrations). */
   async allOfTypes(types: string[]): Promise<ObjectRow[]> {
-    return await this.db.select().from(objects).where(inArray(objects.type, types));
+    return this.db.select().from(objects).where(inArray(objects.type, types));
   }
 
   async remove(projectId: string, idents: string[]): Promise<number> {

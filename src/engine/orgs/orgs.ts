@@ -32,11 +32,11 @@ export class Orgs {
   }
 
   async get(id: string) {
-    return await this.db.select().from(organizations).where(eq(organizations.id, id)).then(first);
+    return this.db.select().from(organizations).where(eq(organizations.id, id)).then(first);
   }
 
   async list() {
-    return await this.db.select().from(organizations);
+    return this.db.select().from(organizations);
   }
 
   async addAdmin(orgId: string, rawEmail: string): Promise<void> {

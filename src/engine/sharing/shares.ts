@@ -529,7 +529,7 @@ export class Shares {
   // ---- storage and output ----
 
   private async row(projectId: string, dashboard: string): Promise<ShareRow | undefined> {
-    return await this.db
+    return this.db
       .select()
       .from(shares)
       .where(and(eq(shares.projectId, projectId), eq(shares.dashboard, dashboard)))

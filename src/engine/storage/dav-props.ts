@@ -31,7 +31,7 @@ export class DavProps {
   constructor(private readonly db: Db) {}
 
   async list(projectId: string, path: string): Promise<DeadProp[]> {
-    return await this.db
+    return this.db
       .select({ ns: davProps.ns, name: davProps.name, value: davProps.value })
       .from(davProps)
       .where(and(eq(davProps.projectId, projectId), eq(davProps.path, path)));

@@ -307,7 +307,7 @@ export class Uploads {
   }
 
   private async row(projectId: string, ident: string): Promise<Row | undefined> {
-    return await this.db
+    return this.db
       .select()
       .from(uploads)
       .where(and(eq(uploads.projectId, projectId), eq(uploads.ident, ident)))

@@ -96,16 +96,14 @@ export class Members {
     projectId: string,
     r: Pick<Row, 'filter' | 'filterByTitle'>,
   ): Promise<string | null> {
-    return r.filter === null
-      ? null
-      : await this.filterRefs.show(r.filter, r.filterByTitle, projectId);
+    return r.filter === null ? null : this.filterRefs.show(r.filter, r.filterByTitle, projectId);
   }
 
   /** Every member's filter as stored, for start-up migration (aql/saved-refs.ts). */
   async allFilters(): Promise<
     Array<Pick<Row, 'projectId' | 'email' | 'filter' | 'filterByTitle'>>
   > {
-    return await this.db
+    return this.db
       .select({
         projectId: projectUsers.projectId,
         email: projectUsers.email,
@@ -327,7 +325,7 @@ export class Members {
   }
 
   private async findRow(projectId: string, email: string): Promise<Row | undefined> {
-    return await this.db
+    return this.db
       .select()
       .from(projectUsers)
       .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))

@@ -64,7 +64,7 @@ export async function findObject(
 ): Promise<ObjectDetails> {
   const name = id.replace(/^\[|\]$/g, '').trim();
   try {
-    return ctx.engine.objects.get(a, name, opts);
+    return await ctx.engine.objects.get(a, name, opts);
   } catch (err) {
     if (!(err instanceof EngineError) || err.kind !== 'not_found') throw err;
     return ctx.engine.objects.get(a, (await ctx.engine.catalog.find(a, name)).ident, opts);
@@ -116,7 +116,7 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
         data: await page(limit),
         // Fewer datasets per page: the cursor then continues where this page ends.
         shrink: async (d) =>
-          d.datasets.length > 1 ? await page(Math.ceil(d.datasets.length / 2)) : null,
+          d.datasets.length > 1 ? page(Math.ceil(d.datasets.length / 2)) : null,
       };
     },
   });

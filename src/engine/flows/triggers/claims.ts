@@ -88,7 +88,7 @@ export async function lastFirings(db: Db, projectId: string): Promise<Map<string
 
 /** Every firing of a trigger, oldest first (tests and diagnostics). */
 export async function firingsOf(db: Db, projectId: string, trigger: string): Promise<FiringRow[]> {
-  return await db
+  return db
     .select()
     .from(triggerFirings)
     .where(and(eq(triggerFirings.projectId, projectId), eq(triggerFirings.trigger, trigger)))
