@@ -1,5 +1,6 @@
 // Saved AQL names objects by identifier once stored (ref-rewrite.ts): the glue for members'
 // row-level filters, and the start-up migration of definitions stored before that rule.
+import { sameJson } from '../same-json.js';
 import type { ProjectActor } from '../access/actor.js';
 import type { Logger } from '../logger.js';
 import { AQL_KIND } from '../model/defs.js';
@@ -55,7 +56,7 @@ export async function migrateSavedAql(
   let changed = 0;
   for (const row of await store.allOfTypes(Object.keys(AQL_KIND))) {
     const def = migrateDef(row.type, row.def, await model(row.projectId));
-    if (JSON.stringify(def) === JSON.stringify(row.def)) continue;
+    if (sameJson(def, row.def)) continue;
     await store.rewriteDef(row.projectId, row.ident, def);
     changed++;
   }

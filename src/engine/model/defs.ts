@@ -1,6 +1,7 @@
 // The `def` of every model object type (docs/api.md "Semantic model"). Zod checks the shape;
 // whether the objects a def names exist is checked by the service (objects.ts), which sees
 // the whole model including the other objects of the same batch.
+import { sameJson } from '../same-json.js';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { validTimeZone } from '../config.js';
@@ -314,9 +315,7 @@ export function secretRouteChanges(
   before: Record<string, unknown>,
   after: Record<string, unknown>,
 ): string[] {
-  return SECRET_ROUTE_FIELDS.filter(
-    (f) => JSON.stringify(before[f] ?? null) !== JSON.stringify(after[f] ?? null),
-  );
+  return SECRET_ROUTE_FIELDS.filter((f) => !sameJson(before[f] ?? null, after[f] ?? null));
 }
 
 export const DEF_SCHEMAS: Record<ObjectType, z.ZodType> = {

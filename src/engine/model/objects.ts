@@ -3,6 +3,7 @@
 // read does not exist for them, on every path (lists, get, search, bulk, graphs, folders'
 // content, predecessors and successors). Writes are one transaction each, keep a revision,
 // bump the model version (ModelStore) and record an obj_action event.
+import { sameJson } from '../same-json.js';
 import type { z } from 'zod';
 import { hasLevel, requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
@@ -109,7 +110,6 @@ export interface SearchResult extends ObjectSummary {
 }
 
 const summary = (r: ObjectRow): ObjectSummary => ({ ident: r.ident, type: r.type, name: r.name });
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const isLoadType = (t: string) => (LOAD_TYPES as readonly string[]).includes(t);
 
 export class ModelObjects {

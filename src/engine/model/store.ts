@@ -1,5 +1,6 @@
 // Model object storage: every change keeps a revision, and bumps the project's model version
 // (so cached query results made under an older model are never served).
+import { sameJson } from '../same-json.js';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { type Db, first, storeOf } from '../db/index.js';
 import { objectRevisions, objects, projects } from '../db/tables.js';
@@ -217,8 +218,4 @@ export class ModelStore {
 function snapshot(row: ObjectRow): Record<string, unknown> {
   const { ident, type, name, description, def, acl, tags, revision, updated, updatedBy } = row;
   return { ident, type, name, description, def, acl, tags, revision, updated, updatedBy };
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
