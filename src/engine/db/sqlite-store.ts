@@ -88,16 +88,21 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     return t?.open ? t : undefined;
   };
 
-  const db = drizzle(async (sql, params, method) => {
-    if (current()) return execute(w, sql, params, method);
-    if (isRead(sql, method)) return execute(r, sql, params, method);
+  /** Where a statement runs: its transaction's, the reader, or the writer under the lock. */
+  const onConnection = async <T>(read: boolean, fn: (st: Statements) => T): Promise<T> => {
+    if (current()) return fn(w);
+    if (read) return fn(r);
     const release = await lock.acquire();
     try {
-      return execute(w, sql, params, method);
+      return fn(w);
     } finally {
       release();
     }
-  }) as unknown as Db;
+  };
+
+  const db = drizzle(async (sql, params, method) =>
+    onConnection(isRead(sql, method), (st) => execute(st, sql, params, method)),
+  ) as unknown as Db;
 
   const store: Store = {
     dialect: 'sqlite',
@@ -141,32 +146,15 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     },
     async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
       const q = dialect.sqlToQuery(query);
-      const run = (st: Statements) => {
+      return onConnection(isRead(q.sql, 'all'), (st) => {
         const stmt = st.get(q.sql);
         stmt.raw(false);
         return stmt.all(...q.params) as T[];
-      };
-      if (current()) return run(w);
-      if (isRead(q.sql, 'all')) return run(r);
-      const release = await lock.acquire();
-      try {
-        return run(w);
-      } finally {
-        release();
-      }
+      });
     },
     async run(query: SQL): Promise<void> {
       const q = dialect.sqlToQuery(query);
-      if (current()) {
-        w.get(q.sql).run(...q.params);
-        return;
-      }
-      const release = await lock.acquire();
-      try {
-        w.get(q.sql).run(...q.params);
-      } finally {
-        release();
-      }
+      await onConnection(false, (st) => st.get(q.sql).run(...q.params));
     },
     async ping() {
       reader.prepare('SELECT 1').get();
