@@ -48,36 +48,45 @@ export async function startServer(
   }
   let engine: Engine | undefined;
   let claimed = false;
-  let boot: BootstrapResult;
+  let boot: BootstrapResult | undefined;
   let app: http.RequestListener;
   try {
     await hooks.listening?.(`http://localhost:${port}`);
-    claimDataDir(config.dataDir, {
-      siteUrl: config.siteUrl,
-      issuer: config.auth.issuer,
-      audience: config.auth.audience,
-    });
+    const shared = !!config.databaseUrl;
+    claimDataDir(
+      config.dataDir,
+      { siteUrl: config.siteUrl, issuer: config.auth.issuer, audience: config.auth.audience },
+      shared,
+    );
     claimed = true;
     engine = await Engine.open(config, log);
-    // Only the serving process may judge jobs: whatever is unfinished now died with the last one.
-    const interrupted = await engine.jobs.recoverInterrupted();
-    if (interrupted)
-      log.warn({ interrupted }, 'jobs left unfinished by the previous run were ended as ERROR');
-    // Temporary files a killed process left, before anything of ours writes new ones (the demo
-    // starts writing during bootstrap: a later sweep raced it and removed its files).
-    const flowLocks = await engine.flows.recover(
-      (await engine.projects.allIds()).map((projectId) => ({
-        projectId,
-        dir: engine!.projects.dir(projectId),
-      })),
-    );
-    if (flowLocks) log.warn({ flowLocks }, 'flow runs ended by the restart were unlocked');
-    const converted = await convertProjects(engine);
-    if (converted) log.info({ converted }, 'datasets converted to dataset versions');
-    const leftovers = await engine.uploads.sweepLeftovers(Date.now());
-    if (leftovers)
-      log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');
-    boot = await bootstrap(engine);
+    const e = engine;
+    // Processes of a cluster start together: the start-up work runs in one at a time (the
+    // first bootstraps; the others find it done).
+    boot = await e.store.exclusive('ursa:startup', async () => {
+      // One process (SQLite): whatever is unfinished died with the last one. A cluster: only
+      // jobs whose process stopped renewing their lease.
+      const interrupted = await e.jobs.recoverInterrupted();
+      if (interrupted)
+        log.warn({ interrupted }, 'jobs left unfinished by a stopped process were ended as ERROR');
+      // Temporary files a killed process left, before anything of ours writes new ones (the
+      // demo starts writing during bootstrap: a later sweep raced it and removed its files).
+      const flowLocks = await e.flows.recover(
+        (await e.projects.allIds()).map((projectId) => ({
+          projectId,
+          dir: e.projects.dir(projectId),
+        })),
+      );
+      if (flowLocks) log.warn({ flowLocks }, 'flow runs ended by the restart were unlocked');
+      const converted = await convertProjects(e);
+      if (converted) log.info({ converted }, 'datasets converted to dataset versions');
+      // In a cluster, other processes may be receiving uploads now: only old leftovers go.
+      const leftovers = await e.uploads.sweepLeftovers(Date.now() - (shared ? 3_600_000 : 0));
+      if (leftovers)
+        log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');
+      return bootstrap(e);
+    });
+    await e.jobs.start();
     app = await createApp(engine);
   } catch (err) {
     server.close();
@@ -87,10 +96,11 @@ export async function startServer(
   }
   const sweeper = startSweeper(engine, log);
   const collector = startVersionCollector(engine, log);
-  // Timers fire (and missed runs catch up) only once the app answers.
-  await engine.triggers.start();
+  // Timers fire (and missed runs catch up) only once the app answers. An API process of a
+  // cluster leaves triggers to the workers; a worker answers only /healthz.
+  if (config.role !== 'api') await engine.triggers.start();
   server.off('request', starting);
-  server.on('request', app);
+  server.on('request', config.role === 'worker' ? workerOnly : app);
   const url = `http://localhost:${port}`;
   return {
     url,
@@ -106,6 +116,29 @@ export async function startServer(
       releaseDataDir(config.dataDir);
     },
   };
+}
+
+/** A worker process (URSA_ROLE=worker) runs jobs and triggers; its port answers liveness. */
+function workerOnly(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const live =
+    (req.method === 'GET' || req.method === 'HEAD') && req.url?.split('?')[0] === LIVE_PATH;
+  const body = JSON.stringify(
+    live
+      ? ALIVE
+      : {
+          statusCode: 404,
+          message: 'this Ursa process is a worker (URSA_ROLE=worker): it serves only /healthz',
+          context: { role: 'worker' },
+          errorId: uuid(),
+        },
+  );
+  req.resume();
+  res.writeHead(live ? 200 : 404, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 /**

@@ -53,6 +53,10 @@ const envSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info'),
   URSA_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** all: serve HTTP and run jobs; api: HTTP and its own queries; worker: jobs and triggers. */
+  URSA_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  /** How long a job's claim holds without a heartbeat (a killed process's jobs wait this). */
+  URSA_JOB_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
   URSA_UPLOAD_TTL_HOURS: z.coerce.number().positive().default(24),
   URSA_RESULT_TTL_HOURS: z.coerce.number().positive().default(168),
   /** How long a superseded dataset version is kept after its last read (data/databases.ts). */
@@ -136,6 +140,9 @@ export interface Config {
   defaultPlan: string;
   logLevel: string;
   jobConcurrency: number;
+  /** What this process does in a cluster (SCALE.md): all, api or worker. */
+  role: 'all' | 'api' | 'worker';
+  jobLeaseSeconds: number;
   /** Partial chunked uploads untouched this long are deleted. */
   uploadTtlHours: number;
   /** Stored query results unread this long are deleted (a query asked again recomputes). */
@@ -250,6 +257,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPlan: e.URSA_DEFAULT_PLAN,
     logLevel: e.URSA_LOG_LEVEL,
     jobConcurrency: e.URSA_JOB_CONCURRENCY,
+    role: e.URSA_ROLE,
+    jobLeaseSeconds: e.URSA_JOB_LEASE_SECONDS,
     uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
     resultTtlHours: e.URSA_RESULT_TTL_HOURS,
     versionGraceSeconds: e.URSA_VERSION_GRACE_SECONDS,

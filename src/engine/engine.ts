@@ -154,7 +154,15 @@ export class Engine {
       config.siteUrl,
       (email) => this.passwordLinks.invitationSignIn(email),
     );
-    this.jobs = new JobRunner(this.db, log, config.jobConcurrency);
+    const versions = new VersionStore(this.db);
+    this.jobs = new JobRunner(this.db, log, {
+      concurrency: config.jobConcurrency,
+      // An API process runs the queries it is asked; loads, flows and answers go to workers.
+      runs: (type) => config.role !== 'api' || type === 'report',
+      leaseMs: config.jobLeaseSeconds * 1000,
+      // A process killed mid-load held its project's write lock: the next load need not wait.
+      onDeadProcess: async (p) => void (await versions.releaseProcess(p)),
+    });
     this.throttle = new Throttle(this.db);
     this.revocations = new Revocations(this.db, config.auth.tokenTtlSeconds);
     this.verifier = new TokenVerifier(config.auth, signingKey, (claims) =>
@@ -164,7 +172,7 @@ export class Engine {
     this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));
     this.dbs = new ProjectDatabases(
       (p) => this.projects.dir(p),
-      new VersionStore(this.db),
+      versions,
       config.versionGraceSeconds * 1000,
     );
     this.projects.onDelete((p) => this.dbs.close(p));

@@ -35,10 +35,13 @@ export function readServerRecord(dataDir: string): ServerRecord | null {
 export function claimDataDir(
   dataDir: string,
   rec: Omit<ServerRecord, 'pid' | 'started'>,
+  /** The metadata is on PostgreSQL: processes of a cluster share the directory. */
+  shared = false,
 ): ServerRecord {
   const existing = readServerRecord(dataDir);
   // The same process may restart its server (tests do); a dead owner left a stale record.
   if (existing && existing.pid !== process.pid && alive(existing.pid)) {
+    if (shared) return existing;
     throw new Error(
       `another Ursa server (pid ${existing.pid}, ${existing.siteUrl}) is using data directory ${dataDir}`,
     );

@@ -9,6 +9,8 @@ import { createLogger } from '../../src/engine/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 export const ADMIN = 'admin@example.com';
+/** The suite runs on the PostgreSQL shape (npm run test:pg): where the shapes differ by design. */
+export const ON_PG = process.env.URSA_TEST_DATABASE === 'postgres';
 export const ADMIN_PASSWORD = 'admin-password-1';
 
 export interface TestServer extends RunningServer {

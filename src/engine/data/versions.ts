@@ -151,6 +151,15 @@ export class VersionStore {
       .where(and(eq(locks.projectId, projectId), eq(locks.holder, holder)));
   }
 
+  /** Releases the locks a process held (it died: its job was ended by another process). */
+  async releaseProcess(processId: string): Promise<number> {
+    const rows = await this.db
+      .delete(locks)
+      .where(sql`${locks.holder} LIKE ${`${processId.replace(/[\\%_]/g, '\\$&')}:%`} ESCAPE '\\'`)
+      .returning({ p: locks.projectId });
+    return rows.length;
+  }
+
   /** Every lock's holder (start-up: the locks of dead processes of this host are released). */
   async lockHolders(): Promise<{ projectId: string; holder: string }[]> {
     return this.db.select({ projectId: locks.projectId, holder: locks.holder }).from(locks);

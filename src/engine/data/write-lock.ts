@@ -5,12 +5,13 @@
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomId } from '../ids.js';
+import { PROCESS_ID } from '../process-id.js';
 import type { VersionStore } from './versions.js';
 
 const LEASE_MS = 60_000;
 
 /** This process, in lock rows (a lock names who holds it): host, pid, a random part. */
-const PROCESS = `${os.hostname()}:${process.pid}:${randomId(6)}`;
+const PROCESS = PROCESS_ID;
 
 export class WriteLocks {
   private queues = new Map<string, Promise<unknown>>();

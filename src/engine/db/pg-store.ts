@@ -9,6 +9,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { migratePg } from './migrate-pg.js';
+import { pgSignals } from './signals.js';
 import { register, type Db, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
 
@@ -61,9 +62,34 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   const db = drizzle({ client: client as unknown as pg.Pool }) as unknown as Db;
   const dialect = new PgDialect();
 
+  const signals = pgSignals(
+    url,
+    (text, values) => (current()?.client ?? pool).query(text, values),
+    opts.log,
+  );
+
   const store: Store = {
     dialect: 'postgres',
     db,
+    signals,
+    async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      // A session-level advisory lock on a connection of its own, held while `fn` runs its
+      // statements on the pool; it goes with the connection if this process dies.
+      const conn = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await conn.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
+        try {
+          return await fn();
+        } finally {
+          await conn
+            .query('SELECT pg_advisory_unlock(hashtextextended($1, 1))', [name])
+            .catch((e: Error) => (broken = e));
+        }
+      } finally {
+        conn.release(broken ?? false);
+      }
+    },
     inTx: () => current() !== undefined,
     async tx<T>(fn: () => Promise<T>, opts?: TxOptions): Promise<T> {
       const outer = current();
@@ -127,6 +153,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       await pool.query('SELECT 1');
     },
     async close() {
+      await signals.close();
       await pool.end();
     },
   };

@@ -110,6 +110,14 @@ export const jobs = sqliteTable(
     created: text('created').notNull(),
     started: text('started'),
     finished: text('finished'),
+    /** The process running the job (null: queued, or never claimed). */
+    owner: text('owner'),
+    /** Until when (epoch ms) the owner's claim holds; its heartbeat renews it. */
+    leaseUntil: integer('lease_until'),
+    /** Set by a cancel from any process; the owner aborts the job when it sees it. */
+    cancelRequested: integer('cancel_requested', { mode: 'boolean' }).notNull().default(false),
+    /** How many times a process claimed it (a query whose process died runs again, once). */
+    attempts: integer('attempts').notNull().default(0),
   },
   (t) => [
     index('jobs_project_created').on(t.projectId, t.created),

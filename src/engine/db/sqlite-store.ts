@@ -14,6 +14,7 @@ import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { drizzle } from 'drizzle-orm/sqlite-proxy';
+import { memorySignals } from './signals.js';
 import { register, type Db, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
 
@@ -104,9 +105,22 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     onConnection(isRead(sql, method), (st) => execute(st, sql, params, method)),
   ) as unknown as Db;
 
+  const signals = memorySignals();
+  // One process: a start-up lock is a queue per name in memory.
+  const exclusives = new Map<string, Promise<unknown>>();
+
   const store: Store = {
     dialect: 'sqlite',
     db,
+    signals,
+    exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
+      const run = (exclusives.get(name) ?? Promise.resolve()).then(fn);
+      exclusives.set(
+        name,
+        run.catch(() => undefined),
+      );
+      return run;
+    },
     inTx: () => current() !== undefined,
     // One writer at a time: `opts.lock` names are held by construction.
     async tx<T>(fn: () => Promise<T>, _opts?: TxOptions): Promise<T> {
@@ -160,6 +174,7 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
       reader.prepare('SELECT 1').get();
     },
     async close() {
+      await signals.close();
       const release = await lock.acquire();
       try {
         reader.close();

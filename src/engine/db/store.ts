@@ -6,6 +6,7 @@
 // no transaction handle passed down.
 import type { SQL } from 'drizzle-orm';
 import type { SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
+import type { Signals } from './signals.js';
 import type { Dialect } from './tables.js';
 
 /** The metadata database handle engine code queries. */
@@ -35,6 +36,13 @@ export interface Store {
   rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]>;
   /** Runs a raw SQL statement that returns no rows (inside a transaction: in it). */
   run(query: SQL): Promise<void>;
+  /** Signals between the processes sharing this database (one process on SQLite). */
+  readonly signals: Signals;
+  /**
+   * Runs `fn` (outside any transaction) while holding the cluster-wide lock `name`: work that
+   * every process does at start-up but only one may do at a time (bootstrap, conversions).
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Fails when the database does not answer (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -190,8 +190,23 @@ export class Flows {
       const job = l.jobId ? await this.deps.jobs.peek(l.jobId) : undefined;
       if (job) await this.recordEnd(job);
     }
-    for (const p of projectDirs)
-      await fs.rm(scratchRoot(p.dir), { recursive: true, force: true }).catch(() => undefined);
+    // Scratch folders are named by job: those of runs still going (in another process of a
+    // cluster) stay.
+    for (const p of projectDirs) {
+      let names: string[];
+      try {
+        names = await fs.readdir(scratchRoot(p.dir));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const job = await this.deps.jobs.peek(name);
+        if (job && !FINAL_STATUSES.includes(job.status)) continue;
+        await fs
+          .rm(path.join(scratchRoot(p.dir), name), { recursive: true, force: true })
+          .catch(() => undefined);
+      }
+    }
     return stale.length;
   }
 
