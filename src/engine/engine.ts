@@ -49,6 +49,7 @@ import { Triggers } from './flows/triggers/triggers.js';
 import { ModelObjects } from './model/objects.js';
 import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
+import { MCP_SESSION_IDLE_MS, McpSessions } from './identity/mcp-sessions.js';
 import { Reports } from './reports/reports.js';
 import { Shares } from './sharing/shares.js';
 import { DavProps } from './storage/dav-props.js';
@@ -101,6 +102,8 @@ export class Engine {
   readonly throttle: Throttle;
   /** Revoked access tokens and grants, refused by the verifier. */
   readonly revocations: Revocations;
+  /** MCP sessions any process may serve (src/mcp/http.ts). */
+  readonly mcpSessions: McpSessions;
   /** Data integration: flow runs (jobs of type flow) and the box catalog. */
   readonly flows: Flows;
   /** Reports and dashboards computed for a reader (charts, KPIs, dashboard filters). */
@@ -165,6 +168,7 @@ export class Engine {
     });
     this.throttle = new Throttle(this.db);
     this.revocations = new Revocations(this.db, config.auth.tokenTtlSeconds);
+    this.mcpSessions = new McpSessions(this.db, MCP_SESSION_IDLE_MS);
     this.verifier = new TokenVerifier(config.auth, signingKey, (claims) =>
       this.revocations.isRevoked(claims),
     );

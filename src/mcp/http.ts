@@ -15,11 +15,12 @@ import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
 import { HttpError } from '../shared/errors.js';
 import { parseJson } from '../shared/json.js';
+import { MCP_SESSION_IDLE_MS } from '../engine/identity/mcp-sessions.js';
 import { mcpPrincipal } from './auth.js';
 import { buildMcpServer } from './server.js';
 
 /** A session unused this long is closed. */
-const IDLE_MS = 30 * 60_000;
+const IDLE_MS = MCP_SESSION_IDLE_MS;
 /** Sessions one user may hold; a new one closes their least recently used. */
 const MAX_SESSIONS_PER_USER = 32;
 const MAX_BODY = '4mb';
@@ -58,14 +59,22 @@ export function mcpRouter(engine: Engine): Router {
   const router = express.Router();
   const sessions = new Map<string, Session>();
 
+  const forget = (id: string) =>
+    engine.mcpSessions
+      .close(id)
+      .catch((err: unknown) => engine.log.warn({ err }, 'MCP session not removed'));
   const closeSession = (id: string) => {
     const s = sessions.get(id);
     sessions.delete(id);
     if (s) void s.transport.close();
+    void forget(id);
   };
   const sweep = setInterval(() => {
     const old = Date.now() - IDLE_MS;
     for (const [id, s] of sessions) if (s.lastSeen < old) closeSession(id);
+    engine.mcpSessions
+      .sweep()
+      .catch((err: unknown) => engine.log.warn({ err }, 'MCP sessions not swept'));
   }, 60_000);
   sweep.unref();
 
@@ -98,16 +107,54 @@ export function mcpRouter(engine: Engine): Router {
     }, next);
   });
 
-  /** The caller's session named by MCP-Session-Id, or an answer already sent. */
-  const sessionOf = (req: McpRequest, res: Response): Session | null => {
+  const notFound = (res: Response) =>
+    rpcError(res, 404, -32001, 'Session not found; initialize a new session');
+
+  /**
+   * The caller's session named by MCP-Session-Id: held here (its transport), opened by another
+   * process of the cluster ('elsewhere': served statelessly here), or an answer already sent.
+   */
+  const sessionOf = async (
+    req: McpRequest,
+    res: Response,
+  ): Promise<Session | 'elsewhere' | null> => {
     const sid = req.headers['mcp-session-id'];
-    const s = typeof sid === 'string' ? sessions.get(sid) : undefined;
-    if (!s || s.email !== req.mcpPrincipal!.email) {
-      rpcError(res, 404, -32001, 'Session not found; initialize a new session');
+    if (typeof sid !== 'string') {
+      notFound(res);
       return null;
     }
-    s.lastSeen = Date.now();
-    return s;
+    const email = req.mcpPrincipal!.email;
+    // The metadata decides (a session ended through another process is over here too): one
+    // read by key per request, next to a tool call's own work.
+    const user = await engine.mcpSessions.userOf(sid);
+    if (user !== email) {
+      if (user === undefined && sessions.has(sid)) closeSession(sid);
+      notFound(res);
+      return null;
+    }
+    await engine.mcpSessions.touch(sid);
+    const s = sessions.get(sid);
+    if (s) {
+      s.lastSeen = Date.now();
+      return s;
+    }
+    return 'elsewhere';
+  };
+
+  /** A request of a session another process holds: one transport for this request. */
+  const serveStateless = async (
+    principal: Principal,
+    req: McpRequest,
+    res: Response,
+    body?: unknown,
+  ) => {
+    const server = await buildMcpServer(engine, principal);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
   };
 
   // The text first, then the shared JSON parser: nesting and value count are bounded like
@@ -128,8 +175,9 @@ export function mcpRouter(engine: Engine): Router {
     try {
       const principal = req.mcpPrincipal!;
       if (req.headers['mcp-session-id'] !== undefined) {
-        const s = sessionOf(req, res);
-        if (s) await s.transport.handleRequest(req, res, req.body);
+        const s = await sessionOf(req, res);
+        if (s === 'elsewhere') await serveStateless(principal, req, res, req.body);
+        else if (s) await s.transport.handleRequest(req, res, req.body);
         return;
       }
       const body: unknown = req.body;
@@ -138,28 +186,26 @@ export function mcpRouter(engine: Engine): Router {
         const server = await buildMcpServer(engine, principal);
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => {
+          onsessioninitialized: async (id) => {
             const mine = [...sessions].filter(([, s]) => s.email === principal.email);
             if (mine.length >= MAX_SESSIONS_PER_USER)
               closeSession(mine.sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0]![0]);
             sessions.set(id, { transport, server, email: principal.email, lastSeen: Date.now() });
+            // Known to every process before the client can send its next request.
+            await engine.mcpSessions.open(id, principal.email);
           },
         });
         transport.onclose = () => {
-          if (transport.sessionId) sessions.delete(transport.sessionId);
+          if (!transport.sessionId) return;
+          sessions.delete(transport.sessionId);
+          void forget(transport.sessionId);
         };
         await server.connect(transport);
         await transport.handleRequest(req, res, body);
         return;
       }
       // Without a session (the 2026 revision's stateless requests): one transport per request.
-      const server = await buildMcpServer(engine, principal);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => {
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
+      await serveStateless(principal, req, res, body);
     } catch (err) {
       next(err);
     }
@@ -171,7 +217,12 @@ export function mcpRouter(engine: Engine): Router {
         res.setHeader('Allow', 'POST');
         return rpcError(res, 405, -32000, 'the notification stream needs an MCP session');
       }
-      const s = sessionOf(req, res);
+      const s = await sessionOf(req, res);
+      // The notification stream is the opening process's; elsewhere there is none to offer.
+      if (s === 'elsewhere') {
+        res.setHeader('Allow', 'POST, DELETE');
+        return rpcError(res, 405, -32000, 'this session has no notification stream here');
+      }
       if (s) await s.transport.handleRequest(req, res);
     } catch (err) {
       next(err);
@@ -182,8 +233,12 @@ export function mcpRouter(engine: Engine): Router {
     try {
       if (req.headers['mcp-session-id'] === undefined)
         return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      const s = sessionOf(req, res);
-      if (s) await s.transport.handleRequest(req, res);
+      const s = await sessionOf(req, res);
+      if (s === 'elsewhere') {
+        // Ended here for every process; the opening one drops its transport at its sweep.
+        await engine.mcpSessions.close(req.headers['mcp-session-id'] as string);
+        return res.status(200).end();
+      } else if (s) await s.transport.handleRequest(req, res);
     } catch (err) {
       next(err);
     }

@@ -173,6 +173,7 @@ export class Aql {
 
   /** Forgets which results are stored, so the next run of each computes it (benchmarks). */
   clearResultCache(): void {
+    this.forgottenBefore = Date.now() + 1;
     this.memo.clear();
     this.recent.clear();
     this.recentCells = 0;
@@ -213,7 +214,7 @@ export class Aql {
       key,
       rowFilter: await this.rowFilterKey(a),
     };
-    const cached = this.cached(a.projectId, key);
+    const cached = await this.cached(a.projectId, key);
     if (cached && this.touch(a.projectId, cached))
       return this.jobs.recordFinished(a, 'report', params, {
         columns: c.columns,
@@ -322,8 +323,28 @@ export class Aql {
 
   private memo = new Map<string, CacheEntry>();
 
-  private cached(projectId: string, key: string): CacheEntry | null {
-    return this.memo.get(`${projectId}/${key}`) ?? null;
+  /** Results older than this (epoch ms) count as not stored (clearResultCache). */
+  private forgottenBefore = 0;
+
+  /**
+   * The stored result of `key`, if any. Another process of a cluster may have computed it:
+   * the result files in the shared data directory are the index, this map only its memory.
+   */
+  private async cached(projectId: string, key: string): Promise<CacheEntry | null> {
+    const k = `${projectId}/${key}`;
+    const hit = this.memo.get(k);
+    if (hit) return hit;
+    const file = this.resultFile(projectId, key);
+    try {
+      const st = await fs.stat(file);
+      if (st.mtimeMs < this.forgottenBefore) return null;
+      const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
+      const entry = { key, file, rowCount: stored.rows.length };
+      this.memo.set(k, entry);
+      return entry;
+    } catch {
+      return null; // not computed yet, or being replaced
+    }
   }
 
   /** Marks a cached result as read now (retention counts from the last read); false if gone. */
@@ -483,7 +504,7 @@ export class Aql {
     const c = await this.compile(a, text, opts.seeAll);
     const key = await this.resultKey(a.projectId, c);
     const columns = c.columns;
-    const hit = this.cached(a.projectId, key);
+    const hit = await this.cached(a.projectId, key);
     if (hit && this.touch(a.projectId, hit)) {
       try {
         const stored = JSON.parse(

@@ -575,3 +575,18 @@ export const projectWriteLocks = sqliteTable('project_write_locks', {
   holder: text('holder').notNull(),
   leaseUntil: text('lease_until').notNull(),
 });
+
+/**
+ * MCP sessions over Streamable HTTP (src/mcp/http.ts): which user opened each, so any process of
+ * a cluster can serve a request of the session (statelessly) or end it.
+ */
+export const mcpSessions = sqliteTable(
+  'mcp_sessions',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    /** ISO time of the last request (written at most once a minute); idle ones expire. */
+    lastSeen: text('last_seen').notNull(),
+  },
+  (t) => [index('mcp_sessions_last_seen').on(t.lastSeen)],
+);

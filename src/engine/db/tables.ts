@@ -28,6 +28,7 @@ export let objectRevisions = sqlite.objectRevisions;
 export let oidcModels = sqlite.oidcModels;
 export let authThrottle = sqlite.authThrottle;
 export let tokenRevocations = sqlite.tokenRevocations;
+export let mcpSessions = sqlite.mcpSessions;
 export let aiConversations = sqlite.aiConversations;
 export let aiMessages = sqlite.aiMessages;
 export let passwordLinks = sqlite.passwordLinks;
@@ -64,6 +65,7 @@ export function useDialect(dialect: Dialect): void {
   oidcModels = s.oidcModels;
   authThrottle = s.authThrottle;
   tokenRevocations = s.tokenRevocations;
+  mcpSessions = s.mcpSessions;
   aiConversations = s.aiConversations;
   aiMessages = s.aiMessages;
   passwordLinks = s.passwordLinks;

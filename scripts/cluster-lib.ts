@@ -1,0 +1,235 @@
+// A whole Ursa cluster on this machine, for trying the shape out (`npm run cluster`) and for
+// the cluster test: a throwaway PostgreSQL from the system packages, N Ursa processes
+// (`node --import tsx src/cli.ts start`, so a process's pid is the server's own) sharing one
+// data directory, and HAProxy in front on one loopback port, sending each request to any
+// process that answers /readyz. Everything is stopped and removed by stop().
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const HAPROXY = '/usr/sbin/haproxy';
+export const HAPROXY_INSTALL = 'apt-get install haproxy';
+
+export interface ClusterProcess {
+  port: number;
+  url: string;
+  child: ChildProcess;
+  /** Output of the process so far (for a failing test's message). */
+  log(): string;
+  /** Stops it at once, as a crash would (SIGKILL). */
+  kill9(): void;
+  /** Starts it again on the same port (after kill9). */
+  restart(): Promise<void>;
+}
+
+export interface Cluster {
+  /** HAProxy's address: what users and integrations are given. */
+  url: string;
+  databaseUrl: string;
+  dataDir: string;
+  adminEmail: string;
+  adminPassword: string;
+  processes: ClusterProcess[];
+  pg: TestPostgres;
+  /** A bearer token for `email` (signed with the cluster's key, for HAProxy's address). */
+  token(email: string, opts?: { mcp?: boolean }): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  processes?: number;
+  /** HAProxy's port (default: a free one). */
+  port?: number;
+  /** Extra settings for every Ursa process. */
+  env?: Record<string, string>;
+  /** Where the data directory goes (default: a new temporary directory, removed on stop). */
+  dataDir?: string;
+  log?: (line: string) => void;
+}
+
+/** Why a cluster cannot start here, or null. */
+export function clusterMissing(): string | null {
+  if (!fs.existsSync(HAPROXY)) return `HAProxy is not installed: ${HAPROXY_INSTALL}`;
+  return null;
+}
+
+async function waitReady(url: string, timeoutMs: number, what: () => string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
+      if (r.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until)
+      throw new Error(`${url} was not ready after ${timeoutMs} ms\n${what()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function haproxyConfig(port: number, backends: number[]): string {
+  return [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 120s',
+    '  timeout server 120s',
+    // Server-sent events (MCP, chat progress) stay open for long.
+    '  timeout tunnel 1h',
+    '  option http-server-close',
+    '  option forwardfor',
+    // A request whose process died before answering goes to another one.
+    '  retries 3',
+    '  option redispatch 1',
+    '  retry-on conn-failure empty-response response-timeout',
+    `frontend ursa`,
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend ursa',
+    'backend ursa',
+    '  balance roundrobin',
+    '  option httpchk GET /readyz',
+    ...backends.map(
+      (p, i) => `  server ursa${i + 1} 127.0.0.1:${p} check inter 500ms fall 2 rise 1`,
+    ),
+    '',
+  ].join('\n');
+}
+
+export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const missing = clusterMissing();
+  if (missing) throw new Error(missing);
+  const n = opts.processes ?? 3;
+  const log = opts.log ?? (() => {});
+  const pg = await startPostgres({ maxConnections: 60 + n * 30 });
+  const databaseUrl = `postgres://${pg.user}:${pg.password}@${pg.host}:${pg.port}/${pg.database}`;
+  const ownDir = !opts.dataDir;
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-cluster-'));
+  const lbPort = opts.port ?? (await freePort());
+  const url = `http://localhost:${lbPort}`;
+  const adminEmail = 'admin@example.com';
+  const adminPassword = crypto.randomBytes(12).toString('base64url');
+  const env = {
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !k.startsWith('URSA_') && k !== 'PORT'),
+    ),
+    URSA_DATA_DIR: dataDir,
+    URSA_DATABASE_URL: databaseUrl,
+    // Every process signs and checks tokens for the address users see.
+    URSA_SITE_URL: url,
+    URSA_ADMIN_EMAIL: adminEmail,
+    URSA_ADMIN_PASSWORD: adminPassword,
+    URSA_TRUST_PROXY: 'loopback',
+    URSA_LOG_LEVEL: 'warn',
+    ...opts.env,
+  };
+  const children = new Set<ChildProcess>();
+  let haproxy: ChildProcess | undefined;
+  const processes: ClusterProcess[] = [];
+
+  const spawnUrsa = (port: number) => {
+    const out: string[] = [];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'start'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (b: Buffer) => {
+      out.push(b.toString());
+      if (out.length > 200) out.shift();
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('error', (err) => out.push(String(err)));
+    children.add(child);
+    child.on('exit', () => children.delete(child));
+    return { child, out };
+  };
+
+  const stop = async () => {
+    haproxy?.kill('SIGKILL');
+    await Promise.all(
+      [...children].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
+    await pg.stop().catch(() => undefined);
+    if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) ports.push(await freePort());
+    // All at once, as a deployment would: start-up work runs in one of them at a time.
+    for (const port of ports) {
+      let proc = spawnUrsa(port);
+      const p: ClusterProcess = {
+        port,
+        url: `http://127.0.0.1:${port}`,
+        get child() {
+          return proc.child;
+        },
+        log: () => proc.out.join(''),
+        kill9: () => proc.child.kill('SIGKILL'),
+        restart: async () => {
+          proc = spawnUrsa(port);
+          await waitReady(p.url, 60_000, p.log);
+        },
+      };
+      processes.push(p);
+    }
+    await Promise.all(processes.map((p) => waitReady(p.url, 120_000, p.log)));
+    log(`${n} Ursa processes ready on ports ${ports.join(', ')}`);
+
+    const cfg = path.join(dataDir, 'haproxy.cfg');
+    fs.writeFileSync(cfg, haproxyConfig(lbPort, ports));
+    const check = spawnSync(HAPROXY, ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
+    if (check.status !== 0) throw new Error(`haproxy refused its configuration: ${check.stderr}`);
+    const hout: string[] = [];
+    haproxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+    haproxy.stdout!.on('data', (b: Buffer) => hout.push(b.toString()));
+    haproxy.stderr!.on('data', (b: Buffer) => hout.push(b.toString()));
+    children.add(haproxy);
+    await waitReady(url, 30_000, () => hout.join(''));
+    log(`HAProxy on ${url}`);
+  } catch (err) {
+    const logs = processes.map((p, i) => `--- process ${i + 1}\n${p.log().slice(-3000)}`);
+    await stop();
+    throw new Error(`${(err as Error).message}\n${logs.join('\n')}`, { cause: err });
+  }
+
+  const token = async (email: string, o: { mcp?: boolean } = {}) => {
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'token', email, ...(o.mcp ? ['--mcp'] : [])],
+      { cwd: ROOT, env: { ...env, URSA_LOG_LEVEL: 'error' }, encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(`ursa token failed: ${r.stderr}`);
+    return r.stdout.trim().split('\n').pop()!;
+  };
+
+  return {
+    url,
+    databaseUrl,
+    dataDir,
+    adminEmail,
+    adminPassword,
+    processes,
+    pg,
+    token,
+    stop,
+  };
+}

@@ -1,0 +1,67 @@
+// MCP sessions as every process of a cluster sees them: the session's id and its user. The
+// process that opened a session keeps its transport (notification stream, progress); any other
+// process serves the session's requests statelessly after checking it here, so a load balancer
+// needs no session affinity.
+import { and, eq, lt } from 'drizzle-orm';
+import { type Db, first } from '../db/index.js';
+import { mcpSessions } from '../db/tables.js';
+import { nowIso } from '../ids.js';
+
+/** A session unused this long is over (its transport closed, its row deleted). */
+export const MCP_SESSION_IDLE_MS = 30 * 60_000;
+
+/** How often a session's last use is written (a request per second must not be a write). */
+const TOUCH_EVERY_MS = 60_000;
+
+export class McpSessions {
+  private touched = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly idleMs: number,
+  ) {}
+
+  async open(id: string, email: string): Promise<void> {
+    await this.db.insert(mcpSessions).values({ id, email, lastSeen: nowIso() });
+    this.touched.set(id, Date.now());
+  }
+
+  /** The user of a live session, or undefined (unknown, ended or idle too long). */
+  async userOf(id: string): Promise<string | undefined> {
+    const row = await this.db.select().from(mcpSessions).where(eq(mcpSessions.id, id)).then(first);
+    if (!row) return undefined;
+    if (Date.parse(row.lastSeen) < Date.now() - this.idleMs) {
+      await this.close(id);
+      return undefined;
+    }
+    return row.email;
+  }
+
+  /**
+   * Notes a request of the session (written at most once a minute per process); false when
+   * the write found it ended (by another process): the caller drops its transport.
+   */
+  async touch(id: string): Promise<boolean> {
+    const now = Date.now();
+    if (now - (this.touched.get(id) ?? 0) < TOUCH_EVERY_MS) return true;
+    this.touched.set(id, now);
+    const rows = await this.db
+      .update(mcpSessions)
+      .set({ lastSeen: nowIso() })
+      .where(eq(mcpSessions.id, id))
+      .returning({ id: mcpSessions.id });
+    return rows.length > 0;
+  }
+
+  async close(id: string): Promise<void> {
+    this.touched.delete(id);
+    await this.db.delete(mcpSessions).where(eq(mcpSessions.id, id));
+  }
+
+  /** Forgets sessions idle longer than the limit (whichever process opened them). */
+  async sweep(): Promise<void> {
+    const before = new Date(Date.now() - this.idleMs).toISOString();
+    await this.db.delete(mcpSessions).where(and(lt(mcpSessions.lastSeen, before)));
+    for (const [id, t] of this.touched) if (t < Date.now() - this.idleMs) this.touched.delete(id);
+  }
+}
