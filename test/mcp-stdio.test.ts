@@ -10,7 +10,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cliEnv, lastLine, ROOT, runCli } from './helpers/cli.js';
 import { jobsPath, sleep } from './helpers/jobs.js';
-import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import {
+  ADMIN,
+  copyTestDatabase,
+  invite,
+  startTestServer,
+  type TestServer,
+} from './helpers/server.js';
 
 const MEMBER = 'member@example.com';
 
@@ -68,6 +74,7 @@ describe('MCP over stdio', () => {
       recursive: true,
       filter: (src) => path.basename(src) !== 'server.json',
     });
+    copyTestDatabase(s.dataDir, copy);
   });
 
   afterAll(async () => {

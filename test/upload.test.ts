@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
-import { uploads } from '../src/engine/db/schema.js';
+import { uploads } from '../src/engine/db/tables.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
@@ -542,7 +542,10 @@ describe('expiry at server start', () => {
     const second = await startServer(config(), createLogger('silent'), false);
     try {
       await vi.waitFor(() => expect(fs.existsSync(dir)).toBe(false));
-      expect(await second.engine.db.select().from(uploads)).toEqual([]);
+      // The folder goes first, then the record.
+      await vi.waitFor(async () =>
+        expect(await second.engine.db.select().from(uploads)).toEqual([]),
+      );
     } finally {
       await second.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

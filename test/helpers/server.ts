@@ -84,6 +84,20 @@ export function testDatabase(dataDir: string): { URSA_DATABASE_URL?: string } {
 const createdDatabases = new Set<string>();
 
 /**
+ * Copies a data directory's metadata database onto another directory's (PostgreSQL shape; on
+ * SQLite the metadata is a file in the directory and copying the directory copies it).
+ */
+export function copyTestDatabase(fromDir: string, toDir: string): void {
+  const from = testDatabase(fromDir).URSA_DATABASE_URL;
+  const to = testDatabase(toDir).URSA_DATABASE_URL;
+  if (!from || !to) return;
+  const dump = execFileSync('pg_dump', ['--no-owner', '--no-privileges', from], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', to], { input: dump });
+}
+
+/**
  * A server on a data directory the test keeps across restarts: first on port 0 (the system
  * picks), then again on the port it got, so its site URL (and tokens' issuer) stay the same.
  */

@@ -1,17 +1,17 @@
 // The metadata schema of ./schema.ts (SQLite) for PostgreSQL: the same tables, columns,
 // keys and indexes, checked by test/db-schema-parity.test.ts. Change both together, then
 // `npm run db:generate` and `npm run db:generate:pg`. Types: booleans are `boolean`; JSON
-// documents `jsonb` (it does not keep object key order: nothing may show or hash a document
-// as stored and expect the order it was written in); byte sizes, row counts and row ids that
-// grow without bound `bigint` (read as numbers); times stay ISO-8601 text, as on SQLite, so
-// comparisons and ordering are the same. Not used by the engine yet (SCALE.md).
+// documents `json`, not `jsonb`: documents come back exactly as written, key order included
+// (a flow's columns, a prescription's fields are ordered objects; jsonb sorts keys); byte
+// sizes, row counts and row ids that grow without bound `bigint` (read as numbers); times stay
+// ISO-8601 text, as on SQLite, so comparisons and ordering are the same.
 import {
   bigint,
   boolean,
   foreignKey,
   index,
   integer,
-  jsonb,
+  json,
   pgTable,
   primaryKey,
   text,
@@ -53,7 +53,7 @@ export const projects = pgTable('projects', {
     .references(() => organizations.id),
   maintenance: boolean('maintenance').notNull().default(false),
   webdavTokenHash: text('webdav_token_hash'),
-  announcement: jsonb('announcement').$type<Announcement | null>(),
+  announcement: json('announcement').$type<Announcement | null>(),
   createdBy: text('created_by').notNull(),
   created: text('created').notNull(),
   updated: text('updated').notNull(),
@@ -64,7 +64,7 @@ export const projects = pgTable('projects', {
   /** Public shares of dashboards are allowed (sharing/shares.ts). */
   dashboardEmbedding: boolean('dashboard_embedding').notNull().default(false),
   /** Origins that may frame public shares; null: any (`frame-ancestors *`). */
-  embedOrigins: jsonb('embed_origins').$type<string[] | null>(),
+  embedOrigins: json('embed_origins').$type<string[] | null>(),
 });
 
 export const projectUsers = pgTable(
@@ -78,10 +78,10 @@ export const projectUsers = pgTable(
     admin: boolean('admin').notNull().default(false),
     mdadmin: boolean('mdadmin').notNull().default(false),
     useradmin: boolean('useradmin').notNull().default(false),
-    roles: jsonb('roles').$type<string[]>().notNull().default([]),
+    roles: json('roles').$type<string[]>().notNull().default([]),
     filter: text('filter'),
     /** Positions of `filter`'s references written by title (aql/ref-rewrite.ts). */
-    filterByTitle: jsonb('filter_by_title').$type<number[]>(),
+    filterByTitle: json('filter_by_title').$type<number[]>(),
     invitedBy: text('invited_by'),
     created: text('created').notNull(),
     updated: text('updated').notNull(),
@@ -102,9 +102,9 @@ export const jobs = pgTable(
     type: text('type').notNull(),
     status: text('status').notNull(),
     message: text('message'),
-    params: jsonb('params').$type<Record<string, unknown>>().notNull(),
-    result: jsonb('result').$type<unknown>(),
-    progress: jsonb('progress').$type<Record<string, unknown>>(),
+    params: json('params').$type<Record<string, unknown>>().notNull(),
+    result: json('result').$type<unknown>(),
+    progress: json('progress').$type<Record<string, unknown>>(),
     createdBy: text('created_by').notNull(),
     created: text('created').notNull(),
     started: text('started'),
@@ -136,7 +136,7 @@ export const activity = pgTable(
     user: text('user'),
     object: text('object'),
     message: text('message').notNull(),
-    detail: jsonb('detail').$type<Record<string, unknown>>().notNull(),
+    detail: json('detail').$type<Record<string, unknown>>().notNull(),
   },
   (t) => [index('activity_project_type').on(t.projectId, t.type, t.id)],
 );
@@ -198,7 +198,7 @@ export const prescriptions = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
     sourcePath: text('source_path').notNull(),
-    prescription: jsonb('prescription').$type<Record<string, unknown>>().notNull(),
+    prescription: json('prescription').$type<Record<string, unknown>>().notNull(),
     edited: boolean('edited').notNull().default(false),
     updated: text('updated').notNull(),
   },
@@ -213,7 +213,7 @@ export const datasets = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
-    prescription: jsonb('prescription').$type<Record<string, unknown>>().notNull(),
+    prescription: json('prescription').$type<Record<string, unknown>>().notNull(),
     rows: bigint('rows', { mode: 'number' }).notNull(),
     source: text('source'),
     loadedBy: text('loaded_by').notNull(),
@@ -234,9 +234,9 @@ export const objects = pgTable(
     type: text('type').notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
-    def: jsonb('def').$type<Record<string, unknown>>().notNull(),
-    acl: jsonb('acl').$type<Array<{ userrole: string; acl: string }>>().notNull().default([]),
-    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    def: json('def').$type<Record<string, unknown>>().notNull(),
+    acl: json('acl').$type<Array<{ userrole: string; acl: string }>>().notNull().default([]),
+    tags: json('tags').$type<string[]>().notNull().default([]),
     revision: integer('revision').notNull().default(1),
     createdBy: text('created_by').notNull(),
     created: text('created').notNull(),
@@ -258,7 +258,7 @@ export const objectRevisions = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     ident: text('ident').notNull(),
     revision: integer('revision').notNull(),
-    snapshot: jsonb('snapshot').$type<Record<string, unknown>>().notNull(),
+    snapshot: json('snapshot').$type<Record<string, unknown>>().notNull(),
     user: text('user').notNull(),
     time: text('time').notNull(),
   },
@@ -278,7 +278,7 @@ export const oidcModels = pgTable(
     /** The oidc-provider model name: Client, Grant, AuthorizationCode, RefreshToken… */
     kind: text('kind').notNull(),
     id: text('id').notNull(),
-    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    payload: json('payload').$type<Record<string, unknown>>().notNull(),
     grantId: text('grant_id'),
     userCode: text('user_code'),
     uid: text('uid'),
@@ -366,7 +366,7 @@ export const aiMessages = pgTable(
     jobId: text('job_id').notNull(),
     question: text('question').notNull(),
     status: text('status').notNull(),
-    answer: jsonb('answer').$type<unknown>(),
+    answer: json('answer').$type<unknown>(),
     error: text('error'),
     created: text('created').notNull(),
     finished: text('finished'),
@@ -468,7 +468,7 @@ export const triggerState = pgTable(
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
     trigger: text('trigger').notNull(),
-    state: jsonb('state').$type<Record<string, unknown>>().notNull(),
+    state: json('state').$type<Record<string, unknown>>().notNull(),
     updated: text('updated').notNull(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.trigger] })],
@@ -508,10 +508,10 @@ export const shares = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     dashboard: text('dashboard').notNull(),
     type: text('type').$type<'private' | 'public'>().notNull(),
-    users: jsonb('users').$type<string[]>().notNull().default([]),
+    users: json('users').$type<string[]>().notNull().default([]),
     emailNotif: boolean('email_notif').notNull().default(false),
     token: text('token'),
-    pinned: jsonb('pinned').$type<Record<string, number> | null>(),
+    pinned: json('pinned').$type<Record<string, number> | null>(),
     createdBy: text('created_by').notNull(),
     created: text('created').notNull(),
     updatedBy: text('updated_by').notNull(),

@@ -14,7 +14,7 @@ export function jsonText(col: SQLWrapper, key: string): SQL<string | null> {
 /** Whether the JSON array `col` holds the string `value`. */
 export function jsonArrayHas(col: SQLWrapper, value: string): SQL<boolean> {
   return boundDialect() === 'postgres'
-    ? sql<boolean>`(${col} @> ${JSON.stringify([value])}::jsonb)`
+    ? sql<boolean>`(${col}::jsonb @> ${JSON.stringify([value])}::jsonb)`
     : sql<boolean>`exists (select 1 from json_each(${col}) where json_each.value = ${value})`;
 }
 
