@@ -84,7 +84,6 @@ function haproxyConfig(port: number, backends: number[]): string {
     '  timeout server 120s',
     // Server-sent events (MCP, chat progress) stay open for long.
     '  timeout tunnel 1h',
-    '  option http-server-close',
     '  option forwardfor',
     // A request whose process died before answering goes to another one.
     '  retries 3',
@@ -94,7 +93,7 @@ function haproxyConfig(port: number, backends: number[]): string {
     `  bind 127.0.0.1:${port}`,
     '  default_backend ursa',
     'backend ursa',
-    '  balance roundrobin',
+    '  balance leastconn',
     '  option httpchk GET /readyz',
     ...backends.map(
       (p, i) => `  server ursa${i + 1} 127.0.0.1:${p} check inter 500ms fall 2 rise 1`,
