@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterMissing, startCluster, type Cluster } from '../scripts/cluster-lib.js';
 import { oauthClient } from './helpers/oauth.js';
 import { postgresMissing } from './helpers/postgres.js';
+import { rawRequest, setCookieValue } from './helpers/http.js';
 import { ADMIN_PASSWORD } from './helpers/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
@@ -253,6 +254,113 @@ describe.skipIf(!!missing)('three Ursa processes on PostgreSQL behind HAProxy', 
       expect(r.status).toBe(404);
     }
     await client.close();
+  });
+
+  it('a web sign-in through one process works through the others', async () => {
+    const r = await rawRequest(`${at(0)}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        email: c.adminEmail,
+        password: ADMIN_PASSWORD,
+        next: '/app',
+      }).toString(),
+    });
+    expect(r.status).toBe(303);
+    const cookie = setCookieValue(r.headers, 'ursa_session')!.value;
+    for (const i of [1, 2]) {
+      const list = await rawRequest(`${at(i)}/api/v1/projects`, {
+        headers: { accept: 'application/json', cookie: `ursa_session=${cookie}` },
+      });
+      expect(list.status).toBe(200);
+      expect(Object.keys(JSON.parse(list.text).projects)).toContain(project);
+    }
+  });
+
+  it('a WebDAV lock taken through one process holds on the others', async () => {
+    const dav = (
+      i: number,
+      method: string,
+      p: string,
+      headers: Record<string, string> = {},
+      body?: string,
+    ) =>
+      fetch(`${at(i)}/api/v1/projects/${project}/webdav${p}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...headers },
+        body,
+      });
+    const lock = await dav(
+      0,
+      'LOCK',
+      '/locked.txt',
+      { 'content-type': 'application/xml', timeout: 'Second-600' },
+      '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+    );
+    expect(lock.status).toBe(201);
+    const lockToken = lock.headers.get('lock-token')!;
+    expect(lockToken).toMatch(/^<urn:uuid:/);
+    expect((await dav(1, 'PUT', '/locked.txt', {}, 'no token')).status).toBe(423);
+    expect(
+      (
+        await dav(
+          2,
+          'LOCK',
+          '/locked.txt',
+          { 'content-type': 'application/xml' },
+          '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+        )
+      ).status,
+    ).toBe(423);
+    expect(
+      (await dav(2, 'PUT', '/locked.txt', { if: `(${lockToken})` }, 'with token')).status,
+    ).toBe(204);
+    expect((await dav(1, 'UNLOCK', '/locked.txt', { 'lock-token': lockToken })).status).toBe(204);
+    expect((await dav(0, 'PUT', '/locked.txt', {}, 'free again')).status).toBe(204);
+  });
+
+  it('resumable upload chunks sent to different processes assemble once', async () => {
+    const data = Buffer.from(
+      'id,name,amount\n' +
+        Array.from({ length: 900 }, (_, i) => `${i},n${i},${i}`).join('\n') +
+        '\n',
+    );
+    const chunkSize = 1024;
+    const total = Math.max(1, Math.floor(data.length / chunkSize));
+    const answers: number[] = [];
+    await Promise.all(
+      Array.from({ length: total }, async (_, k) => {
+        const n = k + 1;
+        const chunk =
+          n === total ? data.subarray(k * chunkSize) : data.subarray(k * chunkSize, n * chunkSize);
+        const q = new URLSearchParams({
+          resumableChunkNumber: String(n),
+          resumableChunkSize: String(chunkSize),
+          resumableCurrentChunkSize: String(chunk.length),
+          resumableTotalSize: String(data.length),
+          resumableType: 'text/csv',
+          resumableIdentifier: 'cluster-upload-1',
+          resumableFilename: 'spread.csv',
+          resumableRelativePath: 'spread.csv',
+          resumableTotalChunks: String(total),
+        });
+        const r = await fetch(`${at(k % 3)}/api/v1/projects/${project}/storage/upload?${q}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/octet-stream',
+            accept: 'application/json',
+          },
+          body: chunk,
+        });
+        await r.arrayBuffer();
+        answers.push(r.status);
+      }),
+    );
+    expect(total).toBeGreaterThan(2);
+    expect(answers.every((s) => s < 300)).toBe(true);
+    const file = path.join(c.dataDir, 'projects', project, 'files', 'spread.csv');
+    await expect.poll(() => fs.existsSync(file) && fs.readFileSync(file).equals(data)).toBe(true);
   });
 
   it('a load whose process is killed ends ERROR "interrupted", nothing written; it runs again cleanly', async () => {

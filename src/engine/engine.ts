@@ -49,6 +49,7 @@ import { Triggers } from './flows/triggers/triggers.js';
 import { ModelObjects } from './model/objects.js';
 import { SecretBox } from './model/secrets.js';
 import { ModelStore } from './model/store.js';
+import { DavLockStore } from './storage/dav-locks.js';
 import { MCP_SESSION_IDLE_MS, McpSessions } from './identity/mcp-sessions.js';
 import { Reports } from './reports/reports.js';
 import { Shares } from './sharing/shares.js';
@@ -80,6 +81,8 @@ export class Engine {
    * store below it (`storage`, project ids, no rights) stays inside the engine.
    */
   readonly files: ProjectFiles;
+  /** WebDAV lock records every process honours (src/rest/webdav/locks.ts). */
+  readonly davLocks: DavLockStore;
   private readonly storage: Storage;
   /** Raw, by project id, no rights checked: for engine services and tests, never front doors. */
   readonly dbs: ProjectDatabases;
@@ -174,6 +177,7 @@ export class Engine {
     );
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
     this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));
+    this.davLocks = new DavLockStore(this.db);
     this.dbs = new ProjectDatabases(
       (p) => this.projects.dir(p),
       versions,

@@ -590,3 +590,28 @@ export const mcpSessions = sqliteTable(
   },
   (t) => [index('mcp_sessions_last_seen').on(t.lastSeen)],
 );
+
+/**
+ * WebDAV write locks (src/rest/webdav/locks.ts), in the metadata so every process of a cluster
+ * honours a lock taken through another.
+ */
+export const davLocks = sqliteTable(
+  'dav_locks',
+  {
+    token: text('token').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    root: text('root').notNull(),
+    href: text('href').notNull(),
+    depth: text('depth').notNull(),
+    scope: text('scope').notNull(),
+    /** The client's DAV:owner XML, echoed in lock discovery. */
+    owner: text('owner').notNull(),
+    principal: text('principal').notNull(),
+    timeoutSeconds: integer('timeout_seconds').notNull(),
+    /** Epoch ms after which the lock is over. */
+    expires: integer('expires').notNull(),
+  },
+  (t) => [index('dav_locks_project').on(t.projectId)],
+);

@@ -29,6 +29,7 @@ export let oidcModels = sqlite.oidcModels;
 export let authThrottle = sqlite.authThrottle;
 export let tokenRevocations = sqlite.tokenRevocations;
 export let mcpSessions = sqlite.mcpSessions;
+export let davLocks = sqlite.davLocks;
 export let aiConversations = sqlite.aiConversations;
 export let aiMessages = sqlite.aiMessages;
 export let passwordLinks = sqlite.passwordLinks;
@@ -66,6 +67,7 @@ export function useDialect(dialect: Dialect): void {
   authThrottle = s.authThrottle;
   tokenRevocations = s.tokenRevocations;
   mcpSessions = s.mcpSessions;
+  davLocks = s.davLocks;
   aiConversations = s.aiConversations;
   aiMessages = s.aiMessages;
   passwordLinks = s.passwordLinks;

@@ -52,7 +52,7 @@ export async function copyOrMove(dav: Dav, method: 'COPY' | 'MOVE'): Promise<voi
   // Dead properties go with the item (the engine moves and copies them).
   if (method === 'MOVE') {
     ({ replaced } = await engine.files.move(actor, path, to, { overwrite }));
-    dav.locks.removeTree(path);
+    await dav.locks.removeTree(path);
   } else {
     ({ replaced } = await engine.files.copy(actor, path, to, { overwrite, recursive: !shallow }));
   }

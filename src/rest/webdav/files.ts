@@ -103,7 +103,7 @@ export async function del(dav: Dav): Promise<void> {
   requireItem(dav);
   requireTokens(dav, [{ path: dav.path, tree: true, membership: true }]);
   await dav.engine.files.remove(dav.actor, dav.path);
-  dav.locks.removeTree(dav.path); // dead properties follow through the storage change hook
+  await dav.locks.removeTree(dav.path); // dead properties follow through the storage change hook
   dav.res.status(204).end();
 }
 

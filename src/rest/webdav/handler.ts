@@ -70,7 +70,7 @@ export function webdavRouter(engine: Engine): Router {
         project,
         path,
         item,
-        locks: locksOf(engine, project),
+        locks: await locksOf(engine, project),
         ifLists: typeof ifHeader === 'string' ? parseIf(ifHeader) : null,
       };
       const handler = METHODS[req.method];

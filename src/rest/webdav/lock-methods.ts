@@ -26,7 +26,7 @@ function depthOf(header: string | undefined): LockDepth {
   throw new HttpError(400, 'LOCK takes Depth 0 or infinity');
 }
 
-function refresh(dav: Dav, timeout: number): void {
+async function refresh(dav: Dav, timeout: number): Promise<void> {
   const tokens = submittedTokens(dav.ifLists);
   if (tokens.size === 0)
     throw new HttpError(
@@ -38,7 +38,7 @@ function refresh(dav: Dav, timeout: number): void {
   if (!lock) throw new HttpError(412, 'no lock named in the If header applies to this resource');
   if (lock.principal !== dav.actor.email)
     throw new HttpError(403, 'this lock belongs to another user', { lockRoot: lock.root });
-  dav.locks.refresh(lock, timeout);
+  await dav.locks.refresh(lock, timeout);
   sendXml(dav.res, 200, discovery(lock));
 }
 
@@ -78,7 +78,7 @@ export async function lock(dav: Dav): Promise<void> {
     requireTokens(dav, [{ path, membership: true }]);
     ({ item } = await engine.files.writeFile(actor, path, Buffer.alloc(0), { expectedSize: 0 }));
   }
-  const lock = dav.locks.create({
+  const lock = await dav.locks.create({
     root: path,
     href: href(dav, path, item.type === 'folder'),
     depth,
@@ -90,7 +90,7 @@ export async function lock(dav: Dav): Promise<void> {
   sendXml(dav.res, created ? 201 : 200, discovery(lock), { 'Lock-Token': `<${lock.token}>` });
 }
 
-export function unlock(dav: Dav): void {
+export async function unlock(dav: Dav): Promise<void> {
   const header = dav.req.headers['lock-token'];
   const m = typeof header === 'string' ? /^\s*<([^>]+)>\s*$/.exec(header) : null;
   if (!m) throw new HttpError(400, 'UNLOCK needs a Lock-Token header: <token>');
@@ -101,6 +101,6 @@ export function unlock(dav: Dav): void {
     });
   if (lock.principal !== dav.actor.email)
     throw new HttpError(403, 'this lock belongs to another user', { lockRoot: lock.root });
-  dav.locks.remove(lock.token);
+  await dav.locks.remove(lock.token);
   dav.res.status(204).end();
 }

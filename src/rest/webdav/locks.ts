@@ -1,8 +1,10 @@
-// WebDAV write locks (exclusive and shared, depth 0 or infinity), one LockManager per project.
-// Locks live in memory only: they do not survive a restart, which clients treat like an
-// expired lock (they take a new one). A lock is on a path, like a URL: it does not follow a
-// MOVE or a COPY, and it ends when its resource is deleted or moved away.
+// WebDAV write locks (exclusive and shared, depth 0 or infinity). The records live in the
+// metadata (engine.davLocks), so a lock taken through one process of a cluster holds on all:
+// each request works on the project's live locks as read when it arrived, and every change
+// is written through at once. A lock is on a path, like a URL: it does not follow a MOVE or a
+// COPY, and it ends when its resource is deleted or moved away.
 import { randomUUID } from 'node:crypto';
+import type { DavLockStore } from '../../engine/storage/dav-locks.js';
 import { isWithin, parentOf } from '../../engine/storage/paths.js';
 import { HttpError } from '../errors.js';
 
@@ -51,6 +53,13 @@ export interface WriteScope {
 export class LockManager {
   private readonly locks = new Map<string, DavLock>();
 
+  constructor(
+    live: DavLock[],
+    private readonly store?: { records: DavLockStore; project: string },
+  ) {
+    for (const l of live) this.locks.set(l.token, l);
+  }
+
   private live(): DavLock[] {
     const now = Date.now();
     for (const [t, l] of this.locks) if (l.expires <= now) this.locks.delete(t);
@@ -79,28 +88,39 @@ export class LockManager {
     return scope === 'exclusive' ? near : near.filter((l) => l.scope === 'exclusive');
   }
 
-  create(l: Omit<DavLock, 'token' | 'expires'>): DavLock {
+  /** Takes a new lock; 423 when one taken meanwhile (through any process) conflicts. */
+  async create(l: Omit<DavLock, 'token' | 'expires'>): Promise<DavLock> {
     const lock: DavLock = {
       ...l,
       token: `urn:uuid:${randomUUID()}`,
       expires: Date.now() + l.timeoutSeconds * 1000,
     };
+    const check = (live: DavLock[]) => {
+      const conflict = new LockManager(live).conflicts(lock.root, lock.depth, lock.scope)[0];
+      if (conflict) throw new LockedError(conflict, 'no-conflicting-lock');
+    };
+    if (this.store) await this.store.records.create(this.store.project, lock, check);
+    else check(this.live());
     this.locks.set(lock.token, lock);
     return lock;
   }
 
-  refresh(lock: DavLock, timeoutSeconds: number): void {
+  async refresh(lock: DavLock, timeoutSeconds: number): Promise<void> {
     lock.timeoutSeconds = timeoutSeconds;
     lock.expires = Date.now() + timeoutSeconds * 1000;
+    await this.store?.records.refresh(lock.token, timeoutSeconds, lock.expires);
   }
 
-  remove(token: string): void {
+  async remove(token: string): Promise<void> {
     this.locks.delete(token);
+    await this.store?.records.remove([token]);
   }
 
   /** Ends the locks on `path` and below (the resource is gone from that URL). */
-  removeTree(path: string): void {
-    for (const l of this.live()) if (isWithin(l.root, path)) this.locks.delete(l.token);
+  async removeTree(path: string): Promise<void> {
+    const gone = this.live().filter((l) => isWithin(l.root, path));
+    for (const l of gone) this.locks.delete(l.token);
+    await this.store?.records.remove(gone.map((l) => l.token));
   }
 
   /**
@@ -141,13 +161,11 @@ export class LockedError extends HttpError {
   }
 }
 
-const managers = new WeakMap<object, Map<string, LockManager>>();
-
-/** The lock manager of a project (per engine, so test servers in one process stay apart). */
-export function locksOf(owner: object, project: string): LockManager {
-  let byProject = managers.get(owner);
-  if (!byProject) managers.set(owner, (byProject = new Map()));
-  let m = byProject.get(project);
-  if (!m) byProject.set(project, (m = new LockManager()));
-  return m;
+/** The project's locks as they are now, for one request (any process may have taken them). */
+export async function locksOf(
+  engine: { davLocks: DavLockStore },
+  project: string,
+): Promise<LockManager> {
+  const live = await engine.davLocks.live(project);
+  return new LockManager(live, { records: engine.davLocks, project });
 }
