@@ -25,6 +25,7 @@ color:var(--fg);background:var(--bg)}
 header{padding:20px 24px 8px}
 h1{font-size:1.5rem;margin:0 0 4px}
 .desc{color:var(--muted);margin:0}
+.applied{color:var(--muted);margin:0 0 12px}
 main{padding:8px 24px 24px}
 .band{display:grid;grid-template-columns:repeat(${GRID_COLUMNS},minmax(0,1fr));grid-auto-rows:60px;gap:14px;margin-bottom:14px}
 .band.long{grid-auto-rows:minmax(60px,auto)}
@@ -190,6 +191,15 @@ ${d.filters.map(
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
+  // Printed, the form gives way to what it selects, so a filtered PDF says it is filtered.
+  const applied = d.filters.filter((f) => f.values.length > 0);
+  const selection =
+    opts.print &&
+    applied.length > 0 &&
+    html`<p class="applied">${applied.map(
+      (f, n) =>
+        html`${n > 0 && ' · '}<strong>${f.title}:</strong> ${f.values.map((v) => v.replace('..', ' – ')).join(', ')}`,
+    )}</p>`;
   const layout = bands(items);
   const index = new Map(items.map((i, n) => [i, n]));
   const rows = opts.print ? PRINT_ROWS : ITEM_ROWS;
@@ -199,7 +209,7 @@ ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
     style: `${STYLE}\n@media (min-width:801px){\n${cells(layout, index)}\n}`,
     frameAncestors: opts.frameAncestors,
     body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
-<main>${filters}
+<main>${opts.print ? selection : filters}
 ${layout.map(
   (b) =>
     html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,

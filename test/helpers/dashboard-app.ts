@@ -14,16 +14,16 @@ export async function startWithReports(): Promise<{ s: TestServer; browser: Brow
   return { s, browser };
 }
 
-/** The formatted value of item `kpi` of dashboard `dash` for `query`, as `as` sees it. */
+/** The formatted value of item `item` of dashboard `dash` for `query`, as `as` sees it. */
 export async function restKpi(
   s: TestServer,
   dash: string,
   query: string,
   as = ADMIN,
+  item = 'kpi',
 ): Promise<string> {
   const r = await s.api('GET', `/projects/${s.demo}/app/dashboards/${dash}${query}`, { as });
   expect(r.status, r.text).toBe(200);
-  return (r.json.items as { id: string; kpi?: { formatted: string } }[]).find(
-    (i) => i.id === 'kpi',
-  )!.kpi!.formatted;
+  return (r.json.items as { id: string; kpi?: { formatted: string } }[]).find((i) => i.id === item)!
+    .kpi!.formatted;
 }

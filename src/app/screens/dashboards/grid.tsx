@@ -91,6 +91,8 @@ export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }
 
 function ItemChart({ item, svg, drill }: { item: DashboardItem; svg: string; drill?: Drill }) {
   const data = useRef<HTMLDetailsElement>(null);
+  // Said only when a value of the chart's data can filter the dashboard.
+  const drills = Boolean(drill && item.columns.some((c) => drill({ [c.title]: '' })));
   return (
     <>
       <ChartImage
@@ -102,7 +104,7 @@ function ItemChart({ item, svg, drill }: { item: DashboardItem; svg: string; dri
         }}
       />
       <details class="dash-data" ref={data}>
-        <summary>The chart’s data{drill ? ': click a value to filter by it' : ''}</summary>
+        <summary>The chart’s data{drills ? ': click a value to filter by it' : ''}</summary>
         <DataTable item={item} drill={drill} />
       </details>
     </>
