@@ -187,7 +187,7 @@ export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}):
     html`<form class="filters" method="get" action="${opts.formAction ?? ''}">
 ${d.filters.map(
   (f) =>
-    html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`,
+    html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : /^date/.test(f.dataType) ? 'all, or 2024-01-01..2024-01-31' : 'all'}"></label>`,
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
