@@ -350,6 +350,16 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
         const res = await v.goto(url);
         expect(res!.status()).toBe(200);
         await v.getByRole('heading', { name: 'Operations' }).first().waitFor();
+        // Its table writes numbers as the app does: each metric in its own format.
+        const firstRow = (root: Page) =>
+          root.locator('table').last().locator('tbody tr').first().locator('td').allTextContents();
+        const shown = await firstRow(page);
+        expect(shown).toEqual([
+          'Alaska Airlines',
+          expect.stringMatching(/^\d,\d{3} flights$/),
+          expect.stringMatching(/^[\d,]+K mi$/),
+        ]);
+        await expect(firstRow(v)).resolves.toEqual(shown);
       } finally {
         await visitor.close();
       }

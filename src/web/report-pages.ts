@@ -6,7 +6,7 @@ import { API_PREFIX } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
 import { GRID_COLUMNS } from '../engine/reports/reports.js';
-import { formatNumber } from '../engine/reports/number-format.js';
+import { defaultNumber, formatNumber } from '../engine/reports/number-format.js';
 import { SHARE_PATH } from '../engine/sharing/shares.js';
 import { html, raw, type Html } from './html.js';
 import { renderPage, type Page } from './page.js';
@@ -79,6 +79,16 @@ export interface PageLinks {
 
 const isNumeric = (dataType: string) => dataType === 'integer' || dataType === 'number';
 
+/**
+ * A number cell as the app writes it: a metric's own format, else a measure grouped with at
+ * most two decimals (1,588,368); a dimension of numbers (the year 2001) as it is.
+ */
+function cellText(c: ReportRun['columns'][number], v: string): string {
+  if (v === '') return v;
+  if (c.format) return formatNumber(v, c.format);
+  return c.kind === 'measure' ? defaultNumber(v) : v;
+}
+
 function table(r: ReportRun, maxRows: number): Html {
   const shown = r.rows.slice(0, maxRows);
   return html`<table>
@@ -87,7 +97,7 @@ function table(r: ReportRun, maxRows: number): Html {
     (row) =>
       html`<tr>${r.columns.map((c, i) =>
         isNumeric(c.dataType)
-          ? html`<td class="n">${c.format ? formatNumber(row[i] ?? '', c.format) : (row[i] ?? '')}</td>`
+          ? html`<td class="n">${cellText(c, row[i] ?? '')}</td>`
           : html`<td>${row[i] ?? ''}</td>`,
       )}</tr>`,
   )}</tbody>

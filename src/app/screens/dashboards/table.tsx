@@ -1,5 +1,6 @@
-// An item's columns and rows as a table: numbers right-aligned, measures grouped.
-import { formatNumber } from '../../format';
+// An item's columns and rows as a table: numbers right-aligned, measures in their metric's
+// format or grouped (format.ts).
+import { formatMeasure, formatNumber } from '../../format';
 import type { Cell, Column, DashboardItem } from './types';
 
 /**
@@ -12,7 +13,7 @@ const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
 const numeric = (c: Column) => NUMERIC.has(c.dataType);
 function cell(c: Column, v: Cell): string {
   if (v === null || v === '') return '–';
-  return numeric(c) && c.kind === 'measure' ? formatNumber(v) : String(v);
+  return numeric(c) && c.kind === 'measure' ? formatMeasure(v, c.format) : String(v);
 }
 
 export function DataTable({ item, drill }: { item: DashboardItem; drill?: Drill }) {
