@@ -54,9 +54,9 @@ describe('buildChartSpec', () => {
   it('converts numeric cells to numbers and empty cells to null', () => {
     const spec = buildChartSpec({ mark: 'bar', x: 'Region', y: 'SUM([Sales])' }, sales);
     expect(values(spec)).toEqual([
-      { c0: 'North', c1: 120.5 },
-      { c0: 'South', c1: 300 },
-      { c0: 'East', c1: null },
+      { c0: 'North', c1: 120.5, _raw: { c0: 'North' } },
+      { c0: 'South', c1: 300, _raw: { c0: 'South' } },
+      { c0: 'East', c1: null, _raw: { c0: 'East' } },
     ]);
   });
 

@@ -4,56 +4,17 @@
 // `serious` or `critical` fails, printed with its rule, help and the nodes it found. axe is
 // evaluated through the DevTools protocol, which the app's CSP (script-src 'self') does not
 // govern, so the CSP stays as strict as it is in production.
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, signedIn, skipBrowser, type AppPage } from './helpers/app-browser.js';
+import { describeViolations, seriousViolations } from './helpers/axe.js';
 import { createProject } from './helpers/fixtures.js';
 import { setUpReports, VIEWER } from './helpers/reports-fixture.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
 
-const AXE_SOURCE = fs.readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
 const PASSWORD = 'a11y-member-password-1';
 const DESKTOP = { width: 1280, height: 900 };
 const WIDTHS = [DESKTOP, { width: 390, height: 844 }];
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  helpUrl: string;
-  nodes: { target: unknown[]; failureSummary?: string }[];
-}
-
-/** Runs axe in the page; the violations that are `serious` or `critical`. */
-async function seriousViolations(page: Page): Promise<Violation[]> {
-  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate<Violation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
-      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
-    })))`,
-  );
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
-
-const describeViolations = (vs: Violation[]) =>
-  vs
-    .map(
-      (v) =>
-        `[${v.impact}] ${v.id}: ${v.help} (${v.helpUrl})\n` +
-        v.nodes
-          .map(
-            (n) =>
-              `    ${JSON.stringify(n.target)}${n.failureSummary ? `\n      ${n.failureSummary.replace(/\n/g, '\n      ')}` : ''}`,
-          )
-          .join('\n'),
-    )
-    .join('\n');
-
 /** The screen has its content: a title, nothing loading or busy. */
 async function settled(page: Page): Promise<void> {
   await page.locator('h1').first().waitFor();

@@ -6,15 +6,9 @@
 // each compared with what REST computes; a bad date explained once, at its field.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import {
-  expectOnlyRefused,
-  launch,
-  screenshots,
-  signedIn,
-  skipBrowser,
-} from './helpers/app-browser.js';
-import { setUpReports } from './helpers/reports-fixture.js';
-import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+import { expectOnlyRefused, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { restKpi as kpiOf, startWithReports } from './helpers/dashboard-app.js';
+import { ADMIN, ADMIN_PASSWORD, type TestServer } from './helpers/server.js';
 
 const DASH = 'dashboard.edit_me';
 const JANUARY = 'attr.flights.flight_date:2024-01-01..2024-01-31';
@@ -24,18 +18,11 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
   let browser: Browser;
   let page: string;
 
-  const restKpi = async (query: string) => {
-    const r = await s.api('GET', `/projects/${s.demo}/app/dashboards/${DASH}${query}`);
-    expect(r.status, r.text).toBe(200);
-    return (r.json.items as { id: string; kpi?: { formatted: string } }[]).find(
-      (i) => i.id === 'kpi',
-    )!.kpi!.formatted;
-  };
+  const restKpi = (query: string) => kpiOf(s, DASH, query);
   const shownKpi = (p: Page) => p.locator('[data-item=kpi] .dash-kpi-value');
 
   beforeAll(async () => {
-    [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
-    await setUpReports(s);
+    ({ s, browser } = await startWithReports());
     await s.engine.model.upsert(
       s.demo,
       [

@@ -6,15 +6,11 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import {
-  expectOnlyRefused,
-  launch,
-  screenshots,
-  signedIn,
-  skipBrowser,
-} from './helpers/app-browser.js';
-import { OUTSIDER, setUpReports, VIEWER, WEST } from './helpers/reports-fixture.js';
-import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
+import { expectOnlyRefused, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { restKpi as kpiOf, startWithReports } from './helpers/dashboard-app.js';
+import { pixelAt, pngPixels } from './helpers/png.js';
+import { OUTSIDER, VIEWER, WEST } from './helpers/reports-fixture.js';
+import { ADMIN, ADMIN_PASSWORD, type TestServer } from './helpers/server.js';
 
 const PASSWORD = 'member-password-1';
 const WEST_REGION = 'filter=attr.airports.region:West';
@@ -27,23 +23,14 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
   /** The KPI as REST computes it: for the Admin, with the West filter, for WEST. */
   const kpi: Record<'all' | 'west' | 'westMember', string> = { all: '', west: '', westMember: '' };
 
-  const restKpi = async (query: string, as = ADMIN) => {
-    const r = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.ops${query}`, {
-      as,
-    });
-    expect(r.status, r.text).toBe(200);
-    return (r.json.items as { id: string; kpi?: { formatted: string } }[]).find(
-      (i) => i.id === 'kpi',
-    )!.kpi!.formatted;
-  };
+  const restKpi = (query: string, as = ADMIN) => kpiOf(s, 'dashboard.ops', query, as);
 
   /** The dashboard's KPI as the screen shows it. */
   const shownKpi = (page: Page) =>
     page.getByRole('region', { name: 'Miles flown' }).locator('.dash-kpi-value');
 
   beforeAll(async () => {
-    [s, browser] = await Promise.all([startTestServer({ URSA_DEMO_DATA: 'true' }), launch()]);
-    await setUpReports(s);
+    ({ s, browser } = await startWithReports());
     for (const who of [VIEWER, WEST, OUTSIDER]) await s.engine.accounts.setPassword(who, PASSWORD);
     list = `/app/p/${s.demo}/dashboards`;
     ops = `${list}/dashboard.ops`;
@@ -139,6 +126,89 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
       // The two refused requests (the bad value, the unknown filter); nothing else.
       expectOnlyRefused(problems, { 400: 2 });
+    } finally {
+      await close();
+    }
+  });
+
+  it('drills down from a chart: a click or Enter on a bar filters the dashboard by it', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
+    try {
+      const rest = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.ops`);
+      const rows = (rest.json.items as { id: string; rows: [string, number][] }[]).find(
+        (i) => i.id === 'region',
+      )!.rows;
+      const marks = page.getByRole('group', { name: /^By region: filter the dashboard by a mark/ });
+      const bars = marks.getByRole('button');
+      await expect.poll(() => bars.count()).toBe(rows.length);
+      // Only the chart whose column the dashboard filters by has marks to click.
+      expect(
+        await page.getByRole('group', { name: /filter the dashboard by a mark/ }).count(),
+      ).toBe(1);
+      // Each button sits on its bar: inside the image, the busiest region's the tallest.
+      const img = (await page.locator('[data-item=region] img.dash-chart').boundingBox())!;
+      const heights = new Map<string, number>();
+      for (const b of await bars.all()) {
+        const box = (await b.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(img.x - 1);
+        expect(box.x + box.width).toBeLessThanOrEqual(img.x + img.width + 1);
+        expect(box.y + box.height).toBeLessThanOrEqual(img.y + img.height + 1);
+        const name = (await b.getAttribute('aria-label'))!.replace(/^.*Origin Region: /, '');
+        heights.set(name, box.height);
+      }
+      const busiest = [...rows].sort((a, b) => b[1] - a[1])[0]![0];
+      expect(Math.max(...heights.values())).toBe(heights.get(busiest));
+
+      // The mouse: a real click where the West bar is drawn.
+      const west = marks.getByRole('button', {
+        name: 'Filter the dashboard by Origin Region: West',
+      });
+      const box = (await west.boundingBox())!;
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height - 4);
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
+      expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST_REGION}`);
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
+
+      // The keyboard: one tab stop, arrows to West, Enter.
+      const first = bars.first();
+      await first.focus();
+      expect(await bars.evaluateAll((bs) => bs.map((b) => b.getAttribute('tabindex')))).toEqual(
+        rows.map((_, i) => (i === 0 ? '0' : '-1')),
+      );
+      const labels = await bars.evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+      const at = labels.indexOf('Filter the dashboard by Origin Region: West');
+      for (let i = 0; i < at; i++) await page.keyboard.press('ArrowRight');
+      await expect(
+        page.evaluate('document.activeElement.getAttribute("aria-label")'),
+      ).resolves.toBe('Filter the dashboard by Origin Region: West');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('draws the server’s charts dark in dark mode', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
+    try {
+      const chart = page.locator('[data-item=region] img.dash-chart');
+      await expect
+        .poll(() => chart.evaluate((i) => Number(Reflect.get(i, 'naturalWidth'))))
+        .toBeGreaterThan(0);
+      const corner = async () => {
+        const png = pngPixels(await chart.screenshot());
+        return pixelAt(png, 3, 3).slice(0, 3);
+      };
+      const light = await corner();
+      // The system's dark mode, as a person's browser starts with it.
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.reload();
+      await expect.poll(async () => Math.max(...(await corner()))).toBeLessThan(60);
+      expect(Math.min(...light)).toBeGreaterThan(200);
+      await screenshots(page, 'dashboard-dark');
+      expect(problems).toEqual([]);
     } finally {
       await close();
     }
@@ -280,6 +350,16 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
         const res = await v.goto(url);
         expect(res!.status()).toBe(200);
         await v.getByRole('heading', { name: 'Operations' }).first().waitFor();
+        // Its table writes numbers as the app does: each metric in its own format.
+        const firstRow = (root: Page) =>
+          root.locator('table').last().locator('tbody tr').first().locator('td').allTextContents();
+        const shown = await firstRow(page);
+        expect(shown).toEqual([
+          'Alaska Airlines',
+          expect.stringMatching(/^\d,\d{3} flights$/),
+          expect.stringMatching(/^[\d,]+K mi$/),
+        ]);
+        await expect(firstRow(v)).resolves.toEqual(shown);
       } finally {
         await visitor.close();
       }

@@ -1,6 +1,8 @@
 // The app's one way to write numbers and dates: measures grouped by the browser's locale with
-// at most two decimals (1,588,368 and 12.35), dimensions as they are (the year 2001 stays
-// 2001), dates and times in one style on every screen.
+// at most two decimals (1,588,368 and 12.35), or by their metric's own format as the server
+// writes it (the same module: "6,716K mi" on screen, public page and PDF alike), dimensions
+// as they are (the year 2001 stays 2001), dates and times in one style on every screen.
+import { formatNumber as formatPattern } from '../engine/reports/number-format.js';
 
 const grouped = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
@@ -21,6 +23,10 @@ export function formatNumber(v: number | string): string {
   const n = typeof v === 'number' ? v : v.trim() === '' ? NaN : Number(v);
   return Number.isFinite(n) ? grouped.format(n) : String(v);
 }
+
+/** A measure's cell: its metric's format when it has one (`#,##0" mi"`), else formatNumber. */
+export const formatMeasure = (v: number | string, format?: string): string =>
+  format ? formatPattern(String(v), format) : formatNumber(v);
 
 /** An axis's ticks, one way for the whole axis: compact when it reaches ten thousand (1.2M). */
 export function tickFormat(ticks: number[]): (n: number) => string {

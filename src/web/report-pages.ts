@@ -6,7 +6,7 @@ import { API_PREFIX } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
 import { GRID_COLUMNS } from '../engine/reports/reports.js';
-import { formatNumber } from '../engine/reports/number-format.js';
+import { defaultNumber, formatNumber } from '../engine/reports/number-format.js';
 import { SHARE_PATH } from '../engine/sharing/shares.js';
 import { html, raw, type Html } from './html.js';
 import { renderPage, type Page } from './page.js';
@@ -25,6 +25,7 @@ color:var(--fg);background:var(--bg)}
 header{padding:20px 24px 8px}
 h1{font-size:1.5rem;margin:0 0 4px}
 .desc{color:var(--muted);margin:0}
+.applied{color:var(--muted);margin:0 0 12px}
 main{padding:8px 24px 24px}
 .band{display:grid;grid-template-columns:repeat(${GRID_COLUMNS},minmax(0,1fr));grid-auto-rows:60px;gap:14px;margin-bottom:14px}
 .band.long{grid-auto-rows:minmax(60px,auto)}
@@ -78,6 +79,16 @@ export interface PageLinks {
 
 const isNumeric = (dataType: string) => dataType === 'integer' || dataType === 'number';
 
+/**
+ * A number cell as the app writes it: a metric's own format, else a measure grouped with at
+ * most two decimals (1,588,368); a dimension of numbers (the year 2001) as it is.
+ */
+function cellText(c: ReportRun['columns'][number], v: string): string {
+  if (v === '') return v;
+  if (c.format) return formatNumber(v, c.format);
+  return c.kind === 'measure' ? defaultNumber(v) : v;
+}
+
 function table(r: ReportRun, maxRows: number): Html {
   const shown = r.rows.slice(0, maxRows);
   return html`<table>
@@ -86,7 +97,7 @@ function table(r: ReportRun, maxRows: number): Html {
     (row) =>
       html`<tr>${r.columns.map((c, i) =>
         isNumeric(c.dataType)
-          ? html`<td class="n">${c.format ? formatNumber(row[i] ?? '', c.format) : (row[i] ?? '')}</td>`
+          ? html`<td class="n">${cellText(c, row[i] ?? '')}</td>`
           : html`<td>${row[i] ?? ''}</td>`,
       )}</tr>`,
   )}</tbody>
@@ -186,10 +197,19 @@ export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}):
     html`<form class="filters" method="get" action="${opts.formAction ?? ''}">
 ${d.filters.map(
   (f) =>
-    html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`,
+    html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : /^date/.test(f.dataType) ? 'all, or 2024-01-01..2024-01-31' : 'all'}"></label>`,
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
+  // Printed, the form gives way to what it selects, so a filtered PDF says it is filtered.
+  const applied = d.filters.filter((f) => f.values.length > 0);
+  const selection =
+    opts.print &&
+    applied.length > 0 &&
+    html`<p class="applied">${applied.map(
+      (f, n) =>
+        html`${n > 0 && ' · '}<strong>${f.title}:</strong> ${f.values.map((v) => v.replace('..', ' – ')).join(', ')}`,
+    )}</p>`;
   const layout = bands(items);
   const index = new Map(items.map((i, n) => [i, n]));
   const rows = opts.print ? PRINT_ROWS : ITEM_ROWS;
@@ -199,7 +219,7 @@ ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
     style: `${STYLE}\n@media (min-width:801px){\n${cells(layout, index)}\n}`,
     frameAncestors: opts.frameAncestors,
     body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
-<main>${filters}
+<main>${opts.print ? selection : filters}
 ${layout.map(
   (b) =>
     html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,

@@ -5,6 +5,8 @@ import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
 import { invalid } from '../errors.js';
+import { drillAreas } from './chart-drill.js';
+import { AXIS_NUMBER } from './chart-format.js';
 
 export const CHART_MARKS = ['bar', 'line', 'area', 'point', 'arc'] as const;
 export type ChartMark = (typeof CHART_MARKS)[number];
@@ -115,9 +117,15 @@ export function buildChartSpec(
   }
 
   const used = [x, y, ...(color ? [color] : [])];
-  const values = table.rows.map((row) =>
-    Object.fromEntries(used.map((f) => [f.key, cellValue(row[f.index], f.type)])),
-  );
+  // What a click on a mark filters by: its categories and dates as the result wrote them
+  // (Vega-Lite turns dates into timestamps in place), keyed like the fields (never by a title).
+  const drillable = [x, ...(color ? [color] : [])].filter((f) => f.type !== 'quantitative');
+  const values = table.rows.map((row) => ({
+    ...Object.fromEntries(used.map((f) => [f.key, cellValue(row[f.index], f.type)])),
+    ...(drillable.length
+      ? { [RAW]: Object.fromEntries(drillable.map((f) => [f.key, row[f.index] ?? ''])) }
+      : {}),
+  }));
 
   const enc = (f: Field, extra: Record<string, unknown> = {}) => ({
     field: f.key,
@@ -126,6 +134,10 @@ export function buildChartSpec(
     ...(f.type === 'temporal' ? { scale: { type: 'utc' } } : {}),
     ...extra,
   });
+  // Numbers on an axis as the app writes them: compact from ten thousand (1.2M), else grouped.
+  const numberAxis = (f: Field, channel: 'x' | 'y') =>
+    f.type === 'quantitative' ? { labelExpr: AXIS_NUMBER(channel) } : {};
+  const axis = (a: Record<string, unknown>) => (Object.keys(a).length ? { axis: a } : {});
   // Category labels stay level when each fits its band (about 7 px a character at 11 px).
   const banded = x.type === 'nominal' || x.type === 'ordinal';
   const categories = banded ? new Set(table.rows.map((r) => r[x.index] ?? '')) : new Set();
@@ -137,9 +149,9 @@ export function buildChartSpec(
       : {
           x: enc(x, {
             ...(req.mark === 'bar' && x.type === 'nominal' ? { sort: '-y' } : {}),
-            ...(level ? { axis: { labelAngle: 0 } } : {}),
+            ...axis({ ...(level ? { labelAngle: 0 } : {}), ...numberAxis(x, 'x') }),
           }),
-          y: enc(y),
+          y: enc(y, axis(numberAxis(y, 'y'))),
           ...(color
             ? { color: enc(color, { type: 'nominal', legend: { title: color.title } }) }
             : {}),
@@ -159,6 +171,19 @@ export function buildChartSpec(
   };
 }
 
+/** The fields a click on a mark filters by (its categories and dates), by key with titles. */
+function drillFields(spec: Record<string, unknown>): Map<string, string> {
+  const encoding = (spec.encoding ?? {}) as Record<
+    string,
+    { field?: string; type?: string; title?: string }
+  >;
+  const out = new Map<string, string>();
+  for (const ch of ['x', 'color'])
+    if (encoding[ch]?.field && encoding[ch].type !== 'quantitative')
+      out.set(encoding[ch].field, encoding[ch].title ?? encoding[ch].field);
+  return out;
+}
+
 // Every fetch (data, images, hrefs) goes through the loader; refusing here means nothing leaves.
 function refusingLoader(refused: string[]): vega.Loader {
   const refuse = async (uri: string): Promise<never> => {
@@ -169,6 +194,8 @@ function refusingLoader(refused: string[]): vega.Loader {
 }
 
 const DATA = 'table';
+/** The key of a data value holding its categories and dates as the result wrote them. */
+const RAW = '_raw';
 const MAX_RUNTIMES = 500;
 /**
  * Parsed charts by their spec without its data: compiling Vega-Lite and parsing Vega take
@@ -196,7 +223,10 @@ function runtimeOf(
   return { runtime, values: inline ? (values as object[]) : undefined };
 }
 
-/** Renders a spec built by buildChartSpec to an SVG string; never loads anything external. */
+/**
+ * Renders a spec built by buildChartSpec to an SVG string; never loads anything external. The
+ * SVG ends with one invisible rectangle per drillable mark (see chart-drill.ts).
+ */
 export async function renderChartSvg(
   spec: Record<string, unknown>,
   timeoutMs = 10_000,
@@ -229,7 +259,7 @@ export async function renderChartSvg(
         `Rendering the chart failed: ${String(errors[0] instanceof Error ? errors[0].message : errors[0])}`,
       );
     if (!svg.startsWith('<svg')) throw invalid('Chart rendering produced no SVG.');
-    return svg;
+    return drillAreas(svg, view, RAW, drillFields(spec));
   } finally {
     clearTimeout(timer);
     view.finalize();

@@ -2,6 +2,7 @@
 // A value the reader may not know (dataset rows under a row-level filter) is shown as hidden.
 import { projectApi } from '../../api';
 import { useResource } from '../../data';
+import { formatNumber } from '../../format';
 import { useProject } from '../../project';
 import { Loading } from '../../ui';
 import { Problem } from '../model/parts';
@@ -16,8 +17,6 @@ const LIMITS: Record<string, { title: string; hint: string; bytes?: boolean }> =
   aiMessagesPerDay: { title: 'AI messages today', hint: 'questions to the AI chat, per day' },
   projects: { title: 'Projects', hint: 'projects of the organization' },
 };
-
-const NUMBER = new Intl.NumberFormat(undefined);
 
 function bytes(n: number): string {
   const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
@@ -52,7 +51,7 @@ export function Usage() {
 
 function Bar({ name, limit, value }: { name: string; limit: number; value: number | null }) {
   const info = LIMITS[name] ?? { title: name, hint: '' };
-  const fmt = (n: number) => (info.bytes ? bytes(n) : NUMBER.format(n));
+  const fmt = (n: number) => (info.bytes ? bytes(n) : formatNumber(n));
   const share = value === null ? 0 : limit > 0 ? value / limit : value > 0 ? 1 : 0;
   const pct = Math.min(100, share * 100);
   const pctText = share > 0 && share < 0.01 ? '< 1%' : `${Math.round(share * 100)}%`;

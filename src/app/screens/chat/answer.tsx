@@ -1,5 +1,6 @@
 // One answer: its Markdown, the chart, the dashboards and reports it links to, the queries
 // it ran, and what it cost.
+import { formatNumber } from '../../format';
 import { Chart } from './chart';
 import { Markdown, safeHref } from './markdown';
 import { Queries } from './queries';
@@ -30,7 +31,7 @@ export function Answer({ answer }: { answer: AiAnswer }) {
       <Queries queries={answer.queries} />
       {answer.steps !== undefined && (
         <p class="muted chat-meta">
-          {answer.steps} {answer.steps === 1 ? 'step' : 'steps'} · {tokens.toLocaleString()} tokens
+          {answer.steps} {answer.steps === 1 ? 'step' : 'steps'} · {formatNumber(tokens)} tokens
         </p>
       )}
     </div>

@@ -1,6 +1,7 @@
 // An answer's chart: the SVG the server rendered (Vega, from its own spec, nothing external),
 // shown as an image from a data: URL (the page's CSP allows data: images), with alt text
 // from the spec: the kind of chart, what it plots and, for a small one, its values.
+import { chartDataUrl } from '../../chart-svg';
 import type { AiChart } from './types';
 
 const KINDS: Record<string, string> = {
@@ -32,13 +33,10 @@ export function chartAlt(chart: AiChart): string {
   return `${alt} (from query ${chart.queryId})`;
 }
 
-export const svgDataUrl = (svg: string) =>
-  `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
-
 export function Chart({ chart }: { chart: AiChart }) {
   return (
     <figure class="chat-chart">
-      <img src={svgDataUrl(chart.svg)} alt={chartAlt(chart)} />
+      <img src={chartDataUrl(chart.svg)} alt={chartAlt(chart)} />
     </figure>
   );
 }

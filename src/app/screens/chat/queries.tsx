@@ -1,5 +1,6 @@
 // The queries behind an answer, each folded: its AQL, then its result table (the first 200
 // rows the agent saw) or why it failed.
+import { formatNumber } from '../../format';
 import type { AiQuery } from './types';
 
 const NUMERIC_TYPES = new Set(['number', 'integer', 'decimal', 'float', 'double']);
@@ -7,7 +8,7 @@ const NUMERIC_TYPES = new Set(['number', 'integer', 'decimal', 'float', 'double'
 const rowsText = (q: AiQuery) =>
   q.error
     ? 'failed'
-    : `${q.totalRows.toLocaleString()} ${q.totalRows === 1 ? 'row' : 'rows'}${q.truncated ? `, first ${q.rows.length} shown` : ''}`;
+    : `${formatNumber(q.totalRows)} ${q.totalRows === 1 ? 'row' : 'rows'}${q.truncated ? `, first ${q.rows.length} shown` : ''}`;
 
 function Result({ q }: { q: AiQuery }) {
   if (q.error)

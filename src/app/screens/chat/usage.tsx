@@ -1,5 +1,6 @@
 // The project's AI messages over the last 24 hours against the plan's aiMessagesPerDay, from
 // GET /projects/{p}/limitadherence, so members see the limit coming before a 402.
+import { formatNumber } from '../../format';
 export interface UsageLimit {
   limit: number;
   value: number;
@@ -14,7 +15,7 @@ export function UsageNote({ usage }: { usage: UsageLimit | undefined }) {
       <span>
         AI messages in this project, last 24 hours:{' '}
         <strong>
-          {usage.value.toLocaleString()} of {usage.limit.toLocaleString()}
+          {formatNumber(usage.value)} of {formatNumber(usage.limit)}
         </strong>
       </span>
       <meter min={0} max={usage.limit} value={usage.value} aria-hidden="true" />
@@ -26,7 +27,7 @@ export function UsageNote({ usage }: { usage: UsageLimit | undefined }) {
       )}
       {level === 'near' && (
         <span>
-          {left.toLocaleString()} {left === 1 ? 'question' : 'questions'} left today.
+          {formatNumber(left)} {left === 1 ? 'question' : 'questions'} left today.
         </span>
       )}
     </p>

@@ -4,6 +4,7 @@
 // under the fields.
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../../api';
+import { isDateType } from './date-range';
 import { textValues, valuesText, type Picks } from './filters';
 import type { DashboardFilter } from './types';
 import { FilterField } from './value-picker';
@@ -29,6 +30,8 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
     filters.map((f) => valuesText(pickOf(picks, f) ?? f.values)),
   );
   const bad = error?.context.attribute;
+  // How to write values concerns typed values only; a date filter picks a range.
+  const typed = filters.some((f) => !isDateType(f.dataType));
 
   const submit = (e: Event) => {
     e.preventDefault();
@@ -58,7 +61,7 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
             text={texts[i] ?? ''}
             onText={(v) => setTexts((t) => t.map((x, j) => (j === i ? v : x)))}
             error={bad === f.attribute ? error?.message : undefined}
-            hint="dash-filter-hint"
+            hint={typed ? 'dash-filter-hint' : undefined}
           />
         ))}
         <div class="dash-filter-buttons">
@@ -68,9 +71,11 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
           </button>
         </div>
       </div>
-      <p id="dash-filter-hint" class="muted dash-hint">
-        Separate several values with commas; an empty field selects all.
-      </p>
+      {typed && (
+        <p id="dash-filter-hint" class="muted dash-hint">
+          Separate several values with commas; an empty field selects all.
+        </p>
+      )}
       {error && !filters.some((f) => f.attribute === bad) && (
         <p id="dash-filter-error" class="error" role="alert">
           {error.message}

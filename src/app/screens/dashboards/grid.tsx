@@ -2,6 +2,8 @@
 // h) through CSS custom properties set on the element's style (CSSOM, which the app's CSP
 // allows), one column on narrow screens. Items come in reading order: top to bottom, left
 // to right.
+import { useRef } from 'preact/hooks';
+import { ChartImage } from './chart-image';
 import type { DashboardItem } from './types';
 import { DataTable, type Drill } from './table';
 
@@ -83,24 +85,28 @@ export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }
         <span class="muted">{item.kpi.title}</span>
       </p>
     );
-  if (item.chart)
-    return (
-      <>
-        <img
-          class="dash-chart"
-          src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(item.chart.svg)}`}
-          alt={`Chart: ${item.title}. Its data is in the table below.`}
-          // A click on the chart opens its data, whose values filter the dashboard (drill-down).
-          onClick={(e) => {
-            const d = e.currentTarget.nextElementSibling as HTMLDetailsElement | null;
-            if (d) d.open = true;
-          }}
-        />
-        <details class="dash-data">
-          <summary>The chart’s data{drill ? ': click a value to filter by it' : ''}</summary>
-          <DataTable item={item} drill={drill} />
-        </details>
-      </>
-    );
+  if (item.chart) return <ItemChart item={item} svg={item.chart.svg} drill={drill} />;
   return <DataTable item={item} drill={drill} />;
+}
+
+function ItemChart({ item, svg, drill }: { item: DashboardItem; svg: string; drill?: Drill }) {
+  const data = useRef<HTMLDetailsElement>(null);
+  // Said only when a value of the chart's data can filter the dashboard.
+  const drills = Boolean(drill && item.columns.some((c) => drill({ [c.title]: '' })));
+  return (
+    <>
+      <ChartImage
+        svg={svg}
+        title={item.title}
+        drill={drill}
+        onOpenData={() => {
+          if (data.current) data.current.open = true;
+        }}
+      />
+      <details class="dash-data" ref={data}>
+        <summary>The chart’s data{drills ? ': click a value to filter by it' : ''}</summary>
+        <DataTable item={item} drill={drill} />
+      </details>
+    </>
+  );
 }

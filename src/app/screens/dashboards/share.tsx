@@ -1,6 +1,7 @@
 // Sharing a dashboard (docs/sharing.md): a button opening a modal dialog with the current
 // share, and, for members who may share it, the form to share, change or stop. Focus goes
 // into the dialog when it opens (Escape closes it) and back to the button when it closes.
+import { formatDateTime } from '../../format';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get, projectApi } from '../../api';
 import { useProject } from '../../project';
@@ -178,7 +179,7 @@ function ShareStatus({ share, reads }: { share: Share | null; reads: boolean }) 
         )}
       </p>
       <p class="muted">
-        Last changed by {share.updatedBy} on {new Date(share.updated).toLocaleString()}.
+        Last changed by {share.updatedBy} on {formatDateTime(share.updated)}.
       </p>
     </div>
   );

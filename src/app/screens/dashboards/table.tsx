@@ -1,21 +1,19 @@
-// An item's columns and rows as a table: numbers right-aligned, measures grouped.
+// An item's columns and rows as a table: numbers right-aligned, measures in their metric's
+// format or grouped (format.ts).
+import { formatMeasure, formatNumber } from '../../format';
 import type { Cell, Column, DashboardItem } from './types';
 
 /**
- * Drill-down: what filtering the dashboard by a column's value does (undefined when the
- * dashboard has no filter for that column).
+ * Drill-down: what filtering the dashboard by values (column title → value) does, undefined
+ * when the dashboard has a filter for none of those columns.
  */
-export type Drill = (column: Column, value: string) => (() => void) | undefined;
+export type Drill = (values: Record<string, string>) => (() => void) | undefined;
 
 const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
 const numeric = (c: Column) => NUMERIC.has(c.dataType);
-const grouped = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
-
 function cell(c: Column, v: Cell): string {
   if (v === null || v === '') return '–';
-  if (!numeric(c) || c.kind !== 'measure') return String(v);
-  const n = Number(v);
-  return Number.isFinite(n) ? grouped.format(n) : String(v);
+  return numeric(c) && c.kind === 'measure' ? formatMeasure(v, c.format) : String(v);
 }
 
 export function DataTable({ item, drill }: { item: DashboardItem; drill?: Drill }) {
@@ -46,7 +44,7 @@ export function DataTable({ item, drill }: { item: DashboardItem; drill?: Drill 
       </table>
       {item.rowCount > item.rows.length && (
         <p class="muted">
-          The first {item.rows.length.toLocaleString()} of {item.rowCount.toLocaleString()} rows.
+          The first {formatNumber(item.rows.length)} of {formatNumber(item.rowCount)} rows.
         </p>
       )}
     </div>
@@ -57,7 +55,7 @@ function CellView(p: { column: Column; value: Cell; drill?: Drill }) {
   const text = cell(p.column, p.value);
   const go =
     p.drill && p.column.kind !== 'measure' && p.value !== null && p.value !== ''
-      ? p.drill(p.column, String(p.value))
+      ? p.drill({ [p.column.title]: String(p.value) })
       : undefined;
   if (!go) return <>{text}</>;
   return (

@@ -2,6 +2,7 @@
 // values with a search (GET pmd/obj/{attribute}/values, what the MCP tool
 // get_attribute_values lists: most frequent first, with row counts); a date attribute picks a
 // range instead (date-range.tsx). A bad value's message is shown under its field only.
+import { formatNumber } from '../../format';
 import { useEffect, useState } from 'preact/hooks';
 import { get, projectApi } from '../../api';
 import { useProject } from '../../project';
@@ -125,7 +126,7 @@ function ValuePicker(p: FieldProps) {
                       onChange={(e) => toggle(v.value, e.currentTarget.checked)}
                     />
                     <span>
-                      {v.value || '(empty)'} <span class="muted">{v.count.toLocaleString()}</span>
+                      {v.value || '(empty)'} <span class="muted">{formatNumber(v.count)}</span>
                     </span>
                   </label>
                 </li>

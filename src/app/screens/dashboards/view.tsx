@@ -94,12 +94,13 @@ export function DashboardView({ id }: { id: string }) {
       {r.value && (
         <Grid
           items={r.value.items}
-          drill={(column, value) => {
-            // The dashboard's filter on this column's attribute (matched by its title).
-            const f = r.value?.filters.find(
-              (x) => x.title.toLowerCase() === column.title.toLowerCase(),
-            );
-            return f && (() => go(new Map([...picks, [f.attribute, [value]]])));
+          drill={(values) => {
+            // The dashboard's filters on these columns' attributes (matched by title).
+            const found = Object.entries(values).flatMap(([title, value]): [string, string[]][] => {
+              const f = r.value?.filters.find((x) => x.title.toLowerCase() === title.toLowerCase());
+              return f ? [[f.attribute, [value]]] : [];
+            });
+            return found.length ? () => go(new Map([...picks, ...found])) : undefined;
           }}
           data={(item, format) =>
             `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`

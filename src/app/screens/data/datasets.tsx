@@ -1,6 +1,7 @@
 // The Datasets tab: every dataset the member may read (GET kodiak/dataload) with its rows,
 // columns, key and source, and its latest load (GET activity/loads?latest=1): when, by whom,
 // how many rows, in which mode. Each links to Explore with a query on it.
+import { formatNumber } from '../../format';
 import { projectApi } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
@@ -92,6 +93,6 @@ function Count({ n }: { n: number | null }) {
       hidden
     </span>
   ) : (
-    <>{n.toLocaleString()}</>
+    <>{formatNumber(n)}</>
   );
 }

@@ -1,6 +1,7 @@
 // A report saved from this screen, drawn by the server: GET app/reports/{id} answers its
 // chart as SVG (shown as an image), its number, or its table. The picker changes the
 // report's visualization (PUT pmd/obj/{id}) and draws it again.
+import { chartDataUrl } from '../../chart-svg';
 import { useState } from 'preact/hooks';
 import { api, ApiError, get, projectApi, API } from '../../api';
 import { useResource } from '../../data';
@@ -19,8 +20,6 @@ interface ReportJson {
 interface ObjectJson {
   object: { def: { aql: string; visualization: Record<string, unknown> } };
 }
-
-const svgUrl = (svg: string) => `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
 
 export function SavedReport({ project, report }: { project: string; report: Saved }) {
   const id = encodeURIComponent(report.ident);
@@ -69,7 +68,7 @@ export function SavedReport({ project, report }: { project: string; report: Save
         <div class="explore-drawn" aria-busy={r.loading || busy}>
           {v.chart ? (
             <img
-              src={svgUrl(v.chart.svg)}
+              src={chartDataUrl(v.chart.svg)}
               alt={`${title} of ${report.name}: ${v.columns.map((c) => c.title).join(', ')} (${v.rowCount} rows; the numbers are in the result table)`}
             />
           ) : v.kpi ? (
