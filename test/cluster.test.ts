@@ -24,407 +24,425 @@ if (missing && process.env.CI) throw new Error(`the cluster test needs: ${missin
 const LEASE_SECONDS = 3;
 const ROWS = 3_000_000;
 
-describe.skipIf(!!missing)('three Ursa processes on PostgreSQL behind HAProxy', () => {
-  let c: Cluster;
-  let token: string;
-  let db: pg.Client;
-  let project = 'cluster';
+// Always on PostgreSQL: the SQLite pass runs it, the PostgreSQL pass (npm run test:pg) need not.
+describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
+  'three Ursa processes on PostgreSQL behind HAProxy',
+  () => {
+    let c: Cluster;
+    let token: string;
+    let db: pg.Client;
+    let project = 'cluster';
 
-  const call = async (base: string, method: string, p: string, body?: unknown, bearer = token) => {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${bearer}`,
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}/api/v1${p}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: (text ? JSON.parse(text) : undefined) as Json, res };
-  };
-  const at = (i: number) => c.processes[i]!.url;
-  const job = (base: string, id: string) =>
-    call(base, 'GET', `/projects/${project}/kodiak/scache/obj/${id}`);
-  async function poll(base: string, id: string, until: (j: Json) => boolean, ms = 60_000) {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const r = await job(base, id);
-      if (r.status === 200 && until(r.json)) return r.json as Json;
-      if (Date.now() > deadline) throw new Error(`job ${id}: ${JSON.stringify(r.json)}`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
-  }
-  const final = (j: Json) => ['OK', 'ERROR', 'CANCELLED'].includes(j.status);
-  /** Which process (index) holds a job now, from its claim in the metadata. */
-  async function owner(id: string): Promise<number> {
-    const r = await db.query<{ owner: string | null }>('SELECT owner FROM jobs WHERE id = $1', [
-      id,
-    ]);
-    const pid = Number(r.rows[0]?.owner?.split(':')[1]);
-    return c.processes.findIndex((p) => p.child.pid === pid);
-  }
-  function load(base: string, source: string) {
-    return call(base, 'POST', `/projects/${project}/kodiak/transform/execute`, {
-      type: 'cluster',
-      clusters: {
-        sales: {
-          source_type: 'webdav',
-          source,
-          prescription: {
-            primarykey: 'id',
-            columns: [
-              { id: 'id', originalheader: 'id', objectType: 'A', dataType: 'integer', label: 'Id' },
-              {
-                id: 'name',
-                originalheader: 'name',
-                objectType: 'A',
-                dataType: 'string',
-                label: 'Name',
-              },
-              {
-                id: 'amount',
-                originalheader: 'amount',
-                objectType: 'F',
-                dataType: 'number',
-                label: 'Amount',
-              },
-            ],
-          },
-        },
-      },
-    });
-  }
-
-  beforeAll(async () => {
-    c = await startCluster({
-      env: {
-        URSA_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
-        URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        URSA_DEMO_DATA: 'false',
-        URSA_DEFAULT_PLAN: 'enterprise',
-      },
-    });
-    c.adminPassword = ADMIN_PASSWORD;
-    token = await c.token(c.adminEmail);
-    db = new pg.Client({ connectionString: c.databaseUrl });
-    await db.connect();
-    const created = await call(c.url, 'POST', '/projects', {
-      id: project,
-      label: 'Cluster',
-      entity: 'default',
-    });
-    expect(created.status, JSON.stringify(created.json)).toBe(201);
-    project = created.json.project.id as string;
-    const files = path.join(c.dataDir, 'projects', project, 'files');
-    fs.mkdirSync(files, { recursive: true });
-    fs.writeFileSync(path.join(files, 'small.csv'), 'id,name,amount\n1,one,1.5\n2,two,2.5\n');
-    const big = fs.createWriteStream(path.join(files, 'big.csv'));
-    big.write('id,name,amount\n');
-    for (let i = 0; i < ROWS; i += 100_000) {
-      let chunk = '';
-      for (let j = i; j < i + 100_000; j++) chunk += `${j},name-${j % 977},${(j % 1000) / 10}\n`;
-      if (!big.write(chunk)) await new Promise<void>((r) => big.once('drain', () => r()));
-    }
-    await new Promise<void>((r) => big.end(() => r()));
-    const first = await load(c.url, '/small.csv');
-    expect(first.status, JSON.stringify(first.json)).toBe(202);
-    expect((await poll(c.url, first.json.link[0].id, final)).status).toBe('OK');
-  }, 240_000);
-
-  afterAll(async () => {
-    await db?.end();
-    await c?.stop();
-  }, 60_000);
-
-  it('bootstrapped once: one demo project, every process ready', async () => {
-    const r = await call(c.url, 'GET', '/projects');
-    const demos = Object.values(r.json.projects as Record<string, Json>).filter(
-      (p) => p.label === 'Demo',
-    );
-    expect(demos).toHaveLength(1);
-    for (let i = 0; i < 3; i++) expect((await fetch(`${at(i)}/readyz`)).status).toBe(200);
-  });
-
-  it('answers queries through HAProxy; a result one process computed is a cache hit on another', async () => {
-    const aql = { aql: 'SELECT SUM([amount]), COUNT([sales])' };
-    const a = await call(at(0), 'POST', `/projects/${project}/app/aql/execute`, aql);
-    expect(a.status).toBeLessThan(300);
-    const aJob = await poll(at(0), a.json.link[0].id, final);
-    expect(aJob).toMatchObject({ status: 'OK', result: { cached: false } });
-    const b = await call(at(1), 'POST', `/projects/${project}/app/aql/execute`, aql);
-    expect(b.json.link[0].id).not.toBe(aJob.id);
-    expect(await poll(at(1), b.json.link[0].id, final)).toMatchObject({
-      status: 'OK',
-      result: { cached: true },
-    });
-    for (let i = 0; i < 6; i++) {
-      const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-          prefer: 'wait=20',
-        },
-        body: JSON.stringify({ aql: `SELECT COUNT([sales]) + ${i}` }),
-      });
-      expect(r.status).toBe(200);
-      expect(((await r.json()) as Json).data.values).toBe(String(2 + i));
-    }
-  });
-
-  it('a token revoked through one process is refused by the next request to another', async () => {
-    const oc = oauthClient(() => c.url);
-    const { clientId, tokens } = await oc.obtainTokens({
-      resource: `${c.url}/api/v1`,
-      scope: 'api',
-    });
-    for (let i = 0; i < 3; i++)
-      expect((await call(at(i), 'GET', '/projects', undefined, tokens.access_token)).status).toBe(
-        200,
-      );
-    const revocation = (await oc.metadata()).revocation_endpoint.replace(c.url, at(0));
-    const r = await fetch(revocation, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: tokens.access_token, client_id: clientId }).toString(),
-    });
-    expect(r.status).toBe(200);
-    for (const i of [1, 2])
-      expect((await call(at(i), 'GET', '/projects', undefined, tokens.access_token)).status).toBe(
-        401,
-      );
-  });
-
-  it('ten wrong WebDAV passwords spread over three processes are throttled like ten on one', async () => {
-    const propfind = (i: number, secret: string) =>
-      fetch(`${at(i)}/api/v1/projects/${project}/webdav/`, {
-        method: 'PROPFIND',
-        headers: {
-          depth: '0',
-          authorization: `Basic ${Buffer.from(`${c.adminEmail}:${secret}`).toString('base64')}`,
-        },
-      });
-    const set = await call(c.url, 'PUT', `/projects/${project}`, {
-      webdavToken: 'cluster-webdav-token-1',
-    });
-    expect(set.status).toBe(200);
-    expect((await propfind(0, 'cluster-webdav-token-1')).status).toBe(207);
-    const statuses: number[] = [];
-    for (let k = 0; k < 12; k++) statuses.push((await propfind(k % 3, `wrong-${k}`)).status);
-    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
-    expect(statuses.slice(10)).toEqual([429, 429]);
-  });
-
-  it('an MCP session opened through one process is served by the others (no affinity)', async () => {
-    const mcpToken = await c.token(c.adminEmail, { mcp: true });
-    const client = new Client({ name: 'cluster-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${c.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } },
-    });
-    await client.connect(transport);
-    expect(transport.sessionId).toBeTruthy();
-    // Round robin: these calls reach every process, two of which did not open the session.
-    for (let i = 0; i < 4; i++) {
-      const r = (await client.callTool({
-        name: 'run_aql',
-        arguments: { project, aql: `SELECT COUNT([sales]) * ${i + 1}` },
-      })) as CallToolResult;
-      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-      expect((r.structuredContent as Json).rows).toEqual([[2 * (i + 1)]]);
-    }
-    const sid = transport.sessionId!;
-    // Ended through whichever process gets the DELETE: unknown to every process after it.
-    await transport.terminateSession();
-    for (let i = 0; i < 3; i++) {
-      const r = await fetch(`${at(i)}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${mcpToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': sid,
-          'mcp-protocol-version': '2025-06-18',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      await r.arrayBuffer();
-      expect(r.status).toBe(404);
-    }
-    await client.close();
-  });
-
-  it('a web sign-in through one process works through the others', async () => {
-    const r = await rawRequest(`${at(0)}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        email: c.adminEmail,
-        password: ADMIN_PASSWORD,
-        next: '/app',
-      }).toString(),
-    });
-    expect(r.status).toBe(303);
-    const cookie = setCookieValue(r.headers, 'ursa_session')!.value;
-    for (const i of [1, 2]) {
-      const list = await rawRequest(`${at(i)}/api/v1/projects`, {
-        headers: { accept: 'application/json', cookie: `ursa_session=${cookie}` },
-      });
-      expect(list.status).toBe(200);
-      expect(Object.keys(JSON.parse(list.text).projects)).toContain(project);
-    }
-  });
-
-  it('a WebDAV lock taken through one process holds on the others', async () => {
-    const dav = (
-      i: number,
+    const call = async (
+      base: string,
       method: string,
       p: string,
-      headers: Record<string, string> = {},
-      body?: string,
-    ) =>
-      fetch(`${at(i)}/api/v1/projects/${project}/webdav${p}`, {
+      body?: unknown,
+      bearer = token,
+    ) => {
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        authorization: `Bearer ${bearer}`,
+      };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${base}/api/v1${p}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...headers },
-        body,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const lock = await dav(
-      0,
-      'LOCK',
-      '/locked.txt',
-      { 'content-type': 'application/xml', timeout: 'Second-600' },
-      '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
-    );
-    expect(lock.status).toBe(201);
-    const lockToken = lock.headers.get('lock-token')!;
-    expect(lockToken).toMatch(/^<urn:uuid:/);
-    expect((await dav(1, 'PUT', '/locked.txt', {}, 'no token')).status).toBe(423);
-    expect(
-      (
-        await dav(
-          2,
-          'LOCK',
-          '/locked.txt',
-          { 'content-type': 'application/xml' },
-          '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
-        )
-      ).status,
-    ).toBe(423);
-    expect(
-      (await dav(2, 'PUT', '/locked.txt', { if: `(${lockToken})` }, 'with token')).status,
-    ).toBe(204);
-    expect((await dav(1, 'UNLOCK', '/locked.txt', { 'lock-token': lockToken })).status).toBe(204);
-    expect((await dav(0, 'PUT', '/locked.txt', {}, 'free again')).status).toBe(204);
-  });
+      const text = await res.text();
+      return { status: res.status, json: (text ? JSON.parse(text) : undefined) as Json, res };
+    };
+    const at = (i: number) => c.processes[i]!.url;
+    const job = (base: string, id: string) =>
+      call(base, 'GET', `/projects/${project}/kodiak/scache/obj/${id}`);
+    async function poll(base: string, id: string, until: (j: Json) => boolean, ms = 60_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const r = await job(base, id);
+        if (r.status === 200 && until(r.json)) return r.json as Json;
+        if (Date.now() > deadline) throw new Error(`job ${id}: ${JSON.stringify(r.json)}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    }
+    const final = (j: Json) => ['OK', 'ERROR', 'CANCELLED'].includes(j.status);
+    /** Which process (index) holds a job now, from its claim in the metadata. */
+    async function owner(id: string): Promise<number> {
+      const r = await db.query<{ owner: string | null }>('SELECT owner FROM jobs WHERE id = $1', [
+        id,
+      ]);
+      const pid = Number(r.rows[0]?.owner?.split(':')[1]);
+      return c.processes.findIndex((p) => p.child.pid === pid);
+    }
+    function load(base: string, source: string) {
+      return call(base, 'POST', `/projects/${project}/kodiak/transform/execute`, {
+        type: 'cluster',
+        clusters: {
+          sales: {
+            source_type: 'webdav',
+            source,
+            prescription: {
+              primarykey: 'id',
+              columns: [
+                {
+                  id: 'id',
+                  originalheader: 'id',
+                  objectType: 'A',
+                  dataType: 'integer',
+                  label: 'Id',
+                },
+                {
+                  id: 'name',
+                  originalheader: 'name',
+                  objectType: 'A',
+                  dataType: 'string',
+                  label: 'Name',
+                },
+                {
+                  id: 'amount',
+                  originalheader: 'amount',
+                  objectType: 'F',
+                  dataType: 'number',
+                  label: 'Amount',
+                },
+              ],
+            },
+          },
+        },
+      });
+    }
 
-  it('resumable upload chunks sent to different processes assemble once', async () => {
-    const data = Buffer.from(
-      'id,name,amount\n' +
-        Array.from({ length: 900 }, (_, i) => `${i},n${i},${i}`).join('\n') +
-        '\n',
-    );
-    const chunkSize = 1024;
-    const total = Math.max(1, Math.floor(data.length / chunkSize));
-    const answers: number[] = [];
-    await Promise.all(
-      Array.from({ length: total }, async (_, k) => {
-        const n = k + 1;
-        const chunk =
-          n === total ? data.subarray(k * chunkSize) : data.subarray(k * chunkSize, n * chunkSize);
-        const q = new URLSearchParams({
-          resumableChunkNumber: String(n),
-          resumableChunkSize: String(chunkSize),
-          resumableCurrentChunkSize: String(chunk.length),
-          resumableTotalSize: String(data.length),
-          resumableType: 'text/csv',
-          resumableIdentifier: 'cluster-upload-1',
-          resumableFilename: 'spread.csv',
-          resumableRelativePath: 'spread.csv',
-          resumableTotalChunks: String(total),
-        });
-        const r = await fetch(`${at(k % 3)}/api/v1/projects/${project}/storage/upload?${q}`, {
+    beforeAll(async () => {
+      c = await startCluster({
+        env: {
+          URSA_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
+          URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          URSA_DEMO_DATA: 'false',
+          URSA_DEFAULT_PLAN: 'enterprise',
+        },
+      });
+      c.adminPassword = ADMIN_PASSWORD;
+      token = await c.token(c.adminEmail);
+      db = new pg.Client({ connectionString: c.databaseUrl });
+      await db.connect();
+      const created = await call(c.url, 'POST', '/projects', {
+        id: project,
+        label: 'Cluster',
+        entity: 'default',
+      });
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      project = created.json.project.id as string;
+      const files = path.join(c.dataDir, 'projects', project, 'files');
+      fs.mkdirSync(files, { recursive: true });
+      fs.writeFileSync(path.join(files, 'small.csv'), 'id,name,amount\n1,one,1.5\n2,two,2.5\n');
+      const big = fs.createWriteStream(path.join(files, 'big.csv'));
+      big.write('id,name,amount\n');
+      for (let i = 0; i < ROWS; i += 100_000) {
+        let chunk = '';
+        for (let j = i; j < i + 100_000; j++) chunk += `${j},name-${j % 977},${(j % 1000) / 10}\n`;
+        if (!big.write(chunk)) await new Promise<void>((r) => big.once('drain', () => r()));
+      }
+      await new Promise<void>((r) => big.end(() => r()));
+      const first = await load(c.url, '/small.csv');
+      expect(first.status, JSON.stringify(first.json)).toBe(202);
+      expect((await poll(c.url, first.json.link[0].id, final)).status).toBe('OK');
+    }, 240_000);
+
+    afterAll(async () => {
+      await db?.end();
+      await c?.stop();
+    }, 60_000);
+
+    it('bootstrapped once: one demo project, every process ready', async () => {
+      const r = await call(c.url, 'GET', '/projects');
+      const demos = Object.values(r.json.projects as Record<string, Json>).filter(
+        (p) => p.label === 'Demo',
+      );
+      expect(demos).toHaveLength(1);
+      for (let i = 0; i < 3; i++) expect((await fetch(`${at(i)}/readyz`)).status).toBe(200);
+    });
+
+    it('answers queries through HAProxy; a result one process computed is a cache hit on another', async () => {
+      const aql = { aql: 'SELECT SUM([amount]), COUNT([sales])' };
+      const a = await call(at(0), 'POST', `/projects/${project}/app/aql/execute`, aql);
+      expect(a.status).toBeLessThan(300);
+      const aJob = await poll(at(0), a.json.link[0].id, final);
+      expect(aJob).toMatchObject({ status: 'OK', result: { cached: false } });
+      const b = await call(at(1), 'POST', `/projects/${project}/app/aql/execute`, aql);
+      expect(b.json.link[0].id).not.toBe(aJob.id);
+      expect(await poll(at(1), b.json.link[0].id, final)).toMatchObject({
+        status: 'OK',
+        result: { cached: true },
+      });
+      for (let i = 0; i < 6; i++) {
+        const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
           method: 'POST',
           headers: {
             authorization: `Bearer ${token}`,
-            'content-type': 'application/octet-stream',
+            'content-type': 'application/json',
             accept: 'application/json',
+            prefer: 'wait=20',
           },
-          body: chunk,
+          body: JSON.stringify({ aql: `SELECT COUNT([sales]) + ${i}` }),
+        });
+        expect(r.status).toBe(200);
+        expect(((await r.json()) as Json).data.values).toBe(String(2 + i));
+      }
+    });
+
+    it('a token revoked through one process is refused by the next request to another', async () => {
+      const oc = oauthClient(() => c.url);
+      const { clientId, tokens } = await oc.obtainTokens({
+        resource: `${c.url}/api/v1`,
+        scope: 'api',
+      });
+      for (let i = 0; i < 3; i++)
+        expect((await call(at(i), 'GET', '/projects', undefined, tokens.access_token)).status).toBe(
+          200,
+        );
+      const revocation = (await oc.metadata()).revocation_endpoint.replace(c.url, at(0));
+      const r = await fetch(revocation, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: tokens.access_token, client_id: clientId }).toString(),
+      });
+      expect(r.status).toBe(200);
+      for (const i of [1, 2])
+        expect((await call(at(i), 'GET', '/projects', undefined, tokens.access_token)).status).toBe(
+          401,
+        );
+    });
+
+    it('ten wrong WebDAV passwords spread over three processes are throttled like ten on one', async () => {
+      const propfind = (i: number, secret: string) =>
+        fetch(`${at(i)}/api/v1/projects/${project}/webdav/`, {
+          method: 'PROPFIND',
+          headers: {
+            depth: '0',
+            authorization: `Basic ${Buffer.from(`${c.adminEmail}:${secret}`).toString('base64')}`,
+          },
+        });
+      const set = await call(c.url, 'PUT', `/projects/${project}`, {
+        webdavToken: 'cluster-webdav-token-1',
+      });
+      expect(set.status).toBe(200);
+      expect((await propfind(0, 'cluster-webdav-token-1')).status).toBe(207);
+      const statuses: number[] = [];
+      for (let k = 0; k < 12; k++) statuses.push((await propfind(k % 3, `wrong-${k}`)).status);
+      expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+      expect(statuses.slice(10)).toEqual([429, 429]);
+    });
+
+    it('an MCP session opened through one process is served by the others (no affinity)', async () => {
+      const mcpToken = await c.token(c.adminEmail, { mcp: true });
+      const client = new Client({ name: 'cluster-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${c.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } },
+      });
+      await client.connect(transport);
+      expect(transport.sessionId).toBeTruthy();
+      // Round robin: these calls reach every process, two of which did not open the session.
+      for (let i = 0; i < 4; i++) {
+        const r = (await client.callTool({
+          name: 'run_aql',
+          arguments: { project, aql: `SELECT COUNT([sales]) * ${i + 1}` },
+        })) as CallToolResult;
+        expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+        expect((r.structuredContent as Json).rows).toEqual([[2 * (i + 1)]]);
+      }
+      const sid = transport.sessionId!;
+      // Ended through whichever process gets the DELETE: unknown to every process after it.
+      await transport.terminateSession();
+      for (let i = 0; i < 3; i++) {
+        const r = await fetch(`${at(i)}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${mcpToken}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': sid,
+            'mcp-protocol-version': '2025-06-18',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
         });
         await r.arrayBuffer();
-        answers.push(r.status);
-      }),
-    );
-    expect(total).toBeGreaterThan(2);
-    expect(answers.every((s) => s < 300)).toBe(true);
-    const file = path.join(c.dataDir, 'projects', project, 'files', 'spread.csv');
-    await expect.poll(() => fs.existsSync(file) && fs.readFileSync(file).equals(data)).toBe(true);
-  });
-
-  it('a load whose process is killed ends ERROR "interrupted", nothing written; it runs again cleanly', async () => {
-    const before = await call(c.url, 'GET', `/projects/${project}/kodiak/dataload`);
-    const dataVersion = before.json.dataload.dataVersion as number;
-    const started = await load(at(2), '/big.csv');
-    expect(started.status, JSON.stringify(started.json)).toBe(202);
-    const id = started.json.link[0].id as string;
-    await poll(at(0), id, (j) => j.status === 'RUNNING');
-    expect(await owner(id)).toBe(2);
-    c.processes[2]!.kill9();
-    // Another process sees the lease run out and ends the job.
-    const ended = await poll(at(0), id, final, 30_000);
-    expect(ended.status).toBe('ERROR');
-    expect(ended.message).toMatch(/interrupted/);
-    const after = await call(at(1), 'GET', `/projects/${project}/kodiak/dataload`);
-    expect(after.json.dataload.dataVersion).toBe(dataVersion);
-    const sum = await call(at(1), 'POST', `/projects/${project}/app/aql/execute`, {
-      aql: 'SELECT COUNT([sales])',
+        expect(r.status).toBe(404);
+      }
+      await client.close();
     });
-    expect((await poll(at(1), sum.json.link[0].id, final)).status).toBe('OK');
-    // The killed process's write lock went with it: the same load runs again at once.
-    const again = await load(at(0), '/big.csv');
-    const done = await poll(at(1), again.json.link[0].id, final, 120_000);
-    expect(done.status, done.message).toBe('OK');
-    const count = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json',
-        prefer: 'wait=30',
-      },
-      body: JSON.stringify({ aql: 'SELECT COUNT([sales])' }),
+
+    it('a web sign-in through one process works through the others', async () => {
+      const r = await rawRequest(`${at(0)}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          email: c.adminEmail,
+          password: ADMIN_PASSWORD,
+          next: '/app',
+        }).toString(),
+      });
+      expect(r.status).toBe(303);
+      const cookie = setCookieValue(r.headers, 'ursa_session')!.value;
+      for (const i of [1, 2]) {
+        const list = await rawRequest(`${at(i)}/api/v1/projects`, {
+          headers: { accept: 'application/json', cookie: `ursa_session=${cookie}` },
+        });
+        expect(list.status).toBe(200);
+        expect(Object.keys(JSON.parse(list.text).projects)).toContain(project);
+      }
     });
-    expect(((await count.json()) as Json).data.values).toBe(String(ROWS));
-    await c.processes[2]!.restart();
-  }, 240_000);
 
-  it('a cancel sent to one process stops the job another one runs', async () => {
-    const started = await load(at(0), '/big.csv');
-    const id = started.json.link[0].id as string;
-    await poll(at(1), id, (j) => j.status === 'RUNNING');
-    expect(await owner(id)).toBe(0);
-    const r = await call(at(1), 'POST', `/projects/${project}/kodiak/scache/obj/${id}/cancel`);
-    expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
-    expect((await poll(at(2), id, final, 30_000)).status).toBe('CANCELLED');
-  }, 120_000);
+    it('a WebDAV lock taken through one process holds on the others', async () => {
+      const dav = (
+        i: number,
+        method: string,
+        p: string,
+        headers: Record<string, string> = {},
+        body?: string,
+      ) =>
+        fetch(`${at(i)}/api/v1/projects/${project}/webdav${p}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...headers },
+          body,
+        });
+      const lock = await dav(
+        0,
+        'LOCK',
+        '/locked.txt',
+        { 'content-type': 'application/xml', timeout: 'Second-600' },
+        '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+      );
+      expect(lock.status).toBe(201);
+      const lockToken = lock.headers.get('lock-token')!;
+      expect(lockToken).toMatch(/^<urn:uuid:/);
+      expect((await dav(1, 'PUT', '/locked.txt', {}, 'no token')).status).toBe(423);
+      expect(
+        (
+          await dav(
+            2,
+            'LOCK',
+            '/locked.txt',
+            { 'content-type': 'application/xml' },
+            '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+          )
+        ).status,
+      ).toBe(423);
+      expect(
+        (await dav(2, 'PUT', '/locked.txt', { if: `(${lockToken})` }, 'with token')).status,
+      ).toBe(204);
+      expect((await dav(1, 'UNLOCK', '/locked.txt', { 'lock-token': lockToken })).status).toBe(204);
+      expect((await dav(0, 'PUT', '/locked.txt', {}, 'free again')).status).toBe(204);
+    });
 
-  it('with a process killed, queries through HAProxy are still answered', async () => {
-    c.processes[1]!.kill9();
-    for (let i = 0; i < 9; i++) {
-      const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
+    it('resumable upload chunks sent to different processes assemble once', async () => {
+      const data = Buffer.from(
+        'id,name,amount\n' +
+          Array.from({ length: 900 }, (_, i) => `${i},n${i},${i}`).join('\n') +
+          '\n',
+      );
+      const chunkSize = 1024;
+      const total = Math.max(1, Math.floor(data.length / chunkSize));
+      const answers: number[] = [];
+      await Promise.all(
+        Array.from({ length: total }, async (_, k) => {
+          const n = k + 1;
+          const chunk =
+            n === total
+              ? data.subarray(k * chunkSize)
+              : data.subarray(k * chunkSize, n * chunkSize);
+          const q = new URLSearchParams({
+            resumableChunkNumber: String(n),
+            resumableChunkSize: String(chunkSize),
+            resumableCurrentChunkSize: String(chunk.length),
+            resumableTotalSize: String(data.length),
+            resumableType: 'text/csv',
+            resumableIdentifier: 'cluster-upload-1',
+            resumableFilename: 'spread.csv',
+            resumableRelativePath: 'spread.csv',
+            resumableTotalChunks: String(total),
+          });
+          const r = await fetch(`${at(k % 3)}/api/v1/projects/${project}/storage/upload?${q}`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/octet-stream',
+              accept: 'application/json',
+            },
+            body: chunk,
+          });
+          await r.arrayBuffer();
+          answers.push(r.status);
+        }),
+      );
+      expect(total).toBeGreaterThan(2);
+      expect(answers.every((s) => s < 300)).toBe(true);
+      const file = path.join(c.dataDir, 'projects', project, 'files', 'spread.csv');
+      await expect.poll(() => fs.existsSync(file) && fs.readFileSync(file).equals(data)).toBe(true);
+    });
+
+    it('a load whose process is killed ends ERROR "interrupted", nothing written; it runs again cleanly', async () => {
+      const before = await call(c.url, 'GET', `/projects/${project}/kodiak/dataload`);
+      const dataVersion = before.json.dataload.dataVersion as number;
+      const started = await load(at(2), '/big.csv');
+      expect(started.status, JSON.stringify(started.json)).toBe(202);
+      const id = started.json.link[0].id as string;
+      await poll(at(0), id, (j) => j.status === 'RUNNING');
+      expect(await owner(id)).toBe(2);
+      c.processes[2]!.kill9();
+      // Another process sees the lease run out and ends the job.
+      const ended = await poll(at(0), id, final, 30_000);
+      expect(ended.status).toBe('ERROR');
+      expect(ended.message).toMatch(/interrupted/);
+      const after = await call(at(1), 'GET', `/projects/${project}/kodiak/dataload`);
+      expect(after.json.dataload.dataVersion).toBe(dataVersion);
+      const sum = await call(at(1), 'POST', `/projects/${project}/app/aql/execute`, {
+        aql: 'SELECT COUNT([sales])',
+      });
+      expect((await poll(at(1), sum.json.link[0].id, final)).status).toBe('OK');
+      // The killed process's write lock went with it: the same load runs again at once.
+      const again = await load(at(0), '/big.csv');
+      const done = await poll(at(1), again.json.link[0].id, final, 120_000);
+      expect(done.status, done.message).toBe('OK');
+      const count = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
           accept: 'application/json',
-          prefer: 'wait=20',
+          prefer: 'wait=30',
         },
-        body: JSON.stringify({ aql: `SELECT COUNT([sales]) - ${i}` }),
+        body: JSON.stringify({ aql: 'SELECT COUNT([sales])' }),
       });
-      expect(r.status).toBe(200);
-    }
-    await c.processes[1]!.restart();
-  }, 120_000);
-});
+      expect(((await count.json()) as Json).data.values).toBe(String(ROWS));
+      await c.processes[2]!.restart();
+    }, 240_000);
+
+    it('a cancel sent to one process stops the job another one runs', async () => {
+      const started = await load(at(0), '/big.csv');
+      const id = started.json.link[0].id as string;
+      await poll(at(1), id, (j) => j.status === 'RUNNING');
+      expect(await owner(id)).toBe(0);
+      const r = await call(at(1), 'POST', `/projects/${project}/kodiak/scache/obj/${id}/cancel`);
+      expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
+      expect((await poll(at(2), id, final, 30_000)).status).toBe('CANCELLED');
+    }, 120_000);
+
+    it('with a process killed, queries through HAProxy are still answered', async () => {
+      c.processes[1]!.kill9();
+      for (let i = 0; i < 9; i++) {
+        const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            prefer: 'wait=20',
+          },
+          body: JSON.stringify({ aql: `SELECT COUNT([sales]) - ${i}` }),
+        });
+        expect(r.status).toBe(200);
+      }
+      await c.processes[1]!.restart();
+    }, 120_000);
+  },
+);

@@ -3,6 +3,7 @@
 import type { ErrorKind } from '../engine/errors.js';
 import { EngineError } from '../engine/errors.js';
 import { uuid } from '../engine/ids.js';
+import { isDatabaseUnavailable } from '../engine/db/unavailable.js';
 
 export const STATUS_OF: Record<ErrorKind, number> = {
   invalid: 400,
@@ -77,6 +78,17 @@ export function toErrorBody(err: unknown): {
       internal: false,
     };
   }
+  if (isDatabaseUnavailable(err))
+    return {
+      body: {
+        statusCode: 503,
+        message: 'the metadata database cannot be reached; retry in a few seconds',
+        context: { retryAfterSeconds: 5 },
+        errorId,
+      },
+      headers: { 'Retry-After': '5' },
+      internal: false,
+    };
   return {
     body: {
       statusCode: 500,

@@ -17,6 +17,10 @@ export interface TestPostgres {
   user: string;
   password: string;
   database: string;
+  /** Stops the server (immediate shutdown) and keeps its data, for `resume`. */
+  halt(): void;
+  /** Starts a halted server again on the same port. */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -150,6 +154,12 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
       user,
       password,
       database,
+      halt() {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
+      },
+      resume() {
+        run('pg_ctl', ['-D', data, '-l', log, '-o', serverOptions, '-w', '-t', '60', 'start']);
+      },
       async stop() {
         try {
           run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
