@@ -6,7 +6,7 @@ import path from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lastLine, runCli, startCli, type StartedCli } from './helpers/cli.js';
-import { gateOrAbort, hasStatus, jobPath, pollJob, Scripts } from './helpers/jobs.js';
+import { gateOrAbort, hasStatus, isFinal, jobPath, pollJob, Scripts } from './helpers/jobs.js';
 import { ADMIN, startTestServer } from './helpers/server.js';
 
 const dirs: string[] = [];
@@ -314,8 +314,8 @@ describe('cli', { timeout: 60_000 }, () => {
     });
 
     // Only the serving process ends unfinished jobs at its start; other commands leave them.
-    it('a CLI command run while the server works does not end its running jobs', async () => {
-      const srv = await startTestServer();
+    it('a CLI command run while the server works does not end its running or queued jobs', async () => {
+      const srv = await startTestServer({ URSA_JOB_CONCURRENCY: '1' });
       try {
         const scripts = new Scripts();
         scripts.install(srv.engine);
@@ -326,11 +326,24 @@ describe('cli', { timeout: 60_000 }, () => {
           scripts.add({ run: (ctx) => gateOrAbort(gate.promise, ctx) }),
         );
         await pollJob(srv.api, srv.demo, job.id, hasStatus('RUNNING'));
+        const queued = await srv.engine.jobs.submit(
+          await srv.engine.actor({ email: ADMIN }, srv.demo),
+          'transform',
+          scripts.add({ run: async () => 1 }),
+        );
         const r = await runCli(['token', ADMIN], { URSA_DATA_DIR: srv.dataDir, PORT: '8080' });
         expect(r.code, r.stderr).toBe(0);
+        // A command that opens (and closes) the whole engine on the same directory.
+        const org = await runCli(['org', 'create', 'cli-while-serving'], {
+          URSA_DATA_DIR: srv.dataDir,
+          PORT: '8080',
+        });
+        expect(org.code, org.stderr).toBe(0);
         const now = await srv.api('GET', jobPath(srv.demo, job.id));
         expect(now.json.status).toBe('RUNNING');
+        expect((await srv.api('GET', jobPath(srv.demo, queued.id))).json.status).toBe('PREPARED');
         gate.resolve();
+        expect((await pollJob(srv.api, srv.demo, queued.id, isFinal)).status).toBe('OK');
       } finally {
         await srv.close();
       }

@@ -102,6 +102,8 @@ export class JobRunner {
   private unlisten: Array<() => void> = [];
   /** This runner in claims: the process, and which runner of it (a test restarts in place). */
   private readonly me = `${PROCESS_ID}:${randomId(4)}`;
+  /** Jobs submitted here that waited for room (SQLite: cancelled when this runner stops). */
+  private queuedHere = new Set<string>();
   private readonly concurrency: number;
   private readonly runs: (type: JobType) => boolean;
   private readonly leaseMs: number;
@@ -230,7 +232,10 @@ export class JobRunner {
       .then(first);
     const job = toJob(row!);
     if (mine) this.startLocal(row!);
-    else this.announce();
+    else {
+      this.queuedHere.add(job.id);
+      this.announce();
+    }
     return job;
   }
 
@@ -390,11 +395,8 @@ export class JobRunner {
     for (const t of this.timers.splice(0)) clearInterval(t);
     for (const u of this.unlisten.splice(0)) u();
     if (!this.shared) {
-      const queued = await this.db
-        .select({ id: jobs.id })
-        .from(jobs)
-        .where(and(eq(jobs.status, 'PREPARED'), isNull(jobs.owner)));
-      for (const { id } of queued)
+      // Only those queued here: a CLI command's engine on the same directory stops too.
+      for (const id of this.queuedHere)
         await this.finish(
           id,
           'CANCELLED',
@@ -515,6 +517,7 @@ export class JobRunner {
   /** Runs a job this process holds. Synchronously marks it running (a cancel finds it). */
   private startLocal(row: Row): void {
     const job = toJob(row);
+    this.queuedHere.delete(job.id);
     const ctrl = new AbortController();
     this.running.set(job.id, ctrl);
     this.runningOf.set(job.id, job.type);
@@ -560,6 +563,7 @@ export class JobRunner {
       .returning()
       .then(first);
     if (!row) return undefined;
+    this.queuedHere.delete(id);
     const job = toJob(row);
     for (const l of this.finishListeners) {
       try {
