@@ -2,6 +2,7 @@
 // names, dimensions, measures, what each clause may hold) → plan (plan.ts: anchors, join
 // paths, aggregation groups, the frame) → SQL (sql-query.ts). Each phase has its own tests.
 import type { Query } from './ast.js';
+import type { SqlTarget } from './dialect/dialect.js';
 import { AqlError } from './errors.js';
 import { examplesFor } from './examples.js';
 import { columnsIn, leavesIn, type V } from './ir.js';
@@ -27,16 +28,21 @@ export interface Compiled {
   valueChecks: ValueCheck[];
 }
 
-/** `today`: what TODAY() means, "YYYY-MM-DD" in the project's time zone. */
+/**
+ * `today`: what TODAY() means, "YYYY-MM-DD" in the project's time zone; `target`: the SQL
+ * dialect and relations (an embedded project's DuckDB files by default).
+ */
 export function compileQuery(
   q: Query,
   env: ResolveEnv,
   rowFilter: string | null,
   today?: string,
+  target?: SqlTarget,
 ): Compiled {
   const rq = resolveQuery(q, env, rowFilter);
   const plan = planQuery(rq, env.snap);
-  const { sql, params } = toSql(rq, plan, env.snap, today ?? new Date().toISOString().slice(0, 10));
+  const day = today ?? new Date().toISOString().slice(0, 10);
+  const { sql, params } = toSql(rq, plan, env.snap, day, target);
   return {
     sql,
     params,
@@ -65,8 +71,9 @@ export function compileText(
   env: ResolveEnv,
   rowFilter: string | null,
   today?: string,
+  target?: SqlTarget,
 ): Compiled {
-  const compile = (aql: string) => compileQuery(parse(aql, 'query'), env, rowFilter, today);
+  const compile = (aql: string) => compileQuery(parse(aql, 'query'), env, rowFilter, today, target);
   try {
     return compile(text);
   } catch (err) {
