@@ -17,6 +17,8 @@ export interface TestPostgres {
   user: string;
   password: string;
   database: string;
+  /** A login role without rights of its own (opts.reader): grants are the test's. */
+  reader?: { user: string; password: string };
   stop(): Promise<void>;
 }
 
@@ -74,7 +76,9 @@ function killLeftovers() {
   for (const c of live) kill(c);
 }
 
-export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<TestPostgres> {
+export async function startPostgres(
+  opts: { maxConnections?: number; reader?: boolean } = {},
+): Promise<TestPostgres> {
   const missing = postgresMissing();
   if (missing) throw new Error(missing);
   const bin = postgresBinDir() as string;
@@ -134,12 +138,17 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
     const user = 'ursa_test';
     const database = 'ursa_test';
     const password = crypto.randomBytes(12).toString('hex');
+    const reader = opts.reader
+      ? { user: 'ursa_reader', password: crypto.randomBytes(12).toString('hex') }
+      : undefined;
     const admin = new pg.Client({ host: dir, port, user: 'postgres', database: 'postgres' });
     admin.on('error', () => {});
     await admin.connect();
     try {
       await admin.query(`CREATE ROLE ${user} LOGIN CREATEDB PASSWORD '${password}'`);
       await admin.query(`CREATE DATABASE ${database} OWNER ${user}`);
+      if (reader)
+        await admin.query(`CREATE ROLE ${reader.user} LOGIN PASSWORD '${reader.password}'`);
     } finally {
       await admin.end();
     }
@@ -150,6 +159,7 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
       user,
       password,
       database,
+      ...(reader ? { reader } : {}),
       async stop() {
         try {
           run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);

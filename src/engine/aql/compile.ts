@@ -17,6 +17,8 @@ import { offerRewrite } from './sql-rewrite.js';
 export type { LeafPlan };
 
 export interface Compiled {
+  /** The SQL dialect of `sql` (duckdb, or postgres for a warehouse project). */
+  dialect: string;
   sql: string;
   params: (string | number | boolean | null)[];
   columns: { title: string; kind: 'dimension' | 'measure'; dataType: string }[];
@@ -44,6 +46,7 @@ export function compileQuery(
   const day = today ?? new Date().toISOString().slice(0, 10);
   const { sql, params } = toSql(rq, plan, env.snap, day, target);
   return {
+    dialect: target?.dialect.name ?? 'duckdb',
     sql,
     params,
     columns: rq.items.map((i) => ({ title: i.title, kind: i.kind, dataType: i.dataType })),
