@@ -10,7 +10,7 @@ import {
   startWarehouse,
   type TestWarehouse,
 } from './helpers/warehouse.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 
 let s: TestServer;
 let w: TestWarehouse;
@@ -311,6 +311,18 @@ describe('AQL on the warehouse', () => {
       await values('SELECT MONTH([ordered_on]), COUNT([order_id]) WHERE [ordered_on] < TODAY()'),
     ).toBe('1\t1\n2\t2\n3\t2');
     expect(await values('SELECT DATE_DIFF("day", "2024-01-01", MAX([ordered_on]))')).toBe('74');
+  });
+
+  it('attribute values and the model catalog (cardinalities, examples) come from the warehouse', async () => {
+    const v = await s.api('GET', `/projects/${p}/pmd/obj/attr.customers.region_code/values`);
+    expect(v.status, v.text).toBe(200);
+    expect(JSON.stringify(v.json)).toContain('"EU"');
+    const actor = await s.engine.actor({ email: ADMIN }, p);
+    const cat = await s.engine.catalog.catalog(actor, { dataset: 'customers', profile: true });
+    const region = cat.datasets[0]!.columns.find((c) => c.id === 'attr.customers.region_code')!;
+    expect(region.cardinality).toBe(2);
+    expect(region.examples).toEqual(['EU', 'US']);
+    expect(cat.datasets[0]!.rows).toBe(3);
   });
 
   it('a row-level filter applies as on DuckDB', async () => {

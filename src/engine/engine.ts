@@ -244,6 +244,7 @@ export class Engine {
       this.aql,
       this.dbs,
       async (p) => (await this.model.versions(p)).dataVersion,
+      this.warehouse,
     );
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
