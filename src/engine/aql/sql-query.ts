@@ -180,7 +180,7 @@ function groupSql(
     // primary key has one value per key, so grouping by the key alone gives the same groups
     // without hashing the (longer) label of every row. Grouping by the expressions (not the
     // aliases) keeps a dataset column named like an alias harmless.
-    const fixed = shown !== key && keyFixes(dims[d]!, snap);
+    const fixed = shown !== key && dialect.anyValueForLabels && keyFixes(dims[d]!, snap);
     const anyShown = () => dialect.anyValue(shown, kindOf(dims[d]!.display));
     select.push(`${key} AS k${d}`, `${fixed ? anyShown() : shown} AS x${d}`);
     groupBy.push(shown === key || fixed ? key : `${key}, ${shown}`);

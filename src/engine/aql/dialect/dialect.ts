@@ -81,6 +81,12 @@ export abstract class Dialect {
     return `(${e} ${not ? 'NOT ' : ''}${ci ? 'ILIKE' : 'LIKE'} ${pattern})`;
   }
 
+  /**
+   * Whether a label fixed by its key is read with anyValue (grouping by the key alone)
+   * rather than grouped by with the key.
+   */
+  readonly anyValueForLabels: boolean = true;
+
   /** One value of a group whose values are all equal (a label fixed by its key). */
   abstract anyValue(sql: string, kind: ValueKind): string;
 

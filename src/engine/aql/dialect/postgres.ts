@@ -37,6 +37,19 @@ export class PostgresDialect extends Dialect {
     return TYPES[t];
   }
 
+  /** A label is grouped by with its key: min() of text costs more than hashing it. */
+  override readonly anyValueForLabels = false;
+
+  /**
+   * A bound text read as a date or time is typed so at once (`$1::date`): a text-to-date
+   * cast depends on DateStyle, so PostgreSQL would not fold it and would convert per row.
+   */
+  override cast(sql: string, t: SqlType): string {
+    const param = /^\$(\d+)::text$/.exec(sql);
+    if (param && (t === 'date' || t === 'timestamp')) return `$${param[1]}::${TYPES[t]}`;
+    return super.cast(sql, t);
+  }
+
   /** Typed: `SELECT $1`, `coalesce($1, $2)` or `$1 || x` leave PostgreSQL no type to infer. */
   override placeholder(n: number, value: string | number | boolean | null): string {
     const type =
