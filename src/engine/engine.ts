@@ -196,7 +196,7 @@ export class Engine {
       scope: (a) => this.objects.scope(a),
       credentials: (p, ident) => this.flows.credentialsOf(p, ident),
       bumpModelVersion: (p) => this.model.bumpModelVersion(p),
-      datasetSources: async (p) => await this.datasets.rows(p),
+      datasetSources: (p) => this.datasets.rows(p),
       settings: {
         timeoutMs: config.warehouse.timeoutMs,
         pool: config.warehouse.pool,

@@ -295,7 +295,7 @@ export const credentialsDef = z
     /** postgres: read replicas (host:port) queries of a warehouse project go to in turn. */
     replicas: z
       .array(
-        z.string().regex(/^[A-Za-z0-9.\-]{1,253}:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, {
+        z.string().regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, {
           error: 'must be host:port, such as replica1.internal:5432',
         }),
       )
