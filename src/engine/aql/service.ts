@@ -38,8 +38,9 @@ interface CacheEntry {
   key: string;
   file: string;
   rowCount: number;
-  /** When it was computed (a warehouse project's results expire: its data changes outside). */
+  /** When it was computed: a warehouse's answers expire (its data changes outside Ursa). */
   at: number;
+  warehouse: boolean;
 }
 
 /** The datasets a compiled query reads (a warehouse error names them). */
@@ -253,7 +254,7 @@ export class Aql {
       datasets: datasetsOf(c),
       ...(c.dialect !== 'duckdb' ? { warehouse: true } : {}),
     };
-    const cached = await this.cached(a.projectId, key);
+    const cached = this.cached(a.projectId, key);
     if (cached && this.touch(a.projectId, cached))
       return this.jobs.recordFinished(a, 'report', params, {
         columns: c.columns,
@@ -362,11 +363,10 @@ export class Aql {
 
   private memo = new Map<string, CacheEntry>();
 
-  private async cached(projectId: string, key: string): Promise<CacheEntry | null> {
+  private cached(projectId: string, key: string): CacheEntry | null {
     const hit = this.memo.get(`${projectId}/${key}`) ?? null;
     // A warehouse's data changes outside Ursa: its answers are served for cacheMs only.
-    if (hit && this.warehouse && Date.now() - hit.at >= this.warehouse.cacheMs)
-      if (await this.target(projectId)) return null;
+    if (hit?.warehouse && Date.now() - hit.at >= (this.warehouse?.cacheMs ?? 0)) return null;
     return hit;
   }
 
@@ -481,6 +481,7 @@ export class Aql {
       file,
       rowCount: rows.length,
       at: Date.now(),
+      warehouse: p.warehouse === true,
     });
     this.remember(`${projectId}/${p.key}`, { columns: p.columns, rows });
     return rows;
@@ -572,7 +573,7 @@ export class Aql {
     const c = await this.compile(a, text, opts.seeAll);
     const key = await this.resultKey(a.projectId, c);
     const columns = c.columns;
-    const hit = await this.cached(a.projectId, key);
+    const hit = this.cached(a.projectId, key);
     if (hit && this.touch(a.projectId, hit)) {
       try {
         const stored = JSON.parse(
