@@ -4,6 +4,7 @@
 // dialect seam, with row filters, read-only connections and errors as 400/ERROR.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from './helpers/fixtures.js';
+import { startReplica } from './helpers/postgres.js';
 import {
   bindWarehouse,
   grantReader,
@@ -354,4 +355,41 @@ describe('AQL on the warehouse', () => {
       );
     expect(ro).toContain('read-only transaction');
   });
+});
+
+describe('read replicas', () => {
+  it('queries go to a streaming replica; one that stops is skipped and the primary answers', async () => {
+    const replica = await startReplica(w.db);
+    try {
+      const q = await createProject(s, 'wh-replica', 'Warehouse with a replica');
+      const cred = await s.api('POST', `/projects/${q}/pmd/obj`, {
+        body: {
+          ident: 'cred.replicated',
+          type: 'credentials',
+          name: 'Replicated',
+          def: {
+            kind: 'postgres',
+            host: w.db.host,
+            port: w.db.port,
+            user: w.db.reader!.user,
+            database: w.db.database,
+            secret: w.db.reader!.password,
+            replicas: [`127.0.0.1:${replica.port}`],
+          },
+        },
+      });
+      expect(cred.status, cred.text).toBe(201);
+      const bound = await s.api('PUT', `/projects/${q}`, {
+        body: { warehouse: { credentials: 'cred.replicated', schema: 'shop' } },
+      });
+      expect(bound.status, bound.text).toBe(200);
+      const recovering = async () =>
+        (await s.engine.warehouse.read(q, 'SELECT pg_is_in_recovery()', []))[0]![0];
+      expect(await recovering()).toBe('true'); // answered by the standby
+      await replica.stop();
+      expect(await recovering()).toBe('false'); // the replica is down: the primary answers
+    } finally {
+      await replica.stop().catch(() => {});
+    }
+  }, 90_000);
 });

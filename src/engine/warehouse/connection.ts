@@ -58,6 +58,9 @@ function ssl(cred: Credentials, host: string): pg.PoolConfig['ssl'] {
   return false;
 }
 
+/** Clients given an error listener of their own. */
+const quiet = new WeakSet<pg.PoolClient>();
+
 /** One server (the primary or a replica) of one credentials object. */
 export class Server {
   private pool: pg.Pool | null = null;
@@ -133,6 +136,12 @@ export class Server {
       client = await pool.connect();
     } catch (err) {
       throw this.describe(err, 'connect');
+    }
+    // A server that goes away (a replica stopped) fails the connection outside any query:
+    // the next query reports it; the event must not crash the process.
+    if (!quiet.has(client)) {
+      quiet.add(client);
+      client.on('error', () => {});
     }
     let broken = false;
     const address = (client as unknown as { host: string }).host;
