@@ -211,6 +211,8 @@ describe('mapping tables and views', () => {
     );
     const ref = (await s.engine.model.get(p, 'attr.orders.customer_id'))!.def;
     expect(ref).toMatchObject({ reference: { dataset: 'customers' } });
+    const status = await s.api('GET', `/projects/${p}/kodiak/dataload`);
+    expect(status.json.warehouse).toEqual({ schema: 'shop', resultsExpireSeconds: 0 });
     const tables = await w.exec(
       `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
     );

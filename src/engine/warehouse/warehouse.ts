@@ -133,6 +133,17 @@ export class Warehouse {
     }
   }
 
+  /**
+   * What kodiak/dataload says of a warehouse project: its data is read in place, so cached
+   * answers expire after `resultsExpireSeconds`; null for an embedded project.
+   */
+  async status(
+    projectId: string,
+  ): Promise<{ schema: string; resultsExpireSeconds: number } | null> {
+    const b = await this.binding(projectId);
+    return b ? { schema: b.schema, resultsExpireSeconds: Math.round(this.cacheMs / 1000) } : null;
+  }
+
   /** After a binding changed: connections are reopened, compiled queries recompiled. */
   async changed(projectId: string): Promise<void> {
     await this.deps.bumpModelVersion(projectId);

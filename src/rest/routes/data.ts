@@ -113,13 +113,15 @@ export const dataRoutes: RouteDef[] = [
     ops: {
       GET: {
         access: 'member',
-        description: 'Current data and model versions and the loaded datasets.',
+        description:
+          'Current data and model versions and the loaded datasets; for a warehouse project, its schema and how long cached answers are served.',
         handler: async ({ engine, actor }) => {
           const dataload = await engine.datasets.status(actor);
           return {
             title: 'Data load status',
             body: {
               dataload,
+              warehouse: await engine.warehouse.status(actor.projectId),
               link: [link('loads', `${projectPath(actor.projectId)}/activity/loads?latest=1`)],
             },
             tabular: dataload.datasets,
