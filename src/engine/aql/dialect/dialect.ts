@@ -1,10 +1,8 @@
 // The SQL dialect seam (modelled on Malloy's packages/malloy/src/dialect): every choice the
 // compiler makes that one database spells differently from another goes through a Dialect.
 // The base class writes standard SQL; DuckDbDialect and PostgresDialect override what their
-// database spells its own way, and refuse (an AQL 400 naming the construct) what it cannot run.
-import type { Pos } from '../ast.js';
-import type { AqlError } from '../errors.js';
-import { fail } from '../resolve.js';
+// database spells its own way. (Every construct of AQL has a PostgreSQL form; a dialect that
+// lacks one would throw an AqlError naming it here, at compile time.)
 
 /** The SQL types the compiler casts to. */
 export type SqlType = 'double' | 'text' | 'date' | 'timestamp' | 'integer' | 'bigint' | 'whole';
@@ -110,9 +108,6 @@ export abstract class Dialect {
     return `${a} IS NOT DISTINCT FROM ${b}`;
   }
 
-  /** A window's frame; RANGE with an offset needs exactly one ORDER BY value. */
-  checkFrame(_unit: 'ROWS' | 'RANGE', _offsets: boolean, _orderBy: number, _pos: Pos): void {}
-
   /** The statement over the assembled rows, QUALIFY included. */
   abstract assemble(a: Assembly): string;
 
@@ -126,13 +121,6 @@ export abstract class Dialect {
       (a.limit !== null ? ` LIMIT ${a.limit}` : '') +
       (a.offset !== null ? ` OFFSET ${a.offset}` : '')
     );
-  }
-
-  /** A construct this database cannot compute: the 400 names it and the database. */
-  refuse(construct: string, pos: Pos, hint = ''): AqlError {
-    return fail(`${construct} cannot be computed on ${this.title}${hint}`, pos, {
-      dialect: this.name,
-    });
   }
 }
 

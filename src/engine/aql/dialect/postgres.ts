@@ -4,7 +4,6 @@
 // division (divisions are done in double precision), round only on numeric, LIKE's default
 // backslash escape (turned off: DuckDB has none), FULL JOIN only on hashable conditions, and
 // parameters whose types it cannot always infer (each one is cast to its value's type).
-import type { Pos } from '../ast.js';
 import {
   Dialect,
   type Assembly,
@@ -140,15 +139,6 @@ export class PostgresDialect extends Dialect {
    */
   override sameKey(a: string, b: string): string {
     return `coalesce(CAST(${a} AS TEXT), '') = coalesce(CAST(${b} AS TEXT), '') AND (${a} IS NULL) = (${b} IS NULL)`;
-  }
-
-  override checkFrame(unit: 'ROWS' | 'RANGE', offsets: boolean, orderBy: number, pos: Pos): void {
-    if (unit === 'RANGE' && offsets && orderBy !== 1)
-      throw this.refuse(
-        'a RANGE frame with PRECEDING or FOLLOWING offsets over other than one ORDER BY value',
-        pos,
-        '; use ROWS, or order by one value',
-      );
   }
 
   /**
