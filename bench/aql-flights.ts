@@ -35,7 +35,7 @@ const GOAL_REST = 1.1;
 const GOAL_SQL = 1.05;
 const GOAL_LOAD = 0.5;
 
-interface Case {
+export interface Case {
   name: string;
   aql: string;
   sql: string;
@@ -46,7 +46,7 @@ const MONTH = `DATE_TRUNC("month", [Date])`;
 const RANK = 'RANK() OVER (PARTITION BY [State] ORDER BY COUNT([Distance]) DESC)';
 
 /** The issue's six shapes, a count by key, two windows and a relative date window. */
-const CASES: Case[] = [
+export const CASES: Case[] = [
   {
     name: 'join breakdown',
     aql: 'SELECT [State], SUM([Distance]) AS "Miles", COUNT([Distance]) AS "Flights", AVG([Delay]) AS "Avg Delay"',

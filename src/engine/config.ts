@@ -69,6 +69,14 @@ const envSchema = z.object({
   /** Hosts connectors may reach although they resolve to private, loopback or link-local addresses. */
   URSA_CONNECTOR_ALLOW_HOSTS: z.string().optional(),
   URSA_SFTP_POLL_SECONDS: z.coerce.number().positive().max(86_400).default(60),
+  /** Warehouse projects (warehouse/): a query's time limit, result cache expiry, connections. */
+  URSA_WAREHOUSE_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(120),
+  URSA_WAREHOUSE_CACHE_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(86_400 * 30)
+    .default(60),
+  URSA_WAREHOUSE_POOL: z.coerce.number().int().min(1).max(100).default(5),
   /** How often timers and SFTP watches are checked (ms); tests make it short. */
   URSA_TRIGGER_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Runs caused by other runs (flowSequence, a flow's output firing a file trigger): at most this many in a row… */
@@ -176,6 +184,8 @@ export interface Config {
   };
   /** PDF export: the Chromium binary, exports rendered at once, and their time limit. */
   export: { chromiumPath: string; concurrency: number; timeoutMs: number };
+  /** Warehouse projects: statement timeout, result cache expiry, connections per server. */
+  warehouse: { timeoutMs: number; cacheMs: number; pool: number };
 }
 
 export const API_PREFIX = '/api/v1';
@@ -268,6 +278,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauthRegistrationsPerHour: e.URSA_OAUTH_REGISTRATIONS_PER_HOUR,
     trustProxy: parseTrustProxy(e.URSA_TRUST_PROXY),
     timeZone: e.URSA_TIMEZONE,
+    warehouse: {
+      timeoutMs: Math.round(e.URSA_WAREHOUSE_TIMEOUT_SECONDS * 1000),
+      cacheMs: Math.round(e.URSA_WAREHOUSE_CACHE_SECONDS * 1000),
+      pool: e.URSA_WAREHOUSE_POOL,
+    },
     flows: {
       allowHosts: (e.URSA_CONNECTOR_ALLOW_HOSTS ?? '')
         .split(',')

@@ -36,6 +36,8 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
 import { Aql } from './aql/service.js';
+import { TableMapping } from './warehouse/mapping.js';
+import { Warehouse } from './warehouse/warehouse.js';
 import { filterRefs, migrateSavedAql, shownFilter } from './aql/saved-refs.js';
 import { CatalogService } from './catalog/catalog.js';
 import { ProjectDatabases } from './data/databases.js';
@@ -94,6 +96,7 @@ export class Engine {
   readonly prescriptions: Prescriptions;
   readonly loads: Loads;
   readonly aql: Aql;
+  readonly warehouse: Warehouse;
   readonly catalog: CatalogService;
   readonly packages: Packages;
   readonly uploads: Uploads;
@@ -204,6 +207,31 @@ export class Engine {
       this.activity,
       this.jobs,
     );
+    this.warehouse = new Warehouse({
+      db: this.db,
+      scope: (a) => this.objects.scope(a),
+      credentials: (p, ident) => this.flows.credentialsOf(p, ident),
+      bumpModelVersion: (p) => this.model.bumpModelVersion(p),
+      datasetSources: (p) => this.datasets.rows(p),
+      settings: {
+        timeoutMs: config.warehouse.timeoutMs,
+        pool: config.warehouse.pool,
+        net: { allowHosts: config.flows.allowHosts },
+      },
+      cacheMs: config.warehouse.cacheMs,
+    });
+    this.projects.setWarehouseBinder(this.warehouse);
+    this.loads.setTableMapper(
+      new TableMapping({
+        db: this.db,
+        warehouse: this.warehouse,
+        loads: this.loads,
+        datasets: this.datasets,
+        model: this.model,
+        activity: this.activity,
+        jobs: this.jobs,
+      }),
+    );
     this.aql = new Aql(
       this.model,
       this.datasets,
@@ -211,6 +239,7 @@ export class Engine {
       this.jobs,
       (p) => this.projects.dir(p),
       () => todayIn(config.timeZone),
+      this.warehouse,
     );
     this.reports = new Reports(this.objects, this.aql);
     this.shares = new Shares({
@@ -231,6 +260,7 @@ export class Engine {
       this.aql,
       this.dbs,
       async (p) => (await this.model.versions(p)).dataVersion,
+      this.warehouse,
     );
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
@@ -409,6 +439,7 @@ export class Engine {
     await this.triggers.stop();
     await this.jobs.stop();
     await this.dbs.closeAll();
+    await this.warehouse.closeAll();
     await this.passwordLinks.idle();
     this.mailer.close();
     await this.store.close();

@@ -21,7 +21,80 @@ export interface TestPostgres {
   halt(): void;
   /** Starts a halted server again on the same port. */
   resume(): void;
+  /** A login role without rights of its own (opts.reader): grants are the test's. */
+  reader?: { user: string; password: string };
+  /** The folder of its Unix socket (local connections of the postgres user, replication). */
+  socketDir: string;
   stop(): Promise<void>;
+}
+
+/** Runs a PostgreSQL program (as the postgres user when root). */
+function runPg(cmd: string, args: string[]): void {
+  const bin = postgresBinDir() as string;
+  const [file, argv] =
+    process.getuid?.() === 0
+      ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]]
+      : [path.join(bin, cmd), args];
+  const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0)
+    throw new Error(`${cmd} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
+}
+
+/**
+ * A streaming replica of `primary` (pg_basebackup -R over its socket) on another loopback
+ * port: same roles and data, read-only. stop() shuts it down and removes its directory.
+ */
+export async function startReplica(primary: TestPostgres): Promise<TestPostgres> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pg-replica-'));
+  if (process.getuid?.() === 0) {
+    fs.chmodSync(dir, 0o755);
+    execFileSync('chown', ['postgres:', dir]);
+  }
+  const data = path.join(dir, 'data');
+  const entry = { dir, pidFile: path.join(data, 'postmaster.pid') };
+  live.add(entry);
+  try {
+    runPg('pg_basebackup', [
+      '-h',
+      primary.socketDir,
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      data,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast', // an immediate checkpoint, not one spread over minutes
+    ]);
+    const port = await freePort();
+    const opts = [
+      `-p ${port}`,
+      `-k ${dir}`,
+      '-c listen_addresses=127.0.0.1',
+      '-c hot_standby=on',
+      '-c shared_buffers=16MB',
+    ].join(' ');
+    runPg('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', opts, '-w', 'start']);
+    return {
+      ...primary,
+      port,
+      socketDir: dir,
+      async stop() {
+        try {
+          runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
+        } finally {
+          live.delete(entry);
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
+    kill(entry);
+    throw err;
+  }
 }
 
 export const POSTGRES_INSTALL = 'apt-get install postgresql-15';
@@ -78,7 +151,9 @@ function killLeftovers() {
   for (const c of live) kill(c);
 }
 
-export async function startPostgres(opts: { maxConnections?: number } = {}): Promise<TestPostgres> {
+export async function startPostgres(
+  opts: { maxConnections?: number; reader?: boolean } = {},
+): Promise<TestPostgres> {
   const missing = postgresMissing();
   if (missing) throw new Error(missing);
   const bin = postgresBinDir() as string;
@@ -138,12 +213,17 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
     const user = 'ursa_test';
     const database = 'ursa_test';
     const password = crypto.randomBytes(12).toString('hex');
+    const reader = opts.reader
+      ? { user: 'ursa_reader', password: crypto.randomBytes(12).toString('hex') }
+      : undefined;
     const admin = new pg.Client({ host: dir, port, user: 'postgres', database: 'postgres' });
     admin.on('error', () => {});
     await admin.connect();
     try {
       await admin.query(`CREATE ROLE ${user} LOGIN CREATEDB PASSWORD '${password}'`);
       await admin.query(`CREATE DATABASE ${database} OWNER ${user}`);
+      if (reader)
+        await admin.query(`CREATE ROLE ${reader.user} LOGIN PASSWORD '${reader.password}'`);
     } finally {
       await admin.end();
     }
@@ -160,6 +240,8 @@ export async function startPostgres(opts: { maxConnections?: number } = {}): Pro
       resume() {
         run('pg_ctl', ['-D', data, '-l', log, '-o', serverOptions, '-w', '-t', '60', 'start']);
       },
+      ...(reader ? { reader } : {}),
+      socketDir: dir,
       async stop() {
         try {
           run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);

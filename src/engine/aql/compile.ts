@@ -2,6 +2,7 @@
 // names, dimensions, measures, what each clause may hold) → plan (plan.ts: anchors, join
 // paths, aggregation groups, the frame) → SQL (sql-query.ts). Each phase has its own tests.
 import type { Query } from './ast.js';
+import type { SqlTarget } from './dialect/dialect.js';
 import { AqlError } from './errors.js';
 import { examplesFor } from './examples.js';
 import { columnsIn, leavesIn, type V } from './ir.js';
@@ -16,6 +17,8 @@ import { offerRewrite } from './sql-rewrite.js';
 export type { LeafPlan };
 
 export interface Compiled {
+  /** The SQL dialect of `sql` (duckdb, or postgres for a warehouse project). */
+  dialect: string;
   sql: string;
   params: (string | number | boolean | null)[];
   columns: { title: string; kind: 'dimension' | 'measure'; dataType: string }[];
@@ -27,17 +30,23 @@ export interface Compiled {
   valueChecks: ValueCheck[];
 }
 
-/** `today`: what TODAY() means, "YYYY-MM-DD" in the project's time zone. */
+/**
+ * `today`: what TODAY() means, "YYYY-MM-DD" in the project's time zone; `target`: the SQL
+ * dialect and relations (an embedded project's DuckDB files by default).
+ */
 export function compileQuery(
   q: Query,
   env: ResolveEnv,
   rowFilter: string | null,
   today?: string,
+  target?: SqlTarget,
 ): Compiled {
   const rq = resolveQuery(q, env, rowFilter);
   const plan = planQuery(rq, env.snap);
-  const { sql, params } = toSql(rq, plan, env.snap, today ?? new Date().toISOString().slice(0, 10));
+  const day = today ?? new Date().toISOString().slice(0, 10);
+  const { sql, params } = toSql(rq, plan, env.snap, day, target);
   return {
+    dialect: target?.dialect.name ?? 'duckdb',
     sql,
     params,
     columns: rq.items.map((i) => ({ title: i.title, kind: i.kind, dataType: i.dataType })),
@@ -65,8 +74,9 @@ export function compileText(
   env: ResolveEnv,
   rowFilter: string | null,
   today?: string,
+  target?: SqlTarget,
 ): Compiled {
-  const compile = (aql: string) => compileQuery(parse(aql, 'query'), env, rowFilter, today);
+  const compile = (aql: string) => compileQuery(parse(aql, 'query'), env, rowFilter, today, target);
   try {
     return compile(text);
   } catch (err) {

@@ -3,14 +3,14 @@
 // twice); leaves sharing anchor, conditions and grain computed by one scan; a coarser leaf
 // rolled up from its full-grain twin where that gives the same value; and the frame — every
 // combination of dimension values the result shows.
-import { datasetTable, ident } from '../data/databases.js';
 import type { Pos } from './ast.js';
+import type { Relations } from './dialect/dialect.js';
+import { EMBEDDED_RELATIONS } from './dialect/duckdb.js';
 import { dimTitle, grainFor, type Dim } from './dims.js';
 import { columnsIn, leavesIn, shapeKey, type Column, type Leaf, type V } from './ir.js';
 import { describePath, type Edge, type ModelSnapshot } from './model.js';
 import type { ResolvedQuery } from './query-resolve.js';
 import { fail } from './resolve.js';
-import { colSql } from './sqlgen.js';
 
 export interface LeafPlan {
   leaf: string;
@@ -208,6 +208,7 @@ function anchorOf(l: Leaf, snap: ModelSnapshot, pos: Pos): string {
 export interface JoinTree {
   from: string;
   aliasOf: Map<string, string>;
+  relations: Relations;
   joins: string[];
   described: string[];
 }
@@ -219,7 +220,9 @@ export function joinTree(
   snap: ModelSnapshot,
   pos: Pos,
   subject: string,
+  relations: Relations = EMBEDDED_RELATIONS,
 ): JoinTree {
+  const { table, column } = relations;
   const aliasOf = new Map<string, string>([[anchor, 't0']]);
   const joins: string[] = [];
   const described: string[] = [];
@@ -248,18 +251,19 @@ export function joinTree(
         aliasOf.set(e.to, alias);
         const pk = snap.datasets.get(e.to)!.primaryKey!;
         joins.push(
-          `LEFT JOIN ${datasetTable(e.to)} ${alias} ON ${alias}.${ident(pk)} = ${parent}.${ident(e.column)}`,
+          `LEFT JOIN ${table(e.to)} ${alias} ON ${alias}.${column(e.to, pk)} = ${parent}.${column(e.from, e.column)}`,
         );
         described.push(`${e.from}.${e.column} → ${e.to}`);
       }
       parent = alias;
     }
   }
-  return { from: `${datasetTable(anchor)} t0`, aliasOf, joins, described };
+  return { from: `${table(anchor)} t0`, aliasOf, relations, joins, described };
 }
 
 export function colRenderer(tree: JoinTree) {
-  return (c: Column) => colSql(tree.aliasOf.get(c.dataset)!, c.column);
+  return (c: Column) =>
+    `${tree.aliasOf.get(c.dataset)!}.${tree.relations.column(c.dataset, c.column)}`;
 }
 
 /** Conditions a dataset can evaluate: the row filter applies wherever it is reachable. */

@@ -24,6 +24,8 @@ import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from
 import { filterMeaning, meaningKey } from './row-filter.js';
 import { memberHints, type Warning } from './member-hints.js';
 import { shownFilter } from './saved-refs.js';
+import type { SqlTarget } from './dialect/dialect.js';
+import { WarehouseError, type Warehouse } from '../warehouse/warehouse.js';
 
 export interface QueryResult {
   columns: { title: string; kind: string; dataType: string }[];
@@ -36,7 +38,20 @@ interface CacheEntry {
   key: string;
   file: string;
   rowCount: number;
+  /** When it was computed: a warehouse's answers expire (its data changes outside Ursa). */
+  at: number;
+  warehouse: boolean;
 }
+
+/** The datasets a compiled query reads (a warehouse error names them). */
+const datasetsOf = (c: Compiled): string[] => [
+  ...new Set([
+    ...c.leaves.map((l) => l.anchor),
+    ...c.objects
+      .filter((o) => ['attribute', 'label', 'fact'].includes(o.type))
+      .map((o) => o.ident.split('.')[1]!),
+  ]),
+];
 
 const MAX_COMPILED = 2000;
 /** Results up to this size are written without leaving the event loop (~0.1 ms). */
@@ -85,6 +100,8 @@ export class Aql {
     private readonly projectDir: (projectId: string) => string,
     /** TODAY(): "YYYY-MM-DD" in the configured time zone (URSA_TIMEZONE). */
     private readonly today: () => string = () => new Date().toISOString().slice(0, 10),
+    /** Warehouse projects' queries compile for and run on their PostgreSQL database. */
+    private readonly warehouse: Warehouse | null = null,
   ) {
     jobs.register('report', { run: (ctx) => this.runJob(ctx.job, ctx.signal) });
   }
@@ -107,6 +124,24 @@ export class Aql {
     // Inside a transaction the version may yet be rolled back and reused: do not remember.
     if (!this.inTransaction()) this.snapshots.set(projectId, { version: modelVersion, snap });
     return snap;
+  }
+
+  private targets = new Map<string, { version: number; target: SqlTarget | null }>();
+
+  /**
+   * What a project's queries compile for: null for an embedded project (DuckDB), PostgreSQL
+   * and its mapped tables for a warehouse project. A binding change bumps the model version.
+   */
+  async target(projectId: string, version?: number): Promise<SqlTarget | null> {
+    if (!this.warehouse) return null;
+    const modelVersion = version ?? (await this.model.versions(projectId)).modelVersion;
+    const hit = this.targets.get(projectId);
+    if (hit && hit.version === modelVersion) return hit.target;
+    const target = (await this.warehouse.binding(projectId))
+      ? this.warehouse.target(await this.datasets.rows(projectId))
+      : null;
+    if (!this.inTransaction()) this.targets.set(projectId, { version: modelVersion, target });
+    return target;
   }
 
   private env(a: ProjectActor, snap: ModelSnapshot, seeAll = false): ResolveEnv {
@@ -159,7 +194,10 @@ export class Aql {
     const hit = this.compiled.get(key);
     if (hit) return hit;
     const snap = await this.snapshot(a.projectId, modelVersion);
-    const c = withinDepth(() => compileText(text, this.env(a, snap, seeAll), a.filter, today));
+    const target = (await this.target(a.projectId, modelVersion)) ?? undefined;
+    const c = withinDepth(() =>
+      compileText(text, this.env(a, snap, seeAll), a.filter, today, target),
+    );
     if (this.compiled.size >= MAX_COMPILED)
       this.compiled.delete(this.compiled.keys().next().value!);
     if (!this.inTransaction()) this.compiled.set(key, c);
@@ -186,6 +224,7 @@ export class Aql {
       objects: c.objects,
       leaves: c.leaves,
       frame: c.frame,
+      dialect: c.dialect,
       sql: c.sql,
       params: c.params,
       rowFilter: shownFilter(await this.snapshot(a.projectId), a),
@@ -213,8 +252,10 @@ export class Aql {
       columns: c.columns,
       key,
       rowFilter: await this.rowFilterKey(a),
+      datasets: datasetsOf(c),
+      ...(c.dialect !== 'duckdb' ? { warehouse: true } : {}),
     };
-    const cached = await this.cached(a.projectId, key);
+    const cached = await this.cached(a.projectId, key, c.dialect !== 'duckdb');
     if (cached && this.touch(a.projectId, cached))
       return this.jobs.recordFinished(a, 'report', params, {
         columns: c.columns,
@@ -329,17 +370,27 @@ export class Aql {
   /**
    * The stored result of `key`, if any. Another process of a cluster may have computed it:
    * the result files in the shared data directory are the index, this map only its memory.
+   * A warehouse's data changes outside Ursa: its answers are served for cacheMs only, and only
+   * by the process that computed them (it knows when).
    */
-  private async cached(projectId: string, key: string): Promise<CacheEntry | null> {
+  private async cached(
+    projectId: string,
+    key: string,
+    warehouse = false,
+  ): Promise<CacheEntry | null> {
     const k = `${projectId}/${key}`;
     const hit = this.memo.get(k);
-    if (hit) return hit;
+    if (hit) {
+      if (hit.warehouse && Date.now() - hit.at >= (this.warehouse?.cacheMs ?? 0)) return null;
+      return hit;
+    }
+    if (warehouse) return null;
     const file = this.resultFile(projectId, key);
     try {
       const st = await fs.stat(file);
       if (st.mtimeMs < this.forgottenBefore) return null;
       const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
-      const entry = { key, file, rowCount: stored.rows.length };
+      const entry = { key, file, rowCount: stored.rows.length, at: st.mtimeMs, warehouse: false };
       this.memo.set(k, entry);
       return entry;
     } catch {
@@ -399,6 +450,8 @@ export class Aql {
       params: (string | number | boolean | null)[];
       columns: QueryResult['columns'];
       key: string;
+      datasets?: string[];
+      warehouse?: boolean;
     };
     const rows = await this.compute(job.projectId, p, signal, job.id);
     return { columns: p.columns, rowCount: rows.length, key: p.key, cached: false };
@@ -407,26 +460,21 @@ export class Aql {
   /** Runs compiled SQL (interrupted on abort) and stores the rows in the result cache. */
   private async compute(
     projectId: string,
-    p: { sql: string; params: Compiled['params']; columns: QueryResult['columns']; key: string },
+    p: {
+      sql: string;
+      params: Compiled['params'];
+      columns: QueryResult['columns'];
+      key: string;
+      datasets?: string[];
+      /** Compiled for the project's warehouse (PostgreSQL). */
+      warehouse?: boolean;
+    },
     signal: AbortSignal,
     tag: string,
   ): Promise<string[][]> {
-    const rows = await this.dbs.read(projectId, async (c) => {
-      const stop = () => c.interrupt();
-      signal.addEventListener('abort', stop);
-      try {
-        signal.throwIfAborted();
-        const reader = await c.runAndReadAll(p.sql, p.params);
-        return reader.getRowsJson().map((r) => r.map(formatCell));
-      } catch (err) {
-        signal.throwIfAborted();
-        throw new JobFailure(
-          `the query failed while running: ${String((err as Error).message).split('\n')[0]}`,
-        );
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
-    });
+    const rows = p.warehouse
+      ? await this.readWarehouse(projectId, p, signal)
+      : await this.readEmbedded(projectId, p, signal);
     signal.throwIfAborted();
     const file = this.resultFile(projectId, p.key);
     const dir = path.dirname(file);
@@ -456,9 +504,58 @@ export class Aql {
       await fs.mkdir(dir, { recursive: true });
       await write();
     }
-    this.memo.set(`${projectId}/${p.key}`, { key: p.key, file, rowCount: rows.length });
+    this.memo.set(`${projectId}/${p.key}`, {
+      key: p.key,
+      file,
+      rowCount: rows.length,
+      at: Date.now(),
+      warehouse: p.warehouse === true,
+    });
     this.remember(`${projectId}/${p.key}`, { columns: p.columns, rows });
     return rows;
+  }
+
+  private async readEmbedded(
+    projectId: string,
+    p: { sql: string; params: Compiled['params'] },
+    signal: AbortSignal,
+  ): Promise<string[][]> {
+    return this.dbs.read(projectId, async (c) => {
+      const stop = () => c.interrupt();
+      signal.addEventListener('abort', stop);
+      try {
+        signal.throwIfAborted();
+        const reader = await c.runAndReadAll(p.sql, p.params);
+        return reader.getRowsJson().map((r) => r.map(formatCell));
+      } catch (err) {
+        signal.throwIfAborted();
+        throw new JobFailure(
+          `the query failed while running: ${String((err as Error).message).split('\n')[0]}`,
+        );
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
+    });
+  }
+
+  /** On the warehouse: its errors end the job ERROR naming the datasets, never a 500. */
+  private async readWarehouse(
+    projectId: string,
+    p: { sql: string; params: Compiled['params']; datasets?: string[] },
+    signal?: AbortSignal,
+  ): Promise<string[][]> {
+    try {
+      return await this.warehouse!.read(projectId, p.sql, p.params, signal);
+    } catch (err) {
+      signal?.throwIfAborted();
+      if (err instanceof WarehouseError || err instanceof EngineError) {
+        const ds = p.datasets?.length
+          ? ` reading dataset${p.datasets.length > 1 ? 's' : ''} ${p.datasets.join(', ')}`
+          : '';
+        throw new JobFailure(`the warehouse (PostgreSQL) could not answer${ds}: ${err.message}`);
+      }
+      throw err;
+    }
   }
 
   /** Result directories known to exist (a mkdir per query costs more than the write). */
@@ -504,7 +601,7 @@ export class Aql {
     const c = await this.compile(a, text, opts.seeAll);
     const key = await this.resultKey(a.projectId, c);
     const columns = c.columns;
-    const hit = await this.cached(a.projectId, key);
+    const hit = await this.cached(a.projectId, key, c.dialect !== 'duckdb');
     if (hit && this.touch(a.projectId, hit)) {
       try {
         const stored = JSON.parse(
@@ -517,7 +614,14 @@ export class Aql {
     }
     const rows = await this.compute(
       a.projectId,
-      { sql: c.sql, params: c.params, columns, key },
+      {
+        sql: c.sql,
+        params: c.params,
+        columns,
+        key,
+        datasets: datasetsOf(c),
+        warehouse: c.dialect !== 'duckdb',
+      },
       signal,
       randomUUID(),
     );
@@ -581,6 +685,14 @@ export class Aql {
   /** Runs a query now, without a job (engine-internal uses: catalogs, value lists). */
   async run(a: ProjectActor, text: string): Promise<string[][]> {
     const c = await this.compile(a, text);
+    if (c.dialect !== 'duckdb') {
+      try {
+        return await this.readWarehouse(a.projectId, { ...c, datasets: datasetsOf(c) });
+      } catch (err) {
+        if (err instanceof JobFailure) throw new EngineError('invalid', err.message);
+        throw err;
+      }
+    }
     return this.dbs.read(a.projectId, async (conn) =>
       (await conn.runAndReadAll(c.sql, c.params)).getRowsJson().map((r) => r.map(formatCell)),
     );

@@ -1,16 +1,18 @@
-// Phase 4 of compiling a query (parse → resolve → plan → SQL): the plan as one DuckDB
-// statement. Each group is a CTE l<g> with columns k<d>/x<d> (the key and the shown value of
+// Phase 4 of compiling a query (parse → resolve → plan → SQL): the plan as one statement of
+// the target's dialect (dialect/). Each group is a CTE l<g> with columns k<d>/x<d> (the key and the shown value of
 // dimension d) and v<j> (its j-th leaf); the frame f lists the result's rows; the assembly
 // joins every group onto the frame by the dimension keys, then applies HAVING, windows,
 // QUALIFY, ORDER BY and LIMIT.
 import type { Pos } from './ast.js';
+import type { Relations, SqlTarget } from './dialect/dialect.js';
+import { EMBEDDED } from './dialect/duckdb.js';
 import { DIM, sameCol, type Dim } from './dims.js';
 import type { Leaf, V } from './ir.js';
 import type { ModelSnapshot } from './model.js';
 import { colRenderer, isRowCount, joinTree, type QueryPlan } from './plan.js';
 import type { ResolvedQuery } from './query-resolve.js';
 import { fail } from './resolve.js';
-import { Params, render, renderCondition } from './sqlgen.js';
+import { kindOf, Params, render, renderCondition } from './sqlgen.js';
 
 export interface QuerySql {
   sql: string;
@@ -22,14 +24,19 @@ export function toSql(
   plan: QueryPlan,
   snap: ModelSnapshot,
   today: string,
+  target: SqlTarget = EMBEDDED,
 ): QuerySql {
-  const params = new Params(today);
+  const { dialect, relations } = target;
+  const params = new Params(today, dialect);
   const { dims } = rq;
   const ctes: string[] = [];
   plan.groups.forEach((grp, g) => {
     if (grp.rollup) {
       const keys = grp.grain.map((d) => `k${d}, x${d}`).join(', ');
-      const agg = `${grp.rollup.fn}(v${grp.rollup.from.j}) AS v0`;
+      const fn = grp.rollup.fn;
+      const v = `v${grp.rollup.from.j}`;
+      const kind = kindOf(plan.leaves[grp.leaves[0]!]!.arg);
+      const agg = `${fn === 'min' || fn === 'max' ? dialect.minMax(fn, v, kind) : `${fn}(${v})`} AS v0`;
       ctes.push(
         `l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM l${grp.rollup.from.g}${keys ? ` GROUP BY ${keys}` : ''})`,
       );
@@ -41,6 +48,7 @@ export function toSql(
       dims,
       snap,
       params,
+      relations,
     );
     ctes.push(`l${g} AS (${sql})`);
   });
@@ -61,7 +69,7 @@ export function toSql(
     };
     const from = rest
       .map((g, i) => {
-        const on = dims.map((_, d) => `${either(`k${d}`, i)} IS NOT DISTINCT FROM l${g}.k${d}`);
+        const on = dims.map((_, d) => dialect.sameKey(either(`k${d}`, i), `l${g}.k${d}`));
         return ` FULL JOIN l${g} ON ${on.join(' AND ')}`;
       })
       .join('');
@@ -74,12 +82,12 @@ export function toSql(
     );
     ctes.push(`f AS (SELECT ${[...keys, ...values].join(', ')} FROM l${first}${from})`);
     f.groups.forEach((g) => inFrame.add(g));
-  } else ctes.push(`f AS (${distinctSql(f, dims, snap, params)})`);
+  } else ctes.push(`f AS (${distinctSql(f, dims, snap, params, relations)})`);
 
   const joins = plan.groups
     .map((grp, g) => {
       if (`l${g}` === frame || inFrame.has(g)) return '';
-      const on = grp.grain.map((d) => `l${g}.k${d} IS NOT DISTINCT FROM ${frame}.k${d}`);
+      const on = grp.grain.map((d) => dialect.sameKey(`l${g}.k${d}`, `${frame}.k${d}`));
       return ` LEFT JOIN l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
     })
     .join('');
@@ -105,30 +113,38 @@ export function toSql(
         return `${frame}.x${d}`;
       },
     });
-  const select = rq.items
-    .map((it, i) => {
-      const sql =
-        it.kind === 'dimension'
-          ? `${frame}.x${dims.findIndex((x) => x.item === i)}`
-          : assemble(it.v, it.pos);
-      return `${sql} AS c${i}`;
-    })
-    .join(', ');
-  const whereSql = rq.having ? ` WHERE ${assemble(rq.having, rq.having.pos, true)}` : '';
-  const qualifySql = rq.qualify ? ` QUALIFY ${assemble(rq.qualify, rq.qualify.pos, true)}` : '';
-  const orderParts = rq.order.map(
-    (o) =>
-      `${'col' in o.ref ? `c${o.ref.col}` : assemble(o.ref.v, o.pos)} ${o.desc ? 'DESC' : 'ASC'} NULLS LAST`,
-  );
+  const select = rq.items.map((it, i) => ({
+    sql:
+      it.kind === 'dimension'
+        ? `${frame}.x${dims.findIndex((x) => x.item === i)}`
+        : assemble(it.v, it.pos),
+    as: `c${i}`,
+  }));
+  const where = rq.having ? assemble(rq.having, rq.having.pos, true) : null;
+  const qualify = rq.qualify ? assemble(rq.qualify, rq.qualify.pos, true) : null;
+  const order = rq.order.map((o) => ({
+    sql: 'col' in o.ref ? `c${o.ref.col}` : assemble(o.ref.v, o.pos),
+    desc: o.desc,
+  }));
   // Dimensions break ties, so results are stable: the shown value, then the key (two
   // customers of one name are two rows, always in the same order).
-  orderParts.push(...tiebreak);
-  const orderSql = orderParts.length ? ` ORDER BY ${orderParts.join(', ')}` : '';
-  const limitSql =
-    (rq.limit !== null ? ` LIMIT ${rq.limit}` : '') +
-    (rq.offset !== null ? ` OFFSET ${rq.offset}` : '');
+  order.push(
+    ...dims.flatMap((_, d) => [
+      { sql: `${frame}.x${d}`, desc: false },
+      { sql: `${frame}.k${d}`, desc: false },
+    ]),
+  );
   return {
-    sql: `WITH ${ctes.join(', ')} SELECT ${select} FROM ${frame}${joins}${whereSql}${qualifySql}${orderSql}${limitSql}`,
+    sql: dialect.assemble({
+      ctes,
+      select,
+      from: `${frame}${joins}`,
+      where,
+      qualify,
+      order,
+      limit: rq.limit,
+      offset: rq.offset,
+    }),
     params: params.values,
   };
 }
@@ -140,7 +156,9 @@ function groupSql(
   dims: Dim[],
   snap: ModelSnapshot,
   params: Params,
+  relations: Relations,
 ): string {
+  const { dialect } = params;
   const first = leaves[0]!;
   const pos = first.leaf.pos;
   const { anchor, conditions } = first.planned;
@@ -150,6 +168,7 @@ function groupSql(
     snap,
     pos,
     first.leaf.text,
+    relations,
   );
   const r = { params, pos, col: colRenderer(tree), agg: () => 'NULL' };
   const select: string[] = [];
@@ -161,8 +180,9 @@ function groupSql(
     // primary key has one value per key, so grouping by the key alone gives the same groups
     // without hashing the (longer) label of every row. Grouping by the expressions (not the
     // aliases) keeps a dataset column named like an alias harmless.
-    const fixed = shown !== key && keyFixes(dims[d]!, snap);
-    select.push(`${key} AS k${d}`, `${fixed ? `any_value(${shown})` : shown} AS x${d}`);
+    const fixed = shown !== key && dialect.anyValueForLabels && keyFixes(dims[d]!, snap);
+    const anyShown = () => dialect.anyValue(shown, kindOf(dims[d]!.display));
+    select.push(`${key} AS k${d}`, `${fixed ? anyShown() : shown} AS x${d}`);
     groupBy.push(shown === key || fixed ? key : `${key}, ${shown}`);
   }
   leaves.forEach(({ leaf: l }, j) => {
@@ -177,8 +197,11 @@ function groupSql(
         : l.arg.t === 'col' && l.arg.col.kind === 'attribute'
           ? 'count(*)'
           : `count(${arg})`;
-    else if (l.fn === 'PERCENTILE') agg = `quantile_cont(${arg}, ${Number(l.fraction)})`;
-    else if (l.fn === 'STDDEV') agg = `stddev_samp(${arg})`;
+    else if (l.fn === 'PERCENTILE') agg = dialect.percentile(arg, Number(l.fraction));
+    else if (l.fn === 'MEDIAN') agg = dialect.median(arg, kindOf(l.arg));
+    else if (l.fn === 'STDDEV') agg = dialect.stddev(arg);
+    else if (l.fn === 'MIN' || l.fn === 'MAX')
+      agg = dialect.minMax(l.fn === 'MIN' ? 'min' : 'max', arg, kindOf(l.arg));
     else agg = `${l.fn.toLowerCase()}(${arg})`;
     select.push(`${agg} AS v${j}`);
   });
@@ -207,8 +230,16 @@ function distinctSql(
   dims: Dim[],
   snap: ModelSnapshot,
   params: Params,
+  relations: Relations,
 ): string {
-  const tree = joinTree(f.dataset, f.needed, snap, f.pos, `the dimensions ${f.pos.text}`);
+  const tree = joinTree(
+    f.dataset,
+    f.needed,
+    snap,
+    f.pos,
+    `the dimensions ${f.pos.text}`,
+    relations,
+  );
   const r = { params, pos: f.pos, col: colRenderer(tree), agg: () => 'NULL' };
   const select = dims
     .map((d, i) => `${render(d.key, r)} AS k${i}, ${render(d.display, r)} AS x${i}`)

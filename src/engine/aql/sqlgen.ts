@@ -1,7 +1,9 @@
-// Rendering resolved expressions as DuckDB SQL. Values are always bound parameters;
-// identifiers come only from the model (validated column and dataset ids).
-import { ident } from '../data/databases.js';
+// Rendering resolved expressions as SQL of the target's dialect (dialect/: DuckDB by default).
+// Values are always bound parameters; identifiers come only from the model (validated column
+// and dataset ids).
 import type { Pos } from './ast.js';
+import { DUCKDB } from './dialect/duckdb.js';
+import type { DateUnit, Dialect } from './dialect/dialect.js';
 import type { Column, V } from './ir.js';
 import type { AqlError } from './errors.js';
 import { fail } from './resolve.js';
@@ -9,8 +11,14 @@ import { fail } from './resolve.js';
 export class Params {
   readonly values: (string | number | boolean | null)[] = [];
   private seen = new Map<string, string>();
-  /** `today`: TODAY() as "YYYY-MM-DD" in the project's time zone, bound like any value. */
-  constructor(readonly today: string = new Date().toISOString().slice(0, 10)) {}
+  /**
+   * `today`: TODAY() as "YYYY-MM-DD" in the project's time zone, bound like any value;
+   * `dialect`: the SQL written (how it names parameters, and everything else in sqlgen).
+   */
+  constructor(
+    readonly today: string = new Date().toISOString().slice(0, 10),
+    readonly dialect: Dialect = DUCKDB,
+  ) {}
   /**
    * One parameter per distinct value: an expression rendered twice (SELECT and GROUP BY)
    * is the same text, so the database sees the same expression.
@@ -20,7 +28,7 @@ export class Params {
     const hit = this.seen.get(key);
     if (hit) return hit;
     this.values.push(v);
-    const name = `$${this.values.length}`;
+    const name = this.dialect.placeholder(this.values.length, v);
     this.seen.set(key, name);
     return name;
   }
@@ -143,14 +151,6 @@ export interface RenderCtx {
   tiebreak?: string[];
 }
 
-const PART_SQL = {
-  YEAR: 'year',
-  QUARTER: 'quarter',
-  MONTH: 'month',
-  WEEK: 'week',
-  DAY: 'day',
-} as const;
-
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?)?$/;
 const NUMBER = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
@@ -172,7 +172,7 @@ function numberParam(n: number, r: RenderCtx, pos: Pos = r.pos): string {
   if (!Number.isFinite(n))
     throw fail(`a number is too large to compute with (more than about 1.8e308)`, pos);
   return Number.isInteger(n) && !Number.isSafeInteger(n)
-    ? `CAST(${r.params.add(String(n))} AS DOUBLE)`
+    ? r.params.dialect.cast(r.params.add(String(n)), 'double')
     : r.params.add(n);
 }
 
@@ -195,18 +195,18 @@ function constAs(v: Extract<V, { t: 'const' }>, k: Kind, r: RenderCtx): string {
     if (k === 'date' || k === 'datetime') {
       if (!isDateText(v.v, k))
         throw mismatch(v, k, r, k === 'date' ? '; write dates as "YYYY-MM-DD"' : '');
-      return `CAST(${r.params.add(v.v)} AS ${k === 'date' ? 'DATE' : 'TIMESTAMP'})`;
+      return r.params.dialect.cast(r.params.add(v.v), k === 'date' ? 'date' : 'timestamp');
     }
     if (k === 'number') {
       if (!NUMBER.test(v.v))
         throw fail(`"${v.v}" is compared with a number but is not one`, v.pos, { value: v.v });
-      return `CAST(${numberParam(Number(v.v), r, v.pos)} AS DOUBLE)`;
+      return r.params.dialect.cast(numberParam(Number(v.v), r, v.pos), 'double');
     }
     if (k === 'boolean') throw mismatch(v, k, r, '; write TRUE or FALSE');
     return r.params.add(v.v);
   }
   if (typeof v.v === 'number') {
-    if (k === 'string') return `CAST(${numberParam(v.v, r, v.pos)} AS VARCHAR)`;
+    if (k === 'string') return r.params.dialect.cast(numberParam(v.v, r, v.pos), 'text');
     if (k === 'date' || k === 'datetime' || k === 'boolean') throw mismatch(v, k, r);
     return numberParam(v.v, r, v.pos);
   }
@@ -278,9 +278,9 @@ export function render(v: V, r: RenderCtx, peer: Kind = 'unknown'): string {
     case 'col':
       return r.col(v.col);
     case 'today':
-      return `CAST(${r.params.add(r.params.today)} AS DATE)`;
+      return r.params.dialect.cast(r.params.add(r.params.today), 'date');
     case 'part':
-      return `${PART_SQL[v.part]}(${go(v.e)})`;
+      return r.params.dialect.datePart(v.part, go(v.e));
     case 'agg':
       checkAggregate(v, r);
       return r.agg(v);
@@ -312,10 +312,10 @@ export function render(v: V, r: RenderCtx, peer: Kind = 'unknown'): string {
       return `(${e} ${v.not ? 'NOT BETWEEN' : 'BETWEEN'} ${lo} AND ${hi})`;
     }
     case 'like': {
+      const d = r.params.dialect;
       const pattern =
-        v.pattern.t === 'const' ? go(v.pattern, 'string') : `CAST(${go(v.pattern)} AS VARCHAR)`;
-      const op = `${v.not ? 'NOT ' : ''}${v.ci ? 'ILIKE' : 'LIKE'}`;
-      return `(CAST(${go(v.e)} AS VARCHAR) ${op} ${pattern})`;
+        v.pattern.t === 'const' ? go(v.pattern, 'string') : d.cast(go(v.pattern), 'text');
+      return d.like(d.cast(go(v.e), 'text'), pattern, v.not, v.ci);
     }
     case 'isnull':
       return `(${go(v.e)} IS ${v.not ? 'NOT ' : ''}NULL)`;
@@ -328,18 +328,16 @@ export function render(v: V, r: RenderCtx, peer: Kind = 'unknown'): string {
   }
 }
 
-export const colSql = (alias: string, column: string): string => `${alias}.${ident(column)}`;
-
 /** Text of any kind: text functions and || take numbers and dates as their text. */
 function text(v: V, r: RenderCtx): string {
   if (v.t === 'const') return v.v === null ? 'NULL' : constAs(v, 'string', r);
   const sql = render(v, r);
-  return kindOf(v) === 'string' ? sql : `CAST(${sql} AS VARCHAR)`;
+  return kindOf(v) === 'string' ? sql : r.params.dialect.cast(sql, 'text');
 }
 
 /** A text position or length: whole, and within what any text can hold (no overflow). */
 const whole = (v: V, r: RenderCtx) =>
-  `CAST(least(greatest(${numeric(v, r)}, -1000000000), 1000000000) AS BIGINT)`;
+  r.params.dialect.cast(`least(greatest(${numeric(v, r)}, -1000000000), 1000000000)`, 'whole');
 
 /** A date or a date and time; a "YYYY-MM-DD" string is read as a date. */
 function dateArg(v: V, r: RenderCtx, fn: string): string {
@@ -393,13 +391,7 @@ const MAX_UNITS: Record<string, number> = {
   day: 3_653_000,
 };
 
-const unitOf = (v: V) => String((v as { v: unknown }).v).toLowerCase();
-
-/** n units as an interval (quarters are three months). */
-function interval(unit: string, n: string): string {
-  if (unit === 'quarter') return `to_months(${n} * 3)`;
-  return `to_${unit}s(${n})`;
-}
+const unitOf = (v: V) => String((v as { v: unknown }).v).toLowerCase() as DateUnit;
 
 function renderArith(v: Extract<V, { t: 'arith' }>, r: RenderCtx): string {
   if (v.op === '||') return `(${text(v.l, r)} || ${text(v.r, r)})`;
@@ -407,18 +399,17 @@ function renderArith(v: Extract<V, { t: 'arith' }>, r: RenderCtx): string {
   if (v.op === '+' || v.op === '-') {
     // Dates move by days: d + n, n + d, d - n; d - d is the number of days between.
     if (isDate(lk) && isDate(rk) && v.op === '-')
-      return `date_diff('day', ${render(v.r, r)}, ${render(v.l, r)})`;
+      return r.params.dialect.daysBetween(render(v.r, r), render(v.l, r));
     const [d, n] = isDate(lk) ? [v.l, v.r] : isDate(rk) && v.op === '+' ? [v.r, v.l] : [null, null];
     if (d && n) {
-      const days = `CAST(${numeric(n, r)} AS INTEGER)`;
-      return kindOf(d) === 'date'
-        ? `(${render(d, r)} ${v.op} ${days})`
-        : `(${render(d, r)} ${v.op} to_days(${days}))`;
+      const days = r.params.dialect.cast(numeric(n, r), 'integer');
+      const kind = kindOf(d) === 'date' ? 'date' : 'datetime';
+      return r.params.dialect.addDays(render(d, r), kind, v.op, days);
     }
   }
   // Division by zero gives null, not an error.
   return v.op === '/'
-    ? `(${numeric(v.l, r)} / NULLIF(${numeric(v.r, r)}, 0))`
+    ? r.params.dialect.divide(numeric(v.l, r), numeric(v.r, r))
     : `(${numeric(v.l, r)} ${v.op} ${numeric(v.r, r)})`;
 }
 
@@ -442,7 +433,10 @@ function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
           `ROUND takes a whole number of digits from 0 to 99, e.g. ROUND(${a[0]!.pos?.text ?? 'x'}, 2)`,
           digits.pos ?? r.pos,
         );
-      return `round(${numeric(a[0]!, r)}${digits ? `, ${Number((digits as { v: number }).v)}` : ''})`;
+      return r.params.dialect.round(
+        numeric(a[0]!, r),
+        digits ? Number((digits as { v: number }).v) : null,
+      );
     }
     case 'IFNULL':
     case 'COALESCE':
@@ -470,7 +464,7 @@ function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
     case 'REPLACE':
       return `replace(${a.map((x) => text(x, r)).join(', ')})`;
     case 'DATE_TRUNC':
-      return `CAST(date_trunc('${unitOf(a[0]!)}', ${dateArg(a[1]!, r, 'DATE_TRUNC')}) AS DATE)`;
+      return r.params.dialect.truncDate(unitOf(a[0]!), dateArg(a[1]!, r, 'DATE_TRUNC'));
     case 'DATE_ADD': {
       const unit = unitOf(a[0]!);
       const n = a[1]!;
@@ -489,20 +483,21 @@ function renderFn(v: Extract<V, { t: 'fn' }>, r: RenderCtx): string {
             ? a[2]!.v
             : null;
       const shifted = base && k !== null && Number.isInteger(k) ? shiftDate(base, unit, k) : null;
-      if (shifted) return `CAST(${r.params.add(shifted)} AS DATE)`;
+      const dialect = r.params.dialect;
+      if (shifted) return dialect.cast(r.params.add(shifted), 'date');
       const d = dateArg(a[2]!, r, 'DATE_ADD');
-      const moved = `(${d} + ${interval(unitOf(a[0]!), `CAST(${numeric(a[1]!, r)} AS INTEGER)`)})`;
-      return kindOf(a[2]!) === 'datetime' ? moved : `CAST(${moved} AS DATE)`;
+      const moved = `(${d} + ${dialect.interval(unitOf(a[0]!), dialect.cast(numeric(a[1]!, r), 'integer'))})`;
+      return kindOf(a[2]!) === 'datetime' ? moved : dialect.cast(moved, 'date');
     }
     case 'DATE_DIFF': {
       const both = [a[1]!, a[2]!];
       const mixed = new Set(both.map(kindOf)).size > 1;
       const [x, y] = both.map((d) => {
         const sql = dateArg(d, r, 'DATE_DIFF');
-        return mixed ? `CAST(${sql} AS TIMESTAMP)` : sql;
+        return mixed ? r.params.dialect.cast(sql, 'timestamp') : sql;
       });
-      // Whole units from the first date to the second (date_sub counts complete units).
-      return `date_sub('${unitOf(a[0]!)}', ${x}, ${y})`;
+      // Whole units from the first date to the second (complete units).
+      return r.params.dialect.unitsBetween(unitOf(a[0]!), x!, y!);
     }
   }
 }

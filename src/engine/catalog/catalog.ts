@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
 import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
 import { datasetIdent } from '../aql/dataset-names.js';
 import { AqlError } from '../aql/errors.js';
@@ -61,6 +62,8 @@ export class CatalogService {
     private readonly aql: Aql,
     private readonly dbs: ProjectDatabases,
     private readonly dataVersion: (projectId: string) => Promise<number>,
+    /** A warehouse project's profile is read from its database (and expires: data changes). */
+    private readonly warehouse: Warehouse | null = null,
   ) {}
 
   private async visibleObjects(a: ProjectActor): Promise<ObjectRow[]> {
@@ -175,10 +178,36 @@ export class CatalogService {
   private async profile(projectId: string): Promise<Profile> {
     const version = await this.dataVersion(projectId);
     const hit = this.profiles.get(projectId);
-    if (hit && hit.version === version) return hit as Profile;
+    const target = await this.aql.target(projectId);
+    const fresh = (h: { at?: number }) =>
+      !target || Date.now() - (h.at ?? 0) < Math.max(this.warehouse?.cacheMs ?? 0, 60_000);
+    if (hit && hit.version === version && fresh(hit as Profile)) return hit as Profile;
     const snap = await this.aql.snapshot(projectId);
     const byColumn = new Map<string, { cardinality: number; examples: string[] }>();
     const rows = new Map<string, number>();
+    if (target && this.warehouse) {
+      const { table, column } = target.relations;
+      for (const d of snap.datasets.values()) {
+        const t = table(d.name);
+        const read = (sql: string) => this.warehouse!.read(projectId, sql, []);
+        rows.set(d.name, Number((await read(`SELECT count(*) FROM ${t}`))[0]![0]));
+        for (const col of d.columns.keys()) {
+          const c = column(d.name, col);
+          const [n, ex] = (
+            await read(
+              `SELECT count(DISTINCT ${c}), (SELECT json_agg(v) FROM (SELECT CAST(${c} AS TEXT) AS v, count(*) AS k FROM ${t} WHERE ${c} IS NOT NULL GROUP BY 1 ORDER BY k DESC, v LIMIT ${EXAMPLES}) e) FROM ${t}`,
+            )
+          )[0]!;
+          byColumn.set(`${d.name}.${col}`, {
+            cardinality: Number(n),
+            examples: ex ? (JSON.parse(ex) as string[]) : [],
+          });
+        }
+      }
+      const p: Profile = { version, byColumn, rows, at: Date.now() };
+      this.profiles.set(projectId, p);
+      return p;
+    }
     await this.dbs.read(projectId, async (c) => {
       for (const d of snap.datasets.values()) {
         const t = datasetTable(d.name);
@@ -303,6 +332,8 @@ export class CatalogService {
 
 interface Profile {
   version: number;
+  /** When a warehouse project's profile was read. */
+  at?: number;
   byColumn: Map<string, { cardinality: number; examples: string[] }>;
   rows: Map<string, number>;
 }

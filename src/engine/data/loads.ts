@@ -99,11 +99,19 @@ export class Loads {
   ) {
     jobs.register('transform', {
       expand: async (ctx) => {
+        if (isTableMap(ctx.job)) return; // mapped warehouse tables: checked by their job
         // The files may have changed since the request: check them again before any work.
         for (const c of planOf(ctx.job)) await this.storage.require(ctx.job.projectId, c.source);
       },
-      run: (ctx) => this.run(ctx),
+      run: (ctx) => (isTableMap(ctx.job) ? this.tableMapper!.run(ctx) : this.run(ctx)),
     });
+  }
+
+  /** Maps warehouse tables (source_type "table"), in a warehouse project. */
+  private tableMapper: TableMapper | null = null;
+
+  setTableMapper(mapper: TableMapper): void {
+    this.tableMapper = mapper;
   }
 
   /** A load that changes what a member's row-level filter selects needs a User Admin. */
@@ -141,6 +149,19 @@ export class Loads {
     const input = parseInput(bodySchema, body, 'load request');
     const names = Object.keys(input.clusters);
     if (!names.length) throw invalid('name at least one cluster to load', { field: 'clusters' });
+    const tables = names.filter((n) => input.clusters[n]!.source_type === 'table');
+    if (tables.length && this.tableMapper) {
+      if (tables.length < names.length)
+        throw invalid('map tables (source_type "table") and load files in separate requests', {
+          field: 'clusters',
+        });
+      return this.tableMapper.start(a, input.clusters);
+    }
+    if (this.tableMapper && (await this.tableMapper.bound(a.projectId)))
+      throw invalid(
+        'this is a warehouse project: map its tables with source_type "table"; loading files into the warehouse is not available yet',
+        { field: 'clusters' },
+      );
     const planned: PlannedCluster[] = [];
     // Titles of the clusters planned so far: guessed labels of the next ones avoid them.
     const taken = new Set<string>();
@@ -464,6 +485,19 @@ export class Loads {
     return { clusters, dataVersion };
   }
 }
+
+/** What maps warehouse tables (warehouse/mapping.ts). */
+export interface TableMapper {
+  start(
+    a: ProjectActor,
+    clusters: Record<string, { source_type: string; source: string; prescription?: unknown }>,
+  ): Promise<Job>;
+  run(ctx: JobContext): Promise<unknown>;
+  /** Whether the project is bound to a warehouse. */
+  bound(projectId: string): Promise<boolean>;
+}
+
+const isTableMap = (job: Job) => (job.params as { source_type?: string }).source_type === 'table';
 
 function planOf(job: Job): PlannedCluster[] {
   return (job.params as { clusters: PlannedCluster[] }).clusters;

@@ -17,7 +17,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { Announcement } from './schema.js';
+import type { Announcement, WarehouseBinding } from './schema.js';
 
 export const organizations = pgTable('organizations', {
   id: text('id').primaryKey(),
@@ -65,6 +65,8 @@ export const projects = pgTable('projects', {
   dashboardEmbedding: boolean('dashboard_embedding').notNull().default(false),
   /** Origins that may frame public shares; null: any (`frame-ancestors *`). */
   embedOrigins: json('embed_origins').$type<string[] | null>(),
+  /** A warehouse project's binding (SCALE.md): its data is read where it lives. */
+  warehouse: json('warehouse').$type<WarehouseBinding | null>(),
 });
 
 export const projectUsers = pgTable(

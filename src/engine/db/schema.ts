@@ -56,7 +56,15 @@ export const projects = sqliteTable('projects', {
   dashboardEmbedding: integer('dashboard_embedding', { mode: 'boolean' }).notNull().default(false),
   /** Origins that may frame public shares; null: any (`frame-ancestors *`). */
   embedOrigins: text('embed_origins', { mode: 'json' }).$type<string[] | null>(),
+  /** A warehouse project's binding (SCALE.md): its data is read where it lives. */
+  warehouse: text('warehouse', { mode: 'json' }).$type<WarehouseBinding | null>(),
 });
+
+/** A project bound to a PostgreSQL database: a credentials object and a schema. */
+export interface WarehouseBinding {
+  credentials: string;
+  schema: string;
+}
 
 export interface Announcement {
   title: string;

@@ -6,7 +6,7 @@
 import * as pg from './schema-pg.js';
 import * as sqlite from './schema.js';
 
-export type { Announcement } from './schema.js';
+export type { Announcement, WarehouseBinding } from './schema.js';
 export type Dialect = 'sqlite' | 'postgres';
 
 let bound: Dialect | null = null;

@@ -399,6 +399,8 @@ export class Flows {
       ...(def.database !== undefined ? { database: def.database } : {}),
       ...(def.hostKey !== undefined ? { hostKey: def.hostKey } : {}),
       ...(def.apiKey !== undefined ? { apiKey: def.apiKey } : {}),
+      ...(def.replicas !== undefined ? { replicas: def.replicas } : {}),
+      ...(def.sslmode !== undefined ? { sslmode: def.sslmode } : {}),
       secret: await this.deps.objects.secretOf(a, ident),
     };
   }

@@ -292,6 +292,17 @@ export const credentialsDef = z
       })
       .optional(),
     apiKey: apiKeyDef.optional(),
+    /** postgres: read replicas (host:port) queries of a warehouse project go to in turn. */
+    replicas: z
+      .array(
+        z.string().regex(/^[A-Za-z0-9.-]{1,253}:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, {
+          error: 'must be host:port, such as replica1.internal:5432',
+        }),
+      )
+      .max(16)
+      .optional(),
+    /** postgres: TLS to the server (verify-full checks its certificate and name). */
+    sslmode: z.enum(['disable', 'require', 'verify-full']).optional(),
     secret: z.string().min(1).max(10_000).optional(),
     secretSet: z.boolean().optional(),
   })
@@ -299,16 +310,27 @@ export const credentialsDef = z
   .superRefine((c, ctx) => {
     if (c.apiKey && c.kind !== 'http')
       ctx.addIssue({ code: 'custom', path: ['apiKey'], message: 'only credentials of kind http' });
+    for (const f of ['replicas', 'sslmode'] as const)
+      if (c[f] !== undefined && c.kind !== 'postgres')
+        ctx.addIssue({ code: 'custom', path: [f], message: 'only credentials of kind postgres' });
   });
 
 /**
  * The fields that say where a credentials object's secret goes, or how: to which server
- * (`host`, `port`, the pinned `hostKey`), as whom (`user`), through which connector (`kind`),
+ * (`host`, `port`, the pinned `hostKey`, the `replicas`), as whom (`user`), through which connector (`kind`),
  * in which header or query parameter (`apiKey`). A change to any of them drops the stored
  * secret: the write must send it again. `database` is not among them: another database of
  * the same server is reached with the same login.
  */
-export const SECRET_ROUTE_FIELDS = ['kind', 'host', 'port', 'user', 'hostKey', 'apiKey'] as const;
+export const SECRET_ROUTE_FIELDS = [
+  'kind',
+  'host',
+  'port',
+  'user',
+  'hostKey',
+  'apiKey',
+  'replicas',
+] as const;
 
 /** The route fields whose values differ between two credentials defs. */
 export function secretRouteChanges(

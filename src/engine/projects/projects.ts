@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { type Db, first, tx } from '../db/index.js';
-import { projects, projectUsers, type Announcement } from '../db/tables.js';
+import { projects, projectUsers, type Announcement, type WarehouseBinding } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
@@ -15,6 +15,7 @@ import { assertWithin, type Limits } from '../limits/limits.js';
 import type { Plans } from '../limits/plans.js';
 import type { Orgs } from '../orgs/orgs.js';
 import { embedOriginsField, storedEmbedOrigins } from '../sharing/embed-origins.js';
+import { zIdent } from '../model/defs.js';
 import { parseInput, zBool } from '../validate.js';
 
 export const PROJECT_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -48,8 +49,26 @@ const updateSchema = z
     /** Public shares of dashboards allowed (SHARING.md). */
     dashboardEmbedding: zBool.optional(),
     embedOrigins: embedOriginsField.optional(),
+    /** A warehouse project's binding (SCALE.md); null makes it embedded again. */
+    warehouse: z
+      .union([
+        z
+          .object({
+            credentials: zIdent.describe('a credentials object of kind postgres'),
+            schema: z.string().min(1).max(63),
+          })
+          .strict(),
+        z.null(),
+      ])
+      .optional(),
   })
   .strict();
+
+/** Checks a warehouse binding before it is saved, and hears of every change (warehouse/). */
+export interface WarehouseBinder {
+  check(a: ProjectActor, binding: WarehouseBinding | null): Promise<void>;
+  changed(projectId: string): Promise<void>;
+}
 
 const dateField = z.union([z.iso.date(), z.iso.datetime({ offset: true }), z.null()]).optional();
 const announceSchema = z
@@ -85,6 +104,8 @@ export interface ProjectDetails {
   dashboardEmbedding: boolean;
   /** Origins that may frame public shares; empty: any. */
   embedOrigins: string[];
+  /** A warehouse project's binding (never the secret: that stays in the credentials). */
+  warehouse: WarehouseBinding | null;
   created: string;
   updated: string;
   createdBy: string;
@@ -128,6 +149,12 @@ export class Projects {
 
   setFilterView(view: (a: ProjectActor) => Promise<string | null>): void {
     this.filterView = view;
+  }
+
+  private warehouse: WarehouseBinder | null = null;
+
+  setWarehouseBinder(binder: WarehouseBinder): void {
+    this.warehouse = binder;
   }
 
   /** Areas holding per-project resources (open files, databases) release them here first. */
@@ -279,6 +306,7 @@ export class Projects {
       webdavTokenSet: Boolean(row.webdavTokenHash),
       dashboardEmbedding: row.dashboardEmbedding,
       embedOrigins: row.embedOrigins ?? [],
+      warehouse: row.warehouse ?? null,
       created: row.created,
       updated: row.updated,
       createdBy: row.createdBy,
@@ -315,6 +343,11 @@ export class Projects {
       changes.dashboardEmbedding = input.dashboardEmbedding;
     if (input.embedOrigins !== undefined)
       changes.embedOrigins = storedEmbedOrigins(input.embedOrigins);
+    if (input.warehouse !== undefined) {
+      if (!this.warehouse) throw invalid('warehouse projects are not available on this server');
+      await this.warehouse.check(a, input.warehouse);
+      changes.warehouse = input.warehouse;
+    }
     if (input.webdavToken !== undefined) {
       changes.webdavTokenHash =
         input.webdavToken === null ? null : await hashPassword(input.webdavToken);
@@ -331,6 +364,7 @@ export class Projects {
         detail: { action: 'update', fields: Object.keys(input) },
       });
     });
+    if (input.warehouse !== undefined) await this.warehouse?.changed(a.projectId);
     return this.details({ ...a, maintenance: changes.maintenance ?? a.maintenance });
   }
 

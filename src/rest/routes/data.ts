@@ -20,6 +20,51 @@ const guessReply = (projectId: string, g: { ident: string; prescription: unknown
 export const dataRoutes: RouteDef[] = [
   {
     group: 'Loading data',
+    path: '/projects/:project/data/guesstable',
+    ops: {
+      GET: {
+        access: 'mdadmin',
+        description:
+          'Warehouse project: the tables and views of the bound schema that can be mapped as datasets.',
+        handler: async ({ engine, actor }) => {
+          const tables = await engine.warehouse.tables(actor);
+          const base = `${projectPath(actor.projectId)}/data/guesstable`;
+          return {
+            title: 'Warehouse tables',
+            body: {
+              tables: tables.map((t) => ({
+                ...t,
+                link: [link('guesstable', `${base}/${encodeURIComponent(t.ident)}`)],
+              })),
+              link: [
+                link('project', projectPath(actor.projectId)),
+                link('load', `${projectPath(actor.projectId)}/kodiak/transform/execute`),
+              ],
+            },
+            tabular: tables,
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Loading data',
+    path: '/projects/:project/data/guesstable/:table',
+    ops: {
+      GET: {
+        access: 'mdadmin',
+        description:
+          'Warehouse project: the structure guess (prescription) of a table or view `schema.table`, from the catalog: types, primary key, foreign keys as references, sample rows.',
+        handler: async ({ engine, actor, params }) => {
+          const g = await engine.warehouse.guess(actor, params.table!);
+          const reply = guessReply(actor.projectId, g);
+          return { ...reply, body: { ...reply.body, skipped: g.skipped } };
+        },
+      },
+    },
+  },
+  {
+    group: 'Loading data',
     path: '/projects/:project/data/guessupload/:uploadId',
     ops: {
       GET: {
@@ -68,13 +113,15 @@ export const dataRoutes: RouteDef[] = [
     ops: {
       GET: {
         access: 'member',
-        description: 'Current data and model versions and the loaded datasets.',
+        description:
+          'Current data and model versions and the loaded datasets; for a warehouse project, its schema and how long cached answers are served.',
         handler: async ({ engine, actor }) => {
           const dataload = await engine.datasets.status(actor);
           return {
             title: 'Data load status',
             body: {
               dataload,
+              warehouse: await engine.warehouse.status(actor.projectId),
               link: [link('loads', `${projectPath(actor.projectId)}/activity/loads?latest=1`)],
             },
             tabular: dataload.datasets,

@@ -88,7 +88,7 @@ export const projectRoutes: RouteDef[] = [
       PUT: {
         access: 'admin',
         description:
-          'Change label, desc, maintenance, webdavToken, dashboardEmbedding or embedOrigins (Admin).',
+          'Change label, desc, maintenance, webdavToken, dashboardEmbedding, embedOrigins or the warehouse binding { credentials, schema } (Admin; the binding is checked on the database).',
         duringMaintenance: true,
         handler: async ({ engine, actor, body }) =>
           detailsReply(await engine.projects.update(actor, body)),

@@ -409,7 +409,11 @@ function networkReason(code: string | undefined, message: string): string {
  * Asks PostgreSQL to cancel the statement this client runs: a CancelRequest (protocol
  * message 80877102 with the backend's pid and secret key) on a new connection.
  */
-async function cancelBackend(client: pg.Client, address: string, port: number): Promise<void> {
+export async function cancelBackend(
+  client: pg.Client,
+  address: string,
+  port: number,
+): Promise<void> {
   const { processID, secretKey } = client as unknown as {
     processID: number | null;
     secretKey: number | null;

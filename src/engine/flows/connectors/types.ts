@@ -19,6 +19,9 @@ export interface Credentials {
   hostKey?: string;
   /** HTTP: the secret is an API key sent in this header or query parameter. */
   apiKey?: { in: 'header' | 'query'; name: string };
+  /** postgres: read replicas as host:port (warehouse queries). */
+  replicas?: string[];
+  sslmode?: 'disable' | 'require' | 'verify-full';
   /** The decrypted secret: a password, a token, `user:password`, or a private key (PEM). */
   secret: string | null;
 }

@@ -1,0 +1,84 @@
+// DuckDB, the embedded engine: QUALIFY, any_value, quantile_cont, date_sub and to_<unit>s
+// intervals are its own; dataset tables are ds_<cluster> in the attached version files.
+import { datasetTable, ident } from '../../data/databases.js';
+import {
+  Dialect,
+  type Assembly,
+  type DatePart,
+  type DateUnit,
+  type Relations,
+  type SqlTarget,
+  type SqlType,
+} from './dialect.js';
+
+const TYPES: Record<SqlType, string> = {
+  double: 'DOUBLE',
+  text: 'VARCHAR',
+  date: 'DATE',
+  timestamp: 'TIMESTAMP',
+  integer: 'INTEGER',
+  bigint: 'BIGINT',
+  whole: 'BIGINT',
+};
+
+export class DuckDbDialect extends Dialect {
+  readonly name = 'duckdb';
+  readonly title = 'DuckDB';
+
+  protected typeName(t: SqlType): string {
+    return TYPES[t];
+  }
+
+  datePart(part: DatePart, sql: string): string {
+    return `${part.toLowerCase()}(${sql})`;
+  }
+
+  interval(unit: DateUnit, n: string): string {
+    if (unit === 'quarter') return `to_months(${n} * 3)`;
+    return `to_${unit}s(${n})`;
+  }
+
+  addDays(d: string, kind: 'date' | 'datetime', op: '+' | '-', n: string): string {
+    return kind === 'date' ? `(${d} ${op} ${n})` : `(${d} ${op} to_days(${n}))`;
+  }
+
+  daysBetween(from: string, to: string): string {
+    return `date_diff('day', ${from}, ${to})`;
+  }
+
+  unitsBetween(unit: DateUnit, x: string, y: string): string {
+    return `date_sub('${unit}', ${x}, ${y})`;
+  }
+
+  anyValue(sql: string): string {
+    return `any_value(${sql})`;
+  }
+
+  percentile(sql: string, f: number): string {
+    return `quantile_cont(${sql}, ${f})`;
+  }
+
+  median(sql: string): string {
+    return `median(${sql})`;
+  }
+
+  assemble(a: Assembly): string {
+    const select = a.select.map((s) => `${s.sql} AS ${s.as}`).join(', ');
+    return (
+      `WITH ${a.ctes.join(', ')} SELECT ${select} FROM ${a.from}` +
+      (a.where ? ` WHERE ${a.where}` : '') +
+      (a.qualify ? ` QUALIFY ${a.qualify}` : '') +
+      this.tail(a)
+    );
+  }
+}
+
+export const DUCKDB = new DuckDbDialect();
+
+/** An embedded project's datasets: the ds_<cluster> tables of its DuckDB version files. */
+export const EMBEDDED_RELATIONS: Relations = {
+  table: (dataset) => datasetTable(dataset),
+  column: (_dataset, column) => ident(column),
+};
+
+export const EMBEDDED: SqlTarget = { dialect: DUCKDB, relations: EMBEDDED_RELATIONS };

@@ -1,0 +1,256 @@
+// Connections to a warehouse project's PostgreSQL server: one pool per server (the primary,
+// each replica) and credentials, to the address the connector network guard allowed (no
+// second DNS lookup). Query connections are read-only (default_transaction_read_only) with a
+// statement timeout; values come back as PostgreSQL's text except floating point numbers
+// (JavaScript numbers, printed as DuckDB's are) and booleans. Messages never hold the secret.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { boxErrorDetail } from '../flows/errors.js';
+import { cancelBackend } from '../flows/connectors/postgres.js';
+import { resolveServer } from '../flows/connectors/net-guard.js';
+import { scrubSecret } from '../flows/connectors/server.js';
+import type { Credentials, NetPolicy } from '../flows/connectors/types.js';
+
+export interface ConnectionSettings {
+  /** A statement's time limit (URSA_WAREHOUSE_TIMEOUT_SECONDS). */
+  timeoutMs: number;
+  /** Connections per server (URSA_WAREHOUSE_POOL). */
+  pool: number;
+  net: NetPolicy;
+}
+
+/** A warehouse error the caller can act on: said without the secret, never a 500. */
+export class WarehouseError extends Error {
+  constructor(
+    message: string,
+    /** connect: the server, login or network; query: the statement. */
+    readonly phase: 'connect' | 'query',
+    readonly sqlState = '',
+  ) {
+    super(message);
+    this.name = 'WarehouseError';
+  }
+}
+
+export interface QueryAnswer {
+  fields: { name: string; dataTypeID: number }[];
+  rows: unknown[][];
+}
+
+const FLOAT4 = 700;
+const FLOAT8 = 701;
+const BOOL = 16;
+const asText = (t: string) => t;
+const typeParser = (oid: number) =>
+  oid === FLOAT4 || oid === FLOAT8 ? Number : oid === BOOL ? (t: string) => t === 't' : asText;
+
+const DEFAULT_PORT = 5432;
+
+/** host:port of a replica entry (IPv6 in brackets). */
+function splitHostPort(entry: string): { host: string; port: number } {
+  const i = entry.lastIndexOf(':');
+  return { host: entry.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(entry.slice(i + 1)) };
+}
+
+function ssl(cred: Credentials, host: string): pg.PoolConfig['ssl'] {
+  if (cred.sslmode === 'require') return { rejectUnauthorized: false };
+  if (cred.sslmode === 'verify-full') return { rejectUnauthorized: true, servername: host };
+  return false;
+}
+
+/** Clients given an error listener of their own. */
+const quiet = new WeakSet<pg.PoolClient>();
+
+/** One server (the primary or a replica) of one credentials object. */
+export class Server {
+  private pool: pg.Pool | null = null;
+  /** Until when a replica that failed to connect is skipped. */
+  downUntil = 0;
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    private readonly cred: Credentials,
+    private readonly settings: ConnectionSettings,
+    private readonly readOnly: boolean,
+  ) {}
+
+  get where(): string {
+    return `${this.host}:${this.port}`;
+  }
+
+  clean(text: string): string {
+    return scrubSecret(text, this.cred.secret);
+  }
+
+  private async open(): Promise<pg.Pool> {
+    if (this.pool) return this.pool;
+    if (!this.cred.user) throw new WarehouseError('the credentials have no user', 'connect');
+    let target: { address: string };
+    try {
+      target = await resolveServer('PostgreSQL server', this.host, this.port, {
+        box: 'warehouse',
+        net: this.settings.net,
+      });
+    } catch (err) {
+      throw new WarehouseError(this.clean(boxErrorDetail(err)), 'connect');
+    }
+    const opts = [
+      `-c statement_timeout=${Math.max(1, Math.floor(this.settings.timeoutMs))}`,
+      '-c TimeZone=UTC',
+      '-c DateStyle=ISO,YMD',
+      '-c IntervalStyle=postgres',
+      ...(this.readOnly ? ['-c default_transaction_read_only=on'] : []),
+    ];
+    const pool = new pg.Pool({
+      host: target.address,
+      port: this.port,
+      user: this.cred.user,
+      // Always a string: null would make pg read PGPASSWORD or ~/.pgpass of this machine.
+      password: this.cred.secret ?? '',
+      database: this.cred.database || this.cred.user,
+      application_name: this.readOnly ? 'ursa-warehouse' : 'ursa-warehouse-load',
+      options: opts.join(' '),
+      ssl: ssl(this.cred, this.host),
+      max: this.settings.pool,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+      types: { getTypeParser: typeParser as never },
+    });
+    // An idle connection dropped by the server must not crash the process.
+    pool.on('error', () => {});
+    this.pool = pool;
+    return pool;
+  }
+
+  /**
+   * Runs one statement. Aborting `signal` cancels it in PostgreSQL and drops the connection;
+   * the statement timeout bounds it in any case.
+   */
+  async query(sql: string, params: unknown[], signal?: AbortSignal): Promise<QueryAnswer> {
+    signal?.throwIfAborted();
+    const pool = await this.open();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw this.describe(err, 'connect');
+    }
+    // A server that goes away (a replica stopped) fails the connection outside any query:
+    // the next query reports it; the event must not crash the process.
+    if (!quiet.has(client)) {
+      quiet.add(client);
+      client.on('error', () => {});
+    }
+    let broken = false;
+    const address = (client as unknown as { host: string }).host;
+    const stop = () => {
+      broken = true;
+      void cancelBackend(client as unknown as pg.Client, address, this.port);
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      const r = await client.query({ text: sql, values: params, rowMode: 'array' });
+      return {
+        fields: r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
+        rows: r.rows as unknown[][],
+      };
+    } catch (err) {
+      signal?.throwIfAborted();
+      const e = err as { code?: string };
+      if (!e.code) broken = true;
+      throw this.describe(err, 'query');
+    } finally {
+      signal?.removeEventListener('abort', stop);
+      client.release(broken);
+    }
+  }
+
+  /** PostgreSQL's reason, with its detail and hint, without the secret. */
+  private describe(err: unknown, phase: 'connect' | 'query'): WarehouseError {
+    const e = err as Partial<pg.DatabaseError> & { message?: string; code?: string };
+    const sqlState = err instanceof pg.DatabaseError ? (e.code ?? '') : '';
+    const login = sqlState.startsWith('28') || sqlState === '3D000' || sqlState.startsWith('08');
+    const text = [e.message ?? String(err), e.detail, e.hint].filter(Boolean).join('; ');
+    const where = phase === 'connect' || login ? `PostgreSQL server ${this.where}: ` : '';
+    return new WarehouseError(
+      this.clean(`${where}${text}`),
+      phase === 'connect' || login || !sqlState ? 'connect' : 'query',
+      sqlState,
+    );
+  }
+
+  async close(): Promise<void> {
+    const p = this.pool;
+    this.pool = null;
+    await p?.end().catch(() => {});
+  }
+}
+
+/** How long a replica that could not be reached is skipped. */
+const REPLICA_RETRY_MS = 10_000;
+
+/**
+ * The servers of one credentials object: queries go to the healthy replicas in turn (the
+ * primary when there are none, or none answers), mapping and loads to the primary.
+ */
+export class ServerSet {
+  readonly primary: Server;
+  /** The primary for writes (loads): no read-only default. */
+  readonly writer: Server;
+  readonly replicas: Server[];
+  private next = 0;
+
+  constructor(cred: Credentials, settings: ConnectionSettings) {
+    const host = cred.host ?? '';
+    const port = cred.port ?? DEFAULT_PORT;
+    this.primary = new Server(host, port, cred, settings, true);
+    this.writer = new Server(host, port, cred, settings, false);
+    this.replicas = (cred.replicas ?? []).map((r) => {
+      const { host: h, port: p } = splitHostPort(r);
+      return new Server(h, p, cred, settings, true);
+    });
+  }
+
+  /** A read on a replica in turn; one that cannot be reached is skipped for a while. */
+  async read(sql: string, params: unknown[], signal?: AbortSignal): Promise<QueryAnswer> {
+    const now = Date.now();
+    const healthy = this.replicas.filter((r) => r.downUntil <= now);
+    for (let i = 0; i < healthy.length; i++) {
+      const r = healthy[(this.next + i) % healthy.length]!;
+      try {
+        const answer = await r.query(sql, params, signal);
+        this.next = (this.next + i + 1) % Math.max(1, healthy.length);
+        return answer;
+      } catch (err) {
+        if (!(err instanceof WarehouseError) || err.phase !== 'connect') throw err;
+        r.downUntil = Date.now() + REPLICA_RETRY_MS;
+        await r.close();
+      }
+    }
+    return this.primary.query(sql, params, signal);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.primary, this.writer, ...this.replicas].map((s) => s.close()));
+  }
+}
+
+/** What identifies a credentials object's connections: a change opens new ones. */
+export function credentialsKey(cred: Credentials): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        cred.ident,
+        cred.host,
+        cred.port,
+        cred.user,
+        cred.database,
+        cred.sslmode,
+        cred.replicas,
+        cred.secret,
+      ]),
+    )
+    .digest('hex');
+}

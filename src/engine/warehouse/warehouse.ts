@@ -1,0 +1,249 @@
+// Warehouse projects (SCALE.md "Data where it already lives"): a project bound to a schema of
+// a PostgreSQL database through a credentials object of kind postgres. The binding is checked
+// when saved; its tables and views are mapped as datasets (model objects only, nothing is
+// copied); AQL compiles for PostgreSQL (aql/dialect) and runs there on read-only connections.
+import { eq } from 'drizzle-orm';
+import type { ProjectActor } from '../access/actor.js';
+import { POSTGRES } from '../aql/dialect/postgres.js';
+import type { Relations, SqlTarget } from '../aql/dialect/dialect.js';
+import { formatCell } from '../aql/format.js';
+import { type Db, first } from '../db/index.js';
+import { projects, type WarehouseBinding } from '../db/tables.js';
+import { invalid, notFound } from '../errors.js';
+import type { Credentials } from '../flows/connectors/types.js';
+import type { ModelScope } from '../model/scope.js';
+import { guessTable, listTables, relationSql, quoteIdent, type TableGuess } from './catalog.js';
+import {
+  credentialsKey,
+  ServerSet,
+  WarehouseError,
+  type ConnectionSettings,
+} from './connection.js';
+
+export type { WarehouseBinding };
+
+/** A dataset mapped from a warehouse table records this source: `table:<schema>.<table>`. */
+export const TABLE_SOURCE = 'table:';
+
+export const tableSource = (schema: string, table: string) => `${TABLE_SOURCE}${schema}.${table}`;
+
+/** `schema.table` of a mapped dataset's source, split at the first dot. */
+export function sourceTable(source: string | null): { schema: string; table: string } | null {
+  if (!source?.startsWith(TABLE_SOURCE)) return null;
+  const rest = source.slice(TABLE_SOURCE.length);
+  const dot = rest.indexOf('.');
+  return dot < 0 ? null : { schema: rest.slice(0, dot), table: rest.slice(dot + 1) };
+}
+
+export interface WarehouseDeps {
+  db: Db;
+  /** The caller's view of the model (the credentials object must be readable to them). */
+  scope: (a: ProjectActor) => Promise<ModelScope>;
+  /** A credentials object with its secret, read with the rights of who last wrote it. */
+  credentials: (projectId: string, ident: string) => Promise<Credentials | null>;
+  /** The model changed meaning (a binding): compiled queries and cached results are stale. */
+  bumpModelVersion: (projectId: string) => Promise<void>;
+  /** Each dataset's source (`table:…` when mapped from the warehouse). */
+  datasetSources: (projectId: string) => Promise<{ name: string; source: string | null }[]>;
+  settings: ConnectionSettings;
+  /** How long a cached result of a warehouse project is served (URSA_WAREHOUSE_CACHE_SECONDS). */
+  cacheMs: number;
+}
+
+export class Warehouse {
+  /** Open servers per credentials key (a changed secret or host opens new ones). */
+  private sets = new Map<string, ServerSet>();
+
+  constructor(private readonly deps: WarehouseDeps) {}
+
+  get cacheMs(): number {
+    return this.deps.cacheMs;
+  }
+
+  async binding(projectId: string): Promise<WarehouseBinding | null> {
+    const row = await this.deps.db
+      .select({ warehouse: projects.warehouse })
+      .from(projects)
+      .where(eq(projects.id, projectId))
+      .then(first);
+    return row?.warehouse ?? null;
+  }
+
+  /**
+   * Checks a binding before it is saved, as `a` (an Admin): the credentials object exists,
+   * they can read it, it is of kind postgres; the server answers the login; the schema
+   * exists and the role may use it and read its tables. Each failure is a 400 saying which.
+   */
+  async check(a: ProjectActor, b: WarehouseBinding | null): Promise<void> {
+    const field = (f: string) => ({ field: `warehouse.${f}` });
+    // Datasets loaded into the embedded engine cannot be read from a warehouse, nor mapped
+    // tables without one.
+    const sources = await this.deps.datasetSources(a.projectId);
+    const wrong = sources.filter((d) => (sourceTable(d.source) === null) === (b !== null));
+    if (wrong.length)
+      throw invalid(
+        b
+          ? `the project holds loaded datasets (${wrong.map((d) => d.name).join(', ')}); bind a new project to the warehouse`
+          : `the project's datasets are mapped warehouse tables (${wrong.map((d) => d.name).join(', ')}); it stays bound to a warehouse`,
+        field(b ? 'credentials' : ''),
+      );
+    if (!b) return;
+    const row = (await this.deps.scope(a)).get(b.credentials);
+    if (!row || row.type !== 'credentials')
+      throw invalid(
+        `credentials "${b.credentials}" do not exist or are not readable by ${a.email}`,
+        field('credentials'),
+      );
+    if ((row.def as { kind?: string }).kind !== 'postgres')
+      throw invalid(
+        `credentials "${b.credentials}" are of kind "${String((row.def as { kind?: string }).kind)}"; a warehouse needs kind "postgres"`,
+        field('credentials'),
+      );
+    const cred = await this.deps.credentials(a.projectId, b.credentials);
+    if (!cred) throw invalid(`credentials "${b.credentials}" cannot be read`, field('credentials'));
+    const set = new ServerSet(cred, this.deps.settings);
+    try {
+      const fail = (why: string, f = 'schema') =>
+        invalid(`the warehouse binding was not saved: ${why}`, field(f));
+      let r;
+      try {
+        r = await set.primary.query(
+          `SELECT n.nspname IS NOT NULL, coalesce(has_schema_privilege(n.oid, 'USAGE'), false),
+                  (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
+                      AND c.relkind IN ('r', 'p', 'v', 'm', 'f')),
+                  (SELECT count(*) FROM pg_class c WHERE c.relnamespace = n.oid
+                      AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                      AND has_table_privilege(c.oid, 'SELECT')),
+                  current_user
+             FROM (SELECT 1) one LEFT JOIN pg_namespace n ON n.nspname = $1::text`,
+          [b.schema],
+        );
+      } catch (err) {
+        if (err instanceof WarehouseError)
+          throw fail(`could not connect to ${set.primary.where}: ${err.message}`, 'credentials');
+        throw err;
+      }
+      const [exists, usage, tables, readable, user] = r.rows[0]!;
+      if (!exists) throw fail(`schema "${b.schema}" does not exist on ${set.primary.where}`);
+      if (!usage) throw fail(`role "${String(user)}" may not use schema "${b.schema}"`);
+      if (Number(tables) > 0 && Number(readable) === 0)
+        throw fail(`role "${String(user)}" may not read any table of schema "${b.schema}"`);
+    } finally {
+      await set.close();
+    }
+  }
+
+  /**
+   * What kodiak/dataload says of a warehouse project: its data is read in place, so cached
+   * answers expire after `resultsExpireSeconds`; null for an embedded project.
+   */
+  async status(
+    projectId: string,
+  ): Promise<{ schema: string; resultsExpireSeconds: number } | null> {
+    const b = await this.binding(projectId);
+    return b ? { schema: b.schema, resultsExpireSeconds: Math.round(this.cacheMs / 1000) } : null;
+  }
+
+  /** After a binding changed: connections are reopened, compiled queries recompiled. */
+  async changed(projectId: string): Promise<void> {
+    await this.deps.bumpModelVersion(projectId);
+  }
+
+  /** The bound project's servers; 400 when it is not a warehouse project. */
+  private async servers(projectId: string): Promise<{ b: WarehouseBinding; set: ServerSet }> {
+    const b = await this.binding(projectId);
+    if (!b)
+      throw invalid(
+        `project "${projectId}" is not a warehouse project; bind it with PUT /projects/${projectId} { "warehouse": { "credentials", "schema" } }`,
+      );
+    const cred = await this.deps.credentials(projectId, b.credentials);
+    if (!cred)
+      throw invalid(
+        `the warehouse credentials "${b.credentials}" are gone or their author lost MD Admin rights; bind the project again`,
+        { field: 'warehouse.credentials' },
+      );
+    const key = credentialsKey(cred);
+    let set = this.sets.get(key);
+    if (!set) {
+      set = new ServerSet(cred, this.deps.settings);
+      this.sets.set(key, set);
+    }
+    return { b, set };
+  }
+
+  /** What AQL of a warehouse project compiles for: PostgreSQL, the mapped tables' names. */
+  target(datasets: { name: string; source: string | null; prescription: unknown }[]): SqlTarget {
+    const tables = new Map<string, string>();
+    const columns = new Map<string, Map<string, string>>();
+    for (const d of datasets) {
+      const t = sourceTable(d.source);
+      if (t) tables.set(d.name, relationSql(t.schema, t.table));
+      const cols = (d.prescription as { columns?: { id: string; originalheader: string }[] })
+        .columns;
+      columns.set(d.name, new Map((cols ?? []).map((c) => [c.id, c.originalheader || c.id])));
+    }
+    const relations: Relations = {
+      table: (dataset) => tables.get(dataset) ?? quoteIdent(dataset),
+      column: (dataset, column) => quoteIdent(columns.get(dataset)?.get(column) ?? column),
+    };
+    return { dialect: POSTGRES, relations };
+  }
+
+  /** Runs a compiled query on a replica (or the primary): cells as result text. */
+  async read(
+    projectId: string,
+    sql: string,
+    params: unknown[],
+    signal?: AbortSignal,
+  ): Promise<string[][]> {
+    const { set } = await this.servers(projectId);
+    const r = await set.read(sql, params, signal);
+    return r.rows.map((row) => row.map(formatCell));
+  }
+
+  /** The tables and views of the bound schema. */
+  async tables(a: ProjectActor) {
+    const { b, set } = await this.servers(a.projectId);
+    return listTables(set.primary, b.schema);
+  }
+
+  /** The structure guess of `schema.table` (the bound schema only); 404 when there is none. */
+  async guess(
+    a: ProjectActor,
+    ident: string,
+    mapped: ReadonlyMap<string, string> = new Map(),
+  ): Promise<TableGuess> {
+    const { b, set } = await this.servers(a.projectId);
+    const dot = ident.indexOf('.');
+    const [schema, table] =
+      dot < 0 ? [b.schema, ident] : [ident.slice(0, dot), ident.slice(dot + 1)];
+    if (schema !== b.schema)
+      throw invalid(
+        `"${ident}" is not in schema "${b.schema}", the schema this project is bound to`,
+        { field: 'table', value: ident },
+      );
+    const g = await guessTable(set.primary, schema, table, mapped);
+    if (!g) throw notFound(`no table or view "${table}" in schema "${schema}"`, { id: ident });
+    return g;
+  }
+
+  /** The estimated row count of a table (the catalog's, not a scan). */
+  async estimatedRows(projectId: string, schema: string, table: string): Promise<number> {
+    const { set } = await this.servers(projectId);
+    const r = await set.primary.query(
+      `SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1::text AND c.relname = $2::text`,
+      [schema, table],
+    );
+    return Number(r.rows[0]?.[0] ?? 0);
+  }
+
+  async closeAll(): Promise<void> {
+    const sets = [...this.sets.values()];
+    this.sets.clear();
+    await Promise.all(sets.map((s) => s.close()));
+  }
+}
+
+export { WarehouseError };

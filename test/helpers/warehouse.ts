@@ -1,0 +1,72 @@
+// Warehouse projects in tests: a throwaway PostgreSQL with a read-only role, SQL run as the
+// owner, and a project bound to a schema of it over REST (a credentials object of kind
+// postgres, then PUT /projects/{p} { warehouse }).
+import { expect } from 'vitest';
+import pg from 'pg';
+import { startPostgres, type TestPostgres } from './postgres.js';
+import type { TestServer } from './server.js';
+
+export interface TestWarehouse {
+  db: TestPostgres;
+  /** Runs SQL as the database owner. */
+  exec(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+  stop(): Promise<void>;
+}
+
+export async function startWarehouse(): Promise<TestWarehouse> {
+  const db = await startPostgres({ reader: true });
+  const owner = new pg.Client({
+    host: db.host,
+    port: db.port,
+    user: db.user,
+    password: db.password,
+    database: db.database,
+  });
+  owner.on('error', () => {});
+  await owner.connect();
+  return {
+    db,
+    exec: (sql, params) => owner.query(sql, params),
+    async stop() {
+      await owner.end().catch(() => {});
+      await db.stop();
+    },
+  };
+}
+
+/** Lets the read-only role read every table of the schema (and ones made later). */
+export async function grantReader(w: TestWarehouse, schema: string): Promise<void> {
+  const r = w.db.reader!.user;
+  await w.exec(`GRANT USAGE ON SCHEMA ${schema} TO ${r}`);
+  await w.exec(`GRANT SELECT ON ALL TABLES IN SCHEMA ${schema} TO ${r}`);
+}
+
+/** Stores credentials of the read-only role and binds the project to `schema`. */
+export async function bindWarehouse(
+  s: TestServer,
+  project: string,
+  w: TestWarehouse,
+  schema: string,
+  ident = 'cred.warehouse',
+): Promise<void> {
+  const cred = await s.api('POST', `/projects/${project}/pmd/obj`, {
+    body: {
+      ident,
+      type: 'credentials',
+      name: `Warehouse ${ident}`,
+      def: {
+        kind: 'postgres',
+        host: w.db.host,
+        port: w.db.port,
+        user: w.db.reader!.user,
+        database: w.db.database,
+        secret: w.db.reader!.password,
+      },
+    },
+  });
+  expect(cred.status, cred.text).toBe(201);
+  const r = await s.api('PUT', `/projects/${project}`, {
+    body: { warehouse: { credentials: ident, schema } },
+  });
+  expect(r.status, r.text).toBe(200);
+}
