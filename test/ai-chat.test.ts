@@ -289,6 +289,16 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
       (job as unknown as { result: { queries: { rows: unknown }[] } }).result.queries[0]!.rows,
     ).toEqual(sales);
     expect(view.json.conversation.messages[0].answer.queries[0].rows).toEqual(sales);
+    // Each column says whether it is a measure (a client formats those) or a dimension.
+    const columns = [
+      { title: 'Region', kind: 'dimension', dataType: 'string' },
+      { title: 'Sales', kind: 'measure', dataType: expect.any(String) },
+    ];
+    expect(
+      (job as unknown as { result: { queries: { columns: unknown }[] } }).result.queries[0]!
+        .columns,
+    ).toEqual(columns);
+    expect(view.json.conversation.messages[0].answer.queries[0].columns).toEqual(columns);
     const svg = await t.s.api('GET', chartLink.href.replace('/api/v1', ''), { accept: '*/*' });
     expect(svg.status).toBe(200);
     expect(svg.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
@@ -548,6 +558,9 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
         queries: [{ id: 'q1', aql: 'SELECT COUNT([Order])', rows: [[5]], totalRows: 1 }],
         complete: true,
       });
+      // MCP's columns stay the titles (the kinds are the app's, not part of this tool's output).
+      const queries = (res.structuredContent as { queries: { columns: unknown[] }[] }).queries;
+      expect(queries[0]!.columns).toEqual([expect.any(String)]);
       const conversation = (res.structuredContent as { conversation: string }).conversation;
       const list = await t.s.api('GET', `/projects/${t.project}/app/ai/conversations`);
       expect(list.json.conversations.map((c: { id: string }) => c.id)).toContain(conversation);

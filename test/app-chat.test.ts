@@ -209,6 +209,72 @@ describe.skipIf(skipBrowser)('the web application: Chat', () => {
     }
   }, 40_000);
 
+  it('writes a query table’s measures as numbers (the metric’s format) and years as they are', async () => {
+    // A project of its own, so the plan's daily count of the main one stays as the tests expect.
+    const orders = await createProject(s, 'chat-formats', 'Orders');
+    await loadDataset(
+      s,
+      orders,
+      'orders',
+      'order_no,year,revenue\n1,2023,1200000\n2,2023,34567\n3,2024,2500\n',
+      'order_no',
+      [
+        ['order_no', 'A', 'integer', 'Order'],
+        ['year', 'A', 'integer', 'Year'],
+        ['revenue', 'F', 'integer', 'Revenue'],
+      ],
+    );
+    const metric = await s.api('POST', `/projects/${orders}/pmd/obj`, {
+      body: [
+        {
+          type: 'metric',
+          name: 'Total Revenue',
+          def: { aql: 'SELECT SUM([Revenue])', format: '#,##0" €"' },
+        },
+      ],
+    });
+    expect(metric.status, metric.text).toBe(201);
+    await invite(s, orders, MEMBER);
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MEMBER,
+      PASSWORD,
+      `/app/p/${orders}/chat`,
+    );
+    try {
+      await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
+      llm.script(
+        {
+          toolCalls: [
+            call('run_aql', {
+              aql: 'SELECT [Year], SUM([Revenue]) AS "Revenue sum", [Total Revenue] ORDER BY 1',
+            }),
+          ],
+        },
+        { text: 'Revenue by year is in the table below.' },
+      );
+      await ask(page, 'Revenue by year?');
+      const answer = page.locator('.chat-answer').first();
+      await answer.getByText('Revenue by year is in').waitFor();
+      await answer.getByText('Query q1').click();
+      const result = answer.locator('.chat-result');
+      expect(await result.locator('th').allTextContents()).toEqual([
+        'Year',
+        'Revenue sum',
+        'Total Revenue',
+      ]);
+      const cells = (n: number) =>
+        result.locator('tbody tr').nth(n).locator('td').allTextContents();
+      // The year is a dimension (2023, not 2,023); a measure is grouped, or in its metric's format.
+      expect(await cells(0)).toEqual(['2023', '1,234,567', '1,234,567 €']);
+      expect(await cells(1)).toEqual(['2024', '2,500', '2,500 €']);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 40_000);
+
   it('deletes a conversation after confirming', async () => {
     const { page, problems, close } = await signedIn(
       browser,

@@ -16,8 +16,8 @@ describe('server charts people can read', () => {
       { title: 'Passengers', dataType: 'integer', kind: 'measure' },
     ],
     rows: [
-      ['2023', '29961', '4100000'],
-      ['2024', '30039', '4200000'],
+      ['2023', '29961', '41000'],
+      ['2024', '30039', '42000'],
     ],
   };
 
@@ -37,6 +37,50 @@ describe('server charts people can read', () => {
     expect(one.encoding.xOffset).toBeUndefined();
     const line = visualizationSpec({ type: 'line' }, years, size) as unknown as Spec;
     expect(line.encoding.xOffset).toBeUndefined();
+  });
+
+  it('gives the smaller of two measures ten times apart its own axis, on the right', async () => {
+    const apart: ChartTable = {
+      columns: years.columns,
+      rows: [
+        ['2023', '29961', '4100000'],
+        ['2024', '30039', '4200000'],
+      ],
+    };
+    type Layered = {
+      encoding: Record<string, unknown>;
+      layer: { mark: unknown; encoding: { y: { title: string; axis: { orient: string } } } }[];
+      resolve: unknown;
+    };
+    const spec = visualizationSpec({ type: 'bar' }, apart, size) as unknown as Layered;
+    expect(spec.resolve).toEqual({ scale: { y: 'independent' } });
+    expect(spec.layer.map((l) => [l.mark, l.encoding.y.title, l.encoding.y.axis.orient])).toEqual([
+      ['bar', 'Flights', 'left'],
+      [{ type: 'line', point: true }, 'Passengers', 'right'],
+    ]);
+    const svg = await renderChartSvg(spec as unknown as Record<string, unknown>);
+    // Two value axes, each with its own title and numbers: 30K is not a sliver under 4.2M.
+    expect(svg).toContain("aria-label=\"Y-axis titled 'Flights'");
+    expect(svg).toContain("aria-label=\"Y-axis titled 'Passengers'");
+    expect(svg).toContain('>4M<');
+    expect(svg).toContain('>30K<');
+    // One drill area per year, though a year has a bar and a point.
+    expect([...svg.matchAll(/data-drill="([^"]*)"/g)].map((m) => m[1])).toEqual([
+      '{&quot;Year&quot;:&quot;2023&quot;}',
+      '{&quot;Year&quot;:&quot;2024&quot;}',
+    ]);
+    // Of the same size, they stay side by side on one axis.
+    const same = visualizationSpec({ type: 'bar' }, years, size) as unknown as Layered;
+    expect(same.layer).toBeUndefined();
+  });
+
+  it('labels each mark by its columns’ titles, never by an internal field', async () => {
+    const spec = visualizationSpec({ type: 'bar' }, years, size);
+    const svg = await renderChartSvg(spec);
+    const labels = [...svg.matchAll(/aria-label="(Year: [^"]*)"/g)].map((m) => m[1]);
+    expect(labels).toHaveLength(4);
+    for (const l of labels) expect(l).not.toMatch(/\bc\d+:/);
+    expect(labels).toContain('Year: 2023; Value: 29961; Series: Flights');
   });
 
   it('turns labels only when they do not fit', () => {

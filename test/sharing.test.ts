@@ -116,7 +116,10 @@ beforeAll(async () => {
             { id: 'finance', report: 'report.finance_table' },
           ],
           layout: [{ item: 'kpi', x: 0, y: 0, w: 4, h: 2 }],
-          filters: [{ attribute: 'attr.airports.region' }],
+          filters: [
+            { attribute: 'attr.airports.region' },
+            { attribute: 'attr.flights.flight_date' },
+          ],
         },
         acl: [viewers, sharers],
       },
@@ -612,6 +615,85 @@ describe('public shares', () => {
     expect(html.text).toContain('value="West"');
     const bad = await open(url, { query: '?filter=attr.nope:x', accept: 'application/json' });
     expect(bad.status).toBe(400);
+  });
+
+  it('a date filter is a period and two days, a plain form that needs no script', async () => {
+    const F = 'attr.flights.flight_date';
+    const q = (fields: Record<string, string>) =>
+      `?${Object.entries(fields)
+        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+        .join('&')}`;
+    const page = await open(url);
+    expect(page.status).toBe(200);
+    // The period's choices (the app's), then From and To as date fields; no script anywhere.
+    const select =
+      /<select id="([^"]+)" name="filter\[attr\.flights\.flight_date\]">(.*?)<\/select>/s.exec(
+        page.text,
+      );
+    expect(select, page.text).not.toBeNull();
+    expect(
+      [...select![2]!.matchAll(/<option value="([^"]*)"( selected)?>([^<]*)</g)].map((m) => [
+        m[1],
+        m[3],
+        !!m[2],
+      ]),
+    ).toEqual([
+      ['', 'Any time', true],
+      ['last 7 days', 'Last 7 days', false],
+      ['last 30 days', 'Last 30 days', false],
+      ['last 90 days', 'Last 90 days', false],
+      ['this month', 'This month', false],
+      ['this year', 'This year', false],
+      ['..', 'Between the dates', false],
+    ]);
+    expect(page.text).toContain(`<label for="${select![1]}">Period`);
+    expect(page.text).toMatch(
+      /<input type="date" id="[^"]+" name="from\[attr\.flights\.flight_date\]" value="">/,
+    );
+    expect(page.text).toMatch(
+      /<input type="date" id="[^"]+" name="to\[attr\.flights\.flight_date\]" value="">/,
+    );
+    expect(page.text).not.toContain('<script');
+
+    // Between the dates: the two days make one range, the numbers of January.
+    const january = await miles(
+      ADMIN,
+      ' WHERE [Flight Date] >= "2024-01-01" AND [Flight Date] <= "2024-01-31"',
+    );
+    const between = {
+      [`filter[${F}]`]: '..',
+      [`from[${F}]`]: '2024-01-01',
+      [`to[${F}]`]: '2024-01-31',
+    };
+    const json = await open(url, { query: q(between), accept: 'application/json' });
+    expect(json.status, json.text).toBe(200);
+    expect(kpiOf(json)).toBe(january);
+    expect(kpiOf(json)).not.toBe(kpiOf(await open(url, { accept: 'application/json' })));
+    const html = await open(url, { query: q(between) });
+    expect(html.text).toContain('<option value=".." selected>Between the dates</option>');
+    expect(html.text).toContain(`name="from[${F}]" value="2024-01-01"`);
+    expect(html.text).toContain(`name="to[${F}]" value="2024-01-31"`);
+    // Days given while the period is Any time are the range; one day alone is open-ended.
+    const anyTime = { ...between, [`filter[${F}]`]: '' };
+    expect(kpiOf(await open(url, { query: q(anyTime), accept: 'application/json' }))).toBe(january);
+    const since = await open(url, {
+      query: q({ [`filter[${F}]`]: '..', [`from[${F}]`]: '2024-12-01', [`to[${F}]`]: '' }),
+      accept: 'application/json',
+    });
+    expect(kpiOf(since)).toBe(await miles(ADMIN, ' WHERE [Flight Date] >= "2024-12-01"'));
+    // A chosen period wins over the days; it shows as chosen and the days empty.
+    const preset = { ...between, [`filter[${F}]`]: 'this year' };
+    const year = await open(url, { query: q(preset) });
+    expect(year.text).toContain('<option value="this year" selected>This year</option>');
+    expect(year.text).toContain(`name="from[${F}]" value=""`);
+    // Between the dates with no day: every day.
+    const none = { [`filter[${F}]`]: '..', [`from[${F}]`]: '', [`to[${F}]`]: '' };
+    expect(kpiOf(await open(url, { query: q(none), accept: 'application/json' }))).toBe(
+      kpiOf(await open(url, { accept: 'application/json' })),
+    );
+    // A range that ends before it starts is the API's 400.
+    const backwards = { ...between, [`from[${F}]`]: '2024-02-01' };
+    expect((await open(url, { query: q(backwards), accept: 'application/json' })).status).toBe(400);
   });
 
   it('show `url` only to those who could make it: Admins without a row filter', async () => {

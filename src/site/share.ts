@@ -7,7 +7,7 @@ import { negotiate } from '../rest/negotiate.js';
 import type { Reply } from '../rest/respond.js';
 import type { Ctx } from '../rest/router.js';
 import { dashboardJson } from '../rest/routes/reports.js';
-import { dashboardPage } from '../web/report-pages.js';
+import { dashboardPage, foldDateFields } from '../web/report-pages.js';
 import { sendPage } from '../web/page.js';
 
 export const SHARE_HEADERS: Record<string, string> = {
@@ -26,9 +26,13 @@ export async function sharePage({ engine, req, res, params, query }: Ctx): Promi
   const gone = new AbortController();
   res.once('close', () => gone.abort());
   const token = params.token!;
-  const { run, frameAncestors } = await engine.shares.publicDashboard(token, query.filter, {
-    signal: gone.signal,
-  });
+  const { run, frameAncestors } = await engine.shares.publicDashboard(
+    token,
+    foldDateFields(query),
+    {
+      signal: gone.signal,
+    },
+  );
   if (format === 'html') {
     sendPage(
       res,

@@ -48,7 +48,9 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .error{color:var(--err)}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0 16px}
 .filters label{display:flex;flex-direction:column;font-size:.85rem;color:var(--muted)}
-.filters input{font:inherit;padding:5px 8px;border:1px solid var(--line);border-radius:6px;min-width:160px}
+.filters input,.filters select{font:inherit;padding:5px 8px;border:1px solid var(--line);border-radius:6px;min-width:160px;background:var(--card);color:inherit}
+.filters fieldset{display:flex;flex-wrap:wrap;gap:10px;align-items:end;border:0;margin:0;padding:0;min-width:0}
+.filters legend{padding:0;margin-bottom:4px;font-weight:600;font-size:.85rem}
 .filters button{font:inherit;padding:6px 14px;border-radius:6px;border:1px solid var(--accent);
 background:var(--accent);color:#fff}
 .links{font-size:.9rem;margin:6px 0 0}
@@ -179,6 +181,74 @@ const cells = (
     )
     .join('\n');
 
+const DATE_TYPES = new Set(['date', 'datetime']);
+/** The periods a date filter offers, as the app's (the values the API reads). */
+const PERIODS: [value: string, label: string][] = [
+  ['', 'Any time'],
+  ['last 7 days', 'Last 7 days'],
+  ['last 30 days', 'Last 30 days'],
+  ['last 90 days', 'Last 90 days'],
+  ['this month', 'This month'],
+  ['this year', 'This year'],
+];
+/** The period meaning "between the two days" (`from[…]`, `to[…]`; foldDateFields). */
+const BETWEEN = '..';
+const RANGE = /^(\d{4}-\d{2}-\d{2})?\.\.(\d{4}-\d{2}-\d{2})?$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A date filter without scripts: a period (Any time, Last 7/30/90 days, This month, This
+ * year, Between the dates) and two date fields, `from[<attribute>]` and `to[<attribute>]`,
+ * folded into one range by foldDateFields when the form is sent.
+ */
+function dateRangeFields(f: { attribute: string; title: string; values: string[] }): Html {
+  const v = f.values[0]?.trim().toLowerCase().replace(/\s+/g, ' ') ?? '';
+  const range = RANGE.exec(v) ?? (DAY.test(v) ? [v, v, v] : null);
+  const period = range ? BETWEEN : v;
+  const periods: [string, string][] = [
+    ...PERIODS,
+    // A period the list lacks (last 14 days) stays as it is.
+    ...(range || PERIODS.some(([p]) => p === v) ? [] : [[v, v] as [string, string]]),
+    [BETWEEN, 'Between the dates'],
+  ];
+  const id = (part: string) => `f-${part}-${f.attribute.replace(/[^\w-]/g, '_')}`;
+  return html`<fieldset class="range"><legend>${f.title}</legend>
+<label for="${id('period')}">Period<select id="${id('period')}" name="filter[${f.attribute}]">${periods.map(
+    ([value, label]) =>
+      html`<option value="${value}"${value === period && ' selected'}>${label}</option>`,
+  )}</select></label>
+<label for="${id('from')}">From<input type="date" id="${id('from')}" name="from[${f.attribute}]" value="${range?.[1] ?? ''}"></label>
+<label for="${id('to')}">To<input type="date" id="${id('to')}" name="to[${f.attribute}]" value="${range?.[2] ?? ''}"></label>
+</fieldset>`;
+}
+
+/**
+ * A filter form's query with its date fields folded in: `from[<attribute>]` and
+ * `to[<attribute>]` become `filter[<attribute>]=<from>..<to>` when the period is "Between the
+ * dates", or none is chosen (Any time) and a day is given; a chosen period wins over the days.
+ * What the engine reads as `filter` (anything else is passed on as it is).
+ */
+export function foldDateFields(query: Record<string, unknown>): unknown {
+  const { filter, from, to } = query;
+  const days = (v: unknown): Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const [starts, ends] = [days(from), days(to)];
+  const attributes = new Set([...Object.keys(starts), ...Object.keys(ends)]);
+  const byField = filter === undefined ? {} : filter;
+  if (typeof byField !== 'object' || byField === null || Array.isArray(byField)) return filter;
+  const out: Record<string, unknown> = { ...(byField as Record<string, unknown>) };
+  // "Between the dates" without a day: every day.
+  for (const [key, v] of Object.entries(out)) if (v === BETWEEN) out[key] = '';
+  for (const a of attributes) {
+    const start = typeof starts[a] === 'string' ? (starts[a] as string).trim() : '';
+    const end = typeof ends[a] === 'string' ? (ends[a] as string).trim() : '';
+    const period = (byField as Record<string, unknown>)[a];
+    if ((start || end) && (period === BETWEEN || period === '' || period === undefined))
+      out[a] = `${start}..${end}`;
+  }
+  return filter === undefined && Object.keys(out).length === 0 ? undefined : out;
+}
+
 export interface DashboardPageOptions extends PageLinks {
   /** Where the filter form submits (the page itself); no form without it. */
   formAction?: string;
@@ -191,13 +261,15 @@ export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}):
   // Items in reading order, so the one-column phone layout keeps the grid's order.
   const items = [...d.items].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
   // One field per filter (`filter[<attribute>]=value`); a value the dashboard already has is
-  // shown, several as they are written in the address.
+  // shown, several as they are written in the address. A date filter is a period and two
+  // days (dateRangeFields).
   const filters =
     d.filters.length > 0 &&
     html`<form class="filters" method="get" action="${opts.formAction ?? ''}">
-${d.filters.map(
-  (f) =>
-    html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : /^date/.test(f.dataType) ? 'all, or 2024-01-01..2024-01-31' : 'all'}"></label>`,
+${d.filters.map((f) =>
+  DATE_TYPES.has(f.dataType) && f.values.length <= 1
+    ? dateRangeFields(f)
+    : html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`,
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
@@ -265,10 +337,21 @@ export async function sitePageHtml(
 /** The dashboard filters of a query string, both spellings as `attribute:value`. */
 export function filterParams(params: URLSearchParams): string[] {
   const out: string[] = [];
+  const fields: Record<string, Record<string, string | string[]>> = {
+    filter: {},
+    from: {},
+    to: {},
+  };
   for (const [key, value] of params) {
     if (key === 'filter') out.push(value);
-    const m = /^filter\[(.+)\]$/.exec(key);
-    if (m) out.push(`${m[1]}:${value}`);
+    const m = /^(filter|from|to)\[(.+)\]$/.exec(key);
+    if (!m) continue;
+    const [field, attribute] = [fields[m[1]!]!, m[2]!];
+    const had = field[attribute];
+    field[attribute] = had === undefined ? value : [had, value].flat();
   }
+  const folded = foldDateFields(fields) as Record<string, string | string[]> | undefined;
+  for (const [attribute, value] of Object.entries(folded ?? {}))
+    for (const one of [value].flat()) out.push(`${attribute}:${one}`);
   return out;
 }

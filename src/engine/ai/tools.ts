@@ -12,7 +12,7 @@ import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure } from '../jobs/jobs.js';
 import type { ModelObjects } from '../model/objects.js';
-import type { Reports } from '../reports/reports.js';
+import { metricFormats, type Reports } from '../reports/reports.js';
 import { buildChartSpec, renderChartSvg } from '../reports/chart.js';
 import { findDashboards, shown } from './dashboards.js';
 import type { ToolSpec } from './provider.js';
@@ -193,7 +193,12 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
           });
           throw err;
         }
-        const columns = r.columns.map((c) => ({ title: c.title, dataType: c.dataType }));
+        const formats = metricFormats(await aql.snapshot(ctx.actor.projectId));
+        const columns = r.columns.map((c) => {
+          const kind = c.kind === 'measure' ? ('measure' as const) : ('dimension' as const);
+          const format = kind === 'measure' ? formats.get(c.title.toLowerCase()) : undefined;
+          return { title: c.title, kind, dataType: c.dataType, ...(format ? { format } : {}) };
+        });
         ctx.queries.push({
           id,
           aql: text,

@@ -13,7 +13,12 @@ export interface AiQuery {
   /** "q1", "q2"… in the order run; charts name the query they draw. */
   id: string;
   aql: string;
-  columns: { title: string; dataType: string }[];
+  /**
+   * `kind` tells a measure from a dimension (a year is a number but not a measure), as AQL
+   * results do; answers stored before it existed have none. `format` is the display format
+   * of the metric a measure column shows, when it has one.
+   */
+  columns: { title: string; kind?: 'dimension' | 'measure'; dataType: string; format?: string }[];
   rows: string[][];
   totalRows: number;
   /** More rows exist than `rows` holds. */

@@ -61,6 +61,7 @@ export function drillAreas(
   const m = /<g[^>]*transform="translate\(([-\d.e]+),([-\d.e]+)\)"/.exec(svg);
   const [ox, oy] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
   const rects: string[] = [];
+  const seen = new Set<string>();
   const walk = (mark: SceneMark, dx: number, dy: number) => {
     for (const it of mark.items ?? []) {
       if (mark.marktype === 'group') {
@@ -74,6 +75,10 @@ export function drillAreas(
       const drill = Object.fromEntries(
         [...fields].filter(([f]) => f in raw).map(([f, title]) => [title, raw[f]]),
       );
+      // One area per filter: a chart with a second axis draws a bar and a point per category.
+      const once = JSON.stringify(drill);
+      if (seen.has(once)) continue;
+      seen.add(once);
       const label = Object.entries(drill)
         .map(([k, v]) => `${k}: ${v}`)
         .join(', ');

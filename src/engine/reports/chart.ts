@@ -156,7 +156,7 @@ export function buildChartSpec(
             ? { color: enc(color, { type: 'nominal', legend: { title: color.title } }) }
             : {}),
           ...(color && req.group && req.mark === 'bar' && banded
-            ? { xOffset: { field: color.key, type: 'nominal' } }
+            ? { xOffset: { field: color.key, type: 'nominal', title: color.title } }
             : {}),
         };
 

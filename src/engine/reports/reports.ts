@@ -6,6 +6,7 @@
 // item's data reaches the attribute.
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql, QueryResult } from '../aql/service.js';
+import type { ModelSnapshot } from '../aql/model.js';
 import { EngineError, invalid, notFound } from '../errors.js';
 import { seesEverything } from '../model/acl.js';
 import type { ModelObjects } from '../model/objects.js';
@@ -21,6 +22,16 @@ import { isChart, kpiColumn, visualizationSpec, type Visualization } from './vis
 
 /** Whether a dashboard is shared with this member (a private share naming them). */
 export type ShareGrant = (projectId: string, dashboard: string, email: string) => Promise<boolean>;
+
+/** Each metric's display format by its title, lower-cased (the title a result column has). */
+export function metricFormats(snap: ModelSnapshot): Map<string, string> {
+  const formats = new Map<string, string>();
+  for (const o of snap.byIdent.values()) {
+    const f = (o.def as { format?: unknown }).format;
+    if (o.type === 'metric' && typeof f === 'string' && f) formats.set(o.name.toLowerCase(), f);
+  }
+  return formats;
+}
 
 export interface ReportColumn {
   title: string;
@@ -282,12 +293,7 @@ export class Reports {
     a: ProjectActor,
     columns: QueryResult['columns'],
   ): Promise<ReportColumn[]> {
-    const snap = await this.aql.snapshot(a.projectId);
-    const formats = new Map<string, string>();
-    for (const o of snap.byIdent.values()) {
-      const f = (o.def as { format?: unknown }).format;
-      if (o.type === 'metric' && typeof f === 'string' && f) formats.set(o.name.toLowerCase(), f);
-    }
+    const formats = metricFormats(await this.aql.snapshot(a.projectId));
     return columns.map((c) => {
       const f = c.kind === 'measure' ? formats.get(c.title.toLowerCase()) : undefined;
       return f ? { ...c, format: f } : { ...c };

@@ -96,6 +96,8 @@ export function visualizationSpec(
   // Several y columns: one series each, in long form (x, series, value).
   if (mark === 'arc')
     throw invalid('a pie shows one y column; choose one', { field: 'visualization.y' });
+  if (ys.length === 2 && apart(table, ys[0]!, ys[1]!))
+    return twoAxes(mark, x, ys[0]!, ys[1]!, table, size, title);
   const xi = table.columns.findIndex((c) => c.title === x);
   const yi = ys.map((t) => table.columns.findIndex((c) => c.title === t));
   const series = uniqueTitle('Series', table);
@@ -116,4 +118,79 @@ function uniqueTitle(base: string, table: ChartTable): string {
   let t = base;
   for (let i = 2; taken.has(t.toLowerCase()); i++) t = `${base} ${i}`;
   return t;
+}
+
+/** The largest magnitude of a column's numbers (0 when none). */
+function largest(table: ChartTable, title: string): number {
+  const i = table.columns.findIndex((c) => c.title === title);
+  let most = 0;
+  for (const r of table.rows) {
+    const n = Math.abs(Number(r[i] ?? ''));
+    if (Number.isFinite(n) && n > most) most = n;
+  }
+  return most;
+}
+
+/** Two measures ten times apart or more (as the app decides): the smaller gets its own axis. */
+function apart(table: ChartTable, a: string, b: string): boolean {
+  const [m, n] = [largest(table, a), largest(table, b)];
+  return m > 0 && n > 0 && (m / n >= 10 || n / m >= 10);
+}
+
+/**
+ * Two measures of different magnitudes on two y axes (left and right, Vega-Lite's
+ * independent y scales on a layer), so the small one does not lie flat along the bottom.
+ * Bars keep the first measure; the second is a line with points over them.
+ */
+function twoAxes(
+  mark: ChartMark,
+  x: string,
+  y0: string,
+  y1: string,
+  table: ChartTable,
+  size: ChartSize,
+  title?: string,
+): Record<string, unknown> {
+  const first = buildChartSpec({ mark, x, y: y0, title }, table, size);
+  const second = buildChartSpec(
+    { mark: mark === 'point' ? 'point' : 'line', x, y: y1 },
+    table,
+    size,
+  );
+  const enc = (s: Record<string, unknown>) =>
+    s.encoding as Record<string, Record<string, unknown> | undefined>;
+  const rows = (s: Record<string, unknown>) => (s.data as { values: object[] }).values;
+  const values = rows(first).map((v, i) => ({ ...v, ...rows(second)[i] }));
+  const { sort: _sort, ...xEnc } = enc(first).x!;
+  // Each axis's numbers compact by its own scale (Vega-Lite names a layer's own y scale so).
+  const yOf = (s: Record<string, unknown>, layer: 0 | 1) => {
+    const y = enc(s).y!;
+    return {
+      ...y,
+      axis: {
+        ...(y.axis as object | undefined),
+        labelExpr: `ursaAxisNumber(datum.value, domain('layer_${layer}_y'))`,
+        orient: layer === 0 ? 'left' : 'right',
+      },
+    };
+  };
+  const series = (name: string) => ({
+    datum: name,
+    type: 'nominal',
+    legend: { title: null, orient: 'top' },
+  });
+  const { mark: _m, encoding: _e, data: _d, ...top } = first;
+  return {
+    ...top,
+    data: { values },
+    encoding: { x: xEnc },
+    layer: [
+      { mark: first.mark, encoding: { y: yOf(first, 0), color: series(y0) } },
+      {
+        mark: mark === 'point' ? 'point' : { type: 'line', point: true },
+        encoding: { y: yOf(second, 1), color: series(y1) },
+      },
+    ],
+    resolve: { scale: { y: 'independent' } },
+  };
 }

@@ -7,7 +7,7 @@ import type { DashboardItemRun, DashboardRun, ReportRun } from '../../engine/rep
 import { jsonRows } from '../../engine/aql/format.js';
 import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
-import { dashboardPage, reportPage } from '../../web/report-pages.js';
+import { dashboardPage, foldDateFields, reportPage } from '../../web/report-pages.js';
 import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../links.js';
 import { negotiate, type Format } from '../negotiate.js';
@@ -204,7 +204,7 @@ export const reportRoutes: RouteDef[] = [
           "A dashboard computed for you: HTML (its layout grid, charts, tables, KPIs) or JSON/YAML (each item's columns and rows). `filter=<attribute>:<value>` (repeatable) or `filter[<attribute>]=<value>` sets its filters.",
         handler: async ({ engine, actor, params, query, req, res }) => {
           const f = format(req, ['json', 'yaml', 'html']);
-          const d = await engine.reports.dashboard(actor, params.id!, query.filter, {
+          const d = await engine.reports.dashboard(actor, params.id!, foldDateFields(query), {
             signal: untilGone(res),
           });
           const self = dashboardPath(actor.projectId, d.ident);

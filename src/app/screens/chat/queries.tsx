@@ -1,6 +1,7 @@
 // The queries behind an answer, each folded: its AQL, then its result table (the first 200
-// rows the agent saw) or why it failed.
-import { formatNumber } from '../../format';
+// rows the agent saw) or why it failed. Measures are written as everywhere in the app
+// (format.ts: their metric's format, else grouped), dimensions as they are (the year 2001).
+import { formatMeasure, formatNumber } from '../../format';
 import type { AiQuery } from './types';
 
 const NUMERIC_TYPES = new Set(['number', 'integer', 'decimal', 'float', 'double']);
@@ -18,6 +19,11 @@ function Result({ q }: { q: AiQuery }) {
       </p>
     );
   const numeric = q.columns.map((c) => NUMERIC_TYPES.has(c.dataType.toLowerCase()));
+  const cell = (i: number, v: string | number | null | undefined): string => {
+    if (v === null || v === undefined || v === '') return '';
+    const c = q.columns[i]!;
+    return numeric[i] && c.kind === 'measure' ? formatMeasure(v, c.format) : String(v);
+  };
   return (
     <div
       class="scroll chat-result"
@@ -40,7 +46,7 @@ function Result({ q }: { q: AiQuery }) {
             <tr key={r}>
               {q.columns.map((_, i) => (
                 <td key={i} class={numeric[i] ? 'n' : undefined}>
-                  {row[i] ?? ''}
+                  {cell(i, row[i])}
                 </td>
               ))}
             </tr>

@@ -18,7 +18,8 @@ export interface ConversationSummary {
 export interface AiQuery {
   id: string;
   aql: string;
-  columns: { title: string; dataType: string }[];
+  /** `kind` and `format` are absent from answers stored before they existed. */
+  columns: { title: string; kind?: 'dimension' | 'measure'; dataType: string; format?: string }[];
   /** Number columns' cells are JSON numbers (null when empty). */
   rows: (string | number | null)[][];
   totalRows: number;
