@@ -45,6 +45,8 @@ interface Params {
   dashboardId: string;
   /** A dashboard item's id (app/dashboards/{id}/items/{item}). */
   item: string;
+  /** A warehouse table, `schema.table` (data/guesstable/{table}). */
+  table: string;
 }
 
 interface CheckContext {
@@ -376,6 +378,23 @@ const MATRIX: Record<string, Entry> = {
     }),
     check: (r, { params, ok }) => {
       if (ok) expect(r.json.ident).toBe(params.uploadId);
+    },
+  },
+  // The fixture's project holds its own data (no warehouse binding): past the level check the
+  // caller is told to bind one (400), before any connection is tried.
+  'GET /projects/{project}/data/guesstable': {
+    level: 'mdadmin',
+    success: 400,
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.message).toContain('not a warehouse project');
+    },
+  },
+  'GET /projects/{project}/data/guesstable/{table}': {
+    level: 'mdadmin',
+    success: 400,
+    prepare: () => ({ params: { table: 'analytics.orders' } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.message).toContain('not a warehouse project');
     },
   },
   'PUT /projects/{project}/data/guessupload/{uploadId}': {
@@ -1091,6 +1110,7 @@ describe('maintenance', () => {
         boxId: 'input.storage',
         dashboardId: 'dashboard.any',
         item: 'any',
+        table: 'analytics.any',
       };
       const r = await f.call(caller, method, fill(path, params), entry.body);
       if (!isLevel(caller)) {
@@ -1158,6 +1178,7 @@ describe('revoked member (active: false)', () => {
         boxId: 'input.storage',
         dashboardId: 'dashboard.any',
         item: 'any',
+        table: 'analytics.any',
       }),
       entry.body,
     );

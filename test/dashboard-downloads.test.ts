@@ -138,7 +138,9 @@ describe('dashboard item downloads', () => {
           ).kpi.formatted as string;
         await expect.poll(() => kpi.textContent()).toBe(await rest(''));
         await page.locator('[data-item=by_region] img.dash-chart').click();
+        // The data's table (the chart's own marks carry the same name).
         await page
+          .locator('[data-item=by_region] table')
           .getByRole('button', { name: 'Filter the dashboard by Origin Region: West' })
           .click();
         await expect.poll(() => kpi.textContent()).toBe(await rest(`?${WEST}`));

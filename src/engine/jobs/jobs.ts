@@ -602,17 +602,34 @@ export class JobRunner {
     const id = job.id;
     const handler = this.handlers.get(job.type)!;
     const log = this.log.child({ jobId: id, jobType: job.type, project: job.projectId });
+    // Progress is advisory: written in the background, a failed write only logged. Writes go
+    // one after the other (a pool would let an older step land last), and only the newest
+    // waiting step is written.
+    let writing = false;
+    let next: Record<string, unknown> | undefined;
+    const flush = (): void => {
+      if (writing || !next) return;
+      const p = next;
+      next = undefined;
+      writing = true;
+      this.db
+        .update(jobs)
+        .set({ progress: p })
+        .where(this.held(id))
+        .catch((err: unknown) => log.warn({ err }, 'job progress not stored'))
+        .finally(() => {
+          writing = false;
+          flush();
+        });
+    };
     const ctx: JobContext = {
       job,
       signal: ctrl.signal,
       log,
-      // Progress is advisory: written in the background, a failed write only logged.
-      progress: (p) =>
-        void this.db
-          .update(jobs)
-          .set({ progress: p })
-          .where(this.held(id))
-          .catch((err: unknown) => log.warn({ err }, 'job progress not stored')),
+      progress: (p) => {
+        next = p;
+        flush();
+      },
     };
     const mine = this.held(id);
     try {
