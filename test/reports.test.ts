@@ -75,10 +75,13 @@ describe('dashboards as JSON', () => {
     const spec = (id: string) => items.find((i) => i.id === id)!.chart.spec;
     expect(spec('region').mark).toBe('bar');
     expect(spec('region').encoding.x.title).toBe('Origin Region');
-    // y: [2, 3] by position: one series per column.
-    expect(spec('month').encoding.color.title).toBe('Series');
-    const series = new Set(spec('month').data.values.map((v: Record<string, unknown>) => v.c1));
-    expect(series).toEqual(new Set(['Flights Flown', 'Average Delay']));
+    // y: [2, 3] by position: one layer per column, each on its own axis (flights are in the
+    // thousands, the average delay in minutes: ten times apart or more).
+    const month = spec('month');
+    expect(month.resolve).toEqual({ scale: { y: 'independent' } });
+    expect(
+      (month.layer as { encoding: { y: { title: string } } }[]).map((l) => l.encoding.y.title),
+    ).toEqual(['Flights Flown', 'Average Delay']);
     expect(spec('pie').mark).toBe('arc');
     expect(spec('scatter').mark).toBe('point');
     expect(spec('scatter').encoding.x.type).toBe('quantitative');
