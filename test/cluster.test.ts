@@ -65,6 +65,20 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
         await new Promise((res) => setTimeout(res, 50));
       }
     }
+    /** An AQL query through HAProxy, answered inline (`Prefer: wait`). */
+    async function ask(aql: string, wait = 20) {
+      const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          prefer: `wait=${wait}`,
+        },
+        body: JSON.stringify({ aql }),
+      });
+      return { status: r.status, json: (await r.json()) as Json };
+    }
     const final = (j: Json) => ['OK', 'ERROR', 'CANCELLED'].includes(j.status);
     /** Which process (index) holds a job now, from its claim in the metadata. */
     async function owner(id: string): Promise<number> {
@@ -175,18 +189,9 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
         result: { cached: true },
       });
       for (let i = 0; i < 6; i++) {
-        const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            accept: 'application/json',
-            prefer: 'wait=20',
-          },
-          body: JSON.stringify({ aql: `SELECT COUNT([sales]) + ${i}` }),
-        });
+        const r = await ask(`SELECT COUNT([sales]) + ${i}`, 20);
         expect(r.status).toBe(200);
-        expect(((await r.json()) as Json).data.values).toBe(String(2 + i));
+        expect(r.json.data.values).toBe(String(2 + i));
       }
     });
 
@@ -403,17 +408,8 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
       const again = await load(at(0), '/big.csv');
       const done = await poll(at(1), again.json.link[0].id, final, 120_000);
       expect(done.status, done.message).toBe('OK');
-      const count = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-          prefer: 'wait=30',
-        },
-        body: JSON.stringify({ aql: 'SELECT COUNT([sales])' }),
-      });
-      expect(((await count.json()) as Json).data.values).toBe(String(ROWS));
+      const count = await ask('SELECT COUNT([sales])', 30);
+      expect(count.json.data.values).toBe(String(ROWS));
       await c.processes[2]!.restart();
     }, 240_000);
 
@@ -430,16 +426,7 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
     it('with a process killed, queries through HAProxy are still answered', async () => {
       c.processes[1]!.kill9();
       for (let i = 0; i < 9; i++) {
-        const r = await fetch(`${c.url}/api/v1/projects/${project}/app/aql/execute`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            accept: 'application/json',
-            prefer: 'wait=20',
-          },
-          body: JSON.stringify({ aql: `SELECT COUNT([sales]) - ${i}` }),
-        });
+        const r = await ask(`SELECT COUNT([sales]) - ${i}`, 20);
         expect(r.status).toBe(200);
       }
       await c.processes[1]!.restart();
