@@ -6,7 +6,7 @@
 //     request (GET /projects) and a cached repeated query (goal ≥ 0.8× of SQLite's requests/s).
 // The number of cores is printed with the result: on a 2-core machine three processes share
 // two cores with HAProxy, PostgreSQL and the load generator.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,6 +66,61 @@ const QUERIES = [
   'SELECT [Origin], SUM([Distance])',
   'SELECT [Year], AVG([Arrival Delay])',
 ];
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * CPU seconds a process has used so far (user + system) from /proc, with those of its
+ * children that ended (PostgreSQL's server process then counts the backends that exited).
+ */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLOCK_TICKS;
+  } catch {
+    return 0; // gone, or not Linux
+  }
+}
+
+function pidsOf(name: string): number[] {
+  const r = spawnSync('pgrep', ['-x', name], { encoding: 'utf8' });
+  return r.stdout.trim().split('\n').filter(Boolean).map(Number);
+}
+
+interface Cpu {
+  ursa: number;
+  postgres: number;
+  haproxy: number;
+  generator: number;
+}
+
+function cpuNow(c: Cluster): Cpu {
+  const own = process.cpuUsage();
+  return {
+    ursa: c.processes.reduce((n, p) => n + cpuSeconds(p.child.pid), 0),
+    postgres: pidsOf('postgres').reduce((n, p) => n + cpuSeconds(p), 0),
+    haproxy: pidsOf('haproxy').reduce((n, p) => n + cpuSeconds(p), 0),
+    generator: (own.user + own.system) / 1e6,
+  };
+}
+
+/** The mixed load, with the CPU time each part of the machine spent per request (ms). */
+async function mixedOn(c: Cluster, t: Target) {
+  const a = cpuNow(c);
+  const r = await mixed(t);
+  const b = cpuNow(c);
+  const n = Math.max(1, r.rps * DURATION);
+  const per = (k: keyof Cpu) => ((b[k] - a[k]) * 1000) / n;
+  return {
+    ...r,
+    cpu: {
+      ursa: per('ursa'),
+      postgres: per('postgres'),
+      haproxy: per('haproxy'),
+      generator: per('generator'),
+    },
+  };
+}
 
 /** The mixed load: per connection, a query with Prefer: wait, a model read, a job poll. */
 async function mixed(t: Target) {
@@ -179,12 +234,20 @@ try {
   const t1 = await prepare(one.url, await one.token(one.adminEmail));
   await mixed(t3); // warm-up (JIT, caches) on every process
   await mixed(t1);
-  const r1a = await mixed(t1);
-  const r3a = await mixed(t3);
-  const r3b = await mixed(t3);
-  const r1b = await mixed(t1);
+  const r1a = await mixedOn(one, t1);
+  const r3a = await mixedOn(three, t3);
+  const r3b = await mixedOn(three, t3);
+  const r1b = await mixedOn(one, t1);
   const r1 = { rps: (r1a.rps + r1b.rps) / 2, p99: Math.max(r1a.p99, r1b.p99) };
   const r3 = { rps: (r3a.rps + r3b.rps) / 2, p99: Math.max(r3a.p99, r3b.p99) };
+  const avg = (k: keyof Cpu, x: { cpu: Cpu }, y: { cpu: Cpu }) => (x.cpu[k] + y.cpu[k]) / 2;
+  const cpu1 = {
+    ursa: avg('ursa', r1a, r1b),
+    postgres: avg('postgres', r1a, r1b),
+    haproxy: avg('haproxy', r1a, r1b),
+    generator: avg('generator', r1a, r1b),
+  };
+  const cpu3u = avg('ursa', r3a, r3b);
 
   // 2. One process on PostgreSQL (the one-process cluster, addressed directly) against SQLite.
   const lite = await sqliteProcess();
@@ -205,6 +268,16 @@ try {
     console.log(`  3 processes via HAProxy: ${fmt(r3.rps)} req/s, p99 ${r3.p99} ms`);
     console.log(
       `  ratio 3/1: ${(r3.rps / r1.rps).toFixed(2)}× requests/s (goal ≥ 1.5×), p99 ${(r3.p99 / Math.max(1, r1.p99)).toFixed(2)}× (goal ≤ 1×)`,
+    );
+    // What the machine allows: one process's single thread caps it at 1/U requests/s; all
+    // cores together cap any number of processes at cores/(U + the rest).
+    const rest = cpu1.postgres + cpu1.haproxy + cpu1.generator;
+    const cores = os.cpus().length;
+    console.log(
+      `  CPU per request (1 process): Ursa ${cpu1.ursa.toFixed(2)} ms, PostgreSQL ${cpu1.postgres.toFixed(2)}, HAProxy ${cpu1.haproxy.toFixed(2)}, load generator ${cpu1.generator.toFixed(2)}; Ursa with 3 processes ${cpu3u.toFixed(2)} ms`,
+    );
+    console.log(
+      `  ceiling on ${cores} cores: 1 process ≤ ${fmt(1000 / cpu1.ursa)} req/s, any number ≤ ${fmt((cores * 1000) / (cpu1.ursa + rest))} req/s: at most ${((cores * cpu1.ursa) / (cpu1.ursa + rest)).toFixed(2)}× with no cost for sharing the cores`,
     );
     console.log('\none process, metadata on PostgreSQL vs SQLite');
     for (const [what, p, l] of rows)

@@ -311,4 +311,31 @@ describe('runs started by other runs are capped: the trigger is paused', () => {
     expect(manual.status, manual.text).toBe(201);
     expect((await s.engine.jobs.waitFor(manual.json.link[0].id, 30_000)).status).toBe('OK');
   });
+
+  it('two triggers of one flow firing at once at the rate: one run starts, the other pauses', async () => {
+    // Counting the last minute's runs and starting one is one step across the cluster
+    // (store.exclusive): the second firing counts the first's run instead of both starting.
+    await flow('flow.a2', '/out/a2.csv');
+    await flow('flow.b2', '/out/b2.csv');
+    await trigger('trigger.b2x', sequence('flow.b2', 'flow.a2'));
+    for (let i = 1; i <= 3; i++) {
+      expect((await execute('flow.a2')).status).toBe('OK');
+      const f = await waitFor(async () => (await started('trigger.b2x'))[i - 1], 10_000);
+      expect((await s.engine.jobs.waitFor(f.jobId!, 30_000)).status).toBe('OK');
+    }
+    await trigger('trigger.b2y', sequence('flow.b2', 'flow.a2'));
+    expect((await execute('flow.a2')).status).toBe('OK');
+    const outcomes = await waitFor(async () => {
+      const x = await firings('trigger.b2x');
+      const y = await firings('trigger.b2y');
+      const both = x.length === 4 && y.length === 1 ? [x[3]!, y[0]!] : [];
+      return both.length && both.every((f) => f.outcome !== 'pending') ? both : undefined;
+    }, 10_000);
+    expect(outcomes.map((f) => f.outcome).sort()).toEqual(['paused', 'started']);
+    expect(outcomes.find((f) => f.outcome === 'paused')!.message).toMatch(
+      /flow "flow.b2" was started 4 times in the last minute by other runs/,
+    );
+    await sleep(500);
+    expect(await depths('flow.b2')).toHaveLength(4);
+  });
 });

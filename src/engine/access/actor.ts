@@ -1,7 +1,7 @@
 // Who is calling, and with which rights in a project. Resolved once per request by the
 // front door, then checked again by every engine operation that needs a level.
-import { and, eq } from 'drizzle-orm';
-import { first, type Db } from '../db/index.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { prepared, type Db } from '../db/index.js';
 import { projects, projectUsers } from '../db/tables.js';
 import { forbidden, unauthenticated } from '../errors.js';
 
@@ -59,8 +59,9 @@ export interface ResolveOptions {
   ignoreMaintenance?: boolean;
 }
 
-function lookup(db: Db, projectId: string, email: string) {
-  return db
+// On every project request: built once (see prepared()).
+const lookup = prepared('actor', (db) =>
+  db
     .select({
       active: projectUsers.active,
       admin: projectUsers.admin,
@@ -73,10 +74,14 @@ function lookup(db: Db, projectId: string, email: string) {
     })
     .from(projectUsers)
     .innerJoin(projects, eq(projects.id, projectUsers.projectId))
-    .where(and(eq(projectUsers.projectId, projectId), eq(projectUsers.email, email)))
-    .limit(1)
-    .then(first);
-}
+    .where(
+      and(
+        eq(projectUsers.projectId, sql.placeholder('projectId')),
+        eq(projectUsers.email, sql.placeholder('email')),
+      ),
+    )
+    .limit(1),
+);
 
 export async function resolveActor(
   db: Db,
@@ -84,7 +89,7 @@ export async function resolveActor(
   projectId: string,
   opts: ResolveOptions = {},
 ): Promise<ProjectActor> {
-  const row = await lookup(db, projectId, principal.email);
+  const row = (await lookup(db, { projectId, email: principal.email }))[0];
   // Unknown project and not invited look the same: existence is not revealed to outsiders.
   if (!row || !row.active) {
     throw unauthenticated(

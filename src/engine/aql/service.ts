@@ -34,6 +34,8 @@ export interface QueryResult {
   warnings?: Warning[];
 }
 
+type Versions = { dataVersion: number; modelVersion: number };
+
 interface CacheEntry {
   key: string;
   file: string;
@@ -167,7 +169,13 @@ export class Aql {
    * `seeAll`: the text is a saved report shared with them (a dashboard share), so it may name
    * objects their roles hide; their row-level filter still applies.
    */
-  async compile(a: ProjectActor, text: string, seeAll = false): Promise<Compiled> {
+  async compile(
+    a: ProjectActor,
+    text: string,
+    seeAll = false,
+    /** The project's versions when the caller read them already (one read per request). */
+    versions?: Versions,
+  ): Promise<Compiled> {
     if (typeof text !== 'string' || !text.trim()) {
       const ex = examplesFor(this.env(a, await this.snapshot(a.projectId), seeAll));
       throw new AqlError(
@@ -186,7 +194,7 @@ export class Aql {
         found: '',
       });
     // One read of the versions: a cached query needs no snapshot at all.
-    const { modelVersion } = await this.model.versions(a.projectId);
+    const { modelVersion } = versions ?? (await this.model.versions(a.projectId));
     // TODAY() is a bound value: a query compiled yesterday is compiled again today.
     const today = this.today();
     const seen = seeAll ? '*' : this.visibilityKey(a);
@@ -235,23 +243,25 @@ export class Aql {
    * What the caller's row-level filter means on the current model (null: no filter). A stored
    * result carries it, and is served to a filtered reader only while theirs means the same.
    */
-  async rowFilterKey(a: ProjectActor): Promise<string | null> {
+  async rowFilterKey(a: ProjectActor, modelVersion?: number): Promise<string | null> {
     if (!a.filter) return null;
-    const meaning = meaningKey(filterMeaning(await this.snapshot(a.projectId), a.filter));
+    const snap = await this.snapshot(a.projectId, modelVersion);
+    const meaning = meaningKey(filterMeaning(snap, a.filter));
     return createHash('sha256').update(meaning).digest('hex').slice(0, 40);
   }
 
   /** Starts (or, from the cache, answers at once) the job computing a query. */
   async execute(a: ProjectActor, text: string): Promise<Job> {
-    const c = await this.compile(a, text);
-    const key = await this.resultKey(a.projectId, c);
+    const v = await this.model.versions(a.projectId);
+    const c = await this.compile(a, text, false, v);
+    const key = this.resultKey(c, v);
     const params = {
       aql: text,
       sql: c.sql,
       params: c.params,
       columns: c.columns,
       key,
-      rowFilter: await this.rowFilterKey(a),
+      rowFilter: await this.rowFilterKey(a, v.modelVersion),
       datasets: datasetsOf(c),
       ...(c.dialect !== 'duckdb' ? { warehouse: true } : {}),
     };
@@ -320,9 +330,15 @@ export class Aql {
     try {
       // From memory when recent — but only while its file is still stored (a swept result
       // is gone for every process alike).
-      const mem = this.recent.get(`${job.projectId}/${r.key}`);
+      const k = `${job.projectId}/${r.key}`;
+      const mem = this.recent.get(k);
       if (mem) await fs.access(file);
-      const stored = mem ?? (JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult);
+      let stored = mem;
+      if (!stored) {
+        // Computed by another process (or before a restart): kept for the next repeat.
+        stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
+        this.remember(k, stored);
+      }
       // Results are shared by every text compiling to the same SQL, but titles (aliases,
       // the text of an expression) are the job's own.
       const columns = (job.params as { columns?: QueryResult['columns'] }).columns;
@@ -350,8 +366,7 @@ export class Aql {
     return checks.length ? memberHints(reader, checks, (a, text) => this.run(a, text)) : [];
   }
 
-  private async resultKey(projectId: string, c: Compiled): Promise<string> {
-    const { dataVersion, modelVersion } = await this.model.versions(projectId);
+  private resultKey(c: Compiled, { dataVersion, modelVersion }: Versions): string {
     return createHash('sha256')
       .update(JSON.stringify([c.sql, c.params, dataVersion, modelVersion]))
       .digest('hex')
@@ -392,6 +407,7 @@ export class Aql {
       const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
       const entry = { key, file, rowCount: stored.rows.length, at: st.mtimeMs, warehouse: false };
       this.memo.set(k, entry);
+      this.remember(k, stored); // its reader comes next
       return entry;
     } catch {
       return null; // not computed yet, or being replaced
@@ -598,8 +614,9 @@ export class Aql {
     signal: AbortSignal,
     opts: { seeAll?: boolean } = {},
   ): Promise<QueryResult> {
-    const c = await this.compile(a, text, opts.seeAll);
-    const key = await this.resultKey(a.projectId, c);
+    const v = await this.model.versions(a.projectId);
+    const c = await this.compile(a, text, opts.seeAll, v);
+    const key = this.resultKey(c, v);
     const columns = c.columns;
     const hit = await this.cached(a.projectId, key, c.dialect !== 'duckdb');
     if (hit && this.touch(a.projectId, hit)) {

@@ -6,7 +6,7 @@ import { openPgStore } from './pg-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
 
-export { first, isForeignKeyViolation, isUniqueViolation, storeOf, tx } from './store.js';
+export { first, isForeignKeyViolation, isUniqueViolation, prepared, storeOf, tx } from './store.js';
 export type { Db, Store, TxOptions } from './store.js';
 
 /** The SQLite migrations this version ships, applied at start-up (and compared by readiness). */

@@ -67,6 +67,37 @@ export function tx<T>(db: Db, fn: () => Promise<T>, opts?: TxOptions): Promise<T
   return storeOf(db).tx(fn, opts);
 }
 
+/** What `.prepare()` of a drizzle builder gives on both databases. */
+interface PreparedQuery<R> {
+  execute(values?: Record<string, unknown>): Promise<R>;
+}
+
+const preparedByDb = new WeakMap<Db, Map<string, PreparedQuery<unknown>>>();
+
+/**
+ * A statement on the request path, built once per database and run many times with values
+ * given by `sql.placeholder(name)`: drizzle otherwise rebuilds the SQL text on every call,
+ * which costs more than SQLite's read itself. On PostgreSQL the server also keeps it parsed
+ * and planned, once per connection, under `ursa_<name>` (names must be unique).
+ */
+export function prepared<R>(
+  name: string,
+  build: (db: Db) => { prepare(): PreparedQuery<R> },
+): (db: Db, values?: Record<string, unknown>) => Promise<R> {
+  return (db, values) => {
+    let byName = preparedByDb.get(db);
+    if (!byName) preparedByDb.set(db, (byName = new Map()));
+    let q = byName.get(name) as PreparedQuery<R> | undefined;
+    if (!q) {
+      // SQLite's prepare() takes no name and ignores it; PostgreSQL's names the statement.
+      const b = build(db) as unknown as { prepare(name: string): PreparedQuery<R> };
+      q = b.prepare(`ursa_${name}`);
+      byName.set(name, q);
+    }
+    return q.execute(values ?? {});
+  };
+}
+
 /** The first row of a result (drizzle builders are thenables on both databases). */
 export const first = <T>(rows: T[]): T | undefined => rows[0];
 

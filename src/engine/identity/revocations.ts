@@ -2,15 +2,29 @@
 // (by its `jti`) or a whole OAuth grant (every token carrying its `gid`) is recorded in the
 // metadata database, which the verifier consults on every request: every server process
 // refuses the token from the next request on.
-import { and, eq, lt, or } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { JWTPayload } from 'jose';
-import { first, type Db } from '../db/index.js';
+import { prepared, type Db } from '../db/index.js';
 import { tokenRevocations } from '../db/tables.js';
 
 /** The claim of our OAuth access tokens naming the grant they were issued under. */
 export const GRANT_CLAIM = 'gid';
 
 const SWEEP_EVERY_MS = 60_000;
+
+// On every authenticated request.
+const lookup = prepared('revoked', (db) =>
+  db
+    .select({ kind: tokenRevocations.kind })
+    .from(tokenRevocations)
+    .where(
+      or(
+        and(eq(tokenRevocations.kind, 'jti'), eq(tokenRevocations.id, sql.placeholder('jti'))),
+        and(eq(tokenRevocations.kind, 'grant'), eq(tokenRevocations.id, sql.placeholder('gid'))),
+      ),
+    )
+    .limit(1),
+);
 
 export class Revocations {
   private lastSweep = 0;
@@ -41,18 +55,8 @@ export class Revocations {
     const jti = typeof claims.jti === 'string' ? claims.jti : null;
     const gid = typeof claims[GRANT_CLAIM] === 'string' ? (claims[GRANT_CLAIM] as string) : null;
     if (!jti && !gid) return false;
-    const hit = await this.db
-      .select({ kind: tokenRevocations.kind })
-      .from(tokenRevocations)
-      .where(
-        or(
-          and(eq(tokenRevocations.kind, 'jti'), eq(tokenRevocations.id, jti ?? '')),
-          and(eq(tokenRevocations.kind, 'grant'), eq(tokenRevocations.id, gid ?? '')),
-        ),
-      )
-      .limit(1)
-      .then(first);
-    return hit !== undefined;
+    const hits = await lookup(this.db, { jti: jti ?? '', gid: gid ?? '' });
+    return hits.length > 0;
   }
 
   private async record(kind: 'jti' | 'grant', id: string, expires: Date): Promise<void> {

@@ -11,7 +11,7 @@
 import { and, desc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
-import { type Db, first, storeOf, tx } from '../db/index.js';
+import { type Db, first, prepared, storeOf, tx } from '../db/index.js';
 import { jobs } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso, randomId, uuid } from '../ids.js';
@@ -61,6 +61,32 @@ export interface JobHandler {
 }
 
 /** Thrown by a handler for an expected failure: its message becomes the job message. */
+// Job polls and cached answers are on the request path: built once (see prepared()).
+const loadJob = prepared('job', (db) =>
+  db
+    .select()
+    .from(jobs)
+    .where(eq(jobs.id, sql.placeholder('id')))
+    .limit(1),
+);
+const insertFinished = prepared('job_finished', (db) =>
+  db
+    .insert(jobs)
+    .values({
+      id: sql.placeholder('id'),
+      projectId: sql.placeholder('projectId'),
+      type: sql.placeholder('type'),
+      status: 'OK',
+      params: sql.placeholder('params'),
+      result: sql.placeholder('result'),
+      createdBy: sql.placeholder('createdBy'),
+      created: sql.placeholder('now'),
+      started: sql.placeholder('now'),
+      finished: sql.placeholder('now'),
+    })
+    .returning(),
+);
+
 export class JobFailure extends Error {}
 
 type Row = typeof jobs.$inferSelect;
@@ -247,22 +273,15 @@ export class JobRunner {
     result: unknown,
   ): Promise<Job> {
     const now = nowIso();
-    const row = await this.db
-      .insert(jobs)
-      .values({
-        id: uuid(),
-        projectId: a.projectId,
-        type,
-        status: 'OK',
-        params,
-        result,
-        createdBy: a.email,
-        created: now,
-        started: now,
-        finished: now,
-      })
-      .returning()
-      .then(first);
+    const [row] = await insertFinished(this.db, {
+      id: uuid(),
+      projectId: a.projectId,
+      type,
+      params,
+      result,
+      createdBy: a.email,
+      now,
+    });
     return toJob(row!);
   }
 
@@ -415,7 +434,7 @@ export class JobRunner {
   }
 
   private async load(id: string): Promise<Job | undefined> {
-    const row = await this.db.select().from(jobs).where(eq(jobs.id, id)).limit(1).then(first);
+    const [row] = await loadJob(this.db, { id });
     return row ? toJob(row) : undefined;
   }
 

@@ -31,7 +31,7 @@ import {
   type AclEntry,
   type ObjectType,
 } from './defs.js';
-import type { Ref } from './dependencies.js';
+import { ModelIndex, type Ref } from './dependencies.js';
 import { refModel } from '../aql/ref-rewrite.js';
 import { showDef, storeDef } from './saved-aql.js';
 import { ldmGraph, odmGraph, type LdmGraph, type OdmGraph } from './graphs.js';
@@ -146,8 +146,19 @@ export class ModelObjects {
 
   /** The actor's view of the model; other engine areas (AQL, sharing) read through it too. */
   async scope(actor: ProjectActor): Promise<ModelScope> {
-    return new ModelScope(actor, await this.store.all(actor.projectId));
+    if (this.store.inTransaction())
+      return new ModelScope(actor, await this.store.all(actor.projectId));
+    // Every read of the model starts here: its objects and their index are read again only
+    // when the model version changed (read first, so rows are never older than their version).
+    const { modelVersion } = await this.store.versions(actor.projectId);
+    const hit = this.indexes.get(actor.projectId);
+    if (hit?.version === modelVersion) return new ModelScope(actor, hit.index);
+    const index = new ModelIndex(await this.store.all(actor.projectId));
+    this.indexes.set(actor.projectId, { version: modelVersion, index });
+    return new ModelScope(actor, index);
   }
+
+  private readonly indexes = new Map<string, { version: number; index: ModelIndex }>();
 
   /** The secret of a credentials object, for engine code that connects (never for output). */
   async secretOf(actor: ProjectActor, ident: string): Promise<string | null> {

@@ -12,12 +12,13 @@ export class ModelScope {
 
   constructor(
     readonly actor: ProjectActor,
-    rows: ObjectRow[],
+    /** The project's objects, or their index when the caller keeps one (not changed here). */
+    rows: ObjectRow[] | ModelIndex,
   ) {
-    this.index = new ModelIndex(rows);
+    this.index = rows instanceof ModelIndex ? rows : new ModelIndex(rows);
     this.roles = effectiveRoles(
       actor,
-      rows.filter((r) => r.type === 'userrole'),
+      this.index.rows.filter((r) => r.type === 'userrole'),
     );
     this.visible = visibility(actor, this.roles);
   }

@@ -2,7 +2,7 @@
 // (so cached query results made under an older model are never served).
 import { sameJson } from '../same-json.js';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { type Db, first, storeOf } from '../db/index.js';
+import { type Db, first, prepared, storeOf } from '../db/index.js';
 import { objectRevisions, objects, projects } from '../db/tables.js';
 import { nowIso } from '../ids.js';
 
@@ -20,6 +20,15 @@ export interface ObjectInput {
 }
 
 export type RevisionRow = typeof objectRevisions.$inferSelect;
+
+// Read by every query (which compiled query and stored result are current): built once.
+const readVersions = prepared('versions', (db) =>
+  db
+    .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
+    .from(projects)
+    .where(eq(projects.id, sql.placeholder('projectId')))
+    .limit(1),
+);
 
 export class ModelStore {
   constructor(private readonly db: Db) {}
@@ -205,12 +214,7 @@ export class ModelStore {
   }
 
   async versions(projectId: string): Promise<{ dataVersion: number; modelVersion: number }> {
-    const row = await this.db
-      .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
-      .from(projects)
-      .where(eq(projects.id, projectId))
-      .limit(1)
-      .then(first);
+    const [row] = await readVersions(this.db, { projectId });
     return row ?? { dataVersion: 0, modelVersion: 0 };
   }
 }

@@ -6,7 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { type Db, first, tx } from '../db/index.js';
+import { type Db, first, prepared, tx } from '../db/index.js';
 import { projects, projectUsers, type Announcement, type WarehouseBinding } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
@@ -133,6 +133,21 @@ export interface AnnouncementView extends Announcement {
 
 export type ProjectHook = (projectId: string) => void | Promise<void>;
 
+const listProjects = prepared('projects', (db) =>
+  db
+    .select({
+      id: projects.id,
+      label: projects.label,
+      hasAccess: projectUsers.active,
+      isAdmin: projectUsers.admin,
+      isMdAdmin: sql<boolean>`(${projectUsers.admin} or ${projectUsers.mdadmin})`.mapWith(Boolean),
+    })
+    .from(projectUsers)
+    .innerJoin(projects, eq(projects.id, projectUsers.projectId))
+    .where(eq(projectUsers.email, sql.placeholder('email')))
+    .orderBy(projects.label, projects.id),
+);
+
 export class Projects {
   private deleteHooks: ProjectHook[] = [];
   /** The caller's row-level filter as shown (references by their current titles). */
@@ -193,22 +208,9 @@ export class Projects {
     );
   }
 
-  // Prepared once: listing projects is on every client's first request.
+  // Listing projects is on every client's first request: built once (see prepared()).
   async list(p: Principal): Promise<ProjectListEntry[]> {
-    return this.db
-      .select({
-        id: projects.id,
-        label: projects.label,
-        hasAccess: projectUsers.active,
-        isAdmin: projectUsers.admin,
-        isMdAdmin: sql<boolean>`(${projectUsers.admin} or ${projectUsers.mdadmin})`.mapWith(
-          Boolean,
-        ),
-      })
-      .from(projectUsers)
-      .innerJoin(projects, eq(projects.id, projectUsers.projectId))
-      .where(eq(projectUsers.email, p.email))
-      .orderBy(projects.label, projects.id);
+    return listProjects(this.db, { email: p.email });
   }
 
   async create(p: Principal, body: unknown): Promise<ProjectDetails> {

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../../access/actor.js';
 import type { ActivityLog } from '../../activity/activity.js';
 import type { Config } from '../../config.js';
-import { tx, type Db } from '../../db/index.js';
+import { storeOf, tx, type Db } from '../../db/index.js';
 import { EngineError, invalid, notFound } from '../../errors.js';
 import { nowIso, uuid } from '../../ids.js';
 import type { Job, JobRunner } from '../../jobs/jobs.js';
@@ -506,15 +506,18 @@ export class Triggers {
     if (!(await claim(db, projectId, ident, slot, this.now().toISOString()))) return null;
     let user = how.actor?.email ?? row.updatedBy;
     let fired: Fired;
-    const limit =
-      chain && !how.skip && !how.failure
-        ? await overLimit(db, projectId, def.flow, chain, this.deps.config, new Date())
-        : null;
     if (how.skip) fired = { outcome: 'skipped', job: null, message: how.skip };
     else if (how.failure) fired = { outcome: 'failed', job: null, message: how.failure };
-    else if (limit) {
-      await pause(db, projectId, ident, nowIso(), limit);
-      fired = { outcome: 'paused', job: null, message: limit };
+    else if (chain) {
+      // Counting the last minute's chained runs and starting this one are one step for the
+      // whole cluster: firings of other triggers of the same flow wait, then count this run.
+      const current = row;
+      fired = await storeOf(db).exclusive(`ursa:chain:${projectId}:${def.flow}`, async () => {
+        const limit = await overLimit(db, projectId, def.flow, chain, this.deps.config, new Date());
+        if (!limit) return this.startRun(current, def, how.actor, chain);
+        await pause(db, projectId, ident, nowIso(), limit);
+        return { outcome: 'paused', job: null, message: limit };
+      });
     } else fired = await this.startRun(row, def, how.actor, chain);
     await settle(
       this.deps.db,
