@@ -2,14 +2,20 @@
 // is asked, while loads it accepts are queued for a `worker`, which claims and runs them; the
 // api process's waits end when the worker finishes (a signal between processes), and a cancel
 // sent to the api process stops the job the worker runs. The worker's port answers only
-// /healthz. (Two servers in one test process on one database and data directory.)
+// /healthz. MCP `run_flow` and `ask` sent to the api process run on the worker (the api
+// process runs only queries), and the client hears progress while it waits.
+// (Two servers in one test process on one database and data directory.)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
+import { loadConfig, mcpAudience } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
 import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { ADMIN, ADMIN_PASSWORD } from './helpers/server.js';
 
@@ -24,6 +30,7 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
   'an api process and a worker process',
   () => {
     let pg: TestPostgres;
+    let llm: FakeLlm;
     let worker: RunningServer;
     let api: RunningServer;
     let token: string;
@@ -42,6 +49,10 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
           URSA_LOG_LEVEL: 'silent',
           URSA_DEFAULT_PLAN: 'enterprise',
           URSA_ROLE: role,
+          URSA_AI_PROVIDER: 'openai',
+          URSA_AI_BASE_URL: `${llm.url}/v1`,
+          URSA_AI_API_KEY: 'k-test',
+          URSA_AI_MODEL: 'gpt-test',
         }),
         createLogger('silent'),
         false,
@@ -85,6 +96,7 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
 
     beforeAll(async () => {
       pg = await startPostgres();
+      llm = await startFakeLlm();
       worker = await start('worker');
       api = await start('api');
       token = await api.engine.issueToken(ADMIN);
@@ -106,6 +118,7 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
       await api?.close();
       await worker?.close();
       await pg?.stop();
+      await llm?.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
@@ -152,6 +165,74 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
       expect(c.status).toBeLessThan(300);
       const done = await api.engine.jobs.finished(actor, id, 60_000);
       expect(done.status).toBe('CANCELLED');
+    }, 90_000);
+
+    it('MCP run_flow and ask sent to the api process run on the worker, with progress', async () => {
+      const flow = await call('POST', `/projects/${project}/pmd/obj`, {
+        ident: 'flow.copy',
+        type: 'flow',
+        name: 'Copy',
+        def: {
+          boxes: [
+            { id: 'src', type: 'input.storage', path: '/small.csv' },
+            { id: 'out', type: 'output.dataset', dataset: 'copy', mode: 'full', primarykey: 'id' },
+          ],
+          edges: [{ from: 'src', to: 'out' }],
+        },
+      });
+      expect(flow.status, JSON.stringify(flow.json)).toBe(201);
+      const mcpToken = await api.engine.issueToken(ADMIN, {
+        audience: mcpAudience(api.engine.config),
+      });
+      const client = new Client({ name: 'roles-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${mcpToken}` } },
+        }),
+      );
+      try {
+        const progress: Progress[] = [];
+        const run = (await client.callTool(
+          { name: 'run_flow', arguments: { project, flow: 'flow.copy' } },
+          undefined,
+          { onprogress: (p) => progress.push(p) },
+        )) as CallToolResult;
+        expect(run.isError, JSON.stringify(run.content)).toBeFalsy();
+        const ran = run.structuredContent as { status: string; jobId: string; outputs: unknown };
+        expect(ran.status, JSON.stringify(ran)).toBe('OK');
+        expect(ran.outputs).toEqual([
+          { box: 'out', type: 'output.dataset', dataset: 'copy', mode: 'full', rows: 2 },
+        ]);
+        // The api process runs no flows: the worker claimed it.
+        expect((await worker.engine.jobs.peek(ran.jobId))?.status).toBe('OK');
+
+        // The AI answer is a job too: the worker asks the model and runs its query.
+        llm.script(
+          {
+            toolCalls: [{ id: 'c1', name: 'run_aql', arguments: { aql: 'SELECT SUM([V])' } }],
+            delayMs: 1500,
+          },
+          { text: 'The total is 30.' },
+        );
+        progress.length = 0;
+        const asked = (await client.callTool(
+          { name: 'ask', arguments: { project, question: 'What is the total?' } },
+          undefined,
+          { onprogress: (p) => progress.push(p) },
+        )) as CallToolResult;
+        expect(asked.isError, JSON.stringify(asked.content)).toBeFalsy();
+        expect(asked.structuredContent).toMatchObject({
+          status: 'OK',
+          answer: 'The total is 30.',
+          queries: [{ aql: 'SELECT SUM([V])', rows: [[30]] }],
+        });
+        // Progress reached the client through the api process while the worker answered.
+        expect(progress.length).toBeGreaterThanOrEqual(1);
+        const job = (asked.structuredContent as { job: string }).job;
+        expect((await worker.engine.jobs.peek(job))?.status).toBe('OK');
+      } finally {
+        await client.close();
+      }
     }, 90_000);
   },
 );

@@ -2,7 +2,7 @@
 // (by its `jti`) or a whole OAuth grant (every token carrying its `gid`) is recorded in the
 // metadata database, which the verifier consults on every request: every server process
 // refuses the token from the next request on.
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { lt, sql } from 'drizzle-orm';
 import type { JWTPayload } from 'jose';
 import { prepared, type Db } from '../db/index.js';
 import { tokenRevocations } from '../db/tables.js';
@@ -12,16 +12,14 @@ export const GRANT_CLAIM = 'gid';
 
 const SWEEP_EVERY_MS = 60_000;
 
-// On every authenticated request.
+// On every authenticated request. A row-value IN reads the primary key twice; the equivalent
+// OR of two conditions made SQLite merge two index scans (3× slower).
 const lookup = prepared('revoked', (db) =>
   db
     .select({ kind: tokenRevocations.kind })
     .from(tokenRevocations)
     .where(
-      or(
-        and(eq(tokenRevocations.kind, 'jti'), eq(tokenRevocations.id, sql.placeholder('jti'))),
-        and(eq(tokenRevocations.kind, 'grant'), eq(tokenRevocations.id, sql.placeholder('gid'))),
-      ),
+      sql`(${tokenRevocations.kind}, ${tokenRevocations.id}) in (values ('jti', ${sql.placeholder('jti')}), ('grant', ${sql.placeholder('gid')}))`,
     )
     .limit(1),
 );
