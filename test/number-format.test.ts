@@ -1,6 +1,6 @@
 // A metric's display `format`: spreadsheet number patterns applied to result cells.
 import { describe, expect, it } from 'vitest';
-import { defaultNumber, formatNumber } from '../src/engine/reports/number-format.js';
+import { defaultNumber, formatNumber } from '../src/shared/number-format.js';
 
 describe('formatNumber', () => {
   it.each([

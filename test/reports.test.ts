@@ -2,7 +2,7 @@
 // the demo flights: charts as inline SVG, KPIs in the metric's format, the layout grid, CSV/TSV,
 // roles (hidden reports left out), row filters and dashboard filters from the query string.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatNumber } from '../src/engine/reports/number-format.js';
+import { formatNumber } from '../src/shared/number-format.js';
 import { asText, rowsOf } from './helpers/aql-demo.js';
 import { OUTSIDER, setUpReports, VIEWER, WEST, WEST_FILTER } from './helpers/reports-fixture.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';

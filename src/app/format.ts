@@ -2,7 +2,7 @@
 // at most two decimals (1,588,368 and 12.35), or by their metric's own format as the server
 // writes it (the same module: "6,716K mi" on screen, public page and PDF alike), dimensions
 // as they are (the year 2001 stays 2001), dates and times in one style on every screen.
-import { formatNumber as formatPattern } from '../engine/reports/number-format.js';
+import { formatNumber as formatPattern } from '../shared/number-format.js';
 
 const grouped = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });

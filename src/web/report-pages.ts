@@ -6,7 +6,7 @@ import { API_PREFIX } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
 import { GRID_COLUMNS } from '../engine/reports/reports.js';
-import { defaultNumber, formatNumber } from '../engine/reports/number-format.js';
+import { defaultNumber, formatNumber } from '../shared/number-format.js';
 import { SHARE_PATH } from '../engine/sharing/shares.js';
 import { html, raw, type Html } from './html.js';
 import { renderPage, type Page } from './page.js';

@@ -4,7 +4,7 @@
 // labels call a registered expression function with the axis's domain.
 import * as vega from 'vega';
 
-// The server writes numbers in one style (number-format.ts groups with commas): en-US.
+// The server writes numbers in one style (src/shared/number-format.ts groups with commas): en-US.
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 

@@ -17,7 +17,7 @@ import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
 import { MAX_CHART_ROWS, renderChartSvg, type ChartSize } from './chart.js';
 import { valuesCondition } from './filter-values.js';
-import { defaultNumber, formatNumber } from './number-format.js';
+import { defaultNumber, formatNumber } from '../../shared/number-format.js';
 import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
 
 /** Whether a dashboard is shared with this member (a private share naming them). */
