@@ -118,6 +118,10 @@ describe('the Explore screen helpers', () => {
       { item: 'x_2', x: 0, y: 14, w: 12, h: 5 },
     ]);
     expect(next.filters).toEqual([]);
+    // A number (KPI) gets a small cell.
+    expect(withReport({ items: [] }, 'report.kpi', { kpi: true }).layout).toEqual([
+      { item: 'kpi', x: 0, y: 0, w: 3, h: 2 },
+    ]);
   });
 });
 

@@ -34,7 +34,12 @@ interface ModelObject {
   def: DashboardDef;
 }
 
-type Listed = { ident: string; name: string; type: string; def?: { dataType?: string } };
+type Listed = {
+  ident: string;
+  name: string;
+  type: string;
+  def?: { dataType?: string; visualization?: { type?: string } };
+};
 
 interface Props {
   id: string;
@@ -85,6 +90,9 @@ function Editor({
   const shown = new Map(run.items.map((i) => [i.id, i]));
 
   const add = (item: DefItem) => {
+    // A number (KPI) gets a small cell, a chart or table half the width, text a full row.
+    const kpi =
+      'report' in item && objects.byIdent.get(item.report)?.def?.visualization?.type === 'kpi';
     setItems((list) => [...list, item]);
     setLayout((l) => [
       ...l,
@@ -92,8 +100,8 @@ function Editor({
         item: item.id,
         x: 0,
         y: bottom(l),
-        w: 'text' in item ? COLUMNS : 6,
-        h: 'text' in item ? 2 : 5,
+        w: 'text' in item ? COLUMNS : kpi ? 3 : 6,
+        h: 'text' in item ? 2 : kpi ? 2 : 5,
       },
     ]);
     setSaid(`Added ${titleOf(item)} at the bottom.`);

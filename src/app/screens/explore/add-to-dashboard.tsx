@@ -36,7 +36,7 @@ export function AddToDashboard({ project, report }: { project: string; report: S
         const r = await api<{ objects: Saved[] }>('POST', `${projectApi(project)}/pmd/obj`, {
           type: 'dashboard',
           name: name.trim(),
-          def: withReport({ items: [] }, report.ident),
+          def: withReport({ items: [] }, report.ident, { kpi: report.kpi }),
         });
         target = r.objects[0]!;
         setPick(target.ident);
@@ -44,7 +44,10 @@ export function AddToDashboard({ project, report }: { project: string; report: S
       } else {
         const path = `${projectApi(project)}/pmd/obj/${encodeURIComponent(chosen)}`;
         const { object } = await get<{ object: Saved & { def: DashboardDef } }>(path);
-        await api('PUT', path, { ...object, def: withReport(object.def, report.ident) });
+        await api('PUT', path, {
+          ...object,
+          def: withReport(object.def, report.ident, { kpi: report.kpi }),
+        });
         target = object;
       }
       setAdded(target);

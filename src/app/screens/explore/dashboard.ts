@@ -12,6 +12,8 @@ export interface DashboardDef {
 export const GRID_COLUMNS = 12;
 /** Rows a new item takes, as the server gives an item without a cell. */
 export const NEW_ITEM_ROWS = 5;
+/** A number (KPI) needs a small cell: a quarter of the width, two rows. */
+export const KPI_CELL = { w: 3, h: 2 };
 
 /** An item id for `report` that the dashboard does not use yet (≤ 100 characters). */
 export function newItemId(def: DashboardDef, report: string): string {
@@ -27,7 +29,11 @@ export function newItemId(def: DashboardDef, report: string): string {
  * get the one the server gives them (full width, below the laid-out ones, in order) so the
  * dashboard looks as before with the new item at the bottom.
  */
-export function withReport(def: DashboardDef, report: string): DashboardDef {
+export function withReport(
+  def: DashboardDef,
+  report: string,
+  opts: { kpi?: boolean } = {},
+): DashboardDef {
   const id = newItemId(def, report);
   const layout = [...(def.layout ?? [])];
   let y = Math.max(0, ...layout.map((l) => l.y + l.h));
@@ -37,6 +43,7 @@ export function withReport(def: DashboardDef, report: string): DashboardDef {
     layout.push({ item: item.id, x: 0, y, w: GRID_COLUMNS, h: NEW_ITEM_ROWS });
     y += NEW_ITEM_ROWS;
   }
-  layout.push({ item: id, x: 0, y, w: GRID_COLUMNS, h: NEW_ITEM_ROWS });
+  const cell = opts.kpi ? KPI_CELL : { w: GRID_COLUMNS, h: NEW_ITEM_ROWS };
+  layout.push({ item: id, x: 0, y, ...cell });
   return { ...def, items: [...def.items, { id, report }], layout };
 }

@@ -19,6 +19,8 @@ export type Visualization = (typeof VISUALIZATIONS)[number][0];
 export interface Saved {
   ident: string;
   name: string;
+  /** A report showing one number: it gets a small cell on a dashboard. */
+  kpi?: boolean;
 }
 
 interface Created {
@@ -139,7 +141,7 @@ export function SaveReport(props: { project: string; aql: string; onSaved: (r: S
         name: name.trim(),
         def: { aql: props.aql, visualization: { type } },
       });
-      props.onSaved(o);
+      props.onSaved({ ...o, kpi: type === 'kpi' });
     });
   };
   return (
