@@ -4,10 +4,16 @@
 // load into an embedded project; a failing load (bad rows, a statement timeout, a killed
 // connection) leaves the previous table and rows as they were; a role without CREATE and a
 // table Ursa did not create are refused up front; a flow's output lands there the same way.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, waitFor } from './helpers/fixtures.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
+import { parseShellExamples } from './helpers/shell-examples.js';
 import { rawStorage } from './helpers/storage.js';
 import { bindWarehouse, startWarehouse, type TestWarehouse } from './helpers/warehouse.js';
 
@@ -131,6 +137,8 @@ beforeAll(async () => {
     CREATE TABLE dwh.crm (id int PRIMARY KEY, name text);
     INSERT INTO dwh.crm VALUES (1, 'kept');
     GRANT SELECT ON dwh.crm TO ${r};
+    CREATE SCHEMA analytics;
+    GRANT USAGE, CREATE ON SCHEMA analytics TO ${r};
     CREATE SCHEMA readonly;
     GRANT USAGE ON SCHEMA readonly TO ${r};
   `);
@@ -298,7 +306,7 @@ describe('a failing load leaves the previous table and rows untouched', () => {
   });
 
   /** Starts a full load while the table is locked; `act` gets the waiting backend's pid. */
-  async function whileLocked(act: (pid: number) => Promise<void>) {
+  async function whileLocked(act: (pid: number, job: string) => Promise<void>) {
     const locker = new pg.Client({
       host: w.db.socketDir,
       port: w.db.port,
@@ -320,7 +328,7 @@ describe('a failing load leaves the previous table and rows untouched', () => {
         );
         return a.rows[0]?.pid as number | undefined;
       }, 20_000);
-      await act(pid);
+      await act(pid, r.json.link[0].id as string);
       const job = await s.engine.jobs.waitFor(r.json.link[0].id, 30_000);
       await locker.query('ROLLBACK');
       return job;
@@ -352,6 +360,20 @@ describe('a failing load leaves the previous table and rows untouched', () => {
     expect((await rowsOf('dwh.orders')).length).toBe(4);
     expect((await load(wh, 'orders', '/in/delta.csv', 'incremental')).status).toBe('OK');
     await sameAnswers();
+  }, 60_000);
+
+  it('a cancelled load ends CANCELLED, rolled back, its connection not left in a transaction', async () => {
+    const job = await whileLocked(async (_pid, id) => {
+      const c = await s.api('POST', `/projects/${wh}/kodiak/scache/obj/${id}/cancel`);
+      expect(c.status, c.text).toBe(202);
+    });
+    expect(job.status).toBe('CANCELLED');
+    await untouched();
+    const open = await su.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = 'ursa-warehouse-load' AND state LIKE 'idle in transaction%'`,
+    );
+    expect(open.rows[0].n).toBe(0);
   }, 60_000);
 });
 
@@ -446,5 +468,45 @@ describe('a flow into a warehouse project', () => {
     const a = await values(wh, 'SELECT SUM([total]), SUM([orders])');
     expect(a).toBe(await values(emb, 'SELECT SUM([total]), SUM([orders])'));
     expect(a).toBe('230.75\t4');
+  });
+});
+
+describe('the example of docs/scaling.md', () => {
+  it('runs as written against a warehouse project bound to schema analytics', async () => {
+    const doc = fs.readFileSync(new URL('../docs/scaling.md', import.meta.url), 'utf8');
+    const block = parseShellExamples('docs/scaling.md', doc).find((b) =>
+      b.reason.includes('test/warehouse-load.test.ts'),
+    )!;
+    expect(block, 'the block this test runs').toBeDefined();
+    const p = await createProject(s, 'sales', 'Sales');
+    await bindWarehouse(s, p, w, 'analytics', 'cred.dwh');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-doc-'));
+    try {
+      // The project id a server gives "sales" has a suffix: the example's path names it.
+      const script = block.text.replaceAll('/projects/sales/', `/projects/${p}/`);
+      // Asynchronously: the server answering the script runs in this process.
+      const { stdout: out } = await promisify(execFile)(
+        'bash',
+        ['-euo', 'pipefail', '-c', script],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { ...process.env, URSA: s.url, TOKEN: await s.token(ADMIN) },
+          timeout: 30_000,
+        },
+      );
+      expect(out.trim().split('\n').at(-1)).toBe('US\t30.25');
+      expect(out).toContain('EU\t129.75\nUS\t30.25');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const types = await su.query(
+      `SELECT column_name, data_type FROM information_schema.columns
+        WHERE table_schema = 'analytics' AND table_name = 'orders' ORDER BY ordinal_position`,
+    );
+    expect(
+      types.rows.map((r: Record<string, string>) => `${r.column_name} ${r.data_type}`),
+    ).toEqual(['order_id bigint', 'region text', 'amount double precision']);
+    expect(await rowsOf('analytics.orders')).toHaveLength(3);
   });
 });

@@ -48,7 +48,7 @@ const TIMESTAMPTZ = 1184;
 const asText = (t: string) => t;
 // Sessions run with TimeZone UTC, so every instant ends in "+00": without it, it reads as the
 // UTC timestamp an embedded project answers for the same value.
-const utcWallTime = (t: string) => t.replace(/\+00$/, '');
+const utcWallTime = (t: string) => t.replace(/\+00( BC)?$/, '$1');
 const typeParser = (oid: number) =>
   oid === FLOAT4 || oid === FLOAT8
     ? Number

@@ -128,7 +128,11 @@ export class WarehouseLoads {
     }
     const schema = b.schema;
     const server = set.writer;
-    const dir = path.join(this.deps.scratchDir(projectId), ctx.job.id);
+    const root = this.deps.scratchDir(projectId);
+    const dir = path.join(root, ctx.job.id);
+    // This runs as the project's only writer: any other folder is a dead load's leftovers.
+    for (const name of await fs.readdir(root).catch(() => [] as string[]))
+      await fs.rm(path.join(root, name), { recursive: true, force: true }).catch(() => undefined);
     await fs.mkdir(dir, { recursive: true });
     const duck = await DuckDBInstance.create(':memory:', {
       threads: '2',
