@@ -469,6 +469,26 @@ describe('a flow into a warehouse project', () => {
     expect(a).toBe(await values(emb, 'SELECT SUM([total]), SUM([orders])'));
     expect(a).toBe('230.75\t4');
   });
+
+  it('a flow whose output would replace a table Ursa did not create is refused when started (409)', async () => {
+    const def = {
+      boxes: [
+        { id: 'src', type: 'input.storage', path: '/in/orders.csv' },
+        { id: 'out', type: 'output.dataset', dataset: 'crm', mode: 'full' },
+      ],
+      edges: [{ from: 'src', to: 'out' }],
+    };
+    const saved = await s.api('POST', `/projects/${wh}/pmd/obj`, {
+      body: { ident: 'flow.crm', type: 'flow', name: 'Into crm', def },
+    });
+    expect(saved.status, saved.text).toBe(201);
+    const r = await s.api('POST', `/projects/${wh}/kodiak/transform/execute`, {
+      body: { type: 'flow', id: 'flow.crm' },
+    });
+    expect(r.status).toBe(409);
+    expect(r.json.message).toContain('dwh.crm exists and was not created by Ursa');
+    expect(await rowsOf('dwh.crm')).toEqual([[1, 'kept']]);
+  });
 });
 
 describe('the example of docs/scaling.md', () => {

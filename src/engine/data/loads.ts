@@ -152,6 +152,15 @@ export class Loads {
     await this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
   }
 
+  /**
+   * In a warehouse project, whether `targets` may be written there (the role may create
+   * tables, each table is Ursa's): a flow run is refused when it is started (400, 409).
+   */
+  async checkTargets(projectId: string, targets: LoadTarget[]): Promise<void> {
+    if (targets.length && this.warehouse && (await this.warehouse.bound(projectId)))
+      await this.warehouse.check(projectId, targets);
+  }
+
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
   async start(a: ProjectActor, body: unknown): Promise<Job> {
     requireLevel(a, 'mdadmin');
@@ -202,8 +211,7 @@ export class Loads {
     }
     await this.checkModel(a, planned);
     // Into a warehouse: the role's rights and the tables' owners are checked now too.
-    if (this.warehouse && (await this.warehouse.bound(a.projectId)))
-      await this.warehouse.check(a.projectId, planned);
+    await this.checkTargets(a.projectId, planned);
     return this.jobs.submit(a, 'transform', {
       type: 'cluster',
       clusters: planned as unknown as Record<string, unknown>[],
@@ -555,12 +563,18 @@ export class Loads {
   }
 }
 
+/** A dataset a load writes, and how. */
+export interface LoadTarget {
+  name: string;
+  mode: 'full' | 'incremental';
+}
+
 /** What writes loads of a warehouse project into its database (warehouse/load.ts). */
 export interface WarehouseWriter {
   /** Whether the project is bound to a warehouse. */
   bound(projectId: string): Promise<boolean>;
   /** The request's checks (the role's rights, the tables' owners): 400 or 409 now. */
-  check(projectId: string, plan: PlannedCluster[]): Promise<void>;
+  check(projectId: string, plan: LoadTarget[]): Promise<void>;
   write(ctx: JobContext, plan: ClusterLoad[], steps: WarehouseLoadSteps): Promise<LoadResult>;
 }
 

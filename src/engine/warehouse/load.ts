@@ -16,7 +16,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { lit } from '../data/databases.js';
 import type { Datasets } from '../data/datasets.js';
 import { stagingTable } from '../data/load-sql.js';
-import type { ClusterLoad, LoadResult, PlannedCluster } from '../data/loads.js';
+import type { ClusterLoad, LoadResult, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, invalid } from '../errors.js';
 import { JobFailure, type JobContext } from '../jobs/jobs.js';
 import { WarehouseError, type Server } from './connection.js';
@@ -81,7 +81,7 @@ export class WarehouseLoads {
    * schema (400 naming the privilege), and each dataset's table is absent or one Ursa created
    * for it (409); an incremental load needs the table a full load made.
    */
-  async check(projectId: string, plan: PlannedCluster[]): Promise<void> {
+  async check(projectId: string, plan: LoadTarget[]): Promise<void> {
     const { b, set } = await this.deps.warehouse.servers(projectId);
     const server = set.primary;
     try {
@@ -170,6 +170,7 @@ export class WarehouseLoads {
       ctx.signal.throwIfAborted();
 
       client = await server.session();
+      ctx.signal.throwIfAborted();
       const session = client;
       const run = async (sql: string, params: unknown[] = []): Promise<unknown[][]> => {
         try {
@@ -285,7 +286,7 @@ function existingOf(row: unknown[], projectId: string, dataset: string): Existin
 function tableProblem(
   projectId: string,
   schema: string,
-  cl: PlannedCluster,
+  cl: LoadTarget,
   existing: Existing | null,
 ): string | null {
   const name = `${schema}.${tableOf(cl.name)}`;
