@@ -154,7 +154,8 @@ beforeAll(async () => {
   s = await startTestServer({
     URSA_DEFAULT_PLAN: 'enterprise',
     URSA_CONNECTOR_ALLOW_HOSTS: '127.0.0.1',
-    URSA_WAREHOUSE_CACHE_SECONDS: '0',
+    // Answers are cached: a load's data version bump is what makes the next query see its rows.
+    URSA_WAREHOUSE_CACHE_SECONDS: '600',
     // Short, so a load waiting on a lock ends within the test (loads here take milliseconds).
     URSA_WAREHOUSE_LOAD_TIMEOUT_SECONDS: '4',
   });
