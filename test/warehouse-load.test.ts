@@ -419,6 +419,15 @@ describe('what a load may not do', () => {
     );
   });
 
+  it('a data package is refused in a warehouse project (400), not half-loaded', async () => {
+    const r = await s.api('POST', `/projects/${wh}/package/obj`, {
+      body: { package: 'countries' },
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.message).toContain('this is a warehouse project');
+    expect(await tablesOf('dwh')).toEqual(['crm', 'orders']);
+  });
+
   it('an incremental load needs a full load into the warehouse first', async () => {
     const r = await startLoad(wh, 'fresh', '/in/delta.csv', 'incremental');
     expect(r.status).toBe(400);

@@ -152,6 +152,11 @@ export class Loads {
     await this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
   }
 
+  /** Whether the project's loads go to its warehouse. */
+  async intoWarehouse(projectId: string): Promise<boolean> {
+    return (await this.warehouse?.bound(projectId)) ?? false;
+  }
+
   /**
    * In a warehouse project, whether `targets` may be written there (the role may create
    * tables, each table is Ursa's): a flow run is refused when it is started (400, 409).
