@@ -231,6 +231,10 @@ describe('a file loaded into a warehouse project', () => {
     expect(await objects(wh)).toEqual(await objects(emb));
     await sameAnswers();
     expect(await values(wh, 'SELECT [Region], SUM([Amount])')).toBe('EU\t120.5\nUS\t110.25');
+    // Attribute values read the table by its column ids too.
+    const v = await s.api('GET', `/projects/${wh}/pmd/obj/attr.orders.region/values`);
+    expect(v.status, v.text).toBe(200);
+    expect(JSON.stringify(v.json)).toContain('"US"');
   });
 
   it('an incremental load replaces rows by key and adds new ones, as on the embedded engine', async () => {
