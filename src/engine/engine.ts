@@ -36,6 +36,7 @@ import { createMailer, type Mailer } from './mail/mailer.js';
 import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
 import { Aql } from './aql/service.js';
+import { WarehouseLoads } from './warehouse/load.js';
 import { TableMapping } from './warehouse/mapping.js';
 import { Warehouse } from './warehouse/warehouse.js';
 import { filterRefs, migrateSavedAql, shownFilter } from './aql/saved-refs.js';
@@ -215,6 +216,7 @@ export class Engine {
       datasetSources: (p) => this.datasets.rows(p),
       settings: {
         timeoutMs: config.warehouse.timeoutMs,
+        loadTimeoutMs: config.warehouse.loadTimeoutMs,
         pool: config.warehouse.pool,
         net: { allowHosts: config.flows.allowHosts },
       },
@@ -230,6 +232,13 @@ export class Engine {
         model: this.model,
         activity: this.activity,
         jobs: this.jobs,
+      }),
+    );
+    this.loads.setWarehouseWriter(
+      new WarehouseLoads({
+        warehouse: this.warehouse,
+        datasets: this.datasets,
+        scratchDir: (p) => path.join(this.projects.dir(p), 'warehouse-loads'),
       }),
     );
     this.aql = new Aql(

@@ -1,6 +1,7 @@
 // Data loads: `transform/execute` with type "cluster" starts one job that loads every named
 // cluster from project storage into new dataset versions, all or nothing: they are published
-// together, so a failed or cancelled load leaves the previous data intact (databases.ts).
+// together, so a failed or cancelled load leaves the previous data intact (databases.ts). In a
+// warehouse project the same staged rows go to its PostgreSQL instead (warehouse/load.ts).
 import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import { titleKey } from '../model/defs.js';
 import type { ModelStore } from '../model/store.js';
 import type { Storage } from '../storage/storage.js';
 import type { RowFilterGuard } from '../users/row-filter-guard.js';
+import type { WarehouseLoadSteps } from '../warehouse/load.js';
 import { parseInput } from '../validate.js';
 import type { ProjectDatabases } from './databases.js';
 import type { Datasets } from './datasets.js';
@@ -114,6 +116,13 @@ export class Loads {
     this.tableMapper = mapper;
   }
 
+  /** Writes loads of warehouse projects into their database. */
+  private warehouse: WarehouseWriter | null = null;
+
+  setWarehouseWriter(writer: WarehouseWriter): void {
+    this.warehouse = writer;
+  }
+
   /** A load that changes what a member's row-level filter selects needs a User Admin. */
   setRowFilterGuard(guard: RowFilterGuard | null): void {
     this.rowFilterGuard = guard;
@@ -143,6 +152,20 @@ export class Loads {
     await this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
   }
 
+  /** Whether the project's loads go to its warehouse. */
+  async intoWarehouse(projectId: string): Promise<boolean> {
+    return (await this.warehouse?.bound(projectId)) ?? false;
+  }
+
+  /**
+   * In a warehouse project, whether `targets` may be written there (the role may create
+   * tables, each table is Ursa's): a flow run is refused when it is started (400, 409).
+   */
+  async checkTargets(projectId: string, targets: LoadTarget[]): Promise<void> {
+    if (targets.length && this.warehouse && (await this.warehouse.bound(projectId)))
+      await this.warehouse.check(projectId, targets);
+  }
+
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
   async start(a: ProjectActor, body: unknown): Promise<Job> {
     requireLevel(a, 'mdadmin');
@@ -157,11 +180,6 @@ export class Loads {
         });
       return this.tableMapper.start(a, input.clusters);
     }
-    if (this.tableMapper && (await this.tableMapper.bound(a.projectId)))
-      throw invalid(
-        'this is a warehouse project: map its tables with source_type "table"; loading files into the warehouse is not available yet',
-        { field: 'clusters' },
-      );
     const planned: PlannedCluster[] = [];
     // Titles of the clusters planned so far: guessed labels of the next ones avoid them.
     const taken = new Set<string>();
@@ -197,6 +215,8 @@ export class Loads {
       for (const col of cl.prescription.columns) mine.add(titleKey(col.label || col.id));
     }
     await this.checkModel(a, planned);
+    // Into a warehouse: the role's rights and the tables' owners are checked now too.
+    await this.checkTargets(a.projectId, planned);
     return this.jobs.submit(a, 'transform', {
       type: 'cluster',
       clusters: planned as unknown as Record<string, unknown>[],
@@ -269,6 +289,8 @@ export class Loads {
     beforeCommit?: () => Promise<void>,
   ): Promise<LoadResult> {
     const { projectId } = ctx.job;
+    if (this.warehouse && (await this.warehouse.bound(projectId)))
+      return this.loadIntoWarehouse(ctx, user, plan, this.warehouse, beforeCommit);
     const targets = plan.map((cl) => ({ name: cl.name, mode: cl.mode }));
     return this.dbs.write(projectId, targets, ctx.signal, async (w, c) => {
       const stop = () => c.interrupt();
@@ -301,6 +323,47 @@ export class Loads {
         return this.recordLoaded(projectId, user, ctx.job.id, plan, counts, totals);
       });
     });
+  }
+
+  /**
+   * loadClusters for a warehouse project, as the project's only writer: the rows are staged
+   * and checked here as for an embedded load, `writer` writes them in one transaction of the
+   * warehouse, and the records are committed with it.
+   */
+  private loadIntoWarehouse(
+    ctx: JobContext,
+    user: string,
+    plan: ClusterLoad[],
+    writer: WarehouseWriter,
+    beforeCommit?: () => Promise<void>,
+  ): Promise<LoadResult> {
+    const { projectId } = ctx.job;
+    return this.dbs.locks.with(projectId, ctx.signal, (confirm) =>
+      writer.write(ctx, plan, {
+        stage: (c, cl) => this.stageChecked(c, ctx, cl),
+        beforeCommit: async (totals) => {
+          await this.checkRowLimit(projectId, totals);
+          await this.checkAs(projectId, user, plan);
+          ctx.signal.throwIfAborted();
+          await beforeCommit?.();
+          await confirm();
+        },
+        record: (loaded, totals, sources, commit) =>
+          tx(this.db, async () => {
+            const r = await this.recordLoaded(
+              projectId,
+              user,
+              ctx.job.id,
+              plan,
+              loaded,
+              totals,
+              sources,
+            );
+            await commit();
+            return r;
+          }),
+      }),
+    );
   }
 
   /**
@@ -354,7 +417,18 @@ export class Loads {
 
   /** Stages one cluster, checks its keys, and swaps or upserts it; returns the rows staged. */
   private async loadOne(c: DuckDBConnection, ctx: JobContext, cl: ClusterLoad): Promise<number> {
+    const rows = await this.stageChecked(c, ctx, cl);
     const p = cl.prescription;
+    for (const sql of cl.mode === 'incremental' ? upsertSql(p) : replaceSql(p)) await c.run(sql);
+    return rows;
+  }
+
+  /** Stages one cluster (its staging table) and checks its keys; returns the rows staged. */
+  private async stageChecked(
+    c: DuckDBConnection,
+    ctx: JobContext,
+    cl: ClusterLoad,
+  ): Promise<number> {
     await cl.stage(c);
     ctx.signal.throwIfAborted();
     const rows = Number(
@@ -362,9 +436,8 @@ export class Loads {
         await c.runAndReadAll(`SELECT count(*) AS n FROM ${stagingTable(cl.name)}`)
       ).getRowObjectsJson()[0]!.n,
     );
-    if (p.primarykey) await this.checkKeys(c, cl);
+    if (cl.prescription.primarykey) await this.checkKeys(c, cl);
     ctx.progress({ cluster: cl.name, rowsLoaded: rows, percentage: 100 });
-    for (const sql of cl.mode === 'incremental' ? upsertSql(p) : replaceSql(p)) await c.run(sql);
     return rows;
   }
 
@@ -431,20 +504,29 @@ export class Loads {
     plan: ClusterLoad[],
     loaded: Record<string, number>,
     totals: Record<string, number>,
+    /** What each dataset records as its source when not its file (a warehouse's table). */
+    sources: Record<string, string> = {},
   ): Promise<LoadResult> {
     let dataVersion = 0;
     // Prescriptions before this load: a column whose label did not change keeps its title.
     const before = new Map<string, Prescription | null>();
-    for (const cl of plan)
-      before.set(cl.name, await this.datasets.prescriptionOf(projectId, cl.name));
+    let moved = false;
+    for (const cl of plan) {
+      const row = await this.datasets.get(projectId, cl.name);
+      before.set(cl.name, (row?.prescription as Prescription | undefined) ?? null);
+      moved ||= cl.name in sources && row?.source !== sources[cl.name];
+    }
     await tx(this.db, async () => {
       dataVersion = await this.model.bumpDataVersion(projectId);
+      // A warehouse dataset now read from another table: queries compiled for the old one
+      // (keyed by the model version) are stale.
+      if (moved) await this.model.bumpModelVersion(projectId);
       for (const cl of plan) {
         await this.datasets.record(
           projectId,
           cl.prescription,
           totals[cl.name]!,
-          cl.source,
+          sources[cl.name] ?? cl.source,
           user,
           dataVersion,
         );
@@ -484,6 +566,21 @@ export class Loads {
       };
     return { clusters, dataVersion };
   }
+}
+
+/** A dataset a load writes, and how. */
+export interface LoadTarget {
+  name: string;
+  mode: 'full' | 'incremental';
+}
+
+/** What writes loads of a warehouse project into its database (warehouse/load.ts). */
+export interface WarehouseWriter {
+  /** Whether the project is bound to a warehouse. */
+  bound(projectId: string): Promise<boolean>;
+  /** The request's checks (the role's rights, the tables' owners): 400 or 409 now. */
+  check(projectId: string, plan: LoadTarget[]): Promise<void>;
+  write(ctx: JobContext, plan: ClusterLoad[], steps: WarehouseLoadSteps): Promise<LoadResult>;
 }
 
 /** What maps warehouse tables (warehouse/mapping.ts). */

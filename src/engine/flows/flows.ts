@@ -11,7 +11,7 @@ import type { ActivityLog } from '../activity/activity.js';
 import { type Db, first } from '../db/index.js';
 import { flowLocks, jobs as jobsTable } from '../db/tables.js';
 import type { Datasets } from '../data/datasets.js';
-import type { Loads } from '../data/loads.js';
+import type { Loads, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import {
@@ -108,13 +108,19 @@ export class Flows {
     const row = await this.flowRow(a, flow);
     // Checked again now: a credentials object may have gone since the flow was saved.
     const graph = await this.graphOf(a, row);
-    // The datasets it loads, as a file load would be refused (403); checked again at commit.
+    // The datasets it loads, as a file load would be refused (403; in a warehouse project
+    // 400 or 409 for the tables); checked again at commit.
+    const outputs: LoadTarget[] = [...graph.boxes.values()]
+      .filter((b) => b.type === 'output.dataset')
+      .map((b) => ({
+        name: String(b.dataset),
+        mode: b.mode === 'incremental' ? 'incremental' : 'full',
+      }));
     await this.deps.loads.checkOwnRows(
       a,
-      [...graph.boxes.values()].flatMap((b) =>
-        b.type === 'output.dataset' ? [String(b.dataset)] : [],
-      ),
+      outputs.map((o) => o.name),
     );
+    await this.deps.loads.checkTargets(a.projectId, outputs);
     const { db, jobs } = this.deps;
     const since = nowIso();
     const claimed = (

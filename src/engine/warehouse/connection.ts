@@ -2,7 +2,9 @@
 // each replica) and credentials, to the address the connector network guard allowed (no
 // second DNS lookup). Query connections are read-only (default_transaction_read_only) with a
 // statement timeout; values come back as PostgreSQL's text except floating point numbers
-// (JavaScript numbers, printed as DuckDB's are) and booleans. Messages never hold the secret.
+// (JavaScript numbers, printed as DuckDB's are), booleans, and instants (UTC wall time, as
+// DuckDB prints the UTC timestamps of loaded datetimes). The loading connection (the primary,
+// writable) has a longer timeout of its own. Messages never hold the secret.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { boxErrorDetail } from '../flows/errors.js';
@@ -14,6 +16,8 @@ import type { Credentials, NetPolicy } from '../flows/connectors/types.js';
 export interface ConnectionSettings {
   /** A statement's time limit (URSA_WAREHOUSE_TIMEOUT_SECONDS). */
   timeoutMs: number;
+  /** A load's statement time limit (URSA_WAREHOUSE_LOAD_TIMEOUT_SECONDS). */
+  loadTimeoutMs: number;
   /** Connections per server (URSA_WAREHOUSE_POOL). */
   pool: number;
   net: NetPolicy;
@@ -40,9 +44,19 @@ export interface QueryAnswer {
 const FLOAT4 = 700;
 const FLOAT8 = 701;
 const BOOL = 16;
+const TIMESTAMPTZ = 1184;
 const asText = (t: string) => t;
+// Sessions run with TimeZone UTC, so every instant ends in "+00": without it, it reads as the
+// UTC timestamp an embedded project answers for the same value.
+const utcWallTime = (t: string) => t.replace(/\+00( BC)?$/, '$1');
 const typeParser = (oid: number) =>
-  oid === FLOAT4 || oid === FLOAT8 ? Number : oid === BOOL ? (t: string) => t === 't' : asText;
+  oid === FLOAT4 || oid === FLOAT8
+    ? Number
+    : oid === BOOL
+      ? (t: string) => t === 't'
+      : oid === TIMESTAMPTZ
+        ? utcWallTime
+        : asText;
 
 const DEFAULT_PORT = 5432;
 
@@ -95,8 +109,9 @@ export class Server {
     } catch (err) {
       throw new WarehouseError(this.clean(boxErrorDetail(err)), 'connect');
     }
+    const timeout = this.readOnly ? this.settings.timeoutMs : this.settings.loadTimeoutMs;
     const opts = [
-      `-c statement_timeout=${Math.max(1, Math.floor(this.settings.timeoutMs))}`,
+      `-c statement_timeout=${Math.max(1, Math.floor(timeout))}`,
       '-c TimeZone=UTC',
       '-c DateStyle=ISO,YMD',
       '-c IntervalStyle=postgres',
@@ -122,6 +137,31 @@ export class Server {
     pool.on('error', () => {});
     this.pool = pool;
     return pool;
+  }
+
+  /**
+   * A connection of its own, for a transaction (a load). The caller releases it, with `true`
+   * when it may be broken (a failed or cancelled statement, a lost server): it is not reused.
+   */
+  async session(): Promise<pg.PoolClient> {
+    const pool = await this.open();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw this.describe(err, 'connect');
+    }
+    if (!quiet.has(client)) {
+      quiet.add(client);
+      client.on('error', () => {});
+    }
+    return client;
+  }
+
+  /** Asks PostgreSQL to cancel what `client` (of this server) runs now. */
+  cancel(client: pg.PoolClient): Promise<void> {
+    const address = (client as unknown as { host: string }).host;
+    return cancelBackend(client as unknown as pg.Client, address, this.port);
   }
 
   /**
@@ -168,7 +208,7 @@ export class Server {
   }
 
   /** PostgreSQL's reason, with its detail and hint, without the secret. */
-  private describe(err: unknown, phase: 'connect' | 'query'): WarehouseError {
+  describe(err: unknown, phase: 'connect' | 'query'): WarehouseError {
     const e = err as Partial<pg.DatabaseError> & { message?: string; code?: string };
     const sqlState = err instanceof pg.DatabaseError ? (e.code ?? '') : '';
     const login = sqlState.startsWith('28') || sqlState === '3D000' || sqlState.startsWith('08');

@@ -24,15 +24,30 @@ export type { WarehouseBinding };
 
 /** A dataset mapped from a warehouse table records this source: `table:<schema>.<table>`. */
 export const TABLE_SOURCE = 'table:';
+/**
+ * A dataset loaded into the warehouse (a file, a flow output) records `loaded:<schema>.<table>`:
+ * a table Ursa created, whose columns are named by the prescription's column ids.
+ */
+export const LOADED_SOURCE = 'loaded:';
 
 export const tableSource = (schema: string, table: string) => `${TABLE_SOURCE}${schema}.${table}`;
+export const loadedSource = (schema: string, table: string) => `${LOADED_SOURCE}${schema}.${table}`;
 
-/** `schema.table` of a mapped dataset's source, split at the first dot. */
-export function sourceTable(source: string | null): { schema: string; table: string } | null {
-  if (!source?.startsWith(TABLE_SOURCE)) return null;
-  const rest = source.slice(TABLE_SOURCE.length);
+/** `schema.table` of a mapped or loaded dataset's source, split at the first dot. */
+export function sourceTable(
+  source: string | null,
+): { schema: string; table: string; loaded: boolean } | null {
+  const prefix = [TABLE_SOURCE, LOADED_SOURCE].find((x) => source?.startsWith(x));
+  if (!source || !prefix) return null;
+  const rest = source.slice(prefix.length);
   const dot = rest.indexOf('.');
-  return dot < 0 ? null : { schema: rest.slice(0, dot), table: rest.slice(dot + 1) };
+  return dot < 0
+    ? null
+    : {
+        schema: rest.slice(0, dot),
+        table: rest.slice(dot + 1),
+        loaded: prefix === LOADED_SOURCE,
+      };
 }
 
 export interface WarehouseDeps {
@@ -150,7 +165,7 @@ export class Warehouse {
   }
 
   /** The bound project's servers; 400 when it is not a warehouse project. */
-  private async servers(projectId: string): Promise<{ b: WarehouseBinding; set: ServerSet }> {
+  async servers(projectId: string): Promise<{ b: WarehouseBinding; set: ServerSet }> {
     const b = await this.binding(projectId);
     if (!b)
       throw invalid(
@@ -180,7 +195,10 @@ export class Warehouse {
       if (t) tables.set(d.name, relationSql(t.schema, t.table));
       const cols = (d.prescription as { columns?: { id: string; originalheader: string }[] })
         .columns;
-      columns.set(d.name, new Map((cols ?? []).map((c) => [c.id, c.originalheader || c.id])));
+      // A mapped table's column is named as in the table; a loaded one's by its id.
+      const name = (c: { id: string; originalheader: string }) =>
+        t?.loaded ? c.id : c.originalheader || c.id;
+      columns.set(d.name, new Map((cols ?? []).map((c) => [c.id, name(c)])));
     }
     const relations: Relations = {
       table: (dataset) => tables.get(dataset) ?? quoteIdent(dataset),

@@ -1,0 +1,143 @@
+// PostgreSQL statements of a load into a warehouse project (load.ts). Identifiers are the bound
+// schema, a dataset's table (its validated name) and column ids, each quoted by the dialect;
+// values are bound parameters, except the table comment (COMMENT takes no parameter), which
+// is a literal of checked characters.
+import { POSTGRES } from '../aql/dialect/postgres.js';
+import { invalid } from '../errors.js';
+import type { DataType, Prescription } from '../data/prescription.js';
+import { randomId } from '../ids.js';
+
+const q = (name: string) => POSTGRES.quote(name);
+
+/** PostgreSQL's type for each prescription type: the values an embedded load keeps. */
+export const PG_TYPES: Record<DataType, string> = {
+  string: 'text',
+  integer: 'bigint',
+  number: 'double precision',
+  date: 'date',
+  // An instant (loads read datetimes as UTC), printed as UTC wall time (connection.ts).
+  datetime: 'timestamptz',
+  boolean: 'boolean',
+};
+
+/** Names PostgreSQL keeps whole: at most 63 bytes, and ours are plain lowercase words. */
+const TABLE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** The table a dataset is loaded into: its own name, in the bound schema. */
+export function tableOf(dataset: string): string {
+  if (!TABLE_NAME.test(dataset))
+    throw invalid(`dataset name "${dataset}" cannot name a warehouse table`, { dataset });
+  return dataset;
+}
+
+/** A table a load fills before it replaces (or is merged into) the dataset's table. */
+export const stagingName = () => `ursa_load_${randomId(12)}`;
+
+export const relation = (schema: string, table: string) => `${q(schema)}.${q(table)}`;
+
+const columnList = (p: Prescription) => p.columns.map((c) => q(c.id)).join(', ');
+
+export function createTableSql(schema: string, table: string, p: Prescription): string {
+  const cols = p.columns.map((c) => `${q(c.id)} ${PG_TYPES[c.dataType]}`);
+  return `CREATE TABLE ${relation(schema, table)} (${cols.join(', ')})`;
+}
+
+/** COPY of the CSV DuckDB writes: NULL unquoted and empty, an empty string quoted. */
+export function copySql(schema: string, table: string, p: Prescription): string {
+  return `COPY ${relation(schema, table)} (${columnList(p)}) FROM STDIN (FORMAT csv)`;
+}
+
+export function primaryKeySql(schema: string, table: string, p: Prescription): string | null {
+  return p.primarykey
+    ? `ALTER TABLE ${relation(schema, table)} ADD PRIMARY KEY (${q(p.primarykey)})`
+    : null;
+}
+
+/** Full load: the filled table takes the dataset table's place. */
+export function replaceSql(
+  schema: string,
+  staged: string,
+  table: string,
+  existed: boolean,
+): string[] {
+  return [
+    ...(existed ? [`DROP TABLE ${relation(schema, table)}`] : []),
+    `ALTER TABLE ${relation(schema, staged)} RENAME TO ${q(table)}`,
+  ];
+}
+
+/** Incremental load: rows with a staged key are replaced, new keys added (as embedded loads). */
+export function upsertSql(
+  schema: string,
+  staged: string,
+  table: string,
+  p: Prescription,
+): string[] {
+  const pk = q(p.primarykey);
+  const t = relation(schema, table);
+  const s = relation(schema, staged);
+  const cols = columnList(p);
+  return [
+    `DELETE FROM ${t} USING ${s} WHERE ${t}.${pk} = ${s}.${pk}`,
+    `INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${s}`,
+    `DROP TABLE ${s}`,
+  ];
+}
+
+/** What the comment of a table Ursa created holds: only such a table is ever replaced. */
+export const marker = (projectId: string, dataset: string) => `[ursa:${projectId}/${dataset}]`;
+
+const COMMENT_TEXT = /^[\w .,:/()[\]"-]+$/;
+
+export function commentSql(
+  schema: string,
+  table: string,
+  projectId: string,
+  dataset: string,
+): string {
+  const text = `Ursa dataset "${dataset}" of project "${projectId}": each full load replaces this table ${marker(projectId, dataset)}`;
+  // Project ids and dataset names are plain words; checked anyway, as this is a literal.
+  if (!COMMENT_TEXT.test(text)) throw new Error(`unexpected characters in a table comment`);
+  return `COMMENT ON TABLE ${relation(schema, table)} IS '${text.replace(/'/g, "''")}'`;
+}
+
+/** The relation of that name in the schema, if any: its kind and comment. */
+export const RELATION_SQL = `SELECT c.relkind::text, coalesce(obj_description(c.oid, 'pg_class'), '')
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+ WHERE n.nspname = $1::text AND c.relname = $2::text`;
+
+/** Whether the schema exists, and whether the role may use it and create tables in it. */
+export const PRIVILEGES_SQL = `SELECT n.nspname IS NOT NULL,
+       coalesce(has_schema_privilege(n.oid, 'USAGE'), false),
+       coalesce(has_schema_privilege(n.oid, 'CREATE'), false),
+       current_user::text
+  FROM (SELECT 1) one LEFT JOIN pg_namespace n ON n.nspname = $1::text`;
+
+/** The grants a replaced table had, to give its successor (GRANT takes no parameters). */
+export const GRANTS_SQL = `SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+       a.privilege_type, a.is_grantable
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace,
+       aclexplode(c.relacl) a LEFT JOIN pg_roles r ON r.oid = a.grantee
+ WHERE n.nspname = $1::text AND c.relname = $2::text AND a.grantee <> c.relowner`;
+
+const PRIVILEGES = new Set([
+  'SELECT',
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'TRUNCATE',
+  'REFERENCES',
+  'TRIGGER',
+]);
+
+/** GRANT of one privilege PostgreSQL listed (grantee already quoted by quote_ident). */
+export function grantSql(
+  schema: string,
+  table: string,
+  grantee: string,
+  privilege: string,
+  grantable: boolean,
+): string | null {
+  if (!PRIVILEGES.has(privilege)) return null;
+  return `GRANT ${privilege} ON ${relation(schema, table)} TO ${grantee}${grantable ? ' WITH GRANT OPTION' : ''}`;
+}
