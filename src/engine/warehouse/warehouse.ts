@@ -3,7 +3,7 @@
 // when saved; its tables and views are mapped as datasets (model objects only, nothing is
 // copied); AQL compiles for PostgreSQL (aql/dialect) and runs there on read-only connections.
 import { eq } from 'drizzle-orm';
-import type { ProjectActor } from '../access/actor.js';
+import { requireLevel, type ProjectActor } from '../access/actor.js';
 import { POSTGRES } from '../aql/dialect/postgres.js';
 import type { Relations, SqlTarget } from '../aql/dialect/dialect.js';
 import { formatCell } from '../aql/format.js';
@@ -12,7 +12,14 @@ import { projects, type WarehouseBinding } from '../db/tables.js';
 import { invalid, notFound } from '../errors.js';
 import type { Credentials } from '../flows/connectors/types.js';
 import type { ModelScope } from '../model/scope.js';
-import { guessTable, listTables, relationSql, quoteIdent, type TableGuess } from './catalog.js';
+import {
+  guessTable,
+  listTables,
+  relationSql,
+  quoteIdent,
+  type TableGuess,
+  type WarehouseTable,
+} from './catalog.js';
 import {
   credentialsKey,
   ServerSet,
@@ -201,10 +208,29 @@ export class Warehouse {
     return r.rows.map((row) => row.map(formatCell));
   }
 
-  /** The tables and views of the bound schema. */
-  async tables(a: ProjectActor) {
+  /**
+   * The tables and views of the bound schema (MD Admin: the catalog is what mapping reads),
+   * each with the dataset it is mapped as, or null.
+   */
+  async tables(a: ProjectActor): Promise<(WarehouseTable & { mapped: string | null })[]> {
+    requireLevel(a, 'mdadmin');
     const { b, set } = await this.servers(a.projectId);
-    return listTables(set.primary, b.schema);
+    const mapped = new Map<string, string>();
+    for (const d of await this.deps.datasetSources(a.projectId)) {
+      const t = sourceTable(d.source);
+      if (t) mapped.set(`${t.schema}.${t.table}`, d.name);
+    }
+    return (await listTables(set.primary, b.schema)).map((t) => ({
+      ...t,
+      mapped: mapped.get(t.ident) ?? null,
+    }));
+  }
+
+  /** `schema.table` of a table named with or without its schema (the bound one). */
+  async qualify(projectId: string, ident: string): Promise<string> {
+    if (ident.includes('.')) return ident;
+    const b = await this.binding(projectId);
+    return b ? `${b.schema}.${ident}` : ident;
   }
 
   /** The structure guess of `schema.table` (the bound schema only); 404 when there is none. */
@@ -213,6 +239,7 @@ export class Warehouse {
     ident: string,
     mapped: ReadonlyMap<string, string> = new Map(),
   ): Promise<TableGuess> {
+    requireLevel(a, 'mdadmin');
     const { b, set } = await this.servers(a.projectId);
     const dot = ident.indexOf('.');
     const [schema, table] =
