@@ -212,7 +212,12 @@ describe('mapping tables and views', () => {
     const ref = (await s.engine.model.get(p, 'attr.orders.customer_id'))!.def;
     expect(ref).toMatchObject({ reference: { dataset: 'customers' } });
     const status = await s.api('GET', `/projects/${p}/kodiak/dataload`);
-    expect(status.json.warehouse).toEqual({ schema: 'shop', resultsExpireSeconds: 0 });
+    expect(status.json.warehouse).toMatchObject({
+      schema: 'shop',
+      resultsExpireSeconds: 0,
+      rowsExactUpTo: 100_000,
+    });
+    expect(status.json.warehouse.note).toContain('a cached answer is served for at most 0 s');
     const tables = await w.exec(
       `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
     );

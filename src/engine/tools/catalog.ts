@@ -151,7 +151,7 @@ export const TOOLS = {
   create_project: {
     title: 'Create a project',
     description:
-      'Create a project (organization administrators; you become its Admin). With warehouse { host, port?, database, user, password, schema }, it is bound to that PostgreSQL schema: the login and schema are checked first, the password is stored encrypted, and AQL then runs in PostgreSQL on the tables you map (list_warehouse_tables, map_tables); nothing is copied. A refused binding creates nothing and says what failed.',
+      'Create a project (organization administrators; you become its Admin). With warehouse { host, port?, database, user, password, schema } it is bound to that PostgreSQL schema (login and schema checked first, password stored encrypted): AQL runs in PostgreSQL on the tables you map with map_tables, nothing is copied. A refused binding creates nothing and says why.',
     doors: ['mcp'],
     readOnly: false,
   },

@@ -9,7 +9,7 @@ import type { Relations, SqlTarget } from '../aql/dialect/dialect.js';
 import { formatCell } from '../aql/format.js';
 import { type Db, first } from '../db/index.js';
 import { projects, type WarehouseBinding } from '../db/tables.js';
-import { invalid, notFound } from '../errors.js';
+import { EngineError, invalid, notFound } from '../errors.js';
 import type { Credentials } from '../flows/connectors/types.js';
 import type { ModelScope } from '../model/scope.js';
 import {
@@ -26,6 +26,7 @@ import {
   WarehouseError,
   type ConnectionSettings,
 } from './connection.js';
+import { countRows, EXACT_UP_TO } from './row-counts.js';
 
 export type { WarehouseBinding };
 
@@ -144,11 +145,21 @@ export class Warehouse {
    * What kodiak/dataload says of a warehouse project: its data is read in place, so cached
    * answers expire after `resultsExpireSeconds`; null for an embedded project.
    */
-  async status(
-    projectId: string,
-  ): Promise<{ schema: string; resultsExpireSeconds: number } | null> {
+  async status(projectId: string): Promise<{
+    schema: string;
+    resultsExpireSeconds: number;
+    rowsExactUpTo: number;
+    note: string;
+  } | null> {
     const b = await this.binding(projectId);
-    return b ? { schema: b.schema, resultsExpireSeconds: Math.round(this.cacheMs / 1000) } : null;
+    if (!b) return null;
+    const expire = Math.round(this.cacheMs / 1000);
+    return {
+      schema: b.schema,
+      resultsExpireSeconds: expire,
+      rowsExactUpTo: EXACT_UP_TO,
+      note: `the data is read in place from PostgreSQL schema "${b.schema}" and changes outside Ursa: a cached answer is served for at most ${expire} s; rows are counted when a table holds up to ${EXACT_UP_TO} rows, else they are PostgreSQL's estimate (rowsEstimated: true)`,
+    };
   }
 
   /** After a binding changed: connections are reopened, compiled queries recompiled. */
@@ -254,16 +265,40 @@ export class Warehouse {
     return g;
   }
 
-  /** The estimated row count of a table (the catalog's, not a scan). */
+  /** A table's rows: counted when small, else PostgreSQL's estimate (row-counts.ts). */
   async estimatedRows(projectId: string, schema: string, table: string): Promise<number> {
     const { set } = await this.servers(projectId);
-    const r = await set.primary.query(
-      `SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c
-         JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = $1::text AND c.relname = $2::text`,
-      [schema, table],
-    );
-    return Number(r.rows[0]?.[0] ?? 0);
+    return (await countRows(set.primary, schema, table)).rows;
+  }
+
+  /**
+   * kodiak/dataload of a warehouse project: each mapped dataset's rows as PostgreSQL has them
+   * now, with `rowsEstimated` (the data changes outside Ursa, so the count at mapping time
+   * would go stale). Hidden rows (null, under a row filter) stay hidden; a warehouse that
+   * cannot answer leaves the rows last recorded, marked estimated. Embedded: unchanged.
+   */
+  async withLiveRows<D extends { name: string; source: string | null; rows: number | null }>(
+    projectId: string,
+    datasets: D[],
+  ): Promise<(D & { rowsEstimated?: boolean })[]> {
+    if (!(await this.binding(projectId))) return datasets;
+    const out: (D & { rowsEstimated?: boolean })[] = [];
+    for (const d of datasets) {
+      const t = sourceTable(d.source);
+      if (!t || d.rows === null) {
+        out.push(d);
+        continue;
+      }
+      try {
+        const { set } = await this.servers(projectId);
+        const c = await countRows(set.primary, t.schema, t.table);
+        out.push({ ...d, rows: c.rows, rowsEstimated: c.estimated });
+      } catch (err) {
+        if (!(err instanceof WarehouseError) && !(err instanceof EngineError)) throw err;
+        out.push({ ...d, rowsEstimated: true });
+      }
+    }
+    return out;
   }
 
   async closeAll(): Promise<void> {
