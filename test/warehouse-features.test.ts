@@ -307,6 +307,32 @@ describe('assistants on a warehouse project', () => {
     expect(prefixed.values).toEqual([{ value: 'Cleo', count: 1 }]);
   });
 
+  it('a table dropped outside Ursa: get_model still answers, saying which dataset it cannot read', async () => {
+    await w.exec('CREATE TABLE shop.gone (gone_id integer PRIMARY KEY, what text)');
+    await w.exec(`INSERT INTO shop.gone VALUES (1, 'x')`);
+    await w.exec(`GRANT SELECT ON shop.gone TO ${w.db.reader!.user}`);
+    const map = await s.api('POST', `/projects/${p}/kodiak/transform/execute`, {
+      body: { type: 'cluster', clusters: { gone: { source_type: 'table', source: 'shop.gone' } } },
+    });
+    expect(map.status, map.text).toBe(202);
+    expect((await s.engine.jobs.waitFor(map.json.link[0].id)).status).toBe('OK');
+    await w.exec('DROP TABLE shop.gone');
+    try {
+      const m = await tool('get_model', { project: p });
+      const gone = m.datasets.find((d: { name: string }) => d.name === 'gone');
+      expect(gone).toMatchObject({ rows: null });
+      expect(gone.warning).toBe(
+        'the warehouse (PostgreSQL) could not read it: relation "shop.gone" does not exist',
+      );
+      const orders = m.datasets.find((d: { name: string }) => d.name === 'orders');
+      expect(orders.rows).toBe(5);
+      expect(orders.warning).toBeUndefined();
+    } finally {
+      await w.exec('CREATE TABLE shop.gone (gone_id integer PRIMARY KEY, what text)');
+      await w.exec(`GRANT SELECT ON shop.gone TO ${w.db.reader!.user}`);
+    }
+  });
+
   it('the AI chat answers with a query PostgreSQL ran', async () => {
     llm.script(
       {
@@ -370,5 +396,49 @@ describe.skipIf(skipBrowser)('the web app on a warehouse project', () => {
     } finally {
       await close();
     }
+  }, 60_000);
+});
+
+// Last: an immediate stop may lose the newest commits of this unsynced test server.
+describe('a warehouse that cannot be reached', () => {
+  it('dataload still answers, with the rows last recorded marked estimated; queries are 400s', async () => {
+    w.db.halt();
+    try {
+      const r = await s.api('GET', `/projects/${p}/kodiak/dataload`);
+      expect(r.status, r.text).toBe(200);
+      const orders = r.json.dataload.datasets.find((d: { name: string }) => d.name === 'orders');
+      expect(orders).toMatchObject({ rows: 5, rowsEstimated: true });
+      const q = await s.api('POST', `/projects/${p}/app/aql/execute`, {
+        body: { aql: 'SELECT SUM([amount])' },
+        headers: { prefer: 'wait=20' },
+      });
+      expect(q.status, q.text).toBe(400);
+      expect(q.json.message).toContain('the warehouse (PostgreSQL) could not answer');
+      expect(q.text).not.toContain(w.db.reader!.password);
+      // get_model still describes the model, saying the warehouse could not be reached.
+      const mcp = await connectMcp(s, ADMIN);
+      try {
+        const m = (await mcp.callTool({
+          name: 'get_model',
+          arguments: { project: p },
+        })) as CallToolResult;
+        expect(m.isError, JSON.stringify(m.content)).not.toBe(true);
+        // The profile read a moment ago (kept up to a minute), or a warning per dataset.
+        const ds = (
+          m.structuredContent as { datasets: { rows: number | null; warning?: string }[] }
+        ).datasets;
+        expect(ds.length).toBeGreaterThanOrEqual(3);
+        for (const d of ds)
+          if (d.rows === null) expect(d.warning).toContain('could not be reached');
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      w.db.resume();
+    }
+    const back = await s.api('GET', `/projects/${p}/kodiak/dataload`);
+    expect(
+      back.json.dataload.datasets.find((d: { name: string }) => d.name === 'orders'),
+    ).toMatchObject({ rows: 5, rowsEstimated: false });
   }, 60_000);
 });

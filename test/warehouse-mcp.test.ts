@@ -155,6 +155,11 @@ describe('a warehouse project from zero over MCP', () => {
     ]);
     expect(progress.length).toBeGreaterThanOrEqual(1);
     expect(progress[0]!.message).toContain('mapping');
+    // A mapping's jobId (from an answer that said RUNNING) is waited for again.
+    const waited = await call(admin, 'map_tables', { project, jobId: mapped.data.jobId });
+    expect(waited.data).toMatchObject({ status: 'OK', jobId: mapped.data.jobId });
+    const notMapping = await call(admin, 'map_tables', { project, jobId: 'nope' });
+    expect(notMapping.isError).toBe(true);
     const again = await call(admin, 'list_warehouse_tables', { project });
     expect(again.data.tables.map((t: { mapped: string }) => t.mapped)).toEqual([
       'customers',
@@ -178,6 +183,16 @@ describe('a warehouse project from zero over MCP', () => {
     ]);
     const ex = await call(admin, 'explain_aql', { project, aql: 'SELECT SUM([amount])' });
     expect(ex.text).toContain('\\"shop\\".\\"orders\\"');
+    // PostgreSQL's own errors reach the model as an error it can read, never an internal one.
+    await w.exec('ALTER TABLE shop.orders RENAME COLUMN amount TO amount_eur');
+    try {
+      const broken = await call(admin, 'run_aql', { project, aql: 'SELECT SUM([amount])' });
+      expect(broken.isError).toBe(true);
+      expect(broken.text).toContain('could not answer reading dataset orders');
+      expect(broken.text).not.toContain('internal error');
+    } finally {
+      await w.exec('ALTER TABLE shop.orders RENAME COLUMN amount_eur TO amount');
+    }
   });
 
   it('errors a model can act on: a missing table, a running job handle, an embedded project', async () => {

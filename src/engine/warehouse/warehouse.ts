@@ -283,6 +283,8 @@ export class Warehouse {
   ): Promise<(D & { rowsEstimated?: boolean })[]> {
     if (!(await this.binding(projectId))) return datasets;
     const out: (D & { rowsEstimated?: boolean })[] = [];
+    // Once the server cannot be reached, the other tables are not tried (each would wait).
+    let unreachable = false;
     for (const d of datasets) {
       const t = sourceTable(d.source);
       if (!t || d.rows === null) {
@@ -290,11 +292,13 @@ export class Warehouse {
         continue;
       }
       try {
+        if (unreachable) throw new WarehouseError('unreachable', 'connect');
         const { set } = await this.servers(projectId);
         const c = await countRows(set.primary, t.schema, t.table);
         out.push({ ...d, rows: c.rows, rowsEstimated: c.estimated });
       } catch (err) {
         if (!(err instanceof WarehouseError) && !(err instanceof EngineError)) throw err;
+        unreachable ||= err instanceof EngineError || err.phase === 'connect';
         out.push({ ...d, rowsEstimated: true });
       }
     }
