@@ -415,6 +415,13 @@ describe('a warehouse that cannot be reached', () => {
       expect(q.status, q.text).toBe(400);
       expect(q.json.message).toContain('the warehouse (PostgreSQL) could not answer');
       expect(q.text).not.toContain(w.db.reader!.password);
+      const list = await s.api('GET', `/projects/${p}/data/guesstable`);
+      expect(list.status, list.text).toBe(400);
+      expect(list.json.message).toMatch(
+        /^the warehouse \(PostgreSQL\) could not answer listing schema "shop": PostgreSQL server 127\.0\.0\.1:\d+: /,
+      );
+      const guess = await s.api('GET', `/projects/${p}/data/guesstable/shop.orders`);
+      expect(guess.status, guess.text).toBe(400);
       // get_model still describes the model, saying the warehouse could not be reached.
       const mcp = await connectMcp(s, ADMIN);
       try {
@@ -430,6 +437,12 @@ describe('a warehouse that cannot be reached', () => {
         expect(ds.length).toBeGreaterThanOrEqual(3);
         for (const d of ds)
           if (d.rows === null) expect(d.warning).toContain('could not be reached');
+        const tables = (await mcp.callTool({
+          name: 'list_warehouse_tables',
+          arguments: { project: p },
+        })) as CallToolResult;
+        expect(tables.isError).toBe(true);
+        expect(JSON.stringify(tables.content)).toContain('could not answer listing schema');
       } finally {
         await mcp.close();
       }

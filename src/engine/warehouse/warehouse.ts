@@ -58,6 +58,15 @@ export interface WarehouseDeps {
   cacheMs: number;
 }
 
+/** A warehouse error while reading the catalog: a 400 with PostgreSQL's reason, never a 500. */
+const catalogError =
+  (what: string) =>
+  (err: unknown): never => {
+    if (err instanceof WarehouseError)
+      throw invalid(`the warehouse (PostgreSQL) could not answer ${what}: ${err.message}`);
+    throw err;
+  };
+
 export class Warehouse {
   /** Open servers per credentials key (a changed secret or host opens new ones). */
   private sets = new Map<string, ServerSet>();
@@ -231,7 +240,10 @@ export class Warehouse {
       const t = sourceTable(d.source);
       if (t) mapped.set(`${t.schema}.${t.table}`, d.name);
     }
-    return (await listTables(set.primary, b.schema)).map((t) => ({
+    const tables = await listTables(set.primary, b.schema).catch(
+      catalogError(`listing schema "${b.schema}"`),
+    );
+    return tables.map((t) => ({
       ...t,
       mapped: mapped.get(t.ident) ?? null,
     }));
@@ -260,7 +272,9 @@ export class Warehouse {
         `"${ident}" is not in schema "${b.schema}", the schema this project is bound to`,
         { field: 'table', value: ident },
       );
-    const g = await guessTable(set.primary, schema, table, mapped);
+    const g = await guessTable(set.primary, schema, table, mapped).catch(
+      catalogError(`reading ${schema}.${table}`),
+    );
     if (!g) throw notFound(`no table or view "${table}" in schema "${schema}"`, { id: ident });
     return g;
   }
