@@ -101,6 +101,13 @@ describe('a warehouse project from zero over MCP', () => {
     });
     expect(noSchema.isError).toBe(true);
     expect(noSchema.text).toContain('schema "nope" does not exist');
+    const badReplica = await call(admin, 'create_project', {
+      id: 'shop',
+      title: 'Shop',
+      warehouse: { ...warehouseArg(w.db.reader!.password), replicas: ['not a host'] },
+    });
+    expect(badReplica.isError).toBe(true);
+    expect(badReplica.text).toContain('warehouse.replicas.0: must be host:port');
     expect((await call(admin, 'list_projects', {})).data.projects).toHaveLength(before);
   });
 
@@ -160,8 +167,15 @@ describe('a warehouse project from zero over MCP', () => {
     expect(waited.data).toMatchObject({ status: 'OK', jobId: mapped.data.jobId });
     const notMapping = await call(admin, 'map_tables', { project, jobId: 'nope' });
     expect(notMapping.isError).toBe(true);
-    const again = await call(admin, 'list_warehouse_tables', { project });
-    expect(again.data.tables.map((t: { mapped: string }) => t.mapped)).toEqual([
+    // Mapping a mapped table again refreshes it from the catalog (a column added outside).
+    await w.exec('ALTER TABLE shop.orders ADD COLUMN channel text');
+    await w.exec(`UPDATE shop.orders SET channel = 'web'`);
+    const again = await call(admin, 'map_tables', { project, tables: [{ table: 'shop.orders' }] });
+    expect(again.isError, again.text).toBe(false);
+    const channel = await call(admin, 'get_attribute_values', { project, attribute: 'channel' });
+    expect(channel.data.values).toEqual([{ value: 'web', count: 5 }]);
+    const listed = await call(admin, 'list_warehouse_tables', { project });
+    expect(listed.data.tables.map((t: { mapped: string }) => t.mapped)).toEqual([
       'customers',
       'orders',
       'regions',

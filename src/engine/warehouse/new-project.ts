@@ -68,9 +68,13 @@ export async function createProject(
     if (err instanceof EngineError)
       throw new EngineError(
         err.kind,
-        `${err.message} (the project was not created; fix this and call again)`,
+        `${asWarehouseFields(err.message)} (the project was not created; fix this and call again)`,
         err.context,
       );
     throw err;
   }
 }
+
+/** The credentials object's field names as the caller wrote them (`warehouse.password`…). */
+const asWarehouseFields = (message: string) =>
+  message.replace(/\bdef\.secret\b/g, 'warehouse.password').replace(/\bdef\./g, 'warehouse.');
