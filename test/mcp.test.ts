@@ -189,6 +189,9 @@ describe('MCP over Streamable HTTP', () => {
           'list_flows',
           'run_flow',
           'get_flow_run',
+          'create_project',
+          'list_warehouse_tables',
+          'map_tables',
         ].sort(),
       );
       for (const t of tools) {
@@ -197,9 +200,10 @@ describe('MCP over Streamable HTTP', () => {
         expect(t.inputSchema.type).toBe('object');
         expect(t.outputSchema?.type, t.name).toBe('object');
         // Tools about a project take it; the two about Ursa itself do not.
-        if (!['list_projects', 'aql_help'].includes(t.name))
+        if (!['list_projects', 'aql_help', 'create_project'].includes(t.name))
           expect(Object.keys(t.inputSchema.properties!)).toContain('project');
-        if (!['create_metric', 'update_object', 'ask', 'run_flow'].includes(t.name))
+        const writes = ['create_metric', 'update_object', 'ask', 'run_flow'];
+        if (![...writes, 'create_project', 'map_tables'].includes(t.name))
           expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
       }
       expect(byName.update_object!.annotations).toMatchObject({

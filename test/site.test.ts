@@ -396,6 +396,9 @@ describe('public web surface', () => {
         'list_flows',
         'run_flow',
         'get_flow_run',
+        'create_project',
+        'list_warehouse_tables',
+        'map_tables',
       ];
       expect(access.authenticated.tools).toEqual(tools);
       expect(card.tools.map((t: { name: string }) => t.name)).toEqual(tools);

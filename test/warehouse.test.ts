@@ -4,6 +4,7 @@
 // dialect seam, with row filters, read-only connections and errors as 400/ERROR.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from './helpers/fixtures.js';
+import { REPLICA_RETRY_MS } from '../src/engine/warehouse/connection.js';
 import { startReplica } from './helpers/postgres.js';
 import {
   bindWarehouse,
@@ -212,7 +213,12 @@ describe('mapping tables and views', () => {
     const ref = (await s.engine.model.get(p, 'attr.orders.customer_id'))!.def;
     expect(ref).toMatchObject({ reference: { dataset: 'customers' } });
     const status = await s.api('GET', `/projects/${p}/kodiak/dataload`);
-    expect(status.json.warehouse).toEqual({ schema: 'shop', resultsExpireSeconds: 0 });
+    expect(status.json.warehouse).toMatchObject({
+      schema: 'shop',
+      resultsExpireSeconds: 0,
+      rowsExactUpTo: 100_000,
+    });
+    expect(status.json.warehouse.note).toContain('a cached answer is served for at most 0 s');
     const tables = await w.exec(
       `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
     );
@@ -360,7 +366,7 @@ describe('AQL on the warehouse', () => {
 });
 
 describe('read replicas', () => {
-  it('queries go to a streaming replica; one that stops is skipped and the primary answers', async () => {
+  it('queries go to a streaming replica; one that stops is skipped, and used again once it is back', async () => {
     const replica = await startReplica(w.db);
     try {
       const q = await createProject(s, 'wh-replica', 'Warehouse with a replica');
@@ -388,8 +394,18 @@ describe('read replicas', () => {
       const recovering = async () =>
         (await s.engine.warehouse.read(q, 'SELECT pg_is_in_recovery()', []))[0]![0];
       expect(await recovering()).toBe('true'); // answered by the standby
-      await replica.stop();
+      replica.halt();
       expect(await recovering()).toBe('false'); // the replica is down: the primary answers
+      expect(await recovering()).toBe('false'); // skipped: no query waits on it
+      // Started again, it is used again once a background probe finds it answering.
+      replica.resume();
+      const deadline = Date.now() + REPLICA_RETRY_MS + 20_000;
+      let back = false;
+      while (!back && Date.now() < deadline) {
+        back = (await recovering()) === 'true';
+        if (!back) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(back).toBe(true);
     } finally {
       await replica.stop().catch(() => {});
     }

@@ -15,6 +15,7 @@ import type { McpContext } from './tools/common.js';
 import { registerModelTools } from './tools/model.js';
 import { registerProjectTools } from './tools/projects.js';
 import { registerWriteTools } from './tools/write.js';
+import { registerCreateProjectTool, registerWarehouseTools } from './tools/warehouse.js';
 
 const VERSION = '0.1.0';
 
@@ -56,10 +57,14 @@ export async function buildMcpServer(
   registerHelpTools(server, ctx);
   registerAskTool(server, ctx);
   registerFlowTools(server, ctx);
-  // Write tools only for users who are MD Admin (or Admin) somewhere; the engine still checks
-  // the level in the project each call names.
-  if ((await engine.projects.list(principal)).some((p) => p.hasAccess && p.isMdAdmin)) {
+  // Write tools only for users who are MD Admin (or Admin) somewhere, or who may create a
+  // project (an organization administrator becomes its Admin); the engine still checks the
+  // level in the project each call names.
+  const orgAdmin = (await engine.orgs.administeredBy(principal.email)).length > 0;
+  if (orgAdmin) registerCreateProjectTool(server, ctx);
+  if (orgAdmin || (await engine.projects.list(principal)).some((p) => p.hasAccess && p.isMdAdmin)) {
     registerWriteTools(server, ctx);
+    registerWarehouseTools(server, ctx);
     registerFlowRunTool(server, ctx);
   }
   registerResources(server, ctx);

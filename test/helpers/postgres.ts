@@ -77,11 +77,18 @@ export async function startReplica(primary: TestPostgres): Promise<TestPostgres>
       '-c hot_standby=on',
       '-c shared_buffers=16MB',
     ].join(' ');
-    runPg('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', opts, '-w', 'start']);
+    const start = () =>
+      runPg('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', opts, '-w', 'start']);
+    start();
     return {
       ...primary,
       port,
       socketDir: dir,
+      // Its own server, not the primary's (the spread above copies the primary's).
+      halt() {
+        runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
+      },
+      resume: start,
       async stop() {
         try {
           runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);

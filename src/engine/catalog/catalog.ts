@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import { WarehouseError, type Warehouse } from '../warehouse/warehouse.js';
 import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
 import { datasetIdent } from '../aql/dataset-names.js';
 import { AqlError } from '../aql/errors.js';
@@ -39,6 +39,8 @@ export interface CatalogDataset {
   primaryKey: string | null;
   references: { column: string; dataset: string }[];
   columns: CatalogColumn[];
+  /** A warehouse table that could not be read for the profile: why (rows are then null). */
+  warning?: string;
 }
 
 export interface Catalog {
@@ -114,10 +116,11 @@ export class CatalogService {
         return {
           name: d.name,
           ...(d.description ? { description: d.description } : {}),
-          rows: values ? (values.rows.get(d.name) ?? 0) : null,
+          rows: values ? (values.rows.get(d.name) ?? null) : null,
           primaryKey: d.primaryKey,
           references: [...d.refs].map(([column, dataset]) => ({ column, dataset })),
           columns,
+          ...(profile?.failed.has(d.name) ? { warning: profile.failed.get(d.name) } : {}),
         };
       })
       .filter((d) => d.columns.length || (!q && !only));
@@ -185,27 +188,44 @@ export class CatalogService {
     const snap = await this.aql.snapshot(projectId);
     const byColumn = new Map<string, { cardinality: number; examples: string[] }>();
     const rows = new Map<string, number>();
+    const failed = new Map<string, string>();
+    let unreachable: string | null = null;
     if (target && this.warehouse) {
       const { table, column } = target.relations;
       for (const d of snap.datasets.values()) {
         const t = table(d.name);
         const read = (sql: string) => this.warehouse!.read(projectId, sql, []);
-        rows.set(d.name, Number((await read(`SELECT count(*) FROM ${t}`))[0]![0]));
-        for (const col of d.columns.keys()) {
-          const c = column(d.name, col);
-          const [n, ex] = (
-            await read(
-              `SELECT count(DISTINCT ${c}), (SELECT json_agg(v) FROM (SELECT CAST(${c} AS TEXT) AS v, count(*) AS k FROM ${t} WHERE ${c} IS NOT NULL GROUP BY 1 ORDER BY k DESC, v LIMIT ${EXAMPLES}) e) FROM ${t}`,
-            )
-          )[0]!;
-          byColumn.set(`${d.name}.${col}`, {
-            cardinality: Number(n),
-            examples: ex ? (JSON.parse(ex) as string[]) : [],
-          });
+        // A table changed or dropped outside Ursa: the rest of the model is still described
+        // (a server that cannot be reached is not asked again for each table).
+        if (unreachable) {
+          failed.set(d.name, unreachable);
+          continue;
+        }
+        try {
+          rows.set(d.name, Number((await read(`SELECT count(*) FROM ${t}`))[0]![0]));
+          for (const col of d.columns.keys()) {
+            const c = column(d.name, col);
+            const [n, ex] = (
+              await read(
+                `SELECT count(DISTINCT ${c}), (SELECT json_agg(v) FROM (SELECT CAST(${c} AS TEXT) AS v, count(*) AS k FROM ${t} WHERE ${c} IS NOT NULL GROUP BY 1 ORDER BY k DESC, v LIMIT ${EXAMPLES}) e) FROM ${t}`,
+              )
+            )[0]!;
+            byColumn.set(`${d.name}.${col}`, {
+              cardinality: Number(n),
+              examples: ex ? (JSON.parse(ex) as string[]) : [],
+            });
+          }
+        } catch (err) {
+          if (!(err instanceof WarehouseError)) throw err;
+          rows.delete(d.name);
+          const why = `the warehouse (PostgreSQL) ${err.phase === 'connect' ? 'could not be reached' : 'could not read it'}: ${err.message}`;
+          if (err.phase === 'connect') unreachable = why;
+          failed.set(d.name, why);
         }
       }
-      const p: Profile = { version, byColumn, rows, at: Date.now() };
-      this.profiles.set(projectId, p);
+      const p: Profile = { version, byColumn, rows, failed, at: Date.now() };
+      // A profile with failures is not kept: the next call tries the warehouse again.
+      if (!failed.size) this.profiles.set(projectId, p);
       return p;
     }
     await this.dbs.read(projectId, async (c) => {
@@ -225,7 +245,7 @@ export class CatalogService {
         }
       }
     });
-    const p: Profile = { version, byColumn, rows };
+    const p: Profile = { version, byColumn, rows, failed };
     this.profiles.set(projectId, p);
     return p;
   }
@@ -336,6 +356,8 @@ interface Profile {
   at?: number;
   byColumn: Map<string, { cardinality: number; examples: string[] }>;
   rows: Map<string, number>;
+  /** Warehouse datasets that could not be read, and why. */
+  failed: Map<string, string>;
 }
 
 /** An AQL string literal: quotes are doubled. */

@@ -148,6 +148,27 @@ export const TOOLS = {
     doors: ['mcp'],
     readOnly: true,
   },
+  create_project: {
+    title: 'Create a project',
+    description:
+      'Create a project (organization administrators; you become its Admin). With warehouse { host, port?, database, user, password, schema } it is bound to that PostgreSQL schema (login and schema checked first, password stored encrypted): AQL runs in PostgreSQL on the tables you map with map_tables, nothing is copied. A refused binding creates nothing and says why.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  list_warehouse_tables: {
+    title: 'List warehouse tables',
+    description:
+      "A warehouse project's tables and views in its bound PostgreSQL schema (MD Admin): each with whether the login may read it, the dataset name it maps to by default, and the dataset it is already mapped as.",
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  map_tables: {
+    title: 'Map warehouse tables',
+    description:
+      'Map tables or views of a warehouse project as datasets (MD Admin): columns typed from PostgreSQL, primary keys, foreign keys between mapped tables as references, so AQL can join them; the data stays in PostgreSQL. Map related tables in one call. Waits for the mapping job like run_aql; when it answers RUNNING, call again with jobId. Mapping a mapped table again refreshes it from the catalog.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
   make_chart: {
     title: 'Make a chart',
     description:

@@ -78,7 +78,10 @@ const quiet = new WeakSet<pg.PoolClient>();
 /** One server (the primary or a replica) of one credentials object. */
 export class Server {
   private pool: pg.Pool | null = null;
-  /** Until when a replica that failed to connect is skipped. */
+  /**
+   * A replica that could not be reached: 0 while healthy, else when it is next probed (it is
+   * skipped until a probe answers).
+   */
   downUntil = 0;
 
   constructor(
@@ -211,7 +214,13 @@ export class Server {
   describe(err: unknown, phase: 'connect' | 'query'): WarehouseError {
     const e = err as Partial<pg.DatabaseError> & { message?: string; code?: string };
     const sqlState = err instanceof pg.DatabaseError ? (e.code ?? '') : '';
-    const login = sqlState.startsWith('28') || sqlState === '3D000' || sqlState.startsWith('08');
+    // 57P01-57P03: the server is shutting down, crashed or not yet accepting connections (a
+    // replica stopping or starting): like a failed connection, another server may answer.
+    const login =
+      sqlState.startsWith('28') ||
+      sqlState === '3D000' ||
+      sqlState.startsWith('08') ||
+      /^57P0[123]$/.test(sqlState);
     const text = [e.message ?? String(err), e.detail, e.hint].filter(Boolean).join('; ');
     const where = phase === 'connect' || login ? `PostgreSQL server ${this.where}: ` : '';
     return new WarehouseError(
@@ -228,8 +237,8 @@ export class Server {
   }
 }
 
-/** How long a replica that could not be reached is skipped. */
-const REPLICA_RETRY_MS = 10_000;
+/** How often a replica that could not be reached is probed until it answers again. */
+export const REPLICA_RETRY_MS = 10_000;
 
 /**
  * The servers of one credentials object: queries go to the healthy replicas in turn (the
@@ -253,10 +262,15 @@ export class ServerSet {
     });
   }
 
-  /** A read on a replica in turn; one that cannot be reached is skipped for a while. */
+  /**
+   * A read on a healthy replica in turn (the primary when none is). One that cannot be reached
+   * is skipped, and probed in the background every REPLICA_RETRY_MS: it is used again once it
+   * answers, and no caller's query waits on a server that is still down.
+   */
   async read(sql: string, params: unknown[], signal?: AbortSignal): Promise<QueryAnswer> {
     const now = Date.now();
-    const healthy = this.replicas.filter((r) => r.downUntil <= now);
+    for (const r of this.replicas) if (r.downUntil && r.downUntil <= now) this.probe(r);
+    const healthy = this.replicas.filter((r) => !r.downUntil);
     for (let i = 0; i < healthy.length; i++) {
       const r = healthy[(this.next + i) % healthy.length]!;
       try {
@@ -265,14 +279,39 @@ export class ServerSet {
         return answer;
       } catch (err) {
         if (!(err instanceof WarehouseError) || err.phase !== 'connect') throw err;
-        r.downUntil = Date.now() + REPLICA_RETRY_MS;
-        await r.close();
+        await this.down(r);
       }
     }
     return this.primary.query(sql, params, signal);
   }
 
+  private async down(r: Server): Promise<void> {
+    r.downUntil = Date.now() + REPLICA_RETRY_MS;
+    await r.close();
+  }
+
+  private probing = new Set<Server>();
+  private closed = false;
+
+  /** Tries a replica that was down once more, without holding up any read. */
+  private probe(r: Server): void {
+    if (this.closed || this.probing.has(r)) return;
+    this.probing.add(r);
+    r.query('SELECT 1', []).then(
+      async () => {
+        r.downUntil = 0;
+        this.probing.delete(r);
+        if (this.closed) await r.close(); // closed meanwhile: the probe opened a pool
+      },
+      async () => {
+        await this.down(r);
+        this.probing.delete(r);
+      },
+    );
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([this.primary, this.writer, ...this.replicas].map((s) => s.close()));
   }
 }

@@ -66,7 +66,9 @@ export class TableMapping {
       const t = sourceTable(d.source);
       if (t) out.set(`${t.schema}.${t.table}`, d.name);
     }
-    for (const [name, c] of Object.entries(clusters)) out.set(c.source, name);
+    // A table named without its schema is in the bound one: a foreign key onto it must find it.
+    for (const [name, c] of Object.entries(clusters))
+      out.set(await this.deps.warehouse.qualify(projectId, c.source), name);
     return out;
   }
 

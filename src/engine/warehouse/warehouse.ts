@@ -3,22 +3,30 @@
 // when saved; its tables and views are mapped as datasets (model objects only, nothing is
 // copied); AQL compiles for PostgreSQL (aql/dialect) and runs there on read-only connections.
 import { eq } from 'drizzle-orm';
-import type { ProjectActor } from '../access/actor.js';
+import { requireLevel, type ProjectActor } from '../access/actor.js';
 import { POSTGRES } from '../aql/dialect/postgres.js';
 import type { Relations, SqlTarget } from '../aql/dialect/dialect.js';
 import { formatCell } from '../aql/format.js';
 import { type Db, first } from '../db/index.js';
 import { projects, type WarehouseBinding } from '../db/tables.js';
-import { invalid, notFound } from '../errors.js';
+import { EngineError, invalid, notFound } from '../errors.js';
 import type { Credentials } from '../flows/connectors/types.js';
 import type { ModelScope } from '../model/scope.js';
-import { guessTable, listTables, relationSql, quoteIdent, type TableGuess } from './catalog.js';
+import {
+  guessTable,
+  listTables,
+  relationSql,
+  quoteIdent,
+  type TableGuess,
+  type WarehouseTable,
+} from './catalog.js';
 import {
   credentialsKey,
   ServerSet,
   WarehouseError,
   type ConnectionSettings,
 } from './connection.js';
+import { countRows, EXACT_UP_TO } from './row-counts.js';
 
 export type { WarehouseBinding };
 
@@ -64,6 +72,15 @@ export interface WarehouseDeps {
   /** How long a cached result of a warehouse project is served (URSA_WAREHOUSE_CACHE_SECONDS). */
   cacheMs: number;
 }
+
+/** A warehouse error while reading the catalog: a 400 with PostgreSQL's reason, never a 500. */
+const catalogError =
+  (what: string) =>
+  (err: unknown): never => {
+    if (err instanceof WarehouseError)
+      throw invalid(`the warehouse (PostgreSQL) could not answer ${what}: ${err.message}`);
+    throw err;
+  };
 
 export class Warehouse {
   /** Open servers per credentials key (a changed secret or host opens new ones). */
@@ -152,11 +169,21 @@ export class Warehouse {
    * What kodiak/dataload says of a warehouse project: its data is read in place, so cached
    * answers expire after `resultsExpireSeconds`; null for an embedded project.
    */
-  async status(
-    projectId: string,
-  ): Promise<{ schema: string; resultsExpireSeconds: number } | null> {
+  async status(projectId: string): Promise<{
+    schema: string;
+    resultsExpireSeconds: number;
+    rowsExactUpTo: number;
+    note: string;
+  } | null> {
     const b = await this.binding(projectId);
-    return b ? { schema: b.schema, resultsExpireSeconds: Math.round(this.cacheMs / 1000) } : null;
+    if (!b) return null;
+    const expire = Math.round(this.cacheMs / 1000);
+    return {
+      schema: b.schema,
+      resultsExpireSeconds: expire,
+      rowsExactUpTo: EXACT_UP_TO,
+      note: `the data is read in place from PostgreSQL schema "${b.schema}" and changes outside Ursa: a cached answer is served for at most ${expire} s; rows are counted when a table holds up to ${EXACT_UP_TO} rows, else they are PostgreSQL's estimate (rowsEstimated: true)`,
+    };
   }
 
   /** After a binding changed: connections are reopened, compiled queries recompiled. */
@@ -219,10 +246,32 @@ export class Warehouse {
     return r.rows.map((row) => row.map(formatCell));
   }
 
-  /** The tables and views of the bound schema. */
-  async tables(a: ProjectActor) {
+  /**
+   * The tables and views of the bound schema (MD Admin: the catalog is what mapping reads),
+   * each with the dataset it is mapped as, or null.
+   */
+  async tables(a: ProjectActor): Promise<(WarehouseTable & { mapped: string | null })[]> {
+    requireLevel(a, 'mdadmin');
     const { b, set } = await this.servers(a.projectId);
-    return listTables(set.primary, b.schema);
+    const mapped = new Map<string, string>();
+    for (const d of await this.deps.datasetSources(a.projectId)) {
+      const t = sourceTable(d.source);
+      if (t) mapped.set(`${t.schema}.${t.table}`, d.name);
+    }
+    const tables = await listTables(set.primary, b.schema).catch(
+      catalogError(`listing schema "${b.schema}"`),
+    );
+    return tables.map((t) => ({
+      ...t,
+      mapped: mapped.get(t.ident) ?? null,
+    }));
+  }
+
+  /** `schema.table` of a table named with or without its schema (the bound one). */
+  async qualify(projectId: string, ident: string): Promise<string> {
+    if (ident.includes('.')) return ident;
+    const b = await this.binding(projectId);
+    return b ? `${b.schema}.${ident}` : ident;
   }
 
   /** The structure guess of `schema.table` (the bound schema only); 404 when there is none. */
@@ -231,6 +280,7 @@ export class Warehouse {
     ident: string,
     mapped: ReadonlyMap<string, string> = new Map(),
   ): Promise<TableGuess> {
+    requireLevel(a, 'mdadmin');
     const { b, set } = await this.servers(a.projectId);
     const dot = ident.indexOf('.');
     const [schema, table] =
@@ -240,21 +290,51 @@ export class Warehouse {
         `"${ident}" is not in schema "${b.schema}", the schema this project is bound to`,
         { field: 'table', value: ident },
       );
-    const g = await guessTable(set.primary, schema, table, mapped);
+    const g = await guessTable(set.primary, schema, table, mapped).catch(
+      catalogError(`reading ${schema}.${table}`),
+    );
     if (!g) throw notFound(`no table or view "${table}" in schema "${schema}"`, { id: ident });
     return g;
   }
 
-  /** The estimated row count of a table (the catalog's, not a scan). */
+  /** A table's rows: counted when small, else PostgreSQL's estimate (row-counts.ts). */
   async estimatedRows(projectId: string, schema: string, table: string): Promise<number> {
     const { set } = await this.servers(projectId);
-    const r = await set.primary.query(
-      `SELECT greatest(c.reltuples, 0)::bigint FROM pg_class c
-         JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = $1::text AND c.relname = $2::text`,
-      [schema, table],
-    );
-    return Number(r.rows[0]?.[0] ?? 0);
+    return (await countRows(set.primary, schema, table)).rows;
+  }
+
+  /**
+   * kodiak/dataload of a warehouse project: each mapped dataset's rows as PostgreSQL has them
+   * now, with `rowsEstimated` (the data changes outside Ursa, so the count at mapping time
+   * would go stale). Hidden rows (null, under a row filter) stay hidden; a warehouse that
+   * cannot answer leaves the rows last recorded, marked estimated. Embedded: unchanged.
+   */
+  async withLiveRows<D extends { name: string; source: string | null; rows: number | null }>(
+    projectId: string,
+    datasets: D[],
+  ): Promise<(D & { rowsEstimated?: boolean })[]> {
+    if (!(await this.binding(projectId))) return datasets;
+    const out: (D & { rowsEstimated?: boolean })[] = [];
+    // Once the server cannot be reached, the other tables are not tried (each would wait).
+    let unreachable = false;
+    for (const d of datasets) {
+      const t = sourceTable(d.source);
+      if (!t || d.rows === null) {
+        out.push(d);
+        continue;
+      }
+      try {
+        if (unreachable) throw new WarehouseError('unreachable', 'connect');
+        const { set } = await this.servers(projectId);
+        const c = await countRows(set.primary, t.schema, t.table);
+        out.push({ ...d, rows: c.rows, rowsEstimated: c.estimated });
+      } catch (err) {
+        if (!(err instanceof WarehouseError) && !(err instanceof EngineError)) throw err;
+        unreachable ||= err instanceof EngineError || err.phase === 'connect';
+        out.push({ ...d, rowsEstimated: true });
+      }
+    }
+    return out;
   }
 
   async closeAll(): Promise<void> {

@@ -79,6 +79,7 @@ const catalogOut = (c: Catalog) => ({
     primaryKey: d.primaryKey,
     references: d.references,
     columns: d.columns.map((col) => ({ ...col })),
+    ...(d.warning ? { warning: d.warning } : {}),
   })),
   metrics: c.metrics,
   filters: c.filters,
@@ -99,6 +100,10 @@ export function registerModelTools(server: McpServer, ctx: McpContext): void {
           primaryKey: z.string().nullable(),
           references: z.array(z.object({ column: z.string(), dataset: z.string() })),
           columns: z.array(column),
+          warning: z
+            .string()
+            .optional()
+            .describe('A warehouse table that could not be read (changed outside Ursa)'),
         }),
       ),
       metrics: z.array(saved),

@@ -114,9 +114,13 @@ export const dataRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          'Current data and model versions and the loaded datasets; for a warehouse project, its schema and how long cached answers are served.',
+          "Current data and model versions and the loaded datasets; for a warehouse project, its schema, how long cached answers are served, and each dataset's rows as PostgreSQL has them now (rowsEstimated: true when they are its estimate).",
         handler: async ({ engine, actor }) => {
-          const dataload = await engine.datasets.status(actor);
+          const status = await engine.datasets.status(actor);
+          const dataload = {
+            ...status,
+            datasets: await engine.warehouse.withLiveRows(actor.projectId, status.datasets),
+          };
           return {
             title: 'Data load status',
             body: {

@@ -56,6 +56,11 @@ export function Datasets() {
                       </Link>
                     </th>
                     <td class="num data-rows">
+                      {d.rowsEstimated && (
+                        <abbr title="PostgreSQL's estimate" class="muted">
+                          ≈{' '}
+                        </abbr>
+                      )}
                       <Count n={d.rows} />
                     </td>
                     <td class="num">
@@ -66,7 +71,12 @@ export function Datasets() {
                     </td>
                     <td class="data-source">{d.source}</td>
                     <td>
-                      {l ? (
+                      {l && l.detail.mode === 'map' ? (
+                        // A warehouse table mapped in place: nothing was loaded, nothing counted.
+                        <>
+                          <When iso={l.time} /> · {l.user} · mapped
+                        </>
+                      ) : l ? (
                         <>
                           <When iso={l.time} /> · {l.user} · <Count n={l.detail.rowsLoaded} /> rows
                           ({l.detail.mode})

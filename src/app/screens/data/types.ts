@@ -75,6 +75,8 @@ export interface JobLink {
 export interface Dataset {
   name: string;
   rows: number | null;
+  /** A warehouse table's rows are PostgreSQL's estimate. */
+  rowsEstimated?: boolean;
   columns: number;
   primaryKey: string;
   source: string;
