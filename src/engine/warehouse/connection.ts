@@ -154,6 +154,8 @@ export class Server {
     } catch (err) {
       throw this.describe(err, 'connect');
     }
+    // A server that goes away (a replica stopped) fails the connection outside any query:
+    // the next query reports it; the event must not crash the process.
     if (!quiet.has(client)) {
       quiet.add(client);
       client.on('error', () => {});
@@ -173,19 +175,7 @@ export class Server {
    */
   async query(sql: string, params: unknown[], signal?: AbortSignal): Promise<QueryAnswer> {
     signal?.throwIfAborted();
-    const pool = await this.open();
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (err) {
-      throw this.describe(err, 'connect');
-    }
-    // A server that goes away (a replica stopped) fails the connection outside any query:
-    // the next query reports it; the event must not crash the process.
-    if (!quiet.has(client)) {
-      quiet.add(client);
-      client.on('error', () => {});
-    }
+    const client = await this.session();
     let broken = false;
     const address = (client as unknown as { host: string }).host;
     const stop = () => {
