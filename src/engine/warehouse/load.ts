@@ -212,8 +212,10 @@ export class WarehouseLoads {
       if (err instanceof WarehouseError) {
         broken ||= err.phase === 'connect';
         const what = current ? ` of dataset "${current}"` : '';
+        // The message names the server already: not again in PostgreSQL's reason.
+        const reason = err.message.replace(`PostgreSQL server ${server.where}: `, '');
         throw new JobFailure(
-          `the warehouse (PostgreSQL ${server.where}) refused the load${what} into schema "${schema}": ${err.message}; nothing was loaded`,
+          `the warehouse (PostgreSQL ${server.where}) refused the load${what} into schema "${schema}": ${reason}; nothing was loaded`,
         );
       }
       throw err;
