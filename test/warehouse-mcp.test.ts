@@ -8,23 +8,14 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from './helpers/mcp-client.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
-import { grantReader, startWarehouse, type TestWarehouse } from './helpers/warehouse.js';
+import {
+  grantReader,
+  SHOP_SCHEMA,
+  startWarehouse,
+  type TestWarehouse,
+} from './helpers/warehouse.js';
 
 const MD = 'md@example.com';
-
-const SHOP = `
-  CREATE SCHEMA shop;
-  CREATE TABLE shop.regions (region_code text PRIMARY KEY, "Region Name" text NOT NULL);
-  CREATE TABLE shop.customers (
-    customer_id integer PRIMARY KEY, customer_name text, region_code text REFERENCES shop.regions);
-  CREATE TABLE shop.orders (
-    order_id bigint PRIMARY KEY, customer_id integer REFERENCES shop.customers,
-    ordered_on date NOT NULL, amount numeric(12, 2));
-  INSERT INTO shop.regions VALUES ('EU', 'Europe'), ('US', 'United States');
-  INSERT INTO shop.customers VALUES (1, 'Ann', 'EU'), (2, 'Bob', 'US'), (3, 'Cleo', 'EU');
-  INSERT INTO shop.orders VALUES (10, 1, '2024-01-05', 120.50), (11, 1, '2024-02-10', 30.25),
-    (12, 2, '2024-02-11', 200.00), (13, 3, '2024-03-01', NULL), (14, 3, '2024-03-15', 80.00);
-`;
 
 let s: TestServer;
 let w: TestWarehouse;
@@ -67,7 +58,7 @@ const warehouseArg = (password: string) => ({
 
 beforeAll(async () => {
   w = await startWarehouse();
-  await w.exec(SHOP);
+  await w.exec(SHOP_SCHEMA);
   await grantReader(w, 'shop');
   s = await startTestServer({
     URSA_DEFAULT_PLAN: 'enterprise',

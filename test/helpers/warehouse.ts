@@ -70,3 +70,18 @@ export async function bindWarehouse(
   });
   expect(r.status, r.text).toBe(200);
 }
+
+/** A small shop schema with foreign keys (regions ← customers ← orders) and a NULL amount. */
+export const SHOP_SCHEMA = `
+  CREATE SCHEMA shop;
+  CREATE TABLE shop.regions (region_code text PRIMARY KEY, "Region Name" text NOT NULL);
+  CREATE TABLE shop.customers (
+    customer_id integer PRIMARY KEY, customer_name text, region_code text REFERENCES shop.regions);
+  CREATE TABLE shop.orders (
+    order_id bigint PRIMARY KEY, customer_id integer REFERENCES shop.customers,
+    ordered_on date NOT NULL, amount numeric(12, 2));
+  INSERT INTO shop.regions VALUES ('EU', 'Europe'), ('US', 'United States');
+  INSERT INTO shop.customers VALUES (1, 'Ann', 'EU'), (2, 'Bob', 'US'), (3, 'Cleo', 'EU');
+  INSERT INTO shop.orders VALUES (10, 1, '2024-01-05', 120.50), (11, 1, '2024-02-10', 30.25),
+    (12, 2, '2024-02-11', 200.00), (13, 3, '2024-03-01', NULL), (14, 3, '2024-03-15', 80.00);
+`;
