@@ -236,6 +236,11 @@ describe('dataset versions', () => {
     expect(await held).toEqual([[1]]);
     await waitFor(() => (fs.existsSync(file(v1)) ? undefined : true), 10_000);
     expect(fs.existsSync(file(v3))).toBe(true);
+    // The collector removes the file, then its row: wait for the row too.
+    await waitFor(async () => {
+      const files = (await versionRows(s.dataDir, p)).map((v) => v.file);
+      return files.length === 1 ? files : undefined;
+    }, 10_000);
     expect((await versionRows(s.dataDir, p)).map((v) => v.file)).toEqual([v3]);
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('3');
   });
