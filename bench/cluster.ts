@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, startCluster, type Cluster } from '../scripts/cluster-lib.js';
-import { freePort } from '../test/helpers/postgres.js';
+import { freePort } from '../scripts/throwaway-postgres.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 24);

@@ -1,6 +1,6 @@
 // bench:warehouse — AQL on a warehouse project against hand-written PostgreSQL, on the flights
 // of bench:aql (3,000,000 rows, vega-datasets) copied into a throwaway PostgreSQL 15
-// (test/helpers/postgres.ts; `psql \copy`, then ANALYZE). A server starts in-process with two
+// (scripts/throwaway-postgres.ts; `psql \copy`, then ANALYZE). A server starts in-process with two
 // projects: one bound to the PostgreSQL schema (the tables mapped with the same prescriptions
 // as bench:aql), one embedded with the same files loaded into DuckDB. Per query, four sides
 // in a rotating order:
@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startPostgres } from '../test/helpers/postgres.js';
+import { startPostgres } from '../scripts/throwaway-postgres.js';
 import { CASES } from './aql-flights.js';
 import { median, sameRows, startBenchServer } from './compare.js';
 import { FLIGHT_PRESCRIPTIONS, FLIGHT_ROWS, flightFiles, Rest } from './flights-data.js';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, startPostgres, type TestPostgres } from '../test/helpers/postgres.js';
+import { freePort, startPostgres, type TestPostgres } from './throwaway-postgres.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const HAPROXY = '/usr/sbin/haproxy';

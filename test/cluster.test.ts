@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterMissing, startCluster, type Cluster } from '../scripts/cluster-lib.js';
 import { oauthClient } from './helpers/oauth.js';
-import { postgresMissing } from './helpers/postgres.js';
+import { postgresMissing } from '../scripts/throwaway-postgres.js';
 import { rawRequest, setCookieValue } from './helpers/http.js';
 import { ADMIN_PASSWORD } from './helpers/server.js';
 

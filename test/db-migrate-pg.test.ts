@@ -12,7 +12,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY, migratePg } from '../src/engine/db/migrate-pg.js';
 import * as pgSchema from '../src/engine/db/schema-pg.js';
-import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
+import {
+  postgresMissing,
+  startPostgres,
+  type TestPostgres,
+} from '../scripts/throwaway-postgres.js';
 
 const inCi = process.env.CI === 'true';
 const PG_MISSING = postgresMissing();

@@ -9,7 +9,11 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/engine/db/index.js';
 import { organizations } from '../src/engine/db/tables.js';
-import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
+import {
+  postgresMissing,
+  startPostgres,
+  type TestPostgres,
+} from '../scripts/throwaway-postgres.js';
 
 const pause = () => new Promise((r) => setTimeout(r, 5));
 

@@ -8,7 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
+import {
+  postgresMissing,
+  startPostgres,
+  type TestPostgres,
+} from '../scripts/throwaway-postgres.js';
 import { sftpMissing, startSftp, type TestSftp } from './helpers/sftp-server.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 

@@ -24,7 +24,11 @@ import {
 } from '../src/engine/flows/connectors/sftp.js';
 import type { ColumnInfo, Credentials, ReadContext } from '../src/engine/flows/connectors/types.js';
 import { BoxError } from '../src/engine/flows/errors.js';
-import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
+import {
+  postgresMissing,
+  startPostgres,
+  type TestPostgres,
+} from '../scripts/throwaway-postgres.js';
 import { sftpMissing, startSftp, type TestSftp } from './helpers/sftp-server.js';
 
 const inCi = process.env.CI === 'true';

@@ -1,7 +1,7 @@
 // The metadata shape the suite runs on: SQLite (default) or, with URSA_TEST_DATABASE=postgres,
 // one throwaway PostgreSQL for the whole run, each test server in a database of its own
 // (test/helpers/server.ts testConfig). CI runs the suite once per shape.
-import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { startPostgres, type TestPostgres } from '../scripts/throwaway-postgres.js';
 
 let pg: TestPostgres | undefined;
 

@@ -16,7 +16,11 @@ import { loadConfig, mcpAudience } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
-import { postgresMissing, startPostgres, type TestPostgres } from './helpers/postgres.js';
+import {
+  postgresMissing,
+  startPostgres,
+  type TestPostgres,
+} from '../scripts/throwaway-postgres.js';
 import { ADMIN, ADMIN_PASSWORD } from './helpers/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes

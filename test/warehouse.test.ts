@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from './helpers/fixtures.js';
 import { REPLICA_RETRY_MS } from '../src/engine/warehouse/connection.js';
-import { startReplica } from './helpers/postgres.js';
+import { startReplica } from '../scripts/throwaway-postgres.js';
 import {
   bindWarehouse,
   grantReader,

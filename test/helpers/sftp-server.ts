@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './postgres.js';
+import { freePort } from '../../scripts/throwaway-postgres.js';
 
 export interface TestSftp {
   host: '127.0.0.1';

@@ -3,7 +3,7 @@
 // postgres, then PUT /projects/{p} { warehouse }).
 import { expect } from 'vitest';
 import pg from 'pg';
-import { startPostgres, type TestPostgres } from './postgres.js';
+import { startPostgres, type TestPostgres } from '../../scripts/throwaway-postgres.js';
 import type { TestServer } from './server.js';
 
 export interface TestWarehouse {

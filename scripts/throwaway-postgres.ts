@@ -1,8 +1,8 @@
-// A throwaway PostgreSQL cluster for connector tests: initdb into a fresh temp directory,
-// the server on a free loopback port (password required over TCP, scram-sha-256), one login
-// role and one database. stop() shuts it down and removes the directory. PostgreSQL refuses
-// to run as root, so as root the server runs as the `postgres` system user (created by the
-// Debian package).
+// A throwaway PostgreSQL cluster for tests, benchmarks and `npm run cluster`: initdb into a
+// fresh temp directory, the server on a free loopback port (password required over TCP,
+// scram-sha-256), one login role and one database. stop() shuts it down and removes the
+// directory. PostgreSQL refuses to run as root, so as root the server runs as the `postgres`
+// system user (created by the Debian package).
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
