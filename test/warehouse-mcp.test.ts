@@ -102,6 +102,27 @@ describe('a warehouse project from zero over MCP', () => {
     expect((await call(admin, 'list_projects', {})).data.projects).toHaveLength(before);
   });
 
+  it('create_project follows the network rules: a loopback warehouse needs URSA_CONNECTOR_ALLOW_HOSTS', async () => {
+    const strict = await startTestServer({ URSA_DEFAULT_PLAN: 'enterprise' });
+    const c = await connectMcp(strict, ADMIN);
+    try {
+      const before = (await call(c, 'list_projects', {})).data.projects.length;
+      const r = await call(c, 'create_project', {
+        id: 'shop',
+        title: 'Shop',
+        warehouse: warehouseArg(w.db.reader!.password),
+      });
+      expect(r.isError).toBe(true);
+      expect(r.text).toContain('URSA_CONNECTOR_ALLOW_HOSTS');
+      expect(r.text).toContain('the project was not created');
+      expect(r.text).not.toContain(w.db.reader!.password);
+      expect((await call(c, 'list_projects', {})).data.projects).toHaveLength(before);
+    } finally {
+      await c.close();
+      await strict.close();
+    }
+  });
+
   it('create_project binds a new project to the schema', async () => {
     const r = await call(admin, 'create_project', {
       id: 'shop',
