@@ -12,16 +12,15 @@ export const GRANT_CLAIM = 'gid';
 
 const SWEEP_EVERY_MS = 60_000;
 
-// On every authenticated request. A row-value IN reads the primary key twice; the equivalent
-// OR of two conditions made SQLite merge two index scans (3× slower).
+// On every authenticated request: two primary-key probes in one statement that always returns
+// one row. SQLite ran `(kind, id) IN (VALUES …)` through an ephemeral table (about 19 µs) and
+// the equivalent OR as two merged index scans; EXISTS … OR EXISTS … is two seeks (about 2 µs).
+const probe = (kind: 'jti' | 'grant') =>
+  sql`exists (select 1 from ${tokenRevocations} where ${tokenRevocations.kind} = ${sql.raw(`'${kind}'`)} and ${tokenRevocations.id} = ${sql.placeholder(kind === 'jti' ? 'jti' : 'gid')})`;
 const lookup = prepared('revoked', (db) =>
   db
-    .select({ kind: tokenRevocations.kind })
-    .from(tokenRevocations)
-    .where(
-      sql`(${tokenRevocations.kind}, ${tokenRevocations.id}) in (values ('jti', ${sql.placeholder('jti')}), ('grant', ${sql.placeholder('gid')}))`,
-    )
-    .limit(1),
+    .select({ hit: sql<boolean | number>`(${probe('jti')} or ${probe('grant')})` })
+    .from(sql`(select 1) as one`),
 );
 
 export class Revocations {
@@ -53,8 +52,9 @@ export class Revocations {
     const jti = typeof claims.jti === 'string' ? claims.jti : null;
     const gid = typeof claims[GRANT_CLAIM] === 'string' ? (claims[GRANT_CLAIM] as string) : null;
     if (!jti && !gid) return false;
-    const hits = await lookup(this.db, { jti: jti ?? '', gid: gid ?? '' });
-    return hits.length > 0;
+    const [row] = await lookup(this.db, { jti: jti ?? '', gid: gid ?? '' });
+    // PostgreSQL answers a boolean, SQLite 1 or 0.
+    return Boolean(row?.hit);
   }
 
   private async record(kind: 'jti' | 'grant', id: string, expires: Date): Promise<void> {
