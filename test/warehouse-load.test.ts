@@ -3,7 +3,8 @@
 // of the bound schema (checked with a direct query) whose AQL answers equal those of the same
 // load into an embedded project; a failing load (bad rows, a statement timeout, a killed
 // connection) leaves the previous table and rows as they were; a role without CREATE and a
-// table Ursa did not create are refused up front; a flow's output lands there the same way.
+// table Ursa did not create are refused up front; a flow's output lands there the same way; a
+// table the customer's views and foreign keys depend on is refilled in place.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -543,5 +544,91 @@ describe('the example of docs/scaling.md', () => {
       types.rows.map((r: Record<string, string>) => `${r.column_name} ${r.data_type}`),
     ).toEqual(['order_id bigint', 'region text', 'amount double precision']);
     expect(await rowsOf('analytics.orders')).toHaveLength(3);
+  });
+});
+
+describe('a table others depend on (a view, a foreign key onto it)', () => {
+  const ITEMS = {
+    primarykey: 'item_id',
+    columns: [
+      col('item_id', 'Item', 'A', 'integer', 'Item'),
+      col('name', 'Name', 'L', 'string', 'Name', { labelOf: 'item_id' }),
+      col('qty', 'Qty', 'F', 'integer', 'Qty Items'),
+    ],
+  };
+  const WITH_PRICE = {
+    ...ITEMS,
+    columns: [...ITEMS.columns, col('price', 'Price', 'F', 'number', 'Item Price')],
+  };
+  const loadItems = async (file: string, prescription: unknown = ITEMS) => {
+    const r = await startLoad(wh, 'items', file, 'full', prescription);
+    expect(r.status, r.text).toBe(202);
+    return s.engine.jobs.waitFor(r.json.link[0].id, 60_000);
+  };
+  const oid = async () =>
+    (await su.query(`SELECT 'dwh.items'::regclass::oid AS oid`)).rows[0].oid as number;
+
+  beforeAll(async () => {
+    await put(wh, '/in/items1.csv', 'Item,Name,Qty\n1,bolt,5\n2,nut,1\n');
+    await put(wh, '/in/items2.csv', 'Item,Name,Qty\n1,bolt M6,7\n3,washer,2\n');
+    await put(wh, '/in/items3.csv', 'Item,Name,Qty\n3,washer,2\n');
+    await put(wh, '/in/items4.csv', 'Item,Name,Qty,Price\n1,bolt,5,0.1\n3,washer,2,0.05\n');
+    expect((await loadItems('/in/items1.csv')).status).toBe('OK');
+    // The customer's own objects on Ursa's table.
+    await su.query(
+      `CREATE VIEW dwh.items_many AS SELECT item_id, name FROM dwh.items WHERE qty > 1`,
+    );
+    await su.query(
+      `CREATE TABLE dwh.picks (pick int PRIMARY KEY, item bigint REFERENCES dwh.items)`,
+    );
+    await su.query(`INSERT INTO dwh.picks VALUES (10, 1)`);
+  });
+
+  it('a full load keeps the table and its dependents, and its rows become the file’s', async () => {
+    const before = await oid();
+    const job = await loadItems('/in/items2.csv');
+    expect(job.status, job.message).toBe('OK');
+    expect(job.result).toMatchObject({ clusters: { items: { rows: 2, loaded: 2 } } });
+    expect(await oid()).toBe(before);
+    expect(await rowsOf('dwh.items')).toEqual([
+      ['1', 'bolt M6', '7'],
+      ['3', 'washer', '2'],
+    ]);
+    // The view reads the new rows; the foreign key's row is still there.
+    expect(await rowsOf('dwh.items_many')).toEqual([
+      ['1', 'bolt M6'],
+      ['3', 'washer'],
+    ]);
+    expect(await rowsOf('dwh.picks')).toEqual([[10, '1']]);
+    expect(await values(wh, 'SELECT [Name], SUM([Qty Items])')).toBe('bolt M6\t7\nwasher\t2');
+  });
+
+  it('a load that would delete a row a foreign key holds fails with PostgreSQL’s reason', async () => {
+    const job = await loadItems('/in/items3.csv');
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toMatch(/violates foreign key constraint .* on table "picks"/);
+    expect(job.message).toContain('nothing was loaded');
+    expect((await rowsOf('dwh.items')).length).toBe(2);
+  });
+
+  it('a load that changes the columns is refused, naming the objects that depend on the table', async () => {
+    const job = await loadItems('/in/items4.csv', WITH_PRICE);
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toContain(
+      'dwh.items has objects depending on it (foreign key picks_item_fkey of dwh.picks, view dwh.items_many)',
+    );
+    expect(job.message).toContain(
+      'the table has (item_id bigint, name text, qty bigint; primary key item_id), the load makes (item_id bigint, name text, qty bigint, price double precision; primary key item_id)',
+    );
+    expect(job.message).toContain('nothing was loaded');
+    expect(await rowsOf('dwh.items')).toEqual([
+      ['1', 'bolt M6', '7'],
+      ['3', 'washer', '2'],
+    ]);
+    // Once the customer drops them, the table is swapped as usual.
+    await su.query(`DROP VIEW dwh.items_many; DROP TABLE dwh.picks`);
+    const ok = await loadItems('/in/items4.csv', WITH_PRICE);
+    expect(ok.status, ok.message).toBe('OK');
+    expect((await rowsOf('dwh.items')).map((r) => r.length)).toEqual([4, 4]);
   });
 });

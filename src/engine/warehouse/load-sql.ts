@@ -66,6 +66,84 @@ export function replaceSql(
   ];
 }
 
+/**
+ * Full load of a table other objects depend on (a view, another table's foreign key): the
+ * table stays and its rows become the staged ones, so those objects keep working. With a key,
+ * rows whose key is gone are deleted (the foreign keys onto it decide what that may do) and
+ * the others updated or added; without one, every row is replaced.
+ */
+export function refillSql(
+  schema: string,
+  staged: string,
+  table: string,
+  p: Prescription,
+): string[] {
+  const t = relation(schema, table);
+  const s = relation(schema, staged);
+  const cols = columnList(p);
+  if (!p.primarykey)
+    return [
+      `DELETE FROM ${t}`,
+      `INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${s}`,
+      `DROP TABLE ${s}`,
+    ];
+  const pk = q(p.primarykey);
+  const others = p.columns.filter((c) => c.id !== p.primarykey).map((c) => q(c.id));
+  const onConflict = others.length
+    ? `DO UPDATE SET ${others.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`
+    : 'DO NOTHING';
+  return [
+    `DELETE FROM ${t} WHERE NOT EXISTS (SELECT 1 FROM ${s} WHERE ${s}.${pk} = ${t}.${pk})`,
+    `INSERT INTO ${t} (${cols}) SELECT ${cols} FROM ${s} ON CONFLICT (${pk}) ${onConflict}`,
+    `DROP TABLE ${s}`,
+  ];
+}
+
+/**
+ * Objects of others that depend on the table, as `view x.y` or `foreign key c of x.y`: a full
+ * load refills such a table in place instead of replacing it ($1: the quoted relation).
+ */
+export const DEPENDENTS_SQL = `SELECT DISTINCT 'view ' || v.oid::regclass::text
+  FROM pg_depend d JOIN pg_rewrite w ON w.oid = d.objid JOIN pg_class v ON v.oid = w.ev_class
+ WHERE d.classid = 'pg_rewrite'::regclass AND d.refobjid = to_regclass($1::text)
+   AND v.oid <> d.refobjid
+UNION
+SELECT 'foreign key ' || quote_ident(conname) || ' of ' || conrelid::regclass::text
+  FROM pg_constraint
+ WHERE contype = 'f' AND confrelid = to_regclass($1::text) AND conrelid <> confrelid
+ ORDER BY 1`;
+
+/**
+ * The table's columns in order as `name type`, then its primary key's columns, each a JSON
+ * array in text (query connections read every value as text) — $1 as above.
+ */
+export const SHAPE_SQL = `SELECT
+  (SELECT coalesce(json_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+                   ORDER BY a.attnum), '[]')::text
+     FROM pg_attribute a
+    WHERE a.attrelid = to_regclass($1::text) AND a.attnum > 0 AND NOT a.attisdropped),
+  (SELECT coalesce(json_agg(a.attname::text ORDER BY a.attnum), '[]')::text
+     FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+    WHERE i.indrelid = to_regclass($1::text) AND i.indisprimary)`;
+
+/** What format_type() prints for each of PG_TYPES. */
+const FORMATTED: Record<string, string> = {
+  text: 'text',
+  bigint: 'bigint',
+  'double precision': 'double precision',
+  date: 'date',
+  timestamptz: 'timestamp with time zone',
+  boolean: 'boolean',
+};
+
+/** The shape SHAPE_SQL would read for a table created by createTableSql and primaryKeySql. */
+export function shapeOf(p: Prescription): { columns: string[]; key: string[] } {
+  return {
+    columns: p.columns.map((c) => `${c.id} ${FORMATTED[PG_TYPES[c.dataType]]}`),
+    key: p.primarykey ? [p.primarykey] : [],
+  };
+}
+
 /** Incremental load: rows with a staged key are replaced, new keys added (as embedded loads). */
 export function upsertSql(
   schema: string,

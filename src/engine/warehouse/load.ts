@@ -3,7 +3,8 @@
 // scratch DuckDB: the same prescription, rejects, messages and key checks), then written to
 // the bound schema in ONE transaction on the primary: a table per dataset created, filled by
 // COPY … FROM STDIN, typed and keyed; a full load swaps it in for the dataset's table, an
-// incremental one merges it by primary key. The metadata (datasets, model, data version) is
+// incremental one merges it by primary key. A table others' views or foreign keys depend on
+// is refilled in place instead of swapped (its columns and key unchanged). The metadata (datasets, model, data version) is
 // recorded with the warehouse's COMMIT as its last step, so a failure anywhere leaves both as
 // they were. Only tables Ursa created (their comment carries its marker) are ever replaced.
 import { createReadStream } from 'node:fs';
@@ -15,6 +16,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { lit } from '../data/databases.js';
 import type { Datasets } from '../data/datasets.js';
+import type { Prescription } from '../data/prescription.js';
 import { stagingTable } from '../data/load-sql.js';
 import type { ClusterLoad, LoadResult, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, invalid } from '../errors.js';
@@ -24,14 +26,18 @@ import {
   commentSql,
   copySql,
   createTableSql,
+  DEPENDENTS_SQL,
   GRANTS_SQL,
   grantSql,
   marker,
   primaryKeySql,
   PRIVILEGES_SQL,
+  refillSql,
   RELATION_SQL,
   relation,
   replaceSql,
+  SHAPE_SQL,
+  shapeOf,
   stagingName,
   tableOf,
   upsertSql,
@@ -246,6 +252,22 @@ export class WarehouseLoads {
     if (problem) throw new JobFailure(`${problem}; nothing was loaded`);
     if (cl.mode === 'incremental' && !existing)
       throw new JobFailure(`${fullFirst(cl.name, schema, null)}; nothing was loaded`);
+    // Objects of others on the table (views, foreign keys onto it) would stop a DROP: such a
+    // table is refilled in place, which needs it to keep its columns and key.
+    const dependents =
+      cl.mode === 'full' && existing
+        ? (await run(DEPENDENTS_SQL, [relation(schema, table)])).map((r) => String(r[0]))
+        : [];
+    if (dependents.length) {
+      const problem = shapeProblem(
+        schema,
+        table,
+        p,
+        dependents,
+        await run(SHAPE_SQL, [relation(schema, table)]),
+      );
+      if (problem) throw new JobFailure(`${problem}; nothing was loaded`);
+    }
     const fill = stagingName();
     await run(createTableSql(schema, fill, p));
     try {
@@ -259,6 +281,10 @@ export class WarehouseLoads {
     if (cl.mode === 'incremental') {
       for (const sql of upsertSql(schema, fill, table, p)) await run(sql);
       return Number((await run(`SELECT count(*) FROM ${relation(schema, table)}`))[0]![0]);
+    }
+    if (dependents.length) {
+      for (const sql of refillSql(schema, fill, table, p)) await run(sql);
+      return staged.rows;
     }
     const pk = primaryKeySql(schema, fill, p);
     if (pk) await run(pk);
@@ -295,6 +321,23 @@ function tableProblem(
   if (!existing) return null;
   if ((existing.kind === 'r' || existing.kind === 'p') && existing.ours) return null;
   return `${name} exists and was not created by Ursa for dataset "${cl.name}" of project "${projectId}"; Ursa never replaces or changes a table it did not create: map it with source_type "table", or load into another dataset name`;
+}
+
+/** Why a table others depend on cannot be refilled in place by this load, or null. */
+function shapeProblem(
+  schema: string,
+  table: string,
+  p: Prescription,
+  dependents: string[],
+  rows: unknown[][],
+): string | null {
+  const [columns = [], key = []] = (rows[0] ?? []).map((v) => JSON.parse(String(v)) as string[]);
+  const want = shapeOf(p);
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (same(columns, want.columns) && same(key, want.key)) return null;
+  const shape = (cols: string[], k: string[]) =>
+    `(${cols.join(', ')}${k.length ? `; primary key ${k.join(', ')}` : '; no primary key'})`;
+  return `${schema}.${table} has objects depending on it (${dependents.join(', ')}), so a full load keeps the table and replaces its rows, which needs the same columns, types and primary key: the table has ${shape(columns, key)}, the load makes ${shape(want.columns, want.key)}; load those columns, or drop or change the objects first`;
 }
 
 function fullFirst(
