@@ -125,7 +125,8 @@ describe('cli', { timeout: 60_000 }, () => {
       const t0 = Date.now();
       const end = await s.stop('SIGTERM');
       expect(end.code, end.stderr).toBe(0);
-      expect(Date.now() - t0).toBeLessThan(5_000);
+      // Not a performance goal: it stops promptly, not after a job's 30 s lease or a drain.
+      expect(Date.now() - t0).toBeLessThan(15_000);
     });
 
     it('a second start on the same data directory keeps the one demo project', async () => {
