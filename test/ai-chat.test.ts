@@ -407,6 +407,23 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
     expect(next.job.status, next.job.message).toBe('OK');
   });
 
+  it('a message read between its job ending and its settling already has the answer', async () => {
+    // The job is OK and holds the answer; the message row is settled by a listener just after.
+    const e = t.s.engine;
+    const a = await e.actor({ email: ADMIN }, t.project);
+    const answer = { answer: 'Just **done**.', queries: [] };
+    const r = await e.ai.conversations.add(a, 'Done yet?', undefined, async (ids) => ({
+      ...(await e.jobs.recordFinished(a, 'ai', ids, null)),
+      status: 'RUNNING' as const,
+    }));
+    await e.db.update(jobs).set({ status: 'OK', result: answer }).where(eq(jobs.id, r.job.id));
+    const view = await t.s.api(
+      'GET',
+      `/projects/${t.project}/app/ai/conversations/${r.conversation}`,
+    );
+    expect(view.json.conversation.messages[0]).toMatchObject({ status: 'OK', answer });
+  });
+
   it('records each message with its token counts in the activity log', async () => {
     t.llm.script({ text: 'Hello.', usage: { input: 321, output: 12 } });
     const { job, conversation } = await ask(t, 'Say hello');

@@ -87,16 +87,33 @@ export class Conversations {
     return row;
   }
 
-  /** The conversation's messages, oldest first. */
+  /**
+   * The conversation's messages, oldest first. A message is settled (settle()) just after its
+   * job ends: in between, the job's status and answer are the message's, so a reader never sees
+   * "OK" without the answer.
+   */
   async messages(conversationId: string): Promise<MessageRow[]> {
     return (
       await this.db
-        .select({ m: aiMessages, status: jobs.status, jobMessage: jobs.message })
+        .select({
+          m: aiMessages,
+          status: jobs.status,
+          jobMessage: jobs.message,
+          jobAnswer:
+            sql<unknown>`case when ${aiMessages.answer} is null and ${jobs.status} = 'OK' then ${jobs.result} end`.mapWith(
+              jobs.result,
+            ),
+        })
         .from(aiMessages)
         .leftJoin(jobs, eq(jobs.id, aiMessages.jobId))
         .where(eq(aiMessages.conversationId, conversationId))
         .orderBy(asc(aiMessages.seq))
-    ).map((r) => ({ ...r.m, status: r.status ?? r.m.status, jobMessage: r.jobMessage }));
+    ).map(({ m, status, jobMessage, jobAnswer }) => ({
+      ...m,
+      status: status ?? m.status,
+      answer: m.answer ?? jobAnswer ?? null,
+      jobMessage,
+    }));
   }
 
   /** A message still being answered, if any (a conversation answers one question at a time). */
