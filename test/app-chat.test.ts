@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch, otherThan, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { startFakeLlm, type FakeLlm, type FakeToolCall } from './helpers/fake-llm.js';
-import { createProject, loadDataset, writePlansFile } from './helpers/fixtures.js';
+import { createProject, loadDataset, waitFor, writePlansFile } from './helpers/fixtures.js';
 import {
   ADMIN,
   ADMIN_PASSWORD,
@@ -323,7 +323,11 @@ describe.skipIf(skipBrowser)('the web application: Chat', () => {
       await page.waitForURL((u) => /\/chat\/[\w-]+$/.test(u.pathname));
       // A slow answer, stopped: the job is cancelled and the turn says so.
       llm.script({ text: 'Too late.', delayMs: 4000 });
+      const sent = llm.requests.length;
       await ask(page, 'Something slow?');
+      // Stopped while the model answers: stopped before, the scripted turn would be left for
+      // the next test's question.
+      await waitFor(() => (llm.requests.length > sent ? true : undefined), 10_000);
       await page.getByRole('button', { name: 'Stop' }).click();
       await page
         .locator('.chat-failed')
