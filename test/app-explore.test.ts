@@ -696,7 +696,10 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
 
       // The card and its inline message fit a phone.
       await page.setViewportSize({ width: 390, height: 844 });
-      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+      // The chart follows the new width once its resize observer runs: polled, not read at once.
+      await expect
+        .poll(() => page.evaluate('document.documentElement.scrollWidth'))
+        .toBeLessThanOrEqual(390);
       await page.setViewportSize({ width: 1280, height: 900 });
 
       // Deleted after a confirmation: gone from the API, the list and the screen.
