@@ -451,12 +451,12 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         'report.ops_delays',
         ident,
       ]);
-      expect(
-        await drawn
-          .getByLabel('Dashboard', { exact: true })
-          .locator('option:checked')
-          .textContent(),
-      ).toBe('Operations (2 items)');
+      // The list of dashboards is read again after the add: polled.
+      await expect
+        .poll(() =>
+          drawn.getByLabel('Dashboard', { exact: true }).locator('option:checked').textContent(),
+        )
+        .toBe('Operations (2 items)');
       await screenshots(page, 'explore');
       // Or to a new dashboard holding just it.
       await drawn
