@@ -478,6 +478,26 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
   });
 
   describe('concurrency', () => {
+    it('runs queued jobs in the order they were submitted, even within one millisecond', async () => {
+      const b = await blocker();
+      const order: number[] = [];
+      const a = await s.engine.actor({ email: ADMIN }, s.demo);
+      // Submitted back to back, not awaiting each other: most share a millisecond.
+      const queued = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          s.engine.jobs.submit(
+            a,
+            'transform',
+            scripts.add({ run: async () => void order.push(i) }),
+          ),
+        ),
+      );
+      submitted.push(...queued.map((q) => q.id));
+      b.gate.resolve();
+      for (const q of queued) await poll(q.id, isFinal);
+      expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    });
+
     it('keeps a second job PREPARED until the first finishes', async () => {
       const gate = scripts.gate();
       const first = await submit({

@@ -87,6 +87,17 @@ const insertFinished = prepared('job_finished', (db) =>
     .returning(),
 );
 
+let lastCreated = 0;
+/**
+ * Now, and strictly after the last job this process queued: the queue is claimed in order of
+ * `created` (then the random id), so two jobs submitted within one millisecond would otherwise
+ * run in either order.
+ */
+function createdNow(): string {
+  lastCreated = Math.max(Date.now(), lastCreated + 1);
+  return new Date(lastCreated).toISOString();
+}
+
 export class JobFailure extends Error {}
 
 type Row = typeof jobs.$inferSelect;
@@ -251,7 +262,7 @@ export class JobRunner {
         status: 'PREPARED',
         params,
         createdBy: a.email,
-        created: nowIso(),
+        created: createdNow(),
         ...(mine ? { owner: this.me, leaseUntil: Date.now() + this.leaseMs, attempts: 1 } : {}),
       })
       .returning()
