@@ -52,7 +52,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}) {
     PORT: '0',
     HOST: '127.0.0.1',
     URSA_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    URSA_LOG_LEVEL: 'silent',
+    // URSA_TEST_LOG=error shows the servers' logs when a test run needs explaining.
+    URSA_LOG_LEVEL: process.env.URSA_TEST_LOG ?? 'silent',
     URSA_DEMO_DATA: 'false',
     ...env,
   });
