@@ -91,7 +91,7 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
       await p.getByRole('button', { name: 'Add filter' }).click();
       await screenshots(p, 'dashboard-edit');
       await p.getByRole('button', { name: 'Save' }).click();
-      await p.getByRole('heading', { name: 'Edit me', level: 1 }).waitFor();
+      await p.getByRole('heading', { name: 'Edit me', exact: true, level: 1 }).waitFor();
 
       const saved = await s.api('GET', `/projects/${s.demo}/pmd/obj/${DASH}`);
       const def = saved.json.object.def;

@@ -135,7 +135,7 @@ describe.skipIf(skipBrowser)(
         }
         await checkScreen(page, 'journey-edit');
         await page.getByRole('button', { name: 'Save' }).click();
-        await page.getByRole('heading', { name: 'My journey', level: 1 }).waitFor();
+        await page.getByRole('heading', { name: 'My journey', exact: true, level: 1 }).waitFor();
         const saved = (await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`)).json.object.def;
         expect(saved.filters).toEqual([
           { attribute: 'attr.flights.flight_date' },
