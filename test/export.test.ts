@@ -129,7 +129,7 @@ function wordBox(pdf: Buffer, word: string) {
     encoding: 'utf8',
   });
   for (const m of out.matchAll(
-    /<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g,
+    /<word xMin="(-?[\d.]+)" yMin="(-?[\d.]+)" xMax="(-?[\d.]+)" yMax="(-?[\d.]+)">([^<]*)<\/word>/g,
   )) {
     if (m[5] === word) {
       const [xMin, yMin, xMax, yMax] = [m[1], m[2], m[3], m[4]].map(Number) as [
@@ -141,7 +141,9 @@ function wordBox(pdf: Buffer, word: string) {
       return { xMin, yMin, width: xMax - xMin, height: yMax - yMin };
     }
   }
-  throw new Error(`"${word}" not found on page 1`);
+  // What was there instead (a box poppler writes in another way is not read as absent).
+  const words = [...out.matchAll(/<word [^>]*>[^<]*<\/word>/g)].map((m) => m[0]);
+  throw new Error(`"${word}" not found on page 1: ${JSON.stringify(words)}`);
 }
 
 /** Page 1 as 8-bit gray pixels at 50 dpi (pdftoppm's PGM). */

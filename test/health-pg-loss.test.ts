@@ -25,9 +25,11 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
     let pg: TestPostgres;
     let s: RunningServer;
     let token: string;
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pg-loss-'));
+    // Made in beforeAll: a skipped describe still runs its body, and would leave the directory.
+    let dataDir = '';
 
     beforeAll(async () => {
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pg-loss-'));
       pg = await startPostgres();
       const config = loadConfig({
         URSA_DATA_DIR: dataDir,
@@ -44,7 +46,7 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
     afterAll(async () => {
       await s?.close().catch(() => undefined);
       await pg?.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
     const get = async (p: string, auth = false) => {
