@@ -1,7 +1,7 @@
 // Project file storage: one folder per project under the data directory. Every write is
 // atomic (a temporary file in the project's tmp folder, then rename), counts toward the
 // plan's storageBytes limit, and is announced to change listeners (flows' WebDAV triggers).
-import { constants as fsConstants, createWriteStream, type Stats } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
@@ -10,6 +10,7 @@ import { conflict, forbidden, invalid, limitExceeded, notFound } from '../errors
 import { randomId } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
 import { borrow } from './borrowed-stream.js';
+import { newFileStream } from './new-file-stream.js';
 import { fileIdOf, isWithin, joinPath, nameOf, normalizeStoragePath, parentOf } from './paths.js';
 
 export interface StorageItem {
@@ -268,7 +269,7 @@ export class Storage {
       },
     });
     try {
-      await pipeline(input, counter, createWriteStream(tmp, { flags: 'wx' }));
+      await pipeline(input, counter, await newFileStream(tmp));
       const fh = await fs.open(tmp, 'r');
       await fh.sync(); // the data is on disk before the rename makes it visible
       await fh.close();

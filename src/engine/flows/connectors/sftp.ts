@@ -16,6 +16,7 @@ import SftpClient from 'ssh2-sftp-client';
 import { z } from 'zod';
 import { zIdent } from '../../model/defs.js';
 import { zRemotePath } from '../box-paths.js';
+import { newFileStream } from '../../storage/new-file-stream.js';
 import { BoxError } from '../errors.js';
 import { credentialServer } from './server.js';
 import type { Credentials, ReadContext } from './types.js';
@@ -118,14 +119,13 @@ export async function sftpDownload(
       });
       arm();
       try {
-        await pipeline(
-          s.client.createReadStream(remotePath),
-          counter,
-          fs.createWriteStream(localFile),
-          { signal: AbortSignal.any([idle.signal, s.signal]) },
-        );
+        // Made before the remote stream opens: a failed open leaves no stream unread.
+        const out = await newFileStream(localFile, 'w');
+        await pipeline(s.client.createReadStream(remotePath), counter, out, {
+          signal: AbortSignal.any([idle.signal, s.signal]),
+        });
       } catch (err) {
-        // pipeline settles once every stream is closed: nothing writes the file any more.
+        // The file was made before the pipeline (newFileStream): removing it now is final.
         await fs.promises.rm(localFile, { force: true }).catch(() => {});
         if (idle.signal.aborted && !s.signal.aborted) throw s.timedOut('download', remotePath);
         throw err;
