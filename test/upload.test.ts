@@ -9,11 +9,19 @@ import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
+import { Engine } from '../src/engine/engine.js';
 import { uploads } from '../src/engine/db/tables.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
-import { ADMIN, invite, startTestServer, type TestServer, testDatabase } from './helpers/server.js';
+import {
+  ADMIN,
+  invite,
+  ON_PG,
+  startTestServer,
+  type TestServer,
+  testDatabase,
+} from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 const MDADMIN = 'upload-mdadmin@example.com';
@@ -395,6 +403,57 @@ describe('chunks (POST)', () => {
       resumableTotalChunks: 3,
     });
     expect((await call('GET', url(paramsOf(other, 1)))).status).toBe(409);
+  });
+});
+
+// Behind a load balancer, chunks of one upload reach different processes. Two engines on
+// one data directory and one PostgreSQL are two processes' worth of locks: each chunk goes
+// to one of them, all at once, and the file must still be assembled exactly once. (SQLite
+// serves one process only, so there is nothing to share there.)
+describe.skipIf(!ON_PG)('chunks spread over two engines', () => {
+  it('assemble exactly once, whichever engine gets the last one', async () => {
+    const other = await Engine.open(
+      loadConfig({
+        URSA_DATA_DIR: s.dataDir,
+        ...testDatabase(s.dataDir),
+        URSA_LOG_LEVEL: 'silent',
+        URSA_DEMO_DATA: 'false',
+      }),
+      createLogger('silent'),
+    );
+    const spies = [s.engine, other].map((e) => vi.spyOn(rawStorage(e), 'writeFile'));
+    try {
+      const engines = [s.engine, other];
+      const actors = await Promise.all(engines.map((e) => e.actor({ email: ADMIN }, project)));
+      for (let round = 0; round < 8; round++) {
+        for (const spy of spies) spy.mockClear();
+        const u: Upload = {
+          ident: `spread-${round}`,
+          chunkSize: 1024,
+          data: bytes(8 * 1024 + 100, 40 + round),
+          filename: `spread-${round}.bin`,
+        };
+        const answers = await Promise.allSettled(
+          Array.from({ length: totalOf(u) }, (_, k) =>
+            engines[(k + round) % 2]!.uploads.putChunk(
+              actors[(k + round) % 2]!,
+              paramsOf(u, k + 1),
+              Readable.from([chunkOf(u, k + 1)]),
+            ),
+          ),
+        );
+        const failed = answers.filter((a) => a.status === 'rejected');
+        expect(failed.map((a) => String(a.reason))).toEqual([]);
+        const done = answers.filter((a) => a.status === 'fulfilled' && a.value.complete);
+        expect(done.length, `round ${round}`).toBeGreaterThanOrEqual(1);
+        expect(spies[0]!.mock.calls.length + spies[1]!.mock.calls.length, `round ${round}`).toBe(1);
+        expect(stored(`/spread-${round}.bin`).equals(u.data)).toBe(true);
+        expect(fs.existsSync(chunkDir(u.ident))).toBe(false);
+      }
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      await other.close();
+    }
   });
 });
 

@@ -32,6 +32,8 @@ const rawTypes = {
 export interface PgStoreOptions {
   /** Connections per process (default 10). */
   max?: number;
+  /** Connections per process that hold cluster-wide locks (`exclusive`; default 16). */
+  lockConnections?: number;
   /** Longest statement, in milliseconds (default 30 s): a stuck query must not hold a slot. */
   statementTimeoutMs?: number;
   log?: Pick<Logger, 'warn'>;
@@ -50,6 +52,16 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   // unhandled it would end the process. The next query reconnects.
   pool.on('error', (err) => opts.log?.warn({ err: err.message }, 'metadata connection lost'));
   await migratePg(pool);
+  // Connections that hold (or wait for) `exclusive` locks. A waiter may wait as long as the
+  // holder works (an upload being assembled), so there is no acquire timeout.
+  const lockPool = new pg.Pool({
+    connectionString: url,
+    max: opts.lockConnections ?? 16,
+    connectionTimeoutMillis: 0,
+    idleTimeoutMillis: 10_000,
+    application_name: 'ursa-locks',
+  });
+  lockPool.on('error', (err) => opts.log?.warn({ err: err.message }, 'lock connection lost'));
   const als = new AsyncLocalStorage<TxContext>();
   const current = () => {
     const t = als.getStore();
@@ -73,12 +85,19 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     db,
     signals,
     async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
-      // A session-level advisory lock on a connection of its own, held while `fn` runs its
-      // statements on the pool; it goes with the connection if this process dies.
-      const conn = await pool.connect();
+      // A session-level advisory lock on a connection of the lock pool, held while `fn` runs
+      // its statements on the main pool; it goes with the connection if this process dies.
+      // Holders and waiters never take the main pool's connections, so however many wait,
+      // the holder's statements still get one.
+      const conn = await lockPool.connect();
       let broken: Error | undefined;
       try {
-        await conn.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
+        try {
+          await conn.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
+        } catch (err) {
+          broken = err as Error;
+          throw err;
+        }
         try {
           return await fn();
         } finally {
@@ -154,6 +173,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     },
     async close() {
       await signals.close();
+      await lockPool.end();
       await pool.end();
     },
   };

@@ -115,10 +115,12 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     signals,
     exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
       const run = (exclusives.get(name) ?? Promise.resolve()).then(fn);
-      exclusives.set(
-        name,
-        run.catch(() => undefined),
-      );
+      const tail = run.catch(() => undefined);
+      exclusives.set(name, tail);
+      // The last holder leaves no entry: names may be per upload, and the map must not grow.
+      void tail.then(() => {
+        if (exclusives.get(name) === tail) exclusives.delete(name);
+      });
       return run;
     },
     inTx: () => current() !== undefined,

@@ -40,7 +40,8 @@ export interface Store {
   readonly signals: Signals;
   /**
    * Runs `fn` (outside any transaction) while holding the cluster-wide lock `name`: work that
-   * every process does at start-up but only one may do at a time (bootstrap, conversions).
+   * every process may do but only one may do at a time (bootstrap, conversions, assembling an
+   * upload). The lock goes with its holder if the process dies.
    */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Fails when the database does not answer (readiness). */

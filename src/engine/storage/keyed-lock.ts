@@ -1,6 +1,6 @@
-// One-at-a-time sections per key (here: per upload), inside this process. The data
-// directory is served by one process only (server-record.ts), so this is enough to keep
-// two requests from deciding the same thing at once.
+// One-at-a-time sections per key, inside this process only. Where several processes share
+// the data directory, callers take the cluster-wide lock (Store.exclusive) inside it: this
+// queue just keeps one process's requests from each holding a lock connection.
 
 export class KeyedLock {
   private tails = new Map<string, Promise<void>>();

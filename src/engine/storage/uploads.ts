@@ -5,7 +5,7 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { Readable } from 'node:stream';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, storeOf } from '../db/index.js';
 import { projects, uploads } from '../db/tables.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
@@ -83,14 +83,15 @@ export class Uploads {
     input: Readable,
   ): Promise<ChunkResult> {
     const p = a.projectId;
-    const key = `${p}\0${spec.ident}`;
     // Refuse before a byte is written: a changed upload, a target that cannot be, no room.
     const seen = await this.row(p, spec.ident);
     const startedOn = seen?.status === 'partial' ? seen : null;
     if (startedOn) sameUpload(startedOn, spec);
     else await this.checkNewUpload(p, spec);
 
-    const r = await this.locks.run(key, () => this.chunks.open(p, spec.ident, spec.chunkNumber));
+    const r = await this.locked(p, spec.ident, () =>
+      this.chunks.open(p, spec.ident, spec.chunkNumber),
+    );
     try {
       const bytes = await this.chunks.receive(r, input, spec.expectedBytes);
       if (bytes !== spec.expectedBytes)
@@ -107,7 +108,7 @@ export class Uploads {
       await this.chunks.discard(r);
       throw err;
     }
-    return this.locks.run(key, () => this.settle(a, spec, r, startedOn));
+    return this.locked(p, spec.ident, () => this.settle(a, spec, r, startedOn));
   }
 
   /**
@@ -269,7 +270,7 @@ export class Uploads {
       .from(uploads)
       .where(and(eq(uploads.status, 'partial'), lt(uploads.updated, cutoff)));
     for (const { projectId, ident } of stale) {
-      await this.locks.run(`${projectId}\0${ident}`, async () => {
+      await this.locked(projectId, ident, async () => {
         const row = await this.row(projectId, ident);
         if (row?.status !== 'partial' || row.updated >= cutoff) return; // touched meanwhile
         await this.chunks.removeAll(projectId, ident);
@@ -282,7 +283,7 @@ export class Uploads {
     for (const { id } of await this.db.select({ id: projects.id }).from(projects)) {
       for (const { ident, mtimeMs } of await this.chunks.folders(id)) {
         if (mtimeMs >= cutoffMs) continue;
-        await this.locks.run(`${id}\0${ident}`, async () => {
+        await this.locked(id, ident, async () => {
           if ((await this.row(id, ident))?.status === 'partial') return;
           await this.chunks.removeAll(id, ident);
           removed++;
@@ -304,6 +305,18 @@ export class Uploads {
       removed += await this.chunks.sweepReceiving(id, before);
     }
     return removed;
+  }
+
+  /**
+   * One section at a time per upload, across every process on the data directory: chunks
+   * of one upload may reach different processes, and exactly one must assemble the file.
+   * Requests of this process queue in memory first, so each process holds one lock
+   * connection per upload at most.
+   */
+  private locked<T>(projectId: string, ident: string, fn: () => Promise<T>): Promise<T> {
+    // ':' apart (PostgreSQL text holds no NUL); a project id has none, so names cannot clash.
+    const key = `ursa:upload:${projectId}:${ident}`;
+    return this.locks.run(key, () => storeOf(this.db).exclusive(key, fn));
   }
 
   private async row(projectId: string, ident: string): Promise<Row | undefined> {
