@@ -7,7 +7,8 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, tx } from '../db/index.js';
+import { aiAskLock } from '../db/lock-names.js';
 import { projects } from '../db/tables.js';
 import { conflict, unavailable } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
@@ -93,17 +94,25 @@ export class AiService {
   ): Promise<{ job: Job; conversation: string; message: string }> {
     const input = parseInput(askSchema, body, 'question');
     if (!this.d.provider) throw unavailable(NOT_CONFIGURED, { configure: 'URSA_AI_PROVIDER' });
-    if (input.conversation) {
-      const busy = await this.conversations.pending(a, input.conversation);
-      if (busy)
-        throw conflict(
-          `conversation "${input.conversation}" is still answering a question (job ${busy.jobId}); wait for it or cancel that job`,
-          { conversation: input.conversation, job: busy.jobId },
+    // The checks and the new message in one transaction under the project's lock: two
+    // questions at once (perhaps through two processes) cannot both pass them.
+    return tx(
+      this.d.db,
+      async () => {
+        if (input.conversation) {
+          const busy = await this.conversations.pending(a, input.conversation);
+          if (busy)
+            throw conflict(
+              `conversation "${input.conversation}" is still answering a question (job ${busy.jobId}); wait for it or cancel that job`,
+              { conversation: input.conversation, job: busy.jobId },
+            );
+        }
+        await this.d.limits.check(a.projectId, 'aiMessagesPerDay', 1);
+        return this.conversations.add(a, input.question, input.conversation, (ids) =>
+          this.d.jobs.submit(a, 'ai', ids),
         );
-    }
-    await this.d.limits.check(a.projectId, 'aiMessagesPerDay', 1);
-    return this.conversations.add(a, input.question, input.conversation, (ids) =>
-      this.d.jobs.submit(a, 'ai', ids),
+      },
+      { lock: [aiAskLock(a.projectId)] },
     );
   }
 

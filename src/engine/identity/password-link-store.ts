@@ -58,13 +58,15 @@ export async function readLink(db: Db, token: string): Promise<LinkState> {
 /** Marks the link used when it is still good; call inside the transaction that acts on it. */
 export async function useLink(db: Db, token: string): Promise<LinkState> {
   const state = await readLink(db, token);
-  if (state.ok) {
-    await db
-      .update(passwordLinks)
-      .set({ ended: 'used', endedAt: new Date().toISOString() })
-      .where(eq(passwordLinks.idHash, hash(token)));
-  }
-  return state;
+  if (!state.ok) return state;
+  // Only an open link is used: of two uses at once (on PostgreSQL, perhaps through two
+  // processes) the second waits for the first's row and then finds it ended.
+  const used = await db
+    .update(passwordLinks)
+    .set({ ended: 'used', endedAt: new Date().toISOString() })
+    .where(and(eq(passwordLinks.idHash, hash(token)), isNull(passwordLinks.ended)))
+    .returning({ idHash: passwordLinks.idHash });
+  return used.length ? state : readLink(db, token);
 }
 
 /** Ends every open link of `email` (a newer link was sent, or the password was set). */

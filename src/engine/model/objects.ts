@@ -9,6 +9,7 @@ import { hasLevel, requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Datasets } from '../data/datasets.js';
 import { tx, type Db } from '../db/index.js';
+import { modelLock } from '../db/lock-names.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { checkFlowDef } from '../flows/flow-def.js';
 import { redactFlowDef } from '../flows/redact.js';
@@ -343,9 +344,10 @@ export class ModelObjects {
       );
     const parsed = items.map((raw, i) => parseNew(raw, batch ? i : undefined));
     const flows = parsed.filter((p) => p.type === 'flow').length;
-    if (flows) await this.limitCheck?.(actor.projectId, 'flows', flows);
 
     return this.change(actor, async () => {
+      // Under the model's lock, so concurrent creates in other processes count too.
+      if (flows) await this.limitCheck?.(actor.projectId, 'flows', flows);
       const before = await this.scope(actor);
       const taken = new Set(before.index.byIdent.keys());
       const titles = titleOwners(before.index.rows);
@@ -634,12 +636,18 @@ export class ModelObjects {
     const before = this.writes;
     const guard = this.rowFilterGuard;
     try {
-      return await tx(this.db, async () => {
-        const filters = (await guard?.before(actor)) ?? null;
-        const out = await fn();
-        await guard?.assertKept(actor, filters);
-        return out;
-      });
+      // Under the project's model lock: idents, titles and the flow count are checked by
+      // reading the model, and a write in another process must not slip in between.
+      return await tx(
+        this.db,
+        async () => {
+          const filters = (await guard?.before(actor)) ?? null;
+          const out = await fn();
+          await guard?.assertKept(actor, filters);
+          return out;
+        },
+        { lock: [modelLock(projectId)] },
+      );
     } catch (err) {
       // Refusals before any write (404, 409…) leave the version, and the caches, alone.
       if (this.writes !== before) await this.store.bumpModelVersion(projectId);

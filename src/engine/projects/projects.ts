@@ -6,6 +6,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
+import { projectCountLock } from '../db/lock-names.js';
 import { type Db, first, prepared, tx } from '../db/index.js';
 import { projects, projectUsers, type Announcement, type WarehouseBinding } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
@@ -226,38 +227,43 @@ export class Projects {
     }
     const id = `${input.id}-${randomId(6)}`;
     const now = nowIso();
-    await tx(this.db, async () => {
-      // Checked inside the transaction so two concurrent creates cannot both pass.
-      assertWithin(
-        'projects',
-        this.plans[org.plan]?.limits.projects ?? 0,
-        await this.countInOrg(org.id),
-        1,
-      );
-      await this.db.insert(projects).values({
-        id,
-        label: input.label,
-        description: input.desc,
-        orgId: org.id,
-        createdBy: p.email,
-        created: now,
-        updated: now,
-      });
-      await this.db.insert(projectUsers).values({
-        projectId: id,
-        email: p.email,
-        admin: true,
-        invitedBy: p.email,
-        created: now,
-        updated: now,
-      });
-      await this.activity.record(id, 'project_action', {
-        user: p.email,
-        object: id,
-        message: `project "${input.label}" created`,
-        detail: { action: 'create', entity: org.id },
-      });
-    });
+    await tx(
+      this.db,
+      async () => {
+        // Checked inside the transaction, under the organization's lock, so two concurrent
+        // creates (perhaps in two processes) cannot both pass.
+        assertWithin(
+          'projects',
+          this.plans[org.plan]?.limits.projects ?? 0,
+          await this.countInOrg(org.id),
+          1,
+        );
+        await this.db.insert(projects).values({
+          id,
+          label: input.label,
+          description: input.desc,
+          orgId: org.id,
+          createdBy: p.email,
+          created: now,
+          updated: now,
+        });
+        await this.db.insert(projectUsers).values({
+          projectId: id,
+          email: p.email,
+          admin: true,
+          invitedBy: p.email,
+          created: now,
+          updated: now,
+        });
+        await this.activity.record(id, 'project_action', {
+          user: p.email,
+          object: id,
+          message: `project "${input.label}" created`,
+          detail: { action: 'create', entity: org.id },
+        });
+      },
+      { lock: [projectCountLock(org.id)] },
+    );
     fs.mkdirSync(this.dir(id), { recursive: true });
     return this.details({ ...this.creatorActor(id, p.email) });
   }

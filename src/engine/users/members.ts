@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { type Db, first, tx } from '../db/index.js';
+import { membersLock } from '../db/lock-names.js';
 import { projects, projectUsers, users } from '../db/tables.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
@@ -230,38 +231,45 @@ export class Members {
       plans.push({ email, existing, next, sendemail: item.sendemail ?? false });
     }
     const now = nowIso();
-    await tx(this.db, async () => {
-      const added = plans.filter((p) => p.next.active && !p.existing?.active).length;
-      if (added > 0) await this.limits.check(a.projectId, 'users', added);
-      for (const p of plans) {
-        await this.db.insert(users).values({ email: p.email, created: now }).onConflictDoNothing();
-        await this.db
-          .insert(projectUsers)
-          .values({
-            ...p.next,
-            projectId: a.projectId,
-            email: p.email,
-            invitedBy: p.existing?.invitedBy ?? a.email,
-            created: p.existing?.created ?? now,
-            updated: now,
-          })
-          .onConflictDoUpdate({
-            target: [projectUsers.projectId, projectUsers.email],
-            set: { ...p.next, updated: now },
+    await tx(
+      this.db,
+      async () => {
+        const added = plans.filter((p) => p.next.active && !p.existing?.active).length;
+        if (added > 0) await this.limits.check(a.projectId, 'users', added);
+        for (const p of plans) {
+          await this.db
+            .insert(users)
+            .values({ email: p.email, created: now })
+            .onConflictDoNothing();
+          await this.db
+            .insert(projectUsers)
+            .values({
+              ...p.next,
+              projectId: a.projectId,
+              email: p.email,
+              invitedBy: p.existing?.invitedBy ?? a.email,
+              created: p.existing?.created ?? now,
+              updated: now,
+            })
+            .onConflictDoUpdate({
+              target: [projectUsers.projectId, projectUsers.email],
+              set: { ...p.next, updated: now },
+            });
+          await this.activity.record(a.projectId, 'user_action', {
+            user: a.email,
+            object: p.email,
+            message: memberEventMessage(p.email, p.existing, p.next),
+            detail: {
+              action: memberAction(p.existing, p.next),
+              target: p.email,
+              ...(await this.detail(a.projectId, p.next)),
+            },
           });
-        await this.activity.record(a.projectId, 'user_action', {
-          user: a.email,
-          object: p.email,
-          message: memberEventMessage(p.email, p.existing, p.next),
-          detail: {
-            action: memberAction(p.existing, p.next),
-            target: p.email,
-            ...(await this.detail(a.projectId, p.next)),
-          },
-        });
-      }
-      await this.assertAdminRemains(a.projectId);
-    });
+        }
+        await this.assertAdminRemains(a.projectId);
+      },
+      { lock: [membersLock(a.projectId)] },
+    );
     const results: InviteResult[] = [];
     for (const p of plans) {
       const r: InviteResult = { id: p.email, status: p.existing ? 'updated' : 'invited' };
@@ -281,26 +289,30 @@ export class Members {
       );
     }
     const next = await this.apply(a, existing, input, existing.email);
-    await tx(this.db, async () => {
-      if (next.active && !existing.active) await this.limits.check(a.projectId, 'users', 1);
-      await this.db
-        .update(projectUsers)
-        .set({ ...next, updated: nowIso() })
-        .where(
-          and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
-        );
-      await this.activity.record(a.projectId, 'user_action', {
-        user: a.email,
-        object: existing.email,
-        message: memberEventMessage(existing.email, existing, next),
-        detail: {
-          action: memberAction(existing, next),
-          target: existing.email,
-          ...(await this.detail(a.projectId, next)),
-        },
-      });
-      await this.assertAdminRemains(a.projectId);
-    });
+    await tx(
+      this.db,
+      async () => {
+        if (next.active && !existing.active) await this.limits.check(a.projectId, 'users', 1);
+        await this.db
+          .update(projectUsers)
+          .set({ ...next, updated: nowIso() })
+          .where(
+            and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
+          );
+        await this.activity.record(a.projectId, 'user_action', {
+          user: a.email,
+          object: existing.email,
+          message: memberEventMessage(existing.email, existing, next),
+          detail: {
+            action: memberAction(existing, next),
+            target: existing.email,
+            ...(await this.detail(a.projectId, next)),
+          },
+        });
+        await this.assertAdminRemains(a.projectId);
+      },
+      { lock: [membersLock(a.projectId)] },
+    );
     return this.toMember(a.projectId, await this.row(a.projectId, existing.email));
   }
 
@@ -308,20 +320,24 @@ export class Members {
     requireLevel(a, 'useradmin');
     const existing = await this.row(a.projectId, userId);
     this.assertMayTouch(a, existing);
-    await tx(this.db, async () => {
-      await this.db
-        .delete(projectUsers)
-        .where(
-          and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
-        );
-      await this.activity.record(a.projectId, 'user_action', {
-        user: a.email,
-        object: existing.email,
-        message: `removed ${existing.email} from the project`,
-        detail: { action: 'remove', target: existing.email },
-      });
-      await this.assertAdminRemains(a.projectId);
-    });
+    await tx(
+      this.db,
+      async () => {
+        await this.db
+          .delete(projectUsers)
+          .where(
+            and(eq(projectUsers.projectId, a.projectId), eq(projectUsers.email, existing.email)),
+          );
+        await this.activity.record(a.projectId, 'user_action', {
+          user: a.email,
+          object: existing.email,
+          message: `removed ${existing.email} from the project`,
+          detail: { action: 'remove', target: existing.email },
+        });
+        await this.assertAdminRemains(a.projectId);
+      },
+      { lock: [membersLock(a.projectId)] },
+    );
   }
 
   private async findRow(projectId: string, email: string): Promise<Row | undefined> {

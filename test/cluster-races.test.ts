@@ -1,0 +1,158 @@
+// Checks that must hold across processes: two engines on one data directory and one
+// PostgreSQL are two processes' worth of connections. Each race sends the same kind of
+// write through both at once; what one process refuses, two must refuse too. (SQLite runs
+// one transaction at a time in one process, so these races cannot happen there.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/engine/config.js';
+import { Engine } from '../src/engine/engine.js';
+import { createLogger } from '../src/engine/logger.js';
+import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
+import {
+  ADMIN,
+  invite,
+  ON_PG,
+  startTestServer,
+  testDatabase,
+  type TestServer,
+} from './helpers/server.js';
+
+const ROUNDS = 6;
+
+/** The engine for attempt i: the server's and the other one, taking turns. */
+const pick = (engines: Engine[], i: number) => engines[i % engines.length]!;
+
+/** Outcomes of attempts made all at once: how many succeeded, and the kinds of the refusals. */
+async function race(attempts: (() => Promise<unknown>)[]) {
+  const out = await Promise.allSettled(attempts.map((f) => f()));
+  return {
+    ok: out.filter((o) => o.status === 'fulfilled').length,
+    refused: out
+      .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+      .map((o) => (o.reason as { kind?: string }).kind ?? String(o.reason)),
+  };
+}
+
+describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
+  let s: TestServer;
+  let other: Engine;
+  let engines: Engine[];
+  const plans = writePlansFile({ projects: 4, users: 1_000, flows: 1_000 });
+
+  beforeAll(async () => {
+    s = await startTestServer({ URSA_PLANS_FILE: plans.file });
+    other = await Engine.open(
+      loadConfig({
+        URSA_DATA_DIR: s.dataDir,
+        ...testDatabase(s.dataDir),
+        URSA_LOG_LEVEL: 'silent',
+        URSA_DEMO_DATA: 'false',
+        URSA_PLANS_FILE: plans.file,
+      }),
+      createLogger('silent'),
+    );
+    engines = [s.engine, other];
+  });
+  afterAll(async () => {
+    await other?.close();
+    await s?.close();
+    plans.remove();
+  });
+
+  it('the projects plan limit: of six creates at once for the last free place, one lands', async () => {
+    const used = await s.engine.projects.countInOrg('default');
+    for (let i = used; i < 3; i++) await createProject(s, `fill${i}`, `Fill ${i}`);
+    const r = await race(
+      Array.from(
+        { length: 6 },
+        (_, i) => () =>
+          pick(engines, i).projects.create(
+            { email: ADMIN },
+            { id: `race${i}`, label: `Race ${i}`, entity: 'default' },
+          ),
+      ),
+    );
+    expect(r).toEqual({ ok: 1, refused: ['limit', 'limit', 'limit', 'limit', 'limit'] });
+    expect(await s.engine.projects.countInOrg('default')).toBe(4);
+  });
+
+  it('unique titles and idents: of same-titled creates at once, one lands', async () => {
+    const p = (await s.engine.projects.list({ email: ADMIN }))[0]!.id;
+    await loadPeople(s, p);
+    for (let round = 0; round < ROUNDS; round++) {
+      const actors = await Promise.all(engines.map((e) => e.actor({ email: ADMIN }, p)));
+      const byTitle = await race(
+        Array.from(
+          { length: 4 },
+          (_, i) => () =>
+            pick(engines, i).objects.create(actors[i % 2]!, {
+              type: 'metric',
+              ident: `metric.race_${round}_${i}`,
+              name: `Race Count ${round}`,
+              def: { aql: 'SELECT COUNT([Person])' },
+            }),
+        ),
+      );
+      expect(byTitle, `round ${round}`).toEqual({
+        ok: 1,
+        refused: ['conflict', 'conflict', 'conflict'],
+      });
+      const byIdent = await race(
+        Array.from(
+          { length: 2 },
+          (_, i) => () =>
+            pick(engines, i).objects.create(actors[i % 2]!, {
+              type: 'metric',
+              ident: `metric.same_${round}`,
+              name: `Same ${round} ${i}`,
+              def: { aql: 'SELECT COUNT([Person])' },
+            }),
+        ),
+      );
+      expect(byIdent, `round ${round}`).toEqual({ ok: 1, refused: ['conflict'] });
+    }
+  });
+
+  it('a one-time password link: of two uses at once, one sets the password', async () => {
+    const p = (await s.engine.projects.list({ email: ADMIN }))[0]!.id;
+    for (let round = 0; round < ROUNDS; round++) {
+      const email = `link-${round}@example.com`;
+      await invite(s, p, email);
+      const link = await s.engine.passwordLinks.invitationSignIn(email);
+      if (link.kind !== 'set-password') throw new Error(`no password link: ${link.kind}`);
+      const token = new URL(link.url).searchParams.get('token')!;
+      const r = await race(
+        engines.map((e, i) => () => e.passwordLinks.setPassword(token, `password-${i}-${round}!`)),
+      );
+      expect(r, `round ${round}`).toEqual({ ok: 1, refused: ['gone'] });
+    }
+  });
+
+  it('the last Admin: two Admins removing each other at once leave one', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const p = (await s.engine.projects.list({ email: ADMIN }))[0]!.id;
+      const [a, b] = [`admin-a${round}@example.com`, `admin-b${round}@example.com`];
+      await invite(s, p, a, { admin: true });
+      await invite(s, p, b, { admin: true });
+      // a demotes the bootstrap admin, so a and b are the only Admins.
+      const boot = await s.engine.actor({ email: ADMIN }, p);
+      const [actA, actB] = [
+        await s.engine.actor({ email: a }, p),
+        await other.actor({ email: b }, p),
+      ];
+      await s.engine.members.update(actA, ADMIN, { admin: false });
+      const r = await race([
+        () => s.engine.members.update(actA, b, { admin: false }),
+        () => other.members.update(actB, a, { admin: false }),
+      ]);
+      expect(r, `round ${round}`).toEqual({ ok: 1, refused: ['conflict'] });
+      const admins = (await s.engine.members.list(actA, { limit: 100, offset: 0 })).items
+        .filter((m) => m.admin)
+        .map((m) => m.id);
+      expect(admins.length, `round ${round}`).toBe(1);
+      // Back to the start: the remaining Admin restores the bootstrap admin.
+      const left = await s.engine.actor({ email: admins[0]! }, p);
+      await s.engine.members.update(left, ADMIN, { admin: true });
+      await s.engine.members.update(boot, admins[0]!, { admin: false });
+    }
+  });
+});
