@@ -2,8 +2,10 @@
 // PostgreSQL are two processes' worth of connections. Each race sends the same kind of
 // write through both at once; what one process refuses, two must refuse too. (SQLite runs
 // one transaction at a time in one process, so these races cannot happen there.)
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
+import { flowLocks } from '../src/engine/db/tables.js';
 import { Engine } from '../src/engine/engine.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
@@ -125,6 +127,26 @@ describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
       );
       expect(r, `round ${round}`).toEqual({ ok: 1, refused: ['gone'] });
     }
+  });
+
+  it('a process that starts leaves alone a flow lock another process is just taking', async () => {
+    const p = (await s.engine.projects.list({ email: ADMIN }))[0]!.id;
+    const lock = (flow: string, ageMs: number) => ({
+      projectId: p,
+      flow,
+      jobId: '', // start() claims the lock, then submits the job and records its id
+      since: new Date(Date.now() - ageMs).toISOString(),
+    });
+    await s.engine.db
+      .insert(flowLocks)
+      .values([lock('flow.starting', 0), lock('flow.dead', 120_000)]);
+    await other.flows.recover([]);
+    const left = await s.engine.db
+      .select({ flow: flowLocks.flow })
+      .from(flowLocks)
+      .where(eq(flowLocks.projectId, p));
+    expect(left.map((l) => l.flow)).toEqual(['flow.starting']);
+    await s.engine.db.delete(flowLocks).where(eq(flowLocks.projectId, p));
   });
 
   it('the last Admin: two Admins removing each other at once leave one', async () => {

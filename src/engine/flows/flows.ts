@@ -8,7 +8,7 @@ import path from 'node:path';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { type Db, first } from '../db/index.js';
+import { type Db, first, storeOf } from '../db/index.js';
 import { flowLocks, jobs as jobsTable } from '../db/tables.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Loads, LoadTarget } from '../data/loads.js';
@@ -65,6 +65,9 @@ export interface FlowListItem {
 }
 
 const scratchRoot = (projectDir: string) => path.join(projectDir, 'flow-runs');
+
+/** How long a flow lock may wait for its job's id before start-up takes it for a dead start. */
+const START_GRACE_MS = 60_000;
 
 export class Flows {
   constructor(private readonly deps: FlowDeps) {
@@ -184,11 +187,20 @@ export class Flows {
    */
   async recover(projectDirs: Array<{ projectId: string; dir: string }>): Promise<number> {
     const { db } = this.deps;
+    // A lock with no job yet is a start under way (start() claims the lock, then submits the
+    // job): in a cluster another process may be in that moment, so only an old one is stale.
+    // One process on SQLite has nothing under way while it starts.
+    const starting =
+      storeOf(db).dialect === 'sqlite'
+        ? sql`true`
+        : sql`${flowLocks.since} < ${new Date(Date.now() - START_GRACE_MS).toISOString()}`;
     const stale = await db
       .select({ jobId: flowLocks.jobId, projectId: flowLocks.projectId, flow: flowLocks.flow })
       .from(flowLocks)
       .leftJoin(jobsTable, eq(jobsTable.id, flowLocks.jobId))
-      .where(sql`${jobsTable.status} IS NULL OR ${inArray(jobsTable.status, [...FINAL_STATUSES])}`);
+      .where(
+        sql`(${jobsTable.status} IS NULL AND (${flowLocks.jobId} <> '' OR ${starting})) OR ${inArray(jobsTable.status, [...FINAL_STATUSES])}`,
+      );
     for (const l of stale) {
       await db
         .delete(flowLocks)
