@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine/engine.js';
 import { forbidden } from '../src/engine/errors.js';
 import { claim, firingsOf, hasClaim, readState } from '../src/engine/flows/triggers/claims.js';
-import { Debouncer, pathMatches } from '../src/engine/flows/triggers/file-watch.js';
+import { addChange, dueAt, pathMatches } from '../src/engine/flows/triggers/file-watch.js';
 import {
   armedSince,
   dueSlot,
@@ -169,25 +169,16 @@ describe('storage changes: globs and the debounce', () => {
     expect(pathMatches('/drop/*.csv', '/other/sales.csv')).toBe(false);
   });
 
-  it('turns changes within the quiet period into one firing, timed by the first', async () => {
-    const fired: Array<{ key: string; first: number; n: number }> = [];
-    const d = new Debouncer((key, first, n) => fired.push({ key, first, n }), 100, 1000);
-    d.touch('a', 1000);
-    await sleep(40);
-    d.touch('a', 1040);
-    d.touch('b', 1041);
-    await sleep(40);
-    d.touch('a', 1080);
-    expect(fired).toEqual([]);
-    await until(() => fired.length === 2, 2000, 'two firings');
-    expect(fired).toContainEqual({ key: 'a', first: 1000, n: 3 });
-    expect(fired).toContainEqual({ key: 'b', first: 1041, n: 1 });
-    // Cleared (stop()): nothing fires.
-    d.touch('c', 2000);
-    expect(d.waiting()).toEqual(['c']);
-    d.clear();
-    await sleep(200);
-    expect(fired).toHaveLength(2);
+  it('turns changes within the quiet period into one burst, timed by the first', () => {
+    const t = { quietMs: 100, maxWaitMs: 1000 };
+    let b = addChange(null, 1000, null);
+    b = addChange(b, 1040, { depth: 2, cause: 'j2' });
+    b = addChange(b, 1080, { depth: 1, cause: 'j1' });
+    expect(b).toEqual({ first: 1000, last: 1080, changes: 3, chain: { depth: 2, cause: 'j2' } });
+    expect(dueAt(b, t)).toBe(1180);
+    // A steady stream still fires: at most maxWaitMs after the first change.
+    for (let now = 1100; now < 3000; now += 50) b = addChange(b, now, null);
+    expect(dueAt(b, t)).toBe(2000);
   });
 });
 

@@ -10,7 +10,10 @@
 // Storage changes (flowWebdavFilechange) include the files flows write. A change that arrives
 // while the trigger's flow is running (its own outputs, among others) does not start it again:
 // it is recorded once per run as a skipped firing. So a flow whose output matches its own
-// trigger's glob runs once per outside change, not forever.
+// trigger's glob runs once per outside change, not forever. Every process records the changes
+// it sees (an api process too, which starts no runs) in the trigger's burst in the database
+// (file-watch.ts) and signals the processes that run triggers; whichever takes the burst once
+// it is quiet fires it.
 //
 // Runs that start other runs (flowSequence, outputs firing file triggers) form chains; a cycle
 // of flowSequence triggers is refused on save (sequence-cycles.ts), and a chain too deep or too
@@ -42,7 +45,15 @@ import {
   type Pause,
 } from './chains.js';
 import { claim, jobStatuses, lastFirings, lockedBy, settle, type Outcome } from './claims.js';
-import { Debouncer, isFileArrival, pathMatches } from './file-watch.js';
+import {
+  burstSlot,
+  isFileArrival,
+  noteChange,
+  pathMatches,
+  takeBurst,
+  waitingBursts,
+  type BurstTiming,
+} from './file-watch.js';
 import { armedSince, nextRun, previousRun } from './schedule.js';
 import { describeCycle, sequenceCycle } from './sequence-cycles.js';
 import { SftpWatch, type SftpLister } from './sftp-watch.js';
@@ -57,7 +68,7 @@ export interface TriggerDeps {
   objects: ModelObjects;
   jobs: JobRunner;
   activity: ActivityLog;
-  /** Storage change hook (WebDAV, REST uploads, flow outputs). */
+  /** Storage change hook (WebDAV, REST uploads, flow outputs): recorded even when not started. */
   storage: Storage;
   flows: {
     /** Starts a run as `a`; throws the 403 "already running" EngineError, or 404. */
@@ -110,6 +121,8 @@ interface TriggerDef {
 
 const defOf = (row: ObjectRow): TriggerDef => row.def as unknown as TriggerDef;
 const keyOf = (projectId: string, ident: string) => `${projectId}\u0000${ident}`;
+/** "A file trigger's burst changed", payload the project id (NOTIFY payloads are short). */
+const CH_FILE_BURST = 'ursa_file_burst';
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 const zIds = z
@@ -137,7 +150,10 @@ export class Triggers {
   private tickTimer: NodeJS.Timeout | null = null;
   /** The last timer slot each trigger was checked for (saves a claim attempt per tick). */
   private timerSeen = new Map<string, string>();
-  private readonly debouncer: Debouncer;
+  private readonly burstTiming: BurstTiming;
+  /** Local timers for the bursts waiting in the database, by keyOf. */
+  private burstTimers = new Map<string, NodeJS.Timeout>();
+  private unlisten: (() => void) | null = null;
   private readonly sftp: SftpWatch;
   private readonly now: () => Date;
   private readonly watched: WatchedTriggers;
@@ -150,10 +166,9 @@ export class Triggers {
   ) {
     this.now = opts.now ?? (() => new Date());
     this.watched = new WatchedTriggers(deps.db, deps.model);
-    this.debouncer = new Debouncer(
-      (key, first, changes, chain) => this.fileQuiet(key, first, changes, chain),
-      opts.debounceMs ?? 2000,
-    );
+    this.burstTiming = { quietMs: opts.debounceMs ?? 2000, maxWaitMs: 30_000 };
+    // Every process records the changes it sees, started or not (an api process's uploads).
+    deps.storage.onChange((change) => this.storageChanged(change));
     this.sftp = new SftpWatch(
       {
         db: deps.db,
@@ -186,8 +201,10 @@ export class Triggers {
       // Listeners cannot be removed: they check `started` (a stopped service does nothing).
       this.listening = true;
       this.deps.jobs.onFinish((job) => this.jobFinished(job));
-      this.deps.storage.onChange((change) => this.storageChanged(change));
     }
+    this.unlisten = await storeOf(this.deps.db).signals.listen(CH_FILE_BURST, (projectId) =>
+      this.track(this.armBursts(projectId)),
+    );
     this.sftp.start();
     // The first tick fires what was missed while the server was down.
     await this.tick();
@@ -199,7 +216,10 @@ export class Triggers {
     this.started = false;
     if (this.tickTimer) clearInterval(this.tickTimer);
     this.tickTimer = null;
-    this.debouncer.clear();
+    this.unlisten?.();
+    this.unlisten = null;
+    for (const t of this.burstTimers.values()) clearTimeout(t);
+    this.burstTimers.clear();
     await this.sftp.stop();
     await Promise.allSettled([...this.inflight]);
   }
@@ -372,6 +392,8 @@ export class Triggers {
       }
       for (const k of this.timerSeen.keys()) if (!seen.has(k)) this.timerSeen.delete(k);
       this.sftp.sync(sftp);
+      // Bursts whose signal was lost, or recorded while no process ran triggers.
+      await this.armBursts();
     } catch (err) {
       this.deps.log.error({ err }, 'trigger tick failed');
     }
@@ -417,10 +439,15 @@ export class Triggers {
     }
   }
 
+  /**
+   * A file arrived (through this process): skipped while the flow runs, else one more change in
+   * each matching trigger's burst. Done whether or not this process runs triggers.
+   */
   private async storageChanged(change: StorageChange): Promise<void> {
-    if (!this.started || !isFileArrival(change)) return;
+    if (!isFileArrival(change)) return;
     try {
       let chain: Chain | null | undefined;
+      let noted = false;
       for (const row of await this.deps.model.listByType(change.projectId, ['trigger'])) {
         const def = defOf(row);
         if (def.enabled !== true || def.type !== 'flowWebdavFilechange' || !def.path) continue;
@@ -438,30 +465,53 @@ export class Triggers {
         // Written by a run: the run it fires is chained to that one (its depth is in its job).
         if (chain === undefined)
           chain = change.job ? await chainAfter(this.deps.db, change.job) : null;
-        this.debouncer.touch(keyOf(row.projectId, row.ident), this.now().getTime(), chain);
+        // The real clock: bursts are compared across processes.
+        await noteChange(this.deps.db, row.projectId, row.ident, Date.now(), chain);
+        noted = true;
       }
+      if (noted) await storeOf(this.deps.db).signals.notify(CH_FILE_BURST, change.projectId);
     } catch (err) {
       this.deps.log.error({ err, project: change.projectId }, 'storage trigger check failed');
     }
   }
 
-  /** A storage trigger's changes went quiet: one run for all of them. */
-  private async fileQuiet(
-    key: string,
-    first: number,
-    changes: number,
-    chain: Chain | null,
-  ): Promise<void> {
+  /** Sets a local timer for each burst waiting (of one project, or all) not timed yet. */
+  private async armBursts(projectId?: string): Promise<void> {
     if (!this.started) return;
-    const [projectId, ident] = key.split('\u0000') as [string, string];
-    const row = await this.deps.model.get(projectId, ident);
-    if (!row) return;
-    this.track(
-      this.fire(row, `file:${new Date(first).toISOString()}`, {
-        note: `${changes} file change(s) matching "${defOf(row).path}"`,
-        ...(chain ? { chain } : {}),
-      }),
-    );
+    for (const b of await waitingBursts(this.deps.db, this.burstTiming, projectId)) {
+      const key = keyOf(b.projectId, b.trigger);
+      // A signal may announce a later quiet end than the timer set: set it again.
+      if (projectId === undefined && this.burstTimers.has(key)) continue;
+      this.armBurst(b.projectId, b.trigger, b.due);
+    }
+  }
+
+  private armBurst(projectId: string, trigger: string, due: number): void {
+    const key = keyOf(projectId, trigger);
+    clearTimeout(this.burstTimers.get(key));
+    // Bounded: another process's clock may be ahead; the burst is checked again when it rings.
+    const wait = Math.min(Math.max(0, due - Date.now()), this.burstTiming.maxWaitMs);
+    const timer = setTimeout(() => {
+      if (this.burstTimers.get(key) === timer) this.burstTimers.delete(key);
+      this.track(this.burstQuiet(projectId, trigger));
+    }, wait);
+    timer.unref();
+    this.burstTimers.set(key, timer);
+  }
+
+  /** A storage trigger's burst may be quiet: whichever process takes it fires one run. */
+  private async burstQuiet(projectId: string, trigger: string): Promise<void> {
+    if (!this.started) return;
+    const took = await takeBurst(this.deps.db, projectId, trigger, Date.now(), this.burstTiming);
+    if (!took) return;
+    if ('due' in took) return this.armBurst(projectId, trigger, took.due);
+    const { burst } = took;
+    const row = await this.deps.model.get(projectId, trigger);
+    if (row?.type !== 'trigger' || defOf(row).type !== 'flowWebdavFilechange') return;
+    await this.fire(row, burstSlot(burst), {
+      note: `${burst.changes} file change(s) matching "${defOf(row).path}"`,
+      ...(burst.chain ? { chain: burst.chain } : {}),
+    });
   }
 
   /** The running job of a flow ('' when only this process knows it runs), or null. */
