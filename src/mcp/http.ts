@@ -55,26 +55,51 @@ function rpcError(res: Response, status: number, code: number, message: string):
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-export function mcpRouter(engine: Engine): Router {
+export interface McpHttpOptions {
+  /** The clock of this process's idle checks (tests). */
+  now?: () => number;
+}
+
+/** The router, and its idle sweep (run every minute; callable by tests). */
+export type McpRouter = Router & { sweep(): Promise<void> };
+
+export function mcpRouter(engine: Engine, opts: McpHttpOptions = {}): McpRouter {
   const router = express.Router();
   const sessions = new Map<string, Session>();
+  const now = opts.now ?? Date.now;
 
   const forget = (id: string) =>
     engine.mcpSessions
       .close(id)
       .catch((err: unknown) => engine.log.warn({ err }, 'MCP session not removed'));
-  const closeSession = (id: string) => {
+  /** Drops this process's transport; the session lives on for the cluster (its row stays). */
+  const dropLocal = (id: string) => {
     const s = sessions.get(id);
+    // Out of the map first: the transport's onclose then leaves the row alone.
     sessions.delete(id);
     if (s) void s.transport.close();
+  };
+  const closeSession = (id: string) => {
+    dropLocal(id);
     void forget(id);
   };
+  /**
+   * Requests through other processes update only the database row: a session idle here is
+   * ended only when the row says it is idle everywhere (or gone).
+   */
+  const sweepIdle = async () => {
+    const old = now() - IDLE_MS;
+    for (const [id, s] of [...sessions]) {
+      if (s.lastSeen >= old) continue;
+      const seen = await engine.mcpSessions.lastSeen(id);
+      if (seen === undefined) dropLocal(id);
+      else if (seen < old) closeSession(id);
+      else s.lastSeen = Math.max(s.lastSeen, seen);
+    }
+    await engine.mcpSessions.sweep();
+  };
   const sweep = setInterval(() => {
-    const old = Date.now() - IDLE_MS;
-    for (const [id, s] of sessions) if (s.lastSeen < old) closeSession(id);
-    engine.mcpSessions
-      .sweep()
-      .catch((err: unknown) => engine.log.warn({ err }, 'MCP sessions not swept'));
+    sweepIdle().catch((err: unknown) => engine.log.warn({ err }, 'MCP sessions not swept'));
   }, 60_000);
   sweep.unref();
 
@@ -135,7 +160,7 @@ export function mcpRouter(engine: Engine): Router {
     await engine.mcpSessions.touch(sid);
     const s = sessions.get(sid);
     if (s) {
-      s.lastSeen = Date.now();
+      s.lastSeen = now();
       return s;
     }
     return 'elsewhere';
@@ -187,18 +212,20 @@ export function mcpRouter(engine: Engine): Router {
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: async (id) => {
-            const mine = [...sessions].filter(([, s]) => s.email === principal.email);
-            if (mine.length >= MAX_SESSIONS_PER_USER)
-              closeSession(mine.sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0]![0]);
-            sessions.set(id, { transport, server, email: principal.email, lastSeen: Date.now() });
-            // Known to every process before the client can send its next request.
-            await engine.mcpSessions.open(id, principal.email);
+            sessions.set(id, { transport, server, email: principal.email, lastSeen: now() });
+            // Known to every process before the client can send its next request. The cap
+            // counts the user's sessions of the whole cluster and ends the least recently used
+            // (others' processes drop their transports when they next see those).
+            const ended = await engine.mcpSessions.open(id, principal.email, MAX_SESSIONS_PER_USER);
+            for (const e of ended) dropLocal(e);
           },
         });
         transport.onclose = () => {
-          if (!transport.sessionId) return;
-          sessions.delete(transport.sessionId);
-          void forget(transport.sessionId);
+          const id = transport.sessionId;
+          // Not when dropLocal closed it: the session may live on through other processes.
+          if (!id || !sessions.has(id)) return;
+          sessions.delete(id);
+          void forget(id);
         };
         await server.connect(transport);
         await transport.handleRequest(req, res, body);
@@ -249,5 +276,5 @@ export function mcpRouter(engine: Engine): Router {
     rpcError(res, 405, -32000, 'Method not allowed.');
   });
 
-  return router;
+  return Object.assign(router, { sweep: sweepIdle });
 }

@@ -2,8 +2,8 @@
 // process that opened a session keeps its transport (notification stream, progress); any other
 // process serves the session's requests statelessly after checking it here, so a load balancer
 // needs no session affinity.
-import { and, eq, lt } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
+import { and, asc, eq, inArray, lt } from 'drizzle-orm';
+import { type Db, first, tx } from '../db/index.js';
 import { mcpSessions } from '../db/tables.js';
 import { nowIso } from '../ids.js';
 
@@ -21,9 +21,40 @@ export class McpSessions {
     private readonly idleMs: number,
   ) {}
 
-  async open(id: string, email: string): Promise<void> {
-    await this.db.insert(mcpSessions).values({ id, email, lastSeen: nowIso() });
+  /**
+   * Records a new session of `email`; when they hold `max` already (through any process), their
+   * least recently used ones end to make room. Returns the ids ended.
+   */
+  async open(id: string, email: string, max = Infinity): Promise<string[]> {
+    const ended = await tx(
+      this.db,
+      async () => {
+        const mine = await this.db
+          .select({ id: mcpSessions.id })
+          .from(mcpSessions)
+          .where(eq(mcpSessions.email, email))
+          .orderBy(asc(mcpSessions.lastSeen), asc(mcpSessions.id));
+        const over = mine.slice(0, Math.max(0, mine.length - max + 1)).map((r) => r.id);
+        if (over.length) await this.db.delete(mcpSessions).where(inArray(mcpSessions.id, over));
+        await this.db.insert(mcpSessions).values({ id, email, lastSeen: nowIso() });
+        return over;
+      },
+      // Two processes opening sessions of one user at once count each other's.
+      { lock: [`ursa:mcp-sessions:${email}`] },
+    );
+    for (const e of ended) this.touched.delete(e);
     this.touched.set(id, Date.now());
+    return ended;
+  }
+
+  /** When the session was last used through any process (ms), or undefined when it is gone. */
+  async lastSeen(id: string): Promise<number | undefined> {
+    const row = await this.db
+      .select({ lastSeen: mcpSessions.lastSeen })
+      .from(mcpSessions)
+      .where(eq(mcpSessions.id, id))
+      .then(first);
+    return row ? Date.parse(row.lastSeen) : undefined;
   }
 
   /** The user of a live session, or undefined (unknown, ended or idle too long). */
