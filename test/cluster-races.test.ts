@@ -2,13 +2,15 @@
 // PostgreSQL are two processes' worth of connections. Each race sends the same kind of
 // write through both at once; what one process refuses, two must refuse too. (SQLite runs
 // one transaction at a time in one process, so these races cannot happen there.)
-import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { flowLocks } from '../src/engine/db/tables.js';
+import { WriteLocks } from '../src/engine/data/write-lock.js';
 import { Engine } from '../src/engine/engine.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
+import { deferred } from './helpers/jobs.js';
 import {
   ADMIN,
   invite,
@@ -147,6 +149,43 @@ describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
       .where(eq(flowLocks.projectId, p));
     expect(left.map((l) => l.flow)).toEqual(['flow.starting']);
     await s.engine.db.delete(flowLocks).where(eq(flowLocks.projectId, p));
+  });
+
+  it("a project's writers take turns in the order they asked, whatever process they run in", async () => {
+    const p = (await s.engine.projects.list({ email: ADMIN }))[0]!.id;
+    const here = new WriteLocks(s.engine.dbs.store);
+    const there = new WriteLocks(other.dbs.store);
+    // Writers waiting for the project's turn lock (PostgreSQL queues them).
+    const waiting = async () =>
+      (
+        await s.engine.store.rows<{ n: number }>(
+          sql`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+        )
+      )[0]!.n;
+    const order: string[] = [];
+    const gate = deferred();
+    const writer = (locks: WriteLocks, name: string, signal?: AbortSignal) =>
+      locks.with(p, signal, async () => {
+        order.push(name);
+        if (name === 'A') await gate.promise;
+      });
+    const a = writer(here, 'A');
+    await vi.waitFor(() => expect(order).toEqual(['A']));
+    const b = writer(there, 'B');
+    await vi.waitFor(async () => expect(await waiting()).toBe(1));
+    // One that gives up waiting leaves the queue at once and never writes.
+    const giveUp = new AbortController();
+    const d = writer(there, 'D', giveUp.signal);
+    await vi.waitFor(async () => expect(await waiting()).toBe(2));
+    giveUp.abort(new Error('cancelled while waiting'));
+    await expect(d).rejects.toThrow('cancelled while waiting');
+    await vi.waitFor(async () => expect(await waiting()).toBe(1));
+    // C asks after B, in the process that holds the lock now: it still comes after B.
+    const c = writer(here, 'C');
+    await vi.waitFor(async () => expect(await waiting()).toBe(2));
+    gate.resolve();
+    await Promise.all([a, b, c]);
+    expect(order).toEqual(['A', 'B', 'C']);
   });
 
   it('the last Admin: two Admins removing each other at once leave one', async () => {

@@ -271,6 +271,32 @@ describe('the project write lock', () => {
     expect(await aql(p, 'SELECT SUM([Amount])')).toBe('4');
   });
 
+  it('a writer cancelled while it waits for its turn stops waiting and writes nothing', async () => {
+    const p = await createProject(s, 'giveup', 'Give up');
+    const locks = new WriteLocks(s.engine.dbs.store);
+    const ran: string[] = [];
+    const gate = deferred();
+    const first = locks.with(p, undefined, async () => {
+      ran.push('first');
+      await gate.promise;
+    });
+    await waitFor(async () => (ran.length === 1 ? true : undefined));
+    const giveUp = new AbortController();
+    const waiting = locks.with(p, giveUp.signal, async () => {
+      ran.push('cancelled');
+    });
+    const next = locks.with(p, undefined, async () => {
+      ran.push('next');
+    });
+    await sleep(50);
+    giveUp.abort(new Error('cancelled while waiting'));
+    await expect(waiting).rejects.toThrow('cancelled while waiting');
+    expect(ran).toEqual(['first']); // still held: the cancelled one did not wait it out
+    gate.resolve();
+    await Promise.all([first, next]);
+    expect(ran).toEqual(['first', 'next']);
+  });
+
   it('a writer whose lease was taken over publishes nothing', async () => {
     const p = await createProject(s, 'lost', 'Lost');
     const locks = new WriteLocks(s.engine.dbs.store, 150);

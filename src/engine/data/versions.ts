@@ -3,7 +3,7 @@
 // an interactive transaction: publishing flips every version of a job at once, a lock is taken
 // (or taken over once its lease ran out) by an upsert that only wins when it may.
 import { and, eq, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
-import type { Db } from '../db/index.js';
+import { storeOf, type Db } from '../db/index.js';
 import { datasetVersions as v, projectWriteLocks as locks } from '../db/schema.js';
 import { nowIso } from '../ids.js';
 
@@ -117,6 +117,14 @@ export class VersionStore {
   }
 
   // ---- the project's write lock ----
+
+  /**
+   * Runs `fn` when the project's writers that asked before, in any process, are done: a
+   * queue in the order they asked (cluster-wide on PostgreSQL). `signal` stops the wait.
+   */
+  inTurn<T>(projectId: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    return storeOf(this.db).exclusive(`ursa:write:${projectId}`, fn, { signal });
+  }
 
   /** Takes the lock for `holder` if free, expired or already its own; true when taken. */
   async tryLock(projectId: string, holder: string, leaseMs: number): Promise<boolean> {

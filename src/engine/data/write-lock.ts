@@ -1,7 +1,10 @@
 // One writer of a project's data at a time, across every process on the data directory: the
 // lock row of VersionStore, with a lease its holder renews while it works (a holder killed
-// with -9 loses it when the lease runs out). Writers of this process queue in memory first, so
-// only writers of different processes poll for the row.
+// with -9 loses it when the lease runs out). Writers wait their turn in one queue for the
+// project, whatever process they run in (VersionStore.inTurn): two full loads submitted one
+// after the other publish in that order, so the later one's data is what stays. The row is
+// still taken in turn: a dead process's lease is waited out, and the lease proves at publish
+// that no other writer took over.
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomId } from '../ids.js';
@@ -14,8 +17,6 @@ const LEASE_MS = 60_000;
 const PROCESS = PROCESS_ID;
 
 export class WriteLocks {
-  private queues = new Map<string, Promise<unknown>>();
-
   constructor(
     private readonly store: VersionStore,
     private readonly leaseMs = LEASE_MS,
@@ -30,14 +31,7 @@ export class WriteLocks {
     signal: AbortSignal | undefined,
     fn: (confirm: () => Promise<void>) => Promise<T>,
   ): Promise<T> {
-    const before = this.queues.get(projectId) ?? Promise.resolve();
-    const run = before.then(() => this.holding(projectId, signal, fn));
-    const tail = run.catch(() => undefined);
-    this.queues.set(projectId, tail);
-    void tail.then(() => {
-      if (this.queues.get(projectId) === tail) this.queues.delete(projectId);
-    });
-    return run;
+    return this.store.inTurn(projectId, signal, () => this.holding(projectId, signal, fn));
   }
 
   /**

@@ -10,8 +10,11 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { migratePg } from './migrate-pg.js';
 import { pgSignals } from './signals.js';
-import { register, type Db, type Store, type TxOptions } from './store.js';
+import { register, type Db, type ExclusiveOptions, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
+
+/** SQLSTATE of a statement cancelled (pg_cancel_backend) or past statement_timeout. */
+const QUERY_CANCELED = '57014';
 
 interface TxContext {
   client: pg.PoolClient;
@@ -84,19 +87,31 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     dialect: 'postgres',
     db,
     signals,
-    async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    async exclusive<T>(name: string, fn: () => Promise<T>, opts?: ExclusiveOptions): Promise<T> {
       // A session-level advisory lock on a connection of the lock pool, held while `fn` runs
       // its statements on the main pool; it goes with the connection if this process dies.
       // Holders and waiters never take the main pool's connections, so however many wait,
-      // the holder's statements still get one.
+      // the holder's statements still get one. PostgreSQL grants a lock to its waiters in
+      // the order they asked.
+      const signal = opts?.signal;
+      signal?.throwIfAborted();
       const conn = await lockPool.connect();
       let broken: Error | undefined;
+      // A waiter that gives up cancels its lock request: the server would wait on otherwise.
+      const pid = (conn as unknown as { processID: number }).processID;
+      const onAbort = () =>
+        void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
       try {
+        signal?.addEventListener('abort', onAbort, { once: true });
         try {
           await conn.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
         } catch (err) {
+          if (signal?.aborted && (err as { code?: string }).code === QUERY_CANCELED)
+            throw signal.reason as Error;
           broken = err as Error;
           throw err;
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
         }
         try {
           return await fn();

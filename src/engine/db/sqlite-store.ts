@@ -15,7 +15,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { drizzle } from 'drizzle-orm/sqlite-proxy';
 import { memorySignals } from './signals.js';
-import { register, type Db, type Store, type TxOptions } from './store.js';
+import { register, type Db, type ExclusiveOptions, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
 
 interface TxContext {
@@ -113,15 +113,23 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     dialect: 'sqlite',
     db,
     signals,
-    exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
-      const run = (exclusives.get(name) ?? Promise.resolve()).then(fn);
+    exclusive<T>(name: string, fn: () => Promise<T>, opts?: ExclusiveOptions): Promise<T> {
+      const signal = opts?.signal;
+      signal?.throwIfAborted();
+      // In the queue's order; a waiter that gives up keeps its place but runs nothing.
+      const turn = { started: false };
+      const run = (exclusives.get(name) ?? Promise.resolve()).then(() => {
+        signal?.throwIfAborted();
+        turn.started = true;
+        return fn();
+      });
       const tail = run.catch(() => undefined);
       exclusives.set(name, tail);
       // The last holder leaves no entry: names may be per upload, and the map must not grow.
       void tail.then(() => {
         if (exclusives.get(name) === tail) exclusives.delete(name);
       });
-      return run;
+      return signal ? stopWaiting(run, signal, turn) : run;
     },
     inTx: () => current() !== undefined,
     // One writer at a time: `opts.lock` names are held by construction.
@@ -187,4 +195,24 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     },
   };
   return register(store);
+}
+
+/** `p`, or the signal's reason when it aborts before `fn` started (which then never runs). */
+function stopWaiting<T>(p: Promise<T>, signal: AbortSignal, turn: { started: boolean }) {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (!turn.started) reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
 }

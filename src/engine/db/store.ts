@@ -43,10 +43,15 @@ export interface Store {
    * every process may do but only one may do at a time (bootstrap, conversions, assembling an
    * upload). The lock goes with its holder if the process dies.
    */
-  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  exclusive<T>(name: string, fn: () => Promise<T>, opts?: ExclusiveOptions): Promise<T>;
   /** Fails when the database does not answer (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ExclusiveOptions {
+  /** Stops waiting for the lock (rejects with the signal's reason); `fn` does not run. */
+  signal?: AbortSignal;
 }
 
 const stores = new WeakMap<object, Store>();
