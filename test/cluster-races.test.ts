@@ -3,6 +3,8 @@
 // write through both at once; what one process refuses, two must refuse too. (SQLite runs
 // one transaction at a time in one process, so these races cannot happen there.)
 import { eq, sql } from 'drizzle-orm';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { flowLocks } from '../src/engine/db/tables.js';
@@ -215,5 +217,29 @@ describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
       await s.engine.members.update(left, ADMIN, { admin: true });
       await s.engine.members.update(boot, admins[0]!, { admin: false });
     }
+  });
+
+  it('a project deleted through one process is closed by the others: no file stays open', async () => {
+    const p = (await s.engine.projects.list({ email: ADMIN })).at(-1)!.id;
+    await loadPeople(s, p);
+    const dir = fs.realpathSync(path.join(s.dataDir, 'projects', p));
+    // Files of the project this process (both engines) has open.
+    const open = () =>
+      fs
+        .readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return fs.readlinkSync(path.join('/proc/self/fd', fd));
+          } catch {
+            return ''; // closed meanwhile
+          }
+        })
+        .filter((f) => f.startsWith(dir));
+    const theirs = await other.actor({ email: ADMIN }, p);
+    expect(await other.aql.run(theirs, 'SELECT COUNT([Person])')).toEqual([['2']]);
+    expect(open().length).toBeGreaterThan(0);
+    await s.engine.projects.remove(await s.engine.actor({ email: ADMIN }, p));
+    await vi.waitFor(() => expect(open()).toEqual([]));
+    expect(fs.existsSync(dir)).toBe(false);
   });
 });

@@ -123,6 +123,8 @@ export class Engine {
   readonly exports: Exports;
   /** Whether this process is ready for traffic (database, migrations, data directory). */
   readonly readiness: Readiness;
+  /** Stops following project deletions made by other processes. */
+  private unfollowDeletes: () => void = () => undefined;
 
   private constructor(
     readonly config: Config,
@@ -356,6 +358,7 @@ export class Engine {
     const store = await openStore(config, log);
     const engine = new Engine(config, log, key, store);
     try {
+      engine.unfollowDeletes = await engine.projects.followDeletes();
       await migrateSavedAql(engine.model, engine.members, log);
     } catch (err) {
       await store.close();
@@ -444,6 +447,7 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    this.unfollowDeletes();
     await this.exports.close();
     await this.triggers.stop();
     await this.jobs.stop();

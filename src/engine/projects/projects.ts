@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { projectCountLock } from '../db/lock-names.js';
-import { type Db, first, prepared, tx } from '../db/index.js';
+import { type Db, first, prepared, storeOf, tx } from '../db/index.js';
 import { projects, projectUsers, type Announcement, type WarehouseBinding } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
@@ -149,6 +149,9 @@ const listProjects = prepared('projects', (db) =>
     .orderBy(projects.label, projects.id),
 );
 
+/** "Project X was deleted": every process releases what it holds of it. */
+const CH_DELETED = 'ursa_project_deleted';
+
 export class Projects {
   private deleteHooks: ProjectHook[] = [];
   /** The caller's row-level filter as shown (references by their current titles). */
@@ -173,9 +176,26 @@ export class Projects {
     this.warehouse = binder;
   }
 
-  /** Areas holding per-project resources (open files, databases) release them here first. */
+  /**
+   * Areas holding per-project resources (open files, databases) release them here: first in
+   * the process that deletes, and in every other process once the deletion is announced.
+   */
   onDelete(hook: ProjectHook): void {
     this.deleteHooks.push(hook);
+  }
+
+  /** Runs the delete hooks when any process deletes a project. Returns the way to stop. */
+  followDeletes(): Promise<() => void> {
+    return storeOf(this.db).signals.listen(CH_DELETED, (projectId) => {
+      void this.releaseHere(projectId);
+    });
+  }
+
+  private async releaseHere(projectId: string): Promise<void> {
+    for (const hook of this.deleteHooks)
+      await Promise.resolve()
+        .then(() => hook(projectId))
+        .catch(() => undefined); // released at the latest when this process stops
   }
 
   /** Every project's id (maintenance sweeps). */
@@ -380,8 +400,16 @@ export class Projects {
     requireLevel(a, 'admin');
     for (const hook of this.deleteHooks) await hook(a.projectId);
     await this.db.delete(projects).where(eq(projects.id, a.projectId));
+    // Other processes close their handles on its files (each may have its datasets open).
+    await storeOf(this.db).signals.notify(CH_DELETED, a.projectId);
     // Rows first: a crash between the two leaves an orphan folder, never a project without data.
-    fs.rmSync(this.dir(a.projectId), { recursive: true, force: true });
+    // Retried: a shared filesystem may briefly keep a file another process is closing.
+    fs.rmSync(this.dir(a.projectId), {
+      recursive: true,
+      force: true,
+      maxRetries: 5,
+      retryDelay: 200,
+    });
   }
 
   async webdavTokenHash(projectId: string): Promise<string | null> {
