@@ -211,11 +211,9 @@ export class AiService {
 
   /** Every message, however it ended (even cancelled before it started), with its tokens. */
   private async recordActivity(job: Job): Promise<void> {
-    const spent = this.spent.get(job.id) ?? {
-      usage: { inputTokens: 0, outputTokens: 0 },
-      steps: 0,
-      queries: 0,
-    };
+    // Ended elsewhere (its process died and another one reaped the job): the job's last
+    // recorded progress holds what it spent.
+    const spent = this.spent.get(job.id) ?? spentIn(job.progress);
     this.spent.delete(job.id);
     const { conversation, message } = job.params as { conversation: string; message: string };
     const tokens = spent.usage.inputTokens + spent.usage.outputTokens;
@@ -321,4 +319,14 @@ export function overview(c: Catalog): string {
   if (text.length > OVERVIEW_CHARS || c.nextCursor)
     text = `${text.slice(0, OVERVIEW_CHARS)}\n- … more: use get_model with search or dataset`;
   return text;
+}
+
+/** What a job's recorded progress says it spent (zero for what it does not say). */
+function spentIn(progress: Record<string, unknown> | undefined): Spent {
+  const n = (k: string) => (typeof progress?.[k] === 'number' ? (progress[k] as number) : 0);
+  return {
+    usage: { inputTokens: n('inputTokens'), outputTokens: n('outputTokens') },
+    steps: n('steps'),
+    queries: n('queries'),
+  };
 }
