@@ -76,6 +76,12 @@ export async function createApp(engine: Engine): Promise<express.Express> {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { body, headers, internal } = toErrorBody(err);
     if (internal) engine.log.error({ err, errorId: body.errorId }, 'unhandled error');
+    // A database out of reach or busy is the operator's to see, though no bug.
+    else if (body.statusCode === 503)
+      engine.log.warn(
+        { err: (err as Error).message, errorId: body.errorId, message: body.message },
+        'request refused: service unavailable',
+      );
     else
       engine.log.debug(
         { errorId: body.errorId, status: body.statusCode, message: body.message },

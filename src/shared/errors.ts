@@ -3,7 +3,7 @@
 import type { ErrorKind } from '../engine/errors.js';
 import { EngineError } from '../engine/errors.js';
 import { uuid } from '../engine/ids.js';
-import { isDatabaseUnavailable } from '../engine/db/unavailable.js';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../engine/db/unavailable.js';
 
 export const STATUS_OF: Record<ErrorKind, number> = {
   invalid: 400,
@@ -87,6 +87,17 @@ export function toErrorBody(err: unknown): {
         errorId,
       },
       headers: { 'Retry-After': '5' },
+      internal: false,
+    };
+  if (isDatabaseBusy(err))
+    return {
+      body: {
+        statusCode: 503,
+        message: 'the metadata database is busy; retry in a few seconds',
+        context: { retryAfterSeconds: 2 },
+        errorId,
+      },
+      headers: { 'Retry-After': '2' },
       internal: false,
     };
   return {
