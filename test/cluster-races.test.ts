@@ -12,6 +12,7 @@ import { WriteLocks } from '../src/engine/data/write-lock.js';
 import { Engine } from '../src/engine/engine.js';
 import { createLogger } from '../src/engine/logger.js';
 import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
+import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
 import { deferred } from './helpers/jobs.js';
 import {
   ADMIN,
@@ -241,5 +242,63 @@ describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
     await s.engine.projects.remove(await s.engine.actor({ email: ADMIN }, p));
     await vi.waitFor(() => expect(open()).toEqual([]));
     expect(fs.existsSync(dir)).toBe(false);
+  });
+});
+
+describe.skipIf(!ON_PG)('chat questions through two engines on one PostgreSQL', () => {
+  let s: TestServer;
+  let other: Engine;
+  let llm: FakeLlm;
+  const ai = (url: string) => ({
+    URSA_AI_PROVIDER: 'openai',
+    URSA_AI_BASE_URL: `${url}/v1`,
+    URSA_AI_API_KEY: 'k-test',
+    URSA_AI_MODEL: 'gpt-test',
+  });
+
+  beforeAll(async () => {
+    llm = await startFakeLlm();
+    s = await startTestServer(ai(llm.url));
+    other = await Engine.open(
+      loadConfig({
+        URSA_DATA_DIR: s.dataDir,
+        ...testDatabase(s.dataDir),
+        URSA_LOG_LEVEL: 'silent',
+        URSA_DEMO_DATA: 'false',
+        ...ai(llm.url),
+      }),
+      createLogger('silent'),
+    );
+  });
+  afterAll(async () => {
+    await other?.close();
+    await s?.close();
+    await llm?.close();
+  });
+
+  it('a conversation answers one question at a time: of two asked at once, one is refused', async () => {
+    const p = await createProject(s, 'chatrace', 'Chat race');
+    const engines = [s.engine, other];
+    const actors = await Promise.all(engines.map((e) => e.actor({ email: ADMIN }, p)));
+    llm.script({ text: 'Hello.' });
+    const first = await s.engine.ai.ask(actors[0]!, { question: 'Hi?' });
+    await s.engine.jobs.waitFor(first.job.id, 20_000);
+    for (let round = 0; round < ROUNDS; round++) {
+      llm.script({ text: 'One.', delayMs: 300 }, { text: 'Two.', delayMs: 300 });
+      const asked: string[] = [];
+      const r = await race(
+        engines.map((e, i) => async () => {
+          const a = await e.ai.ask(actors[i]!, {
+            question: `Question ${round}.${i}`,
+            conversation: first.conversation,
+          });
+          asked.push(a.job.id);
+        }),
+      );
+      expect(r, `round ${round}`).toEqual({ ok: 1, refused: ['conflict'] });
+      await s.engine.jobs.waitFor(asked[0]!, 20_000);
+    }
+    const view = await s.engine.ai.get(actors[0]!, first.conversation);
+    expect(view.messages.map((m) => m.status)).toEqual(Array(ROUNDS + 1).fill('OK'));
   });
 });
