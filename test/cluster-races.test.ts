@@ -6,11 +6,9 @@ import { eq, sql } from 'drizzle-orm';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
 import { flowLocks } from '../src/engine/db/tables.js';
 import { WriteLocks } from '../src/engine/data/write-lock.js';
 import { Engine } from '../src/engine/engine.js';
-import { createLogger } from '../src/engine/logger.js';
 import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
 import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
 import { deferred } from './helpers/jobs.js';
@@ -19,8 +17,8 @@ import {
   invite,
   ON_PG,
   startTestServer,
-  testDatabase,
   type TestServer,
+  openOtherEngine,
 } from './helpers/server.js';
 
 const ROUNDS = 6;
@@ -47,16 +45,7 @@ describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
 
   beforeAll(async () => {
     s = await startTestServer({ URSA_PLANS_FILE: plans.file });
-    other = await Engine.open(
-      loadConfig({
-        URSA_DATA_DIR: s.dataDir,
-        ...testDatabase(s.dataDir),
-        URSA_LOG_LEVEL: 'silent',
-        URSA_DEMO_DATA: 'false',
-        URSA_PLANS_FILE: plans.file,
-      }),
-      createLogger('silent'),
-    );
+    other = await openOtherEngine(s, { URSA_PLANS_FILE: plans.file });
     engines = [s.engine, other];
   });
   afterAll(async () => {
@@ -259,16 +248,7 @@ describe.skipIf(!ON_PG)('chat questions through two engines on one PostgreSQL', 
   beforeAll(async () => {
     llm = await startFakeLlm();
     s = await startTestServer(ai(llm.url));
-    other = await Engine.open(
-      loadConfig({
-        URSA_DATA_DIR: s.dataDir,
-        ...testDatabase(s.dataDir),
-        URSA_LOG_LEVEL: 'silent',
-        URSA_DEMO_DATA: 'false',
-        ...ai(llm.url),
-      }),
-      createLogger('silent'),
-    );
+    other = await openOtherEngine(s, ai(llm.url));
   });
   afterAll(async () => {
     await other?.close();

@@ -11,11 +11,9 @@ import { sql } from 'drizzle-orm';
 import { openStore } from '../src/engine/db/index.js';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
 import { Engine } from '../src/engine/engine.js';
 import type { ClusterLoad } from '../src/engine/data/loads.js';
 import { WriteLocks } from '../src/engine/data/write-lock.js';
-import { createLogger } from '../src/engine/logger.js';
 import { createProject, waitFor } from './helpers/fixtures.js';
 import { deferred, gateOrAbort, isFinal, pollJob, sleep, type Deferred } from './helpers/jobs.js';
 import {
@@ -24,7 +22,7 @@ import {
   startTestServer,
   testConfig,
   type TestServer,
-  testDatabase,
+  openOtherEngine,
 } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
@@ -389,13 +387,7 @@ describe('two engines on one data directory', () => {
   it('both answer queries while one of them loads', async () => {
     const p = await createProject(s, 'twoeng', 'Two engines');
     expect((await loadCsv(p, { sales: 'id,amount\n1,1\n2,2\n' })).status).toBe('OK');
-    const config = loadConfig({
-      URSA_DATA_DIR: s.dataDir,
-      ...testDatabase(s.dataDir),
-      URSA_LOG_LEVEL: 'silent',
-      URSA_DEMO_DATA: 'false',
-    });
-    const other = await Engine.open(config, createLogger('silent'));
+    const other = await openOtherEngine(s);
     try {
       const sumOther = async () =>
         other.aql.run(await other.actor({ email: ADMIN }, p), 'SELECT SUM([Amount])');

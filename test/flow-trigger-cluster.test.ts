@@ -3,13 +3,11 @@
 // fire the trigger on the other, once; a burst of uploads spread over both processes is one
 // burst, one firing. (SQLite serves one process only, so there is nothing to share there.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/engine/config.js';
 import { Engine } from '../src/engine/engine.js';
 import { firingsOf } from '../src/engine/flows/triggers/claims.js';
-import { createLogger } from '../src/engine/logger.js';
 import { createProject } from './helpers/fixtures.js';
 import { sleep } from './helpers/jobs.js';
-import { ON_PG, startTestServer, testDatabase, type TestServer } from './helpers/server.js';
+import { ON_PG, startTestServer, type TestServer, openOtherEngine } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
 describe.skipIf(!ON_PG)('file-change triggers across two engines', () => {
@@ -66,15 +64,7 @@ describe.skipIf(!ON_PG)('file-change triggers across two engines', () => {
       createParents: true,
     });
     // Its triggers are not started: an api process.
-    other = await Engine.open(
-      loadConfig({
-        URSA_DATA_DIR: s.dataDir,
-        ...testDatabase(s.dataDir),
-        URSA_LOG_LEVEL: 'silent',
-        URSA_DEMO_DATA: 'false',
-      }),
-      createLogger('silent'),
-    );
+    other = await openOtherEngine(s);
   });
   afterAll(async () => {
     await other?.close();

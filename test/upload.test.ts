@@ -9,7 +9,6 @@ import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
-import { Engine } from '../src/engine/engine.js';
 import { uploads } from '../src/engine/db/tables.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
@@ -21,6 +20,7 @@ import {
   startTestServer,
   type TestServer,
   testDatabase,
+  openOtherEngine,
 } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
@@ -412,15 +412,7 @@ describe('chunks (POST)', () => {
 // serves one process only, so there is nothing to share there.)
 describe.skipIf(!ON_PG)('chunks spread over two engines', () => {
   it('assemble exactly once, whichever engine gets the last one', async () => {
-    const other = await Engine.open(
-      loadConfig({
-        URSA_DATA_DIR: s.dataDir,
-        ...testDatabase(s.dataDir),
-        URSA_LOG_LEVEL: 'silent',
-        URSA_DEMO_DATA: 'false',
-      }),
-      createLogger('silent'),
-    );
+    const other = await openOtherEngine(s);
     const spies = [s.engine, other].map((e) => vi.spyOn(rawStorage(e), 'writeFile'));
     try {
       const engines = [s.engine, other];

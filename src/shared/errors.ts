@@ -78,28 +78,16 @@ export function toErrorBody(err: unknown): {
       internal: false,
     };
   }
+  // The metadata database's trouble is a moment's, not a bug: 503, retry after a while.
+  const retryLater = (message: string, seconds: number) => ({
+    body: { statusCode: 503, message, context: { retryAfterSeconds: seconds }, errorId },
+    headers: { 'Retry-After': String(seconds) },
+    internal: false,
+  });
   if (isDatabaseUnavailable(err))
-    return {
-      body: {
-        statusCode: 503,
-        message: 'the metadata database cannot be reached; retry in a few seconds',
-        context: { retryAfterSeconds: 5 },
-        errorId,
-      },
-      headers: { 'Retry-After': '5' },
-      internal: false,
-    };
+    return retryLater('the metadata database cannot be reached; retry in a few seconds', 5);
   if (isDatabaseBusy(err))
-    return {
-      body: {
-        statusCode: 503,
-        message: 'the metadata database is busy; retry in a few seconds',
-        context: { retryAfterSeconds: 2 },
-        errorId,
-      },
-      headers: { 'Retry-After': '2' },
-      internal: false,
-    };
+    return retryLater('the metadata database is busy; retry in a few seconds', 2);
   return {
     body: {
       statusCode: 500,

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/engine/config.js';
+import { Engine } from '../../src/engine/engine.js';
 import { createLogger } from '../../src/engine/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -180,4 +181,21 @@ export async function invite(
 ): Promise<void> {
   const r = await s.api('POST', `/projects/${project}/users`, { body: { id: email, ...rights } });
   if (r.status !== 200) throw new Error(`invite ${email} failed: ${r.status} ${r.text}`);
+}
+
+/**
+ * A second engine on `s`'s data directory and metadata database: another process's worth of
+ * connections and locks, its triggers and jobs not started (an api process).
+ */
+export function openOtherEngine(s: TestServer, env: Record<string, string> = {}): Promise<Engine> {
+  return Engine.open(
+    loadConfig({
+      URSA_DATA_DIR: s.dataDir,
+      ...testDatabase(s.dataDir),
+      URSA_LOG_LEVEL: 'silent',
+      URSA_DEMO_DATA: 'false',
+      ...env,
+    }),
+    createLogger('silent'),
+  );
 }
