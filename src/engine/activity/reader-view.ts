@@ -12,6 +12,9 @@ import type { AclEntry } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
 import type { ModelStore } from '../model/store.js';
 import type { ActivityRecord } from './activity.js';
+import { withoutCounts } from '../jobs/withheld-counts.js';
+
+const RUN_COUNTS = new Set(['rows']);
 
 /** Event types whose `object` is a model object's identifier. */
 const OBJECT_EVENTS = ['obj_action', 'obj_share', 'flow_run', 'flow_trigger'];
@@ -66,8 +69,16 @@ export function visibleTo(v: ReaderView): SQL | undefined {
 
 /** The record as this reader may see it (row counts withheld under a row-level filter). */
 export function redact(v: ReaderView, r: ActivityRecord): ActivityRecord {
-  if (!v.rowFiltered || r.type !== 'data_load') return r;
+  if (!v.rowFiltered) return r;
   const d = r.detail;
+  // The end of a flow run: the rows it wrote into datasets (and files).
+  if (r.type === 'flow_run' && d.phase === 'end')
+    return {
+      ...r,
+      message: r.message.replace(/^(flow \S+ ended \S+): \d+ rows written/, '$1'),
+      detail: withoutCounts(d, RUN_COUNTS) as ActivityRecord['detail'],
+    };
+  if (r.type !== 'data_load') return r;
   return {
     ...r,
     message: `loaded dataset "${String(d.dataset ?? r.object ?? '')}"${d.mode ? ` (${String(d.mode)})` : ''}${d.source ? ` from ${String(d.source)}` : ''}`,

@@ -11,6 +11,7 @@ import type { Datasets } from '../data/datasets.js';
 import type { Prescription } from '../data/prescription.js';
 import { conflict, EngineError, notFound } from '../errors.js';
 import { FINAL_STATUSES, JobFailure, type Job, type JobRunner } from '../jobs/jobs.js';
+import { jobWithoutCounts } from '../jobs/withheld-counts.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ModelStore, ObjectRow } from '../model/store.js';
 import { compileText, type Compiled } from './compile.js';
@@ -90,6 +91,9 @@ function withinDepth(build: () => Compiled): Compiled {
   return c;
 }
 
+/** A query job's count of its result rows. */
+const RESULT_COUNTS = new Set(['rowCount']);
+
 export class Aql {
   private snapshots = new Map<string, { version: number; snap: ModelSnapshot }>();
   private compiled = new Map<string, Compiled>();
@@ -105,7 +109,19 @@ export class Aql {
     /** Warehouse projects' queries compile for and run on their PostgreSQL database. */
     private readonly warehouse: Warehouse | null = null,
   ) {
-    jobs.register('report', { run: (ctx) => this.runJob(ctx.job, ctx.signal) });
+    // A result's row count is the size of rows computed under its starter's row filter: a
+    // reader with one sees it only when theirs means the same now (as result() serves rows).
+    jobs.register(
+      'report',
+      { run: (ctx) => this.runJob(ctx.job, ctx.signal) },
+      {
+        rowFiltered: async (reader, job) =>
+          (job.params as { rowFilter?: string | null }).rowFilter ===
+          (await this.rowFilterKey(reader))
+            ? job
+            : jobWithoutCounts(job, RESULT_COUNTS),
+      },
+    );
   }
 
   private inTransaction(): boolean {

@@ -12,6 +12,7 @@ import { type Db, tx } from '../db/index.js';
 import { jobs } from '../db/tables.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
+import { jobWithoutCounts } from '../jobs/withheld-counts.js';
 import type { Limits } from '../limits/limits.js';
 import { titleKey } from '../model/defs.js';
 import type { ModelStore } from '../model/store.js';
@@ -85,6 +86,9 @@ export interface LoadResult {
   dataVersion: number;
 }
 
+/** A load's (or a mapping's) counts of its datasets' rows: over every row, not a reader's. */
+const LOAD_COUNTS = new Set(['rows', 'loaded', 'rowsLoaded']);
+
 export class Loads {
   private rowFilterGuard: RowFilterGuard | null = null;
 
@@ -99,14 +103,18 @@ export class Loads {
     private readonly activity: ActivityLog,
     private readonly jobs: JobRunner,
   ) {
-    jobs.register('transform', {
-      expand: async (ctx) => {
-        if (isTableMap(ctx.job)) return; // mapped warehouse tables: checked by their job
-        // The files may have changed since the request: check them again before any work.
-        for (const c of planOf(ctx.job)) await this.storage.require(ctx.job.projectId, c.source);
+    jobs.register(
+      'transform',
+      {
+        expand: async (ctx) => {
+          if (isTableMap(ctx.job)) return; // mapped warehouse tables: checked by their job
+          // The files may have changed since the request: check them again before any work.
+          for (const c of planOf(ctx.job)) await this.storage.require(ctx.job.projectId, c.source);
+        },
+        run: (ctx) => (isTableMap(ctx.job) ? this.tableMapper!.run(ctx) : this.run(ctx)),
       },
-      run: (ctx) => (isTableMap(ctx.job) ? this.tableMapper!.run(ctx) : this.run(ctx)),
-    });
+      { rowFiltered: (_reader, job) => jobWithoutCounts(job, LOAD_COUNTS) },
+    );
   }
 
   /** Maps warehouse tables (source_type "table"), in a warehouse project. */

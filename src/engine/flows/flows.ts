@@ -14,6 +14,7 @@ import type { Datasets } from '../data/datasets.js';
 import type { Loads, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
+import { jobWithoutCounts } from '../jobs/withheld-counts.js';
 import {
   FINAL_STATUSES,
   JobFailure,
@@ -68,10 +69,18 @@ const scratchRoot = (projectDir: string) => path.join(projectDir, 'flow-runs');
 
 /** How long a flow lock may wait for its job's id before start-up takes it for a dead start. */
 const START_GRACE_MS = 60_000;
+/** A run's row counts (per box, per output, of the load it commits). */
+const RUN_COUNTS = new Set(['rows', 'rowsLoaded', 'loaded']);
 
 export class Flows {
   constructor(private readonly deps: FlowDeps) {
-    deps.jobs.register('flow', { run: (ctx) => this.execute(ctx) });
+    // A run's rows (read, written into datasets) are counted over every row: a reader with a
+    // row-level filter does not see them.
+    deps.jobs.register(
+      'flow',
+      { run: (ctx) => this.execute(ctx) },
+      { rowFiltered: (_reader, job) => jobWithoutCounts(job, RUN_COUNTS) },
+    );
     // The lock goes with the run, however it ends (OK, ERROR, CANCELLED).
     deps.jobs.onFinish(async (job) => {
       if (job.type !== 'flow') return;

@@ -60,6 +60,12 @@ export interface JobHandler {
   run(ctx: JobContext): Promise<unknown>;
 }
 
+/**
+ * A job as a reader with a row-level filter may see it: counts made over every row (a load's
+ * rows, a query result's row count computed under another filter) are withheld.
+ */
+export type RowFilteredView = (reader: ProjectActor, job: Job) => Job | Promise<Job>;
+
 /** Thrown by a handler for an expected failure: its message becomes the job message. */
 // Job polls and cached answers are on the request path: built once (see prepared()).
 const loadJob = prepared('job', (db) =>
@@ -181,21 +187,36 @@ export class JobRunner {
 
   /** Types whose result only the member who started the job may read (AI answers). */
   private privateResults = new Set<JobType>();
+  /** Per type: the job as a reader with a row-level filter may see it (see register). */
+  private rowFiltered = new Map<JobType, RowFilteredView>();
 
   /**
    * `concurrency` gives the type its own pool; otherwise it shares the common one.
    * `privateResult`: Admins and MD Admins still see the job, but not its result.
+   * `rowFiltered`: what a reader with a row-level filter sees of a job of this type (e.g.
+   * without the rows a load counted over every row), as every read shows only their rows.
    */
   register(
     type: JobType,
     handler: JobHandler,
-    opts: { concurrency?: number; privateResult?: boolean } = {},
+    opts: { concurrency?: number; privateResult?: boolean; rowFiltered?: RowFilteredView } = {},
   ): void {
     this.handlers.set(type, handler);
     if (opts.concurrency) this.pools.set(type, opts.concurrency);
     else this.pools.delete(type);
     if (opts.privateResult) this.privateResults.add(type);
     else this.privateResults.delete(type);
+    if (opts.rowFiltered) this.rowFiltered.set(type, opts.rowFiltered);
+    else this.rowFiltered.delete(type);
+  }
+
+  /** The job as `a` may see it: a private result, row counts under a row-level filter. */
+  private async view(a: ProjectActor, job: Job): Promise<Job> {
+    let out = job;
+    if (this.privateResults.has(job.type) && job.createdBy !== a.email)
+      out = { ...out, result: undefined };
+    const filtered = a.filter ? this.rowFiltered.get(job.type) : undefined;
+    return filtered ? filtered(a, out) : out;
   }
 
   /**
@@ -307,9 +328,7 @@ export class JobRunner {
     if (!job || job.projectId !== a.projectId || !this.visible(a, job)) {
       throw notFound(`job "${id}" not found in project "${a.projectId}"`, { id });
     }
-    if (this.privateResults.has(job.type) && job.createdBy !== a.email)
-      return { ...job, result: undefined };
-    return job;
+    return this.view(a, job);
   }
 
   async list(
@@ -340,7 +359,8 @@ export class JobRunner {
           .then(first)
       )?.n ?? 0;
     // Lists stay small: results are read from the job itself.
-    return { items: rows.map((r) => ({ ...toJob(r), result: undefined })), total };
+    const items = rows.map((r) => ({ ...toJob(r), result: undefined }));
+    return { items: await Promise.all(items.map((j) => this.view(a, j))), total };
   }
 
   /**
@@ -378,7 +398,7 @@ export class JobRunner {
         await storeOf(this.db).signals.notify(CH_CANCEL, id);
       }
     }
-    return (await this.load(id))!;
+    return this.view(a, (await this.load(id))!);
   }
 
   /**

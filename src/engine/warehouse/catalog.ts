@@ -89,13 +89,15 @@ export interface TableGuess {
 /**
  * The structure guess of one table or view; null when it does not exist. `datasets` maps
  * `schema.table` of tables already mapped (or mapped together) to their dataset names, so a
- * foreign key onto one becomes a reference.
+ * foreign key onto one becomes a reference. `withSample: false` reads the catalog only: no row
+ * of the table (mapping needs none, and a caller with a row-level filter may see none).
  */
 export async function guessTable(
   server: Server,
   schema: string,
   table: string,
   datasets: ReadonlyMap<string, string> = new Map(),
+  withSample = true,
 ): Promise<TableGuess | null> {
   const oid = await relationOid(server, schema, table);
   if (oid === null) return null;
@@ -168,7 +170,10 @@ export async function guessTable(
     });
   }
   const pkColumn = kept.find((k) => k.c.name === pk);
-  const select = kept.map((k) => `CAST(${quoteIdent(k.c.name)} AS TEXT)`).join(', ');
+  // Nothing selected: no sample read.
+  const select = withSample
+    ? kept.map((k) => `CAST(${quoteIdent(k.c.name)} AS TEXT)`).join(', ')
+    : '';
   const sample = select
     ? (
         await server.query(

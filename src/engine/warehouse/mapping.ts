@@ -104,7 +104,8 @@ export class TableMapping {
             field: 'mode',
           },
         );
-      const guess = await this.deps.warehouse.guess(a, c.source, names);
+      // The structure only: no row of the table is read (none is kept in the plan).
+      const guess = await this.deps.warehouse.guess(a, c.source, names, { sample: false });
       const edited = c.prescription !== undefined;
       let p = edited
         ? this.edited(name, c.prescription, guess)

@@ -9,7 +9,7 @@ import type { Relations, SqlTarget } from '../aql/dialect/dialect.js';
 import { formatCell } from '../aql/format.js';
 import { type Db, first } from '../db/index.js';
 import { projects, type WarehouseBinding } from '../db/tables.js';
-import { EngineError, invalid, notFound } from '../errors.js';
+import { EngineError, forbidden, invalid, notFound } from '../errors.js';
 import type { Credentials } from '../flows/connectors/types.js';
 import type { ModelScope } from '../model/scope.js';
 import {
@@ -81,6 +81,19 @@ const catalogError =
       throw invalid(`the warehouse (PostgreSQL) could not answer ${what}: ${err.message}`);
     throw err;
   };
+
+/**
+ * The 403 of a structure guess with sample rows for a caller with a row-level filter. Their
+ * filter is an AQL condition on the model, often restricting a dataset only through another
+ * one it references, and a table of the schema need not be mapped (nor all its columns): it
+ * cannot be applied to a table's raw rows, so they are refused, as every read shows only the
+ * rows the filter selects. Mapping the table reads none of them.
+ */
+const rowFilterRefusal = (a: ProjectActor, ident: string) =>
+  forbidden(
+    `${ident}: a structure guess shows the table's rows as they are in PostgreSQL, where your row-level filter (a condition on the model) cannot be applied; a member without a row-level filter may read it. Mapping the table (kodiak/transform/execute, source_type "table") needs no guess, and AQL on its dataset applies your filter`,
+    { project: a.projectId, table: ident, field: 'filter' },
+  );
 
 export class Warehouse {
   /** Open servers per credentials key (a changed secret or host opens new ones). */
@@ -274,13 +287,19 @@ export class Warehouse {
     return b ? `${b.schema}.${ident}` : ident;
   }
 
-  /** The structure guess of `schema.table` (the bound schema only); 404 when there is none. */
+  /**
+   * The structure guess of `schema.table` (the bound schema only); 404 when there is none.
+   * With `sample` (data/guesstable) it holds the table's first rows, which a caller with a
+   * row-level filter may not see (rowFilterRefusal); mapping reads the catalog only.
+   */
   async guess(
     a: ProjectActor,
     ident: string,
     mapped: ReadonlyMap<string, string> = new Map(),
+    { sample = true }: { sample?: boolean } = {},
   ): Promise<TableGuess> {
     requireLevel(a, 'mdadmin');
+    if (sample && a.filter) throw rowFilterRefusal(a, ident);
     const { b, set } = await this.servers(a.projectId);
     const dot = ident.indexOf('.');
     const [schema, table] =
@@ -290,7 +309,7 @@ export class Warehouse {
         `"${ident}" is not in schema "${b.schema}", the schema this project is bound to`,
         { field: 'table', value: ident },
       );
-    const g = await guessTable(set.primary, schema, table, mapped).catch(
+    const g = await guessTable(set.primary, schema, table, mapped, sample).catch(
       catalogError(`reading ${schema}.${table}`),
     );
     if (!g) throw notFound(`no table or view "${table}" in schema "${schema}"`, { id: ident });

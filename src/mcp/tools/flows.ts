@@ -23,20 +23,25 @@ const runShape = {
       z.string(),
       z.object({
         status: z.string().optional(),
-        rows: z.number().optional(),
+        rows: z.number().nullable().optional().describe('null under a row-level filter'),
         ms: z.number().optional(),
       }),
     )
     .describe('Per box: rows and milliseconds (status while running)'),
   outputs: z
     .array(z.record(z.string(), z.unknown()))
-    .describe('What the run wrote: datasets (rows, mode) and files (path, rows)'),
+    .describe(
+      'What the run wrote: datasets (rows, mode) and files (path, rows); rows are null under a row-level filter',
+    ),
 };
 type RunOut = z.infer<z.ZodObject<typeof runShape>>;
 
 function runOut(a: ProjectActor, job: Job): RunOut {
   const result = job.result as
-    | { boxes?: Record<string, { rows: number; ms: number }>; outputs?: Record<string, unknown>[] }
+    | {
+        boxes?: Record<string, { rows: number | null; ms: number }>;
+        outputs?: Record<string, unknown>[];
+      }
     | undefined;
   const progress = job.progress as { boxes?: RunOut['boxes'] } | undefined;
   return {

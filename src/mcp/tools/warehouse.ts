@@ -53,7 +53,12 @@ const mapShape = {
       z.object({
         dataset: z.string(),
         table: z.string(),
-        rows: z.number().nullable().describe("PostgreSQL's estimate; null while running"),
+        rows: z
+          .number()
+          .nullable()
+          .describe(
+            "PostgreSQL's count or estimate; null while running, and under a row-level filter (it counts every row)",
+          ),
       }),
     )
     .describe('Each table and the dataset it is mapped as'),
