@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, loadPeople } from './helpers/fixtures.js';
+import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
 import { connectMcp } from './helpers/mcp-client.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
@@ -145,5 +145,87 @@ describe('row counts of jobs and the activity log, under a row-level filter', ()
     expect(own.json.data.values).toBe('EU');
     const id = (own.json.link as { id?: string }[]).find((x) => x.id)!.id!;
     expect((await job(id, MD_EU)).result.rowCount).toBe(1);
+  });
+});
+
+describe("the plan's datasetRows refusal, under a row-level filter", () => {
+  let t: TestServer;
+  let q: string;
+  let plans: ReturnType<typeof writePlansFile>;
+  const TOTAL = /would hold \d+ rows/;
+  beforeAll(async () => {
+    plans = writePlansFile({ datasetRows: 6 });
+    t = await startTestServer({ URSA_PLANS_FILE: plans.file, URSA_DEMO_DATA: 'false' });
+    q = await createProject(t, 'rowlimit');
+    await loadPeople(t, q); // 2 rows
+    await invite(t, q, MD_EU, { mdadmin: true, filter: '[Region] = "EU"' });
+    await rawStorage(t.engine).writeFile(
+      q,
+      '/more.csv',
+      Buffer.from('id,n\n1,1\n2,2\n3,3\n4,4\n5,5\n'),
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+    plans?.remove();
+  });
+  const jobAs = async (id: string, as: string) => {
+    const r = await t.api('GET', `/projects/${q}/kodiak/scache/obj/${id}`, { as });
+    expect(r.status, r.text).toBe(200);
+    return r.json as { status: string; message: string };
+  };
+
+  it("a load's message does not quote the project's total to them, even their own load's", async () => {
+    const r = await t.api('POST', `/projects/${q}/kodiak/transform/execute`, {
+      as: MD_EU,
+      body: { type: 'cluster', clusters: { more: { source_type: 'webdav', source: '/more.csv' } } },
+    });
+    expect(r.status, r.text).toBe(202);
+    const id = r.json.link[0].id as string;
+    expect((await t.engine.jobs.waitFor(id)).status).toBe('ERROR');
+    expect((await jobAs(id, ADMIN)).message).toBe(
+      'plan limit "datasetRows" exceeded: the project would hold 7 rows, 6 allowed; nothing was loaded',
+    );
+    const seen = await jobAs(id, MD_EU);
+    expect(seen.message).toBe(
+      'plan limit "datasetRows" exceeded: the project would hold more than the 6 rows allowed; nothing was loaded',
+    );
+  });
+
+  it("a flow run's failure: neither the job nor its activity event quotes the total", async () => {
+    const flow = await t.api('POST', `/projects/${q}/pmd/obj`, {
+      body: {
+        ident: 'flow.more',
+        type: 'flow',
+        name: 'More',
+        def: {
+          boxes: [
+            { id: 'src', type: 'input.storage', path: '/more.csv' },
+            { id: 'out', type: 'output.dataset', dataset: 'more2', mode: 'full' },
+          ],
+          edges: [{ from: 'src', to: 'out' }],
+        },
+      },
+    });
+    expect(flow.status, flow.text).toBe(201);
+    const f = await t.api('POST', `/projects/${q}/kodiak/transform/execute`, {
+      body: { type: 'flow', id: 'flow.more' },
+    });
+    expect(f.status, f.text).toBe(201);
+    const id = f.json.link[0].id as string;
+    expect((await t.engine.jobs.waitFor(id)).status).toBe('ERROR');
+    expect((await jobAs(id, ADMIN)).message).toMatch(/would hold 7 rows, 6 allowed/);
+    expect((await jobAs(id, MD_EU)).message).toMatch(/would hold more than the 6 rows allowed/);
+    const end = async (as: string) => {
+      const r = await t.api('GET', `/projects/${q}/activity?types=flow_run`, { as });
+      expect(r.status, r.text).toBe(200);
+      return (r.json.activity as { message: string; detail: Record<string, unknown> }[]).find(
+        (e) => e.detail.phase === 'end',
+      )!;
+    };
+    expect((await end(ADMIN)).message).toMatch(TOTAL);
+    const seen = await end(MD_EU);
+    expect(seen.message).toMatch(/would hold more than the 6 rows allowed/);
+    expect(JSON.stringify(seen)).not.toMatch(TOTAL);
   });
 });

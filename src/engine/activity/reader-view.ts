@@ -12,7 +12,7 @@ import type { AclEntry } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
 import type { ModelStore } from '../model/store.js';
 import type { ActivityRecord } from './activity.js';
-import { withoutCounts } from '../jobs/withheld-counts.js';
+import { withoutCounts, withoutRowTotal } from '../jobs/withheld-counts.js';
 
 const RUN_COUNTS = new Set(['rows']);
 
@@ -71,13 +71,13 @@ export function visibleTo(v: ReaderView): SQL | undefined {
 export function redact(v: ReaderView, r: ActivityRecord): ActivityRecord {
   if (!v.rowFiltered) return r;
   const d = r.detail;
-  // The end of a flow run: the rows it wrote into datasets (and files).
-  if (r.type === 'flow_run' && d.phase === 'end')
-    return {
-      ...r,
-      message: r.message.replace(/^(flow \S+ ended \S+): \d+ rows written/, '$1'),
-      detail: withoutCounts(d, RUN_COUNTS) as ActivityRecord['detail'],
-    };
+  // The end of a flow run: the rows it wrote, and a failure's total of the project's rows.
+  if (r.type === 'flow_run' && d.phase === 'end') {
+    const detail = withoutCounts(d, RUN_COUNTS) as ActivityRecord['detail'];
+    if (typeof detail.message === 'string') detail.message = withoutRowTotal(detail.message);
+    const message = r.message.replace(/^(flow \S+ ended \S+): \d+ rows written/, '$1');
+    return { ...r, message: withoutRowTotal(message), detail };
+  }
   if (r.type !== 'data_load') return r;
   return {
     ...r,

@@ -12,7 +12,7 @@ import { type Db, tx } from '../db/index.js';
 import { jobs } from '../db/tables.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
-import { jobWithoutCounts } from '../jobs/withheld-counts.js';
+import { loadJobWithoutCounts, rowLimitMessage } from '../jobs/withheld-counts.js';
 import type { Limits } from '../limits/limits.js';
 import { titleKey } from '../model/defs.js';
 import type { ModelStore } from '../model/store.js';
@@ -113,7 +113,7 @@ export class Loads {
         },
         run: (ctx) => (isTableMap(ctx.job) ? this.tableMapper!.run(ctx) : this.run(ctx)),
       },
-      { rowFiltered: (_reader, job) => jobWithoutCounts(job, LOAD_COUNTS) },
+      { rowFiltered: (_reader, job) => loadJobWithoutCounts(job, LOAD_COUNTS) },
     );
   }
 
@@ -499,10 +499,7 @@ export class Loads {
     for (const d of await this.datasets.infos(projectId)) if (!(d.name in totals)) after += d.rows;
     for (const n of Object.values(totals)) after += n;
     const limit = await this.limits.limitOf(projectId, 'datasetRows');
-    if (after > limit)
-      throw new JobFailure(
-        `plan limit "datasetRows" exceeded: the project would hold ${after} rows, ${limit} allowed; nothing was loaded`,
-      );
+    if (after > limit) throw new JobFailure(rowLimitMessage(after, limit));
   }
 
   private async recordLoaded(

@@ -14,7 +14,7 @@ import type { Datasets } from '../data/datasets.js';
 import type { Loads, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
-import { jobWithoutCounts } from '../jobs/withheld-counts.js';
+import { loadJobWithoutCounts } from '../jobs/withheld-counts.js';
 import {
   FINAL_STATUSES,
   JobFailure,
@@ -79,7 +79,7 @@ export class Flows {
     deps.jobs.register(
       'flow',
       { run: (ctx) => this.execute(ctx) },
-      { rowFiltered: (_reader, job) => jobWithoutCounts(job, RUN_COUNTS) },
+      { rowFiltered: (_reader, job) => loadJobWithoutCounts(job, RUN_COUNTS) },
     );
     // The lock goes with the run, however it ends (OK, ERROR, CANCELLED).
     deps.jobs.onFinish(async (job) => {

@@ -25,3 +25,20 @@ export function jobWithoutCounts(job: Job, keys: ReadonlySet<string>): Job {
       : {}),
   };
 }
+
+/** A load refused by the plan's `datasetRows`: the total counts every row of the project. */
+export const rowLimitMessage = (total: number, limit: number) =>
+  `plan limit "datasetRows" exceeded: the project would hold ${total} rows, ${limit} allowed; nothing was loaded`;
+
+/** A message (a job's, a flow run's) without the project's total of rowLimitMessage. */
+export const withoutRowTotal = (message: string) =>
+  message.replace(
+    /the project would hold \d+ rows, (\d+) allowed/g,
+    'the project would hold more than the $1 rows allowed',
+  );
+
+/** jobWithoutCounts, and a message that quotes the project's row total without it. */
+export function loadJobWithoutCounts(job: Job, keys: ReadonlySet<string>): Job {
+  const out = jobWithoutCounts(job, keys);
+  return out.message ? { ...out, message: withoutRowTotal(out.message) } : out;
+}
