@@ -1,8 +1,8 @@
 // A row-level filter binds Admins and MD Admins too (issue 30, finding 2): what they read of a
 // warehouse table outside AQL — a structure guess's sample rows, the rows a mapping counted —
-// is refused or withheld, over REST and MCP. The guess is refused (403 saying why): the filter
-// is a condition on the model and cannot be applied to a table's raw rows. A mapping needs no
-// sample, so they still map; the rows it counted (every row of the table) show as null to them.
+// is refused or withheld, over REST and MCP. The guess and a mapping are refused (403 saying
+// why): the filter is a condition on the model and cannot be applied to a table's raw rows, nor
+// does it reach a new dataset over one. The rows another's mapping counted show as null.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,29 +106,36 @@ describe('a warehouse table read outside AQL, by an Admin or MD Admin with a row
     expect(list.status, list.text).toBe(200);
   });
 
-  it('they still map a table their filter does not read; the rows it counted are null to them', async () => {
+  it('they may not map a table: a second dataset over it would show the rows their filter hides', async () => {
+    // shop.orders is mapped (orders, restricted by their filter through customers); mapping it
+    // again as a dataset of its own would show Bob's order to them.
     const r = (await mdEu.callTool({
       name: 'map_tables',
-      arguments: { project: p, tables: [{ table: 'shop.notes' }] },
+      arguments: { project: p, tables: [{ table: 'shop.orders', dataset: 'orders_again' }] },
     })) as CallToolResult;
-    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-    const out = r.structuredContent as {
-      status: string;
-      jobId: string;
-      datasets: { dataset: string; rows: number | null }[];
-    };
-    expect(out.status).toBe('OK');
-    expect(out.datasets).toEqual([{ dataset: 'notes', table: 'shop.notes', rows: null }]);
-    // The job over REST: the same for both filtered readers; an Admin without one sees 4.
-    for (const as of [MD_EU, ADMIN_EU])
-      expect((await jobOf(out.jobId, as)).result!.clusters.notes!.rows).toBeNull();
-    expect((await jobOf(out.jobId, ADMIN)).result!.clusters.notes!.rows).toBe(4);
-    const model = await s.api('POST', `/projects/${p}/app/aql/execute`, {
-      as: MD_EU,
-      body: { aql: 'SELECT COUNT([notes])' },
-      headers: { prefer: 'wait=20' },
-    });
-    expect(model.json.data?.values, model.text).toBe('4');
+    expect(r.isError, JSON.stringify(r.content)).toBe(true);
+    expect(JSON.stringify(r.content)).toMatch(/your row-level filter .* would not reach/);
+    for (const as of [MD_EU, ADMIN_EU]) {
+      const rest = await s.api('POST', `/projects/${p}/kodiak/transform/execute`, {
+        as,
+        body: {
+          type: 'cluster',
+          clusters: { notes: { source_type: 'table', source: 'shop.notes' } },
+        },
+      });
+      expect(rest.status, rest.text).toBe(403);
+      expect(rest.json).toMatchObject({
+        statusCode: 403,
+        context: { field: 'filter', table: 'shop.notes', project: p },
+      });
+    }
+    // Nothing was mapped: the model has neither dataset.
+    const d = await s.api('GET', `/projects/${p}/kodiak/dataload`);
+    const names = (d.json.dataload.datasets as { name?: string; dataset?: string }[]).map(
+      (x) => x.name ?? x.dataset,
+    );
+    expect(names).not.toContain('orders_again');
+    expect(names).not.toContain('notes');
   });
 
   it("an Admin's mapping of tables their filter restricts: its row counts are null to them", async () => {

@@ -15,7 +15,7 @@ import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/j
 import { titleKey } from '../model/defs.js';
 import type { ModelStore } from '../model/store.js';
 import type { TableGuess } from './catalog.js';
-import { sourceTable, tableSource, type Warehouse } from './warehouse.js';
+import { rowFilterRefusal, sourceTable, tableSource, type Warehouse } from './warehouse.js';
 
 export interface TableCluster {
   source_type: string;
@@ -74,6 +74,8 @@ export class TableMapping {
 
   async start(a: ProjectActor, clusters: Record<string, TableCluster>): Promise<Job> {
     requireLevel(a, 'mdadmin');
+    const first = Object.values(clusters)[0];
+    if (a.filter && first) throw rowFilterRefusal(a, first.source, 'map');
     const planned = await this.plan(a, clusters);
     await this.deps.loads.checkAs(a.projectId, a.email, planned).catch((err: unknown) => {
       // Refused now as the 4xx it is, not as a failed job.

@@ -83,15 +83,20 @@ const catalogError =
   };
 
 /**
- * The 403 of a structure guess with sample rows for a caller with a row-level filter. Their
- * filter is an AQL condition on the model, often restricting a dataset only through another
- * one it references, and a table of the schema need not be mapped (nor all its columns): it
- * cannot be applied to a table's raw rows, so they are refused, as every read shows only the
- * rows the filter selects. Mapping the table reads none of them.
+ * The 403 for a caller with a row-level filter who would read a warehouse table raw: a
+ * structure guess (its sample rows) or a mapping (a new dataset over the table, which their
+ * filter would not reach). Their filter is an AQL condition on the model, often restricting
+ * a dataset only through another one it references; it cannot be applied to a table's raw
+ * rows, and a table or view of the schema may hold the same rows as one the filter restricts
+ * (mapping `shop.orders` again as a second dataset would show every order). So they are
+ * refused, as every read shows only the rows the filter selects; a member without a row
+ * filter maps and guesses.
  */
-const rowFilterRefusal = (a: ProjectActor, ident: string) =>
+export const rowFilterRefusal = (a: ProjectActor, ident: string, what: 'guess' | 'map') =>
   forbidden(
-    `${ident}: a structure guess shows the table's rows as they are in PostgreSQL, where your row-level filter (a condition on the model) cannot be applied; a member without a row-level filter may read it. Mapping the table (kodiak/transform/execute, source_type "table") needs no guess, and AQL on its dataset applies your filter`,
+    what === 'guess'
+      ? `${ident}: a structure guess shows the table's rows as they are in PostgreSQL, where your row-level filter (a condition on the model) cannot be applied; a member without a row-level filter may read it`
+      : `${ident}: mapping the table would make a dataset of its rows as they are in PostgreSQL, which your row-level filter (a condition on the model) would not reach; a member without a row-level filter must map it`,
     { project: a.projectId, table: ident, field: 'filter' },
   );
 
@@ -290,7 +295,8 @@ export class Warehouse {
   /**
    * The structure guess of `schema.table` (the bound schema only); 404 when there is none.
    * With `sample` (data/guesstable) it holds the table's first rows, which a caller with a
-   * row-level filter may not see (rowFilterRefusal); mapping reads the catalog only.
+   * row-level filter may not see (rowFilterRefusal); mapping reads the catalog only (and
+   * refuses such a caller itself).
    */
   async guess(
     a: ProjectActor,
@@ -299,7 +305,7 @@ export class Warehouse {
     { sample = true }: { sample?: boolean } = {},
   ): Promise<TableGuess> {
     requireLevel(a, 'mdadmin');
-    if (sample && a.filter) throw rowFilterRefusal(a, ident);
+    if (sample && a.filter) throw rowFilterRefusal(a, ident, 'guess');
     const { b, set } = await this.servers(a.projectId);
     const dot = ident.indexOf('.');
     const [schema, table] =
