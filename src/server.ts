@@ -63,7 +63,8 @@ export async function startServer(
     const e = engine;
     // Processes of a cluster start together: the start-up work runs in one at a time (the
     // first bootstraps; the others find it done).
-    boot = await e.store.exclusive('ursa:startup', async () => {
+    // A lost lock (the database ended its connection) fails the start between steps.
+    boot = await e.store.exclusive('ursa:startup', async (held) => {
       // One process (SQLite): whatever is unfinished died with the last one. A cluster: only
       // jobs whose process stopped renewing their lease.
       const interrupted = await e.jobs.recoverInterrupted();
@@ -71,6 +72,7 @@ export async function startServer(
         log.warn({ interrupted }, 'jobs left unfinished by a stopped process were ended as ERROR');
       // Temporary files a killed process left, before anything of ours writes new ones (the
       // demo starts writing during bootstrap: a later sweep raced it and removed its files).
+      held.throwIfAborted();
       const flowLocks = await e.flows.recover(
         (await e.projects.allIds()).map((projectId) => ({
           projectId,
@@ -78,12 +80,15 @@ export async function startServer(
         })),
       );
       if (flowLocks) log.warn({ flowLocks }, 'flow runs ended by the restart were unlocked');
+      held.throwIfAborted();
       const converted = await convertProjects(e);
       if (converted) log.info({ converted }, 'datasets converted to dataset versions');
       // In a cluster, other processes may be receiving uploads now: only old leftovers go.
+      held.throwIfAborted();
       const leftovers = await e.uploads.sweepLeftovers(Date.now() - (shared ? 3_600_000 : 0));
       if (leftovers)
         log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');
+      held.throwIfAborted();
       return bootstrap(e);
     });
     await e.jobs.start();

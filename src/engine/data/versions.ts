@@ -120,9 +120,14 @@ export class VersionStore {
 
   /**
    * Runs `fn` when the project's writers that asked before, in any process, are done: a
-   * queue in the order they asked (cluster-wide on PostgreSQL). `signal` stops the wait.
+   * queue in the order they asked (cluster-wide on PostgreSQL). `signal` stops the wait;
+   * `fn`'s `held` aborts if the turn is lost (the database ended the lock's connection).
    */
-  inTurn<T>(projectId: string, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  inTurn<T>(
+    projectId: string,
+    signal: AbortSignal | undefined,
+    fn: (held: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     return storeOf(this.db).exclusive(`ursa:write:${projectId}`, fn, { signal });
   }
 

@@ -31,7 +31,9 @@ export class WriteLocks {
     signal: AbortSignal | undefined,
     fn: (confirm: () => Promise<void>) => Promise<T>,
   ): Promise<T> {
-    return this.store.inTurn(projectId, signal, () => this.holding(projectId, signal, fn));
+    return this.store.inTurn(projectId, signal, (held) =>
+      this.holding(projectId, signal, held, fn),
+    );
   }
 
   /**
@@ -52,6 +54,7 @@ export class WriteLocks {
   private async holding<T>(
     projectId: string,
     signal: AbortSignal | undefined,
+    held: AbortSignal,
     fn: (confirm: () => Promise<void>) => Promise<T>,
   ): Promise<T> {
     const holder = `${PROCESS}:${randomId(6)}`;
@@ -69,6 +72,15 @@ export class WriteLocks {
     }, this.leaseMs / 3);
     beat.unref();
     const confirm = async () => {
+      // The turn itself was lost (the database ended its lock connection): a writer that asked
+      // later may be in its turn now, so this one gives way, publishing nothing.
+      if (held.aborted) {
+        const cause = (held.reason as Error).cause as Error;
+        throw new Error(
+          `the write lock of project "${projectId}" was lost (${cause.message}); nothing was published`,
+          { cause },
+        );
+      }
       if (lost || !(await this.store.renew(projectId, holder, this.leaseMs)))
         throw new Error(`the write lock of project "${projectId}" was lost; nothing was published`);
     };

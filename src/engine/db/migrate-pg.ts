@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
+import { checkout } from './checkout.js';
 
 const MIGRATIONS = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url));
 
@@ -22,7 +23,9 @@ export async function migratePg(
   migrationsFolder: string = MIGRATIONS,
 ): Promise<void> {
   // One connection for lock, migrations and unlock: the lock belongs to the session.
-  const client = await pool.connect();
+  // A connection lost meanwhile fails the statement it runs (and the start-up), not the process.
+  const held = await checkout(pool);
+  const client = held.client;
   let failure: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
@@ -37,6 +40,6 @@ export async function migratePg(
   } finally {
     // After a failure the session may still hold the lock (or be mid-transaction): close it
     // rather than return it to the pool, which ends the session and frees the lock.
-    client.release(failure ?? false);
+    held.release(failure);
   }
 }

@@ -8,9 +8,17 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { checkout } from './checkout.js';
 import { migratePg } from './migrate-pg.js';
 import { pgSignals } from './signals.js';
-import { register, type Db, type ExclusiveOptions, type Store, type TxOptions } from './store.js';
+import {
+  LockLost,
+  register,
+  type Db,
+  type ExclusiveOptions,
+  type Store,
+  type TxOptions,
+} from './store.js';
 import { useDialect } from './tables.js';
 
 /** SQLSTATE of a statement cancelled (pg_cancel_backend) or past statement_timeout. */
@@ -44,6 +52,7 @@ export interface PgStoreOptions {
 
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
   useDialect('postgres');
+  const log = opts.log;
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
@@ -87,7 +96,11 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     dialect: 'postgres',
     db,
     signals,
-    async exclusive<T>(name: string, fn: () => Promise<T>, opts?: ExclusiveOptions): Promise<T> {
+    async exclusive<T>(
+      name: string,
+      fn: (held: AbortSignal) => Promise<T>,
+      opts?: ExclusiveOptions,
+    ): Promise<T> {
       // A session-level advisory lock on a connection of the lock pool, held while `fn` runs
       // its statements on the main pool; it goes with the connection if this process dies.
       // Holders and waiters never take the main pool's connections, so however many wait,
@@ -95,16 +108,25 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       // the order they asked.
       const signal = opts?.signal;
       signal?.throwIfAborted();
-      const conn = await lockPool.connect();
+      // A lock connection that ends (the session terminated, the server restarted) takes the
+      // lock with it: another process may take it at once. `fn` hears it through `held`.
+      const held = new AbortController();
+      let locked = false;
+      const conn = await checkout(lockPool, (err) => {
+        if (!locked) return; // a waiter: its pg_advisory_lock fails with the error
+        log?.warn({ err: err.message, lock: name }, 'lock connection lost; its holder stops');
+        held.abort(new LockLost(name, err));
+      });
       let broken: Error | undefined;
       // A waiter that gives up cancels its lock request: the server would wait on otherwise.
-      const pid = (conn as unknown as { processID: number }).processID;
+      const pid = (conn.client as unknown as { processID: number }).processID;
       const onAbort = () =>
         void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
       try {
         signal?.addEventListener('abort', onAbort, { once: true });
         try {
-          await conn.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
+          await conn.client.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
+          locked = true;
         } catch (err) {
           if (signal?.aborted && (err as { code?: string }).code === QUERY_CANCELED)
             throw signal.reason as Error;
@@ -114,14 +136,15 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
           signal?.removeEventListener('abort', onAbort);
         }
         try {
-          return await fn();
+          return await fn(held.signal);
         } finally {
-          await conn
-            .query('SELECT pg_advisory_unlock(hashtextextended($1, 1))', [name])
-            .catch((e: Error) => (broken = e));
+          if (!conn.lost.aborted)
+            await conn.client
+              .query('SELECT pg_advisory_unlock(hashtextextended($1, 1))', [name])
+              .catch((e: Error) => (broken = e));
         }
       } finally {
-        conn.release(broken ?? false);
+        conn.release(broken);
       }
     },
     inTx: () => current() !== undefined,
@@ -147,7 +170,8 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
           inner.open = false;
         }
       }
-      const conn = await pool.connect();
+      const held = await checkout(pool);
+      const conn = held.client;
       const ctx: TxContext = { client: conn, depth: 1, open: true };
       let broken: Error | undefined;
       try {
@@ -167,7 +191,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
         }
       } finally {
         ctx.open = false;
-        conn.release(broken ?? false);
+        held.release(broken);
       }
     },
     async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {

@@ -108,12 +108,17 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
   const signals = memorySignals();
   // One process: a start-up lock is a queue per name in memory.
   const exclusives = new Map<string, Promise<unknown>>();
+  const never = new AbortController().signal;
 
   const store: Store = {
     dialect: 'sqlite',
     db,
     signals,
-    exclusive<T>(name: string, fn: () => Promise<T>, opts?: ExclusiveOptions): Promise<T> {
+    exclusive<T>(
+      name: string,
+      fn: (held: AbortSignal) => Promise<T>,
+      opts?: ExclusiveOptions,
+    ): Promise<T> {
       const signal = opts?.signal;
       signal?.throwIfAborted();
       // In the queue's order; a waiter that gives up keeps its place but runs nothing.
@@ -121,7 +126,7 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
       const run = (exclusives.get(name) ?? Promise.resolve()).then(() => {
         signal?.throwIfAborted();
         turn.started = true;
-        return fn();
+        return fn(never); // held in memory: never lost
       });
       const tail = run.catch(() => undefined);
       exclusives.set(name, tail);

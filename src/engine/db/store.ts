@@ -41,9 +41,15 @@ export interface Store {
   /**
    * Runs `fn` (outside any transaction) while holding the cluster-wide lock `name`: work that
    * every process may do but only one may do at a time (bootstrap, conversions, assembling an
-   * upload). The lock goes with its holder if the process dies.
+   * upload). The lock goes with its holder if the process dies. `held` aborts (reason
+   * LockLost) when the lock is lost while `fn` runs (its database connection ended: another
+   * process may hold it from then on); `fn` checks it before each step the lock guards.
    */
-  exclusive<T>(name: string, fn: () => Promise<T>, opts?: ExclusiveOptions): Promise<T>;
+  exclusive<T>(
+    name: string,
+    fn: (held: AbortSignal) => Promise<T>,
+    opts?: ExclusiveOptions,
+  ): Promise<T>;
   /** Fails when the database does not answer (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -52,6 +58,17 @@ export interface Store {
 export interface ExclusiveOptions {
   /** Stops waiting for the lock (rejects with the signal's reason); `fn` does not run. */
   signal?: AbortSignal;
+}
+
+/**
+ * A cluster-wide lock was lost while held: the database ended its connection (a restart, a
+ * failover, a terminated session). The cause is the connection's error (a 503: retry).
+ */
+export class LockLost extends Error {
+  constructor(name: string, cause: Error) {
+    super(`the cluster-wide lock "${name}" was lost: ${cause.message}`, { cause });
+    this.name = 'LockLost';
+  }
 }
 
 const stores = new WeakMap<object, Store>();

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
 import { type Db, first, prepared, storeOf, tx } from '../db/index.js';
 import { jobs } from '../db/tables.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso, randomId, uuid } from '../ids.js';
 import { deadOnThisHost, PROCESS_ID, processOf } from '../process-id.js';
@@ -701,7 +702,11 @@ export class JobRunner {
           await this.finish(id, 'CANCELLED', abortMessage(ctrl.signal), undefined, mine);
         else if (err instanceof JobFailure || (err as { kind?: string } | null)?.kind)
           await this.finish(id, 'ERROR', reasonOf(err), undefined, mine);
-        else {
+        else if (isDatabaseUnavailable(err)) {
+          // The metadata database went away mid-job (a restart, a failover): not a bug.
+          log.warn({ err: reasonOf(err) }, 'job ended by a lost database connection');
+          await this.finish(id, 'ERROR', reasonOf(err), undefined, mine);
+        } else {
           log.error({ err }, 'job failed unexpectedly');
           await this.finish(id, 'ERROR', `internal error: ${reasonOf(err)}`, undefined, mine);
         }

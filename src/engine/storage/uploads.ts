@@ -108,7 +108,7 @@ export class Uploads {
       await this.chunks.discard(r);
       throw err;
     }
-    return this.locked(p, spec.ident, () => this.settle(a, spec, r, startedOn));
+    return this.locked(p, spec.ident, (held) => this.settle(a, spec, r, startedOn, held));
   }
 
   /**
@@ -138,6 +138,7 @@ export class Uploads {
     spec: ChunkSpec,
     r: ReceivingChunk,
     startedOn: Row | null,
+    held: AbortSignal,
   ): Promise<ChunkResult> {
     const p = a.projectId;
     let row = await this.row(p, spec.ident);
@@ -148,6 +149,7 @@ export class Uploads {
       return { uploadId: spec.ident, complete: true, file: await this.assembled(p, row) };
     }
     try {
+      held.throwIfAborted();
       if (row?.status === 'partial') sameUpload(row, spec);
       else row = await this.begin(a, spec);
       await this.chunks.commit(p, spec.ident, spec.chunkNumber, r);
@@ -167,7 +169,14 @@ export class Uploads {
       p,
       row.targetPath,
       this.chunks.stream(p, spec.ident, spec.totalChunks),
-      { expectedSize: row.totalSize, user: a.email, createParents: spec.createParents },
+      {
+        expectedSize: row.totalSize,
+        user: a.email,
+        createParents: spec.createParents,
+        // Lost the lock meanwhile (the database ended its connection): another process may
+        // be assembling; this one leaves the file unwritten and the chunks for a retry.
+        confirm: () => Promise.resolve(held.throwIfAborted()),
+      },
     );
     await this.touch(p, spec.ident, 'complete');
     await this.chunks.removeChunks(p, spec.ident);
@@ -313,7 +322,11 @@ export class Uploads {
    * Requests of this process queue in memory first, so each process holds one lock
    * connection per upload at most.
    */
-  private locked<T>(projectId: string, ident: string, fn: () => Promise<T>): Promise<T> {
+  private locked<T>(
+    projectId: string,
+    ident: string,
+    fn: (held: AbortSignal) => Promise<T>,
+  ): Promise<T> {
     // ':' apart (PostgreSQL text holds no NUL); a project id has none, so names cannot clash.
     const key = `ursa:upload:${projectId}:${ident}`;
     return this.locks.run(key, () => storeOf(this.db).exclusive(key, fn));

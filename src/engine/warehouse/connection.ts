@@ -7,6 +7,7 @@
 // writable) has a longer timeout of its own. Messages never hold the secret.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { checkout, type Checkout } from '../db/checkout.js';
 import { boxErrorDetail } from '../flows/errors.js';
 import { cancelBackend } from '../flows/connectors/postgres.js';
 import { resolveServer } from '../flows/connectors/net-guard.js';
@@ -71,9 +72,6 @@ function ssl(cred: Credentials, host: string): pg.PoolConfig['ssl'] {
   if (cred.sslmode === 'verify-full') return { rejectUnauthorized: true, servername: host };
   return false;
 }
-
-/** Clients given an error listener of their own. */
-const quiet = new WeakSet<pg.PoolClient>();
 
 /** One server (the primary or a replica) of one credentials object. */
 export class Server {
@@ -144,23 +142,17 @@ export class Server {
 
   /**
    * A connection of its own, for a transaction (a load). The caller releases it, with `true`
-   * when it may be broken (a failed or cancelled statement, a lost server): it is not reused.
+   * when it may be broken (a failed or cancelled statement): it is not reused. A server that
+   * goes away meanwhile (stopped, restarted, the session terminated) fails the statement
+   * running or the next one, never the process (checkout listens for the whole checkout).
    */
-  async session(): Promise<pg.PoolClient> {
+  async session(): Promise<Checkout> {
     const pool = await this.open();
-    let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      return await checkout(pool);
     } catch (err) {
       throw this.describe(err, 'connect');
     }
-    // A server that goes away (a replica stopped) fails the connection outside any query:
-    // the next query reports it; the event must not crash the process.
-    if (!quiet.has(client)) {
-      quiet.add(client);
-      client.on('error', () => {});
-    }
-    return client;
   }
 
   /** Asks PostgreSQL to cancel what `client` (of this server) runs now. */
@@ -175,7 +167,8 @@ export class Server {
    */
   async query(sql: string, params: unknown[], signal?: AbortSignal): Promise<QueryAnswer> {
     signal?.throwIfAborted();
-    const client = await this.session();
+    const held = await this.session();
+    const client = held.client;
     let broken = false;
     const address = (client as unknown as { host: string }).host;
     const stop = () => {
@@ -196,7 +189,7 @@ export class Server {
       throw this.describe(err, 'query');
     } finally {
       signal?.removeEventListener('abort', stop);
-      client.release(broken);
+      held.release(broken);
     }
   }
 

@@ -21,6 +21,7 @@ import { stagingTable } from '../data/load-sql.js';
 import type { ClusterLoad, LoadResult, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, invalid } from '../errors.js';
 import { JobFailure, type JobContext } from '../jobs/jobs.js';
+import type { Checkout } from '../db/checkout.js';
 import { WarehouseError, type Server } from './connection.js';
 import {
   commentSql,
@@ -146,6 +147,7 @@ export class WarehouseLoads {
       temp_directory: path.join(dir, 'spill'),
     });
     let c: DuckDBConnection | null = null;
+    let held: Checkout | null = null;
     let client: pg.PoolClient | null = null;
     let broken = false;
     let committed = false;
@@ -175,7 +177,8 @@ export class WarehouseLoads {
       }
       ctx.signal.throwIfAborted();
 
-      client = await server.session();
+      held = await server.session();
+      client = held.client;
       ctx.signal.throwIfAborted();
       const session = client;
       const run = async (sql: string, params: unknown[] = []): Promise<unknown[][]> => {
@@ -227,7 +230,7 @@ export class WarehouseLoads {
       throw err;
     } finally {
       ctx.signal.removeEventListener('abort', stop);
-      client?.release(broken);
+      held?.release(broken);
       c?.closeSync();
       duck.closeSync();
       await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -271,10 +274,11 @@ export class WarehouseLoads {
     const fill = stagingName();
     await run(createTableSql(schema, fill, p));
     try {
-      await pipeline(
-        createReadStream(staged.file),
-        session.query(copyFrom(copySql(schema, fill, p))),
-      );
+      const copy = session.query(copyFrom(copySql(schema, fill, p)));
+      // The pipeline hears the stream's errors while it runs; one after (a connection lost as
+      // the COPY ends) must not end the process.
+      copy.on('error', () => undefined);
+      await pipeline(createReadStream(staged.file), copy);
     } catch (err) {
       throw server.describe(err, 'query');
     }

@@ -562,8 +562,10 @@ export class Triggers {
       // Counting the last minute's chained runs and starting this one are one step for the
       // whole cluster: firings of other triggers of the same flow wait, then count this run.
       const current = row;
-      fired = await storeOf(db).exclusive(`ursa:chain:${projectId}:${def.flow}`, async () => {
+      fired = await storeOf(db).exclusive(`ursa:chain:${projectId}:${def.flow}`, async (held) => {
         const limit = await overLimit(db, projectId, def.flow, chain, this.deps.config, new Date());
+        // The count is only good while the lock is held (lost: the database ended it).
+        held.throwIfAborted();
         if (!limit) return this.startRun(current, def, how.actor, chain);
         await pause(db, projectId, ident, nowIso(), limit);
         return { outcome: 'paused', job: null, message: limit };
