@@ -17,8 +17,11 @@ export interface TestPostgres {
   user: string;
   password: string;
   database: string;
-  /** Stops the server (immediate shutdown) and keeps its data, for `resume`. */
-  halt(): void;
+  /**
+   * Stops the server and keeps its data, for `resume`: an immediate shutdown (a crash), or a
+   * fast one (every session terminated, 57P01, as `pg_ctl restart -m fast` or a failover does).
+   */
+  halt(mode?: 'immediate' | 'fast'): void;
   /** Starts a halted server again on the same port. */
   resume(): void;
   /** A login role without rights of its own (opts.reader): grants are the test's. */
@@ -85,8 +88,8 @@ export async function startReplica(primary: TestPostgres): Promise<TestPostgres>
       port,
       socketDir: dir,
       // Its own server, not the primary's (the spread above copies the primary's).
-      halt() {
-        runPg('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
+      halt(mode = 'immediate') {
+        runPg('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
       },
       resume: start,
       async stop() {
@@ -241,8 +244,8 @@ export async function startPostgres(
       user,
       password,
       database,
-      halt() {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
+      halt(mode = 'immediate') {
+        run('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '30', 'stop']);
       },
       resume() {
         run('pg_ctl', ['-D', data, '-l', log, '-o', serverOptions, '-w', '-t', '60', 'start']);

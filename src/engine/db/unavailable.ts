@@ -12,9 +12,11 @@ const UNAVAILABLE = /^(08\d{3}|57P0[123]|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE
 const BUSY = /^(57014|40001|40P01|55P03|53\d{3})$/;
 
 /** The codes of `err` and its causes (drizzle wraps the driver's error). */
-function* codes(err: unknown): Generator<{ code?: unknown; message?: unknown }> {
+function* codes(err: unknown): Generator<{ code?: unknown; message?: unknown; syscall?: unknown }> {
   for (
-    let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, i = 0;
+    let e = err as
+        { code?: unknown; cause?: unknown; message?: unknown; syscall?: unknown } | undefined,
+      i = 0;
     e && i < 5;
     i++
   ) {
@@ -36,6 +38,8 @@ export function isDatabaseBusy(err: unknown): boolean {
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (const e of codes(err)) {
     if (typeof e.code === 'string' && UNAVAILABLE.test(e.code)) return true;
+    // A Unix socket whose server is stopped is gone: connect fails with ENOENT.
+    if (e.code === 'ENOENT' && e.syscall === 'connect') return true;
     if (
       typeof e.message === 'string' &&
       /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
