@@ -1,6 +1,7 @@
 // A metadata database that is busy (a statement past its timeout, a deadlock it broke, too
 // many connections) is a moment's trouble, not a bug: 503 with Retry-After, not a 500.
 import { describe, expect, it } from 'vitest';
+import { LockLost } from '../src/engine/db/store.js';
 import { toErrorBody } from '../src/shared/errors.js';
 
 /** An error as drizzle throws it: its own message, the driver's error as the cause. */
@@ -32,5 +33,34 @@ describe('errors of a busy metadata database', () => {
     const wrong = toErrorBody(wrapped('23505'));
     expect(wrong.body.statusCode).toBe(500);
     expect(wrong.internal).toBe(true);
+  });
+
+  it.each([
+    ['57P01 (session terminated)', wrapped('57P01')],
+    ['57P02 (crash shutdown)', wrapped('57P02')],
+    ['57P03 (starting up)', wrapped('57P03')],
+    ['08006 (connection failure)', wrapped('08006')],
+    ['a socket that ended', new Error('Connection terminated unexpectedly')],
+    [
+      'a lost cluster-wide lock',
+      new LockLost('ursa:upload:p:u', Object.assign(new Error('terminating'), { code: '57P01' })),
+    ],
+    [
+      "a stopped server's Unix socket",
+      Object.assign(new Error('connect ENOENT /tmp/x/.s.PGSQL.5432'), {
+        code: 'ENOENT',
+        syscall: 'connect',
+      }),
+    ],
+  ])('a lost connection, %s, answers 503 unreachable with Retry-After', (_what, err) => {
+    const r = toErrorBody(err);
+    expect(r.body).toMatchObject({ statusCode: 503, context: { retryAfterSeconds: 5 } });
+    expect(r.body.message).toMatch(/cannot be reached/);
+    expect(r.headers).toEqual({ 'Retry-After': '5' });
+  });
+
+  it('a missing file is no lost connection: still a 500', () => {
+    const r = toErrorBody(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }));
+    expect(r.body.statusCode).toBe(500);
   });
 });
