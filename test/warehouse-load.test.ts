@@ -369,6 +369,43 @@ describe('a failing load leaves the previous table and rows untouched', () => {
     await sameAnswers();
   }, 60_000);
 
+  it('a read whose connection is ended answers in the error shape, no 500; the process reads on', async () => {
+    const locker = new pg.Client({
+      host: w.db.socketDir,
+      port: w.db.port,
+      user: 'postgres',
+      database: w.db.database,
+    });
+    locker.on('error', () => {});
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE dwh.orders IN ACCESS EXCLUSIVE MODE');
+      // Not cached: no query before asked for 731.
+      const pending = s.api('POST', `/projects/${wh}/app/aql/execute`, {
+        body: { aql: 'SELECT COUNT([Order]) + 731' },
+        headers: { prefer: 'wait=20' },
+      });
+      const pid = await waitFor(async () => {
+        const a = await su.query(
+          `SELECT pid FROM pg_stat_activity
+            WHERE application_name = 'ursa-warehouse' AND wait_event_type = 'Lock'`,
+        );
+        return a.rows[0]?.pid as number | undefined;
+      }, 20_000);
+      await su.query('SELECT pg_terminate_backend($1::int)', [pid]);
+      const r = await pending;
+      expect(r.status, r.text).not.toBe(500);
+      expect(Object.keys(r.json).sort()).toEqual(['context', 'errorId', 'message', 'statusCode']);
+      expect(r.json.message).toMatch(/terminating connection due to administrator command/);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => {});
+      await locker.end().catch(() => {});
+    }
+    const rows = (await rowsOf('dwh.orders')).length;
+    expect(await values(wh, 'SELECT COUNT([Order]) + 731')).toBe(String(rows + 731));
+  }, 60_000);
+
   it('a cancelled load ends CANCELLED, rolled back, its connection not left in a transaction', async () => {
     const job = await whileLocked(async (_pid, id) => {
       const c = await s.api('POST', `/projects/${wh}/kodiak/scache/obj/${id}/cancel`);
