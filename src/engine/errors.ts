@@ -39,3 +39,16 @@ export const limitExceeded = (message: string, context?: Record<string, unknown>
   new EngineError('limit', message, context);
 export const unavailable = (message: string, context?: Record<string, unknown>) =>
   new EngineError('unavailable', message, context);
+
+/**
+ * The EngineError `err` is or wraps: the query builder wraps what the metadata store raised
+ * (drizzle keeps it as `cause`), and the caller must still get its kind (pg-store.ts).
+ */
+export function engineErrorOf(err: unknown): EngineError | undefined {
+  let e = err;
+  for (let i = 0; e && i < 5; i++) {
+    if (e instanceof EngineError) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 // Every error answers { statusCode, message, context, errorId }. Unknown errors are 500s
 // whose errorId is logged with the stack; the body never carries a stack trace.
 import type { ErrorKind } from '../engine/errors.js';
-import { EngineError } from '../engine/errors.js';
+import { engineErrorOf } from '../engine/errors.js';
 import { uuid } from '../engine/ids.js';
 import { isDatabaseBusy, isDatabaseUnavailable } from '../engine/db/unavailable.js';
 
@@ -42,12 +42,13 @@ export function toErrorBody(err: unknown): {
   internal: boolean;
 } {
   const errorId = uuid();
-  if (err instanceof EngineError) {
+  const engineErr = engineErrorOf(err);
+  if (engineErr) {
     return {
       body: {
-        statusCode: STATUS_OF[err.kind],
-        message: err.message,
-        context: err.context,
+        statusCode: STATUS_OF[engineErr.kind],
+        message: engineErr.message,
+        context: engineErr.context,
         errorId,
       },
       headers: {},

@@ -4,7 +4,7 @@
 // found in no result is sent back once to be grounded.
 import type { Logger } from 'pino';
 import { describeEngineError } from '../describe-error.js';
-import { EngineError } from '../errors.js';
+import { engineErrorOf } from '../errors.js';
 import { uuid } from '../ids.js';
 import type { AgentBudget } from './config.js';
 import { sourceNumbers, unverifiedNumbers } from './grounding.js';
@@ -157,7 +157,8 @@ async function callTool(
     return { content: await tool.run(call.arguments, r.ctx) };
   } catch (err) {
     r.ctx.signal.throwIfAborted();
-    if (err instanceof EngineError) return { content: describeEngineError(err), isError: true };
+    const engineErr = engineErrorOf(err);
+    if (engineErr) return { content: describeEngineError(engineErr), isError: true };
     if (isToolMistake(err)) return { content: err.message, isError: true };
     // A bug must not end the conversation; it is logged with an id the model may quote.
     const errorId = uuid();

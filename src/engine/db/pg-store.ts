@@ -8,6 +8,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { invalid } from '../errors.js';
 import { checkout } from './checkout.js';
 import { migratePg } from './migrate-pg.js';
 import { pgSignals } from './signals.js';
@@ -23,6 +24,24 @@ import { useDialect } from './tables.js';
 
 /** SQLSTATE of a statement cancelled (pg_cancel_backend) or past statement_timeout. */
 const QUERY_CANCELED = '57014';
+
+/**
+ * Text PostgreSQL cannot store: NUL in text (22021 character_not_in_repertoire) or as \u0000
+ * in jsonb (22P05 untranslatable_character). The doors refuse it before it gets here
+ * (src/shared/storable-text.ts); one that slipped through is still the caller's bad input,
+ * so the store raises it as such (400), not as an internal error.
+ */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+function rethrowUnstorable(err: unknown): never {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !UNSTORABLE_TEXT.has(code)) throw err;
+  throw Object.assign(
+    invalid('a value holds text that cannot be stored (a NUL character, \\u0000)', {
+      sqlstate: code,
+    }),
+    { cause: err },
+  );
+}
 
 interface TxContext {
   client: pg.PoolClient;
@@ -81,7 +100,11 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   };
   const client = {
     query: (...args: unknown[]) =>
-      (current()?.client ?? pool).query(...(args as Parameters<pg.Pool['query']>)),
+      (
+        (current()?.client ?? pool).query(
+          ...(args as Parameters<pg.Pool['query']>),
+        ) as unknown as Promise<pg.QueryResult>
+      ).catch(rethrowUnstorable),
   };
   const db = drizzle({ client: client as unknown as pg.Pool }) as unknown as Db;
   const dialect = new PgDialect();
@@ -196,16 +219,16 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     },
     async rows<T extends Record<string, unknown>>(query: SQL): Promise<T[]> {
       const q = dialect.sqlToQuery(query);
-      const r = await (current()?.client ?? pool).query({
-        text: q.sql,
-        values: q.params as unknown[],
-        types: rawTypes,
-      });
+      const r = await (current()?.client ?? pool)
+        .query({ text: q.sql, values: q.params as unknown[], types: rawTypes })
+        .catch(rethrowUnstorable);
       return r.rows as T[];
     },
     async run(query: SQL): Promise<void> {
       const q = dialect.sqlToQuery(query);
-      await (current()?.client ?? pool).query(q.sql, q.params as unknown[]);
+      await (current()?.client ?? pool)
+        .query(q.sql, q.params as unknown[])
+        .catch(rethrowUnstorable);
     },
     async ping() {
       await pool.query('SELECT 1');
