@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { findUnstorable } from '../shared/storable-text.js';
 
 export const PROMPTS_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
 
@@ -79,9 +81,14 @@ export function registerPrompts(server: McpServer, dir = PROMPTS_DIR): void {
     );
     server.registerPrompt(p.name, { description: p.description, argsSchema: shape }, ((
       args: Record<string, string | undefined>,
-    ) => ({
-      description: p.description,
-      messages: [{ role: 'user', content: { type: 'text', text: renderPrompt(p, args ?? {}) } }],
-    })) as never);
+    ) => {
+      // Refused like a tool's arguments: what a prompt renders is sent back to be used.
+      const unstorable = findUnstorable(args, 'arguments');
+      if (unstorable) throw new McpError(ErrorCode.InvalidParams, unstorable.message);
+      return {
+        description: p.description,
+        messages: [{ role: 'user', content: { type: 'text', text: renderPrompt(p, args ?? {}) } }],
+      };
+    }) as never);
   }
 }

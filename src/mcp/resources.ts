@@ -14,8 +14,9 @@ import {
 import type { ProjectActor } from '../engine/access/actor.js';
 import type { Catalog } from '../engine/catalog/catalog.js';
 import { AqlError } from '../engine/aql/errors.js';
-import { EngineError, invalid, notFound } from '../engine/errors.js';
+import { engineErrorOf, invalid, notFound } from '../engine/errors.js';
 import { toDelimited } from '../shared/delimited.js';
+import { findUnstorable, findUnstorableInPath } from '../shared/storable-text.js';
 import { MAX_OUTPUT_BYTES } from './limits.js';
 import { actorFor, describeError, type McpContext } from './tools/common.js';
 import { resultUri } from './tools/aql.js';
@@ -136,14 +137,19 @@ async function csvPage(
 /** A read's failure as the JSON-RPC error a client can act on. */
 function resourceError(ctx: McpContext, uri: string, err: unknown): ResourceError {
   if (err instanceof ResourceError) return err;
-  if (err instanceof EngineError) {
-    if (err.kind === 'not_found' || err.kind === 'unauthenticated')
-      return new ResourceError(RESOURCE_NOT_FOUND, `resource ${uri} not found: ${err.message}`, {
-        uri,
-      });
-    if (err.kind === 'invalid')
-      return new ResourceError(ErrorCode.InvalidParams, `${uri}: ${err.message}`, { uri });
-    return new ResourceError(ErrorCode.InvalidRequest, `${uri}: ${err.message}`, { uri });
+  const engineErr = engineErrorOf(err);
+  if (engineErr) {
+    if (engineErr.kind === 'not_found' || engineErr.kind === 'unauthenticated')
+      return new ResourceError(
+        RESOURCE_NOT_FOUND,
+        `resource ${uri} not found: ${engineErr.message}`,
+        {
+          uri,
+        },
+      );
+    if (engineErr.kind === 'invalid')
+      return new ResourceError(ErrorCode.InvalidParams, `${uri}: ${engineErr.message}`, { uri });
+    return new ResourceError(ErrorCode.InvalidRequest, `${uri}: ${engineErr.message}`, { uri });
   }
   return new ResourceError(ErrorCode.InternalError, describeError(ctx, err), { uri });
 }
@@ -334,6 +340,8 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
   // -32603 for everything a read throws): -32002 not found, and the size cap on every read.
   server.server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri;
+    const unstorable = findUnstorable(uri, 'uri') ?? findUnstorableInPath(uri, 'uri');
+    if (unstorable) throw new ResourceError(ErrorCode.InvalidParams, unstorable.message, { uri });
     for (const { template, read } of templates) {
       const vars = template.uriTemplate.match(uri);
       if (!vars) continue;

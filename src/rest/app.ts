@@ -17,6 +17,7 @@ import { oauthRouter } from './oauth/index.js';
 import { externalIssuerRoutes, identityRoutes } from './routes/identity.js';
 import { healthRoutes, LIVE_PATH, READY_PATH } from './routes/health.js';
 import { passwordRoutes } from './routes/password.js';
+import { refuseUnstorableUrl } from './storable.js';
 import { webdavRouter } from './webdav/handler.js';
 
 const REQ_ID = /^[\w.:-]{1,64}$/;
@@ -56,6 +57,8 @@ export async function createApp(engine: Engine): Promise<express.Express> {
     logContext.run({ reqId }, next);
   });
 
+  // A path segment or query parameter holding NUL is refused at once, for every door below.
+  app.use(refuseUnstorableUrl);
   // Health probes first: public, cheap, and never behind anything that could refuse them.
   app.use('/', mountRoutes(engine, healthRoutes));
   app.use('/auth', mountRoutes(engine, identityRoutes));

@@ -1,6 +1,7 @@
 // Request bodies: JSON (recommended), YAML, or form-urlencoded with nested keys (a[b]=1).
 // Every format is held to the same shape limits (src/shared/shape.ts): nesting, number of
 // values, and for YAML alias expansion, so no body can stall the event loop or fill memory.
+// A field holding text the metadata database cannot store (NUL) is refused here, for every route.
 import express, {
   type NextFunction,
   type Request,
@@ -11,6 +12,7 @@ import { parseJson } from '../shared/json.js';
 import { BODY_LIMITS, checkShape, ParseError, tooDeep } from '../shared/shape.js';
 import { parseYaml } from '../shared/yaml.js';
 import { HttpError } from './errors.js';
+import { refuseUnstorable } from './storable.js';
 
 const LIMIT = '10mb';
 const YAML_TYPES = ['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml'];
@@ -48,6 +50,7 @@ export const parseBody: RequestHandler = (req, res, next) => {
       if (err) return next(formError(err));
       try {
         checkShape(req.body);
+        refuseUnstorable(req.body, 'body');
         next();
       } catch (e) {
         next(bodyError('form', e));
@@ -76,6 +79,7 @@ function parseText(
     if (err) return next(err);
     try {
       req.body = parse(typeof req.body === 'string' ? req.body : '');
+      refuseUnstorable(req.body, 'body');
       next();
     } catch (e) {
       next(bodyError(format, e));

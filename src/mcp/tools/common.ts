@@ -7,9 +7,10 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type { Principal, ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
 import { describeEngineError } from '../../engine/describe-error.js';
-import { EngineError, invalid } from '../../engine/errors.js';
+import { EngineError, engineErrorOf, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
 import { toolEntry } from '../../engine/tools/catalog.js';
+import { findUnstorable } from '../../shared/storable-text.js';
 import { capped, errorResult, type Reply } from '../limits.js';
 import type { ToolExtra } from '../wait.js';
 
@@ -58,6 +59,9 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
       annotations: { title: entry.title, ...spec.annotations, readOnlyHint: entry.readOnly },
     },
     (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
+      // Every tool's arguments, once: text the metadata database cannot store is refused.
+      const unstorable = findUnstorable(args, 'arguments');
+      if (unstorable) return errorResult(unstorable.message);
       try {
         return await capped(await spec.run(args, extra), spec.narrow);
       } catch (err) {
@@ -107,7 +111,8 @@ export async function actorFor(
 
 /** An error as text a model can fix its call from. */
 export function describeError(ctx: McpContext, err: unknown): string {
-  if (err instanceof EngineError) return describeEngineError(err);
+  const engineErr = engineErrorOf(err);
+  if (engineErr) return describeEngineError(engineErr);
   const errorId = uuid();
   ctx.engine.log.error({ err, errorId }, 'MCP tool failed unexpectedly');
   if (ctx.exposeInternalErrors) return `internal error: ${(err as Error)?.message ?? String(err)}`;

@@ -8,6 +8,7 @@ import { readCookie, SESSION_COOKIE } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { authPage } from '../routes/identity.js';
 import { changesState, refuseCrossSite } from '../same-origin.js';
+import { refuseUnstorable } from '../storable.js';
 import { clientAddress, SIGN_IN_SCOPE } from '../throttle.js';
 import { html, type Html } from '../../web/html.js';
 import { sendPage } from '../../web/page.js';
@@ -32,7 +33,18 @@ const SCOPE_TEXT: Record<string, string> = {
 
 export function interactionRouter(engine: Engine, provider: Provider): Router {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  // Its forms' fields are checked like every REST body (src/rest/storable.ts).
+  const form = [
+    express.urlencoded({ extended: false, limit: '16kb' }),
+    (req: Request, _res: Response, next: NextFunction) => {
+      try {
+        refuseUnstorable(req.body, 'body');
+        next();
+      } catch (err) {
+        next(err);
+      }
+    },
+  ];
   const resources = () => oauthResources(engine);
   // Its forms sign in and grant access with this browser's cookies: from our pages only.
   router.use((req, _res, next) => {
@@ -125,7 +137,7 @@ ${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
     throw new HttpError(400, `unsupported interaction "${details.prompt.name}"`, {});
   });
 
-  router.post('/:uid/login', form, async (req, res) => {
+  router.post('/:uid/login', ...form, async (req, res) => {
     const details = await current(req, res, 'login');
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 254) : '';
@@ -147,7 +159,7 @@ ${redirect && html`<p>You will return to <code>${redirect}</code>.</p>`}
     );
   });
 
-  router.post('/:uid/consent', form, async (req, res) => {
+  router.post('/:uid/consent', ...form, async (req, res) => {
     const details = await current(req, res, 'consent');
     const decision = (req.body as Record<string, unknown> | undefined)?.decision;
     if (decision !== 'allow') return deny(req, res);

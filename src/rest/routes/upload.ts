@@ -7,6 +7,8 @@ import { isChunk } from '../../engine/storage/upload-params.js';
 import type { ChunkResult } from '../../engine/storage/uploads.js';
 import { HttpError } from '../errors.js';
 import type { Reply } from '../respond.js';
+import { findUnstorable } from '../../shared/storable-text.js';
+import { unstorableError } from '../storable.js';
 import { uploadedReply } from '../upload-reply.js';
 import type { Ctx, RouteDef } from '../router.js';
 
@@ -56,13 +58,34 @@ function multipartUpload(c: Ctx): Promise<ChunkResult> {
       return fail(new HttpError(400, `unreadable multipart body: ${(err as Error).message}`));
     }
     let fileAsText = false;
+    // Field names and values, and the file's name, are text kept in the metadata database
+    // (src/shared/storable-text.ts); the file's bytes are data, never checked.
+    let refused = false;
+    const refuseText = (...texts: [string, string][]) => {
+      for (const [value, field] of texts) {
+        const found = findUnstorable(value, field);
+        if (!found) continue;
+        refused = true;
+        const err = unstorableError(found);
+        settleBody(err); // a whole file already being read is not kept
+        fail(err);
+        return true;
+      }
+      return refused;
+    };
     bb.on('field', (name, value) => {
+      if (refuseText([name, 'the name of a multipart field'], [value, `body.${name}`])) return;
       if (name === 'file') fileAsText = true;
       if (work) late.push(name);
       else params[name] = value;
     });
     bb.on('file', (name, stream, info) => {
-      if (name !== 'file' || work) {
+      const named = [name, 'the name of a multipart part'] as [string, string];
+      if (
+        refuseText(named, [info.filename ?? '', `the file name of body.${name}`]) ||
+        name !== 'file' ||
+        work
+      ) {
         stream.resume();
         return;
       }

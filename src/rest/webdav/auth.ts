@@ -12,6 +12,8 @@ import type { Guess } from '../../engine/identity/throttle.js';
 import { identify, challenge, type AuthedRequest } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { guessOrRefuse } from '../throttle.js';
+import { unstorableError } from '../storable.js';
+import { findUnstorable } from '../../shared/storable-text.js';
 
 // scrypt takes tens of milliseconds by design and clients such as litmus or davfs2 send
 // hundreds of requests, each with the same Basic credentials: a verified credential is
@@ -89,6 +91,9 @@ async function basicActor(
   if (colon <= 0) throw unauthorized(engine, project, 'the Basic credentials must be "user:token"');
   const user = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
+  // The user id is looked up and counted in the metadata database: NUL is refused first.
+  const unstorable = findUnstorable(user, 'Authorization (the Basic user id)');
+  if (unstorable) throw unstorableError({ ...unstorable, field: 'Authorization' });
   const tokenHash = await engine.projects.webdavTokenHash(project);
   if (!tokenHash) {
     throw unauthorized(

@@ -5,7 +5,9 @@ import type { Request } from 'express';
 import { API_PREFIX } from '../../engine/config.js';
 import { invalid } from '../../engine/errors.js';
 import { normalizeStoragePath } from '../../engine/storage/paths.js';
+import { findUnstorableInPath } from '../../shared/storable-text.js';
 import { HttpError } from '../errors.js';
+import { unstorableError } from '../storable.js';
 
 /** URL path of a project's WebDAV root (no trailing slash). */
 export function davRoot(project: string): string {
@@ -95,6 +97,8 @@ export function destinationOf(req: Request, project: string, siteUrl: string): s
   const dest = req.headers.destination;
   if (typeof dest !== 'string' || dest === '')
     throw new HttpError(400, 'COPY and MOVE need a Destination header');
+  const unstorable = findUnstorableInPath(dest.replace(/[?#].*$/s, ''), 'Destination');
+  if (unstorable) throw unstorableError(unstorable);
   const p = storagePathOfUrl(dest, req, project, siteUrl);
   if (p === null)
     throw new HttpError(
