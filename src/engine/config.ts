@@ -79,6 +79,8 @@ const envSchema = z.object({
   URSA_WAREHOUSE_POOL: z.coerce.number().int().min(1).max(100).default(5),
   /** A load's statements into a warehouse (COPY of a large file) get longer than a query. */
   URSA_WAREHOUSE_LOAD_TIMEOUT_SECONDS: z.coerce.number().positive().max(86_400).default(3600),
+  /** Mapping's sample read and row count of a table or view, which a request waits on. */
+  URSA_WAREHOUSE_SAMPLE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(10),
   /** How often timers and SFTP watches are checked (ms); tests make it short. */
   URSA_TRIGGER_TICK_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Runs caused by other runs (flowSequence, a flow's output firing a file trigger): at most this many in a row… */
@@ -187,7 +189,13 @@ export interface Config {
   /** PDF export: the Chromium binary, exports rendered at once, and their time limit. */
   export: { chromiumPath: string; concurrency: number; timeoutMs: number };
   /** Warehouse projects: statement timeouts (queries, loads), result cache expiry, connections per server. */
-  warehouse: { timeoutMs: number; loadTimeoutMs: number; cacheMs: number; pool: number };
+  warehouse: {
+    timeoutMs: number;
+    loadTimeoutMs: number;
+    sampleTimeoutMs: number;
+    cacheMs: number;
+    pool: number;
+  };
 }
 
 export const API_PREFIX = '/api/v1';
@@ -283,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     warehouse: {
       timeoutMs: Math.round(e.URSA_WAREHOUSE_TIMEOUT_SECONDS * 1000),
       loadTimeoutMs: Math.round(e.URSA_WAREHOUSE_LOAD_TIMEOUT_SECONDS * 1000),
+      sampleTimeoutMs: Math.round(e.URSA_WAREHOUSE_SAMPLE_TIMEOUT_SECONDS * 1000),
       cacheMs: Math.round(e.URSA_WAREHOUSE_CACHE_SECONDS * 1000),
       pool: e.URSA_WAREHOUSE_POOL,
     },

@@ -219,6 +219,7 @@ export class Engine {
       settings: {
         timeoutMs: config.warehouse.timeoutMs,
         loadTimeoutMs: config.warehouse.loadTimeoutMs,
+        sampleTimeoutMs: config.warehouse.sampleTimeoutMs,
         pool: config.warehouse.pool,
         net: { allowHosts: config.flows.allowHosts },
       },

@@ -4,7 +4,7 @@
 // rows). Nothing is copied; the prescription only names the columns that are read in place.
 import { slugId } from '../data/guess.js';
 import { CSV_FORMAT, SAMPLE_ROWS, type Column, type Prescription } from '../data/prescription.js';
-import type { Server } from './connection.js';
+import { WarehouseError, type Server } from './connection.js';
 
 export interface WarehouseTable {
   /** `schema.table`, as data/guesstable/{schema.table} takes it. */
@@ -74,6 +74,19 @@ async function relationOid(server: Server, schema: string, table: string): Promi
   );
   return r.rows.length ? Number(r.rows[0]![0]) : null;
 }
+
+/** PostgreSQL's `statement_timeout` cancel, said as which read passed which limit. */
+export const sampleTimedOut =
+  (server: Server, what: string) =>
+  (err: unknown): never => {
+    if (err instanceof WarehouseError && err.sqlState === '57014')
+      throw new WarehouseError(
+        `reading ${what} took longer than its limit of ${server.sampleTimeoutMs / 1000} s (URSA_WAREHOUSE_SAMPLE_TIMEOUT_SECONDS)`,
+        'query',
+        err.sqlState,
+      );
+    throw err;
+  };
 
 export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export const relationSql = (schema: string, table: string) =>
@@ -174,12 +187,17 @@ export async function guessTable(
   const select = withSample
     ? kept.map((k) => `CAST(${quoteIdent(k.c.name)} AS TEXT)`).join(', ')
     : '';
+  // A view may compute for long; the request waiting on it has a short limit of its own.
   const sample = select
     ? (
-        await server.query(
-          `SELECT ${select} FROM ${relationSql(schema, table)} LIMIT ${SAMPLE_ROWS}`,
-          [],
-        )
+        await server
+          .query(
+            `SELECT ${select} FROM ${relationSql(schema, table)} LIMIT ${SAMPLE_ROWS}`,
+            [],
+            undefined,
+            server.sampleTimeoutMs,
+          )
+          .catch(sampleTimedOut(server, `the sample rows of ${schema}.${table}`))
       ).rows.map((r) => r.map((v) => (v === null ? '' : String(v))))
     : [];
   return {

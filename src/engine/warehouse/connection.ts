@@ -19,6 +19,11 @@ export interface ConnectionSettings {
   timeoutMs: number;
   /** A load's statement time limit (URSA_WAREHOUSE_LOAD_TIMEOUT_SECONDS). */
   loadTimeoutMs: number;
+  /**
+   * The time limit of a read a request waits on while mapping: a table's or view's sample rows
+   * and row count (URSA_WAREHOUSE_SAMPLE_TIMEOUT_SECONDS). A view may be arbitrarily slow.
+   */
+  sampleTimeoutMs: number;
   /** Connections per server (URSA_WAREHOUSE_POOL). */
   pool: number;
   net: NetPolicy;
@@ -94,22 +99,30 @@ export class Server {
     return `${this.host}:${this.port}`;
   }
 
+  get sampleTimeoutMs(): number {
+    return this.settings.sampleTimeoutMs;
+  }
+
   clean(text: string): string {
     return scrubSecret(text, this.cred.secret);
   }
 
-  private async open(): Promise<pg.Pool> {
-    if (this.pool) return this.pool;
-    if (!this.cred.user) throw new WarehouseError('the credentials have no user', 'connect');
-    let target: { address: string };
+  /** The address to connect to, when the connector network rules allow this server. */
+  async allowed(): Promise<{ address: string }> {
     try {
-      target = await resolveServer('PostgreSQL server', this.host, this.port, {
+      return await resolveServer('PostgreSQL server', this.host, this.port, {
         box: 'warehouse',
         net: this.settings.net,
       });
     } catch (err) {
       throw new WarehouseError(this.clean(boxErrorDetail(err)), 'connect');
     }
+  }
+
+  private async open(): Promise<pg.Pool> {
+    if (this.pool) return this.pool;
+    if (!this.cred.user) throw new WarehouseError('the credentials have no user', 'connect');
+    const target = await this.allowed();
     const timeout = this.readOnly ? this.settings.timeoutMs : this.settings.loadTimeoutMs;
     const opts = [
       `-c statement_timeout=${Math.max(1, Math.floor(timeout))}`,
@@ -163,9 +176,15 @@ export class Server {
 
   /**
    * Runs one statement. Aborting `signal` cancels it in PostgreSQL and drops the connection;
-   * the statement timeout bounds it in any case.
+   * the statement timeout bounds it in any case, or `limitMs` when given (set for this
+   * statement alone, in a transaction of its own).
    */
-  async query(sql: string, params: unknown[], signal?: AbortSignal): Promise<QueryAnswer> {
+  async query(
+    sql: string,
+    params: unknown[],
+    signal?: AbortSignal,
+    limitMs?: number,
+  ): Promise<QueryAnswer> {
     signal?.throwIfAborted();
     const held = await this.session();
     const client = held.client;
@@ -176,8 +195,16 @@ export class Server {
       void cancelBackend(client as unknown as pg.Client, address, this.port);
     };
     signal?.addEventListener('abort', stop, { once: true });
+    let open = false;
     try {
+      if (limitMs !== undefined) {
+        await client.query('BEGIN');
+        open = true;
+        await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(limitMs))}`);
+      }
       const r = await client.query({ text: sql, values: params, rowMode: 'array' });
+      if (open) await client.query('COMMIT');
+      open = false;
       return {
         fields: r.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })),
         rows: r.rows as unknown[][],
@@ -186,6 +213,7 @@ export class Server {
       signal?.throwIfAborted();
       const e = err as { code?: string };
       if (!e.code) broken = true;
+      if (open && !broken) await client.query('ROLLBACK').catch(() => (broken = true));
       throw this.describe(err, 'query');
     } finally {
       signal?.removeEventListener('abort', stop);

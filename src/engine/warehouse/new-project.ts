@@ -48,7 +48,7 @@ export async function createProject(
     await deps.objects.create(a, {
       ident: WAREHOUSE_CREDENTIALS,
       type: 'credentials',
-      name: `Warehouse ${warehouse.user}@${warehouse.host}/${warehouse.database}`,
+      name: `Warehouse ${warehouse.schema}`,
       def: {
         kind: 'postgres',
         host: warehouse.host,

@@ -2,8 +2,8 @@
 // table's rows change outside Ursa, so they are read from PostgreSQL when asked. A small table
 // (or view) is counted exactly; the count stops after EXACT_UP_TO rows, so it costs little
 // whatever the size, and a larger table answers the planner's estimate (pg_class.reltuples,
-// kept by VACUUM and ANALYZE), marked as one.
-import type { Server } from './connection.js';
+// kept by VACUUM and ANALYZE), marked as one; so does a view too slow to count.
+import { WarehouseError, type Server } from './connection.js';
 import { relationSql } from './catalog.js';
 
 /** Tables up to this many rows are counted exactly. */
@@ -16,12 +16,20 @@ export interface RowCount {
 }
 
 export async function countRows(server: Server, schema: string, table: string): Promise<RowCount> {
-  const counted = await server.query(
-    `SELECT count(*) FROM (SELECT 1 FROM ${relationSql(schema, table)} LIMIT ${EXACT_UP_TO + 1}) t`,
-    [],
-  );
-  const n = Number(counted.rows[0]?.[0] ?? 0);
-  if (n <= EXACT_UP_TO) return { rows: n, estimated: false };
+  // A slow view is not counted (a request waits on this): its estimate is what is known.
+  const counted = await server
+    .query(
+      `SELECT count(*) FROM (SELECT 1 FROM ${relationSql(schema, table)} LIMIT ${EXACT_UP_TO + 1}) t`,
+      [],
+      undefined,
+      server.sampleTimeoutMs,
+    )
+    .catch((err: unknown) => {
+      if (err instanceof WarehouseError && err.sqlState === '57014') return null;
+      throw err;
+    });
+  const n = counted ? Number(counted.rows[0]?.[0] ?? 0) : 0;
+  if (counted && n <= EXACT_UP_TO) return { rows: n, estimated: false };
   // -1: never analyzed; a view has no estimate of its own. Then the bound is what is known.
   const est = await server.query(
     `SELECT c.reltuples::float8 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -178,6 +178,17 @@ export class Warehouse {
       if (!usage) throw fail(`role "${String(user)}" may not use schema "${b.schema}"`);
       if (Number(tables) > 0 && Number(readable) === 0)
         throw fail(`role "${String(user)}" may not read any table of schema "${b.schema}"`);
+      // A replica may be down now (reads then go to the primary), but one the network rules
+      // refuse would never be read: refused now, as the primary is.
+      for (const [i, replica] of set.replicas.entries()) {
+        try {
+          await replica.allowed();
+        } catch (err) {
+          if (err instanceof WarehouseError)
+            throw fail(`a replica is refused: ${err.message}`, `replicas.${i}`);
+          throw err;
+        }
+      }
     } finally {
       await set.close();
     }
