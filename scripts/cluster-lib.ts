@@ -73,7 +73,18 @@ async function waitReady(url: string, timeoutMs: number, what: () => string): Pr
   }
 }
 
-function haproxyConfig(port: number, backends: number[]): string {
+/**
+ * HAProxy in front of the processes on `backends`. Retries only what is safe to repeat: a
+ * request whose connection failed before it was sent (any method), and a GET, HEAD or OPTIONS
+ * whose process closed the connection without answering (it died). Never a request that
+ * timed out, which is still running (a slow job would run again), nor a POST, PUT, PATCH or
+ * DELETE once sent. `serverTimeout` is for tests.
+ */
+export function haproxyConfig(
+  port: number,
+  backends: number[],
+  opts: { serverTimeout?: string } = {},
+): string {
   return [
     'global',
     '  maxconn 4096',
@@ -81,19 +92,20 @@ function haproxyConfig(port: number, backends: number[]): string {
     '  mode http',
     '  timeout connect 2s',
     '  timeout client 120s',
-    '  timeout server 120s',
+    `  timeout server ${opts.serverTimeout ?? '120s'}`,
     // Server-sent events (MCP, chat progress) stay open for long.
     '  timeout tunnel 1h',
     '  option forwardfor',
-    // A request whose process died before answering goes to another one.
     '  retries 3',
     '  option redispatch 1',
-    '  retry-on conn-failure empty-response response-timeout',
+    '  retry-on conn-failure empty-response',
     `frontend ursa`,
     `  bind 127.0.0.1:${port}`,
     '  default_backend ursa',
     'backend ursa',
     '  balance leastconn',
+    // Once sent, a request that changes something is never sent again.
+    '  http-request disable-l7-retry unless METH_GET || METH_HEAD || METH_OPTIONS',
     '  option httpchk GET /readyz',
     ...backends.map(
       (p, i) => `  server ursa${i + 1} 127.0.0.1:${p} check inter 500ms fall 2 rise 1`,
