@@ -838,15 +838,19 @@ export class ModelObjects {
 
 /**
  * A def as shown: no secret, no identifiers of objects the reader cannot see, and below MD
- * Admin no value of a flow that may carry a secret (redact.ts). Every way a def is read
+ * Admin no value of a flow that may carry a secret (redact.ts) and only a credentials
+ * object's kind. Every way a def is read
  * (pmd/obj in each format, revisions, flowlist, MCP) goes through here.
  */
 function publicDef(row: ObjectRow, s: ModelScope): Record<string, unknown> {
   const def = row.def;
   switch (row.type) {
     case 'credentials': {
+      // Where a login goes (server, replicas, user, database, key) is MD Admin's to know;
+      // other members see only the kind a box may name. The secret is never shown.
       const { secretEnc, ...rest } = def;
-      return { ...rest, secretSet: typeof secretEnc === 'string' };
+      const shown = hasLevel(s.actor, 'mdadmin') ? rest : { kind: rest.kind };
+      return { ...shown, secretSet: typeof secretEnc === 'string' };
     }
     case 'flow':
       return hasLevel(s.actor, 'mdadmin') ? def : redactFlowDef(def);
