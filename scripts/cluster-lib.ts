@@ -96,6 +96,10 @@ export function haproxyConfig(
     // Server-sent events (MCP, chat progress) stay open for long.
     '  timeout tunnel 1h',
     '  option forwardfor',
+    // A connection to a process per request: one that is gone (killed) is then a connection
+    // failure, safe to retry whatever the method. A pooled connection to it would take the
+    // request and fail it as unanswered, which a POST must not be retried on.
+    '  option http-server-close',
     '  retries 3',
     '  option redispatch 1',
     '  retry-on conn-failure empty-response',

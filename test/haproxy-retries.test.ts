@@ -117,4 +117,17 @@ describe.skipIf(missing)('HAProxy as npm run cluster configures it', () => {
     expect(r.text).toBe('answered');
     expect(count('GET /dies/get')).toBe(2);
   }, 20_000);
+
+  // Last: it stops one of the two servers.
+  it('a POST to a process that is gone goes to another, once', async () => {
+    expect((await send('POST', '/warm', '{}')).status).toBe(200);
+    const gone = backends.shift()!;
+    gone.closeAllConnections();
+    await new Promise((r) => gone.close(r));
+    for (let i = 0; i < 4; i++) {
+      const r = await send('POST', `/after/${i}`, '{}');
+      expect(r.status, out.join('')).toBe(200);
+      expect(count(`POST /after/${i}`)).toBe(1);
+    }
+  }, 20_000);
 });
