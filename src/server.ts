@@ -83,9 +83,9 @@ export async function startServer(
       held.throwIfAborted();
       const converted = await convertProjects(e);
       if (converted) log.info({ converted }, 'datasets converted to dataset versions');
-      // In a cluster, other processes may be receiving uploads now: only old leftovers go.
       held.throwIfAborted();
-      const leftovers = await e.uploads.sweepLeftovers(Date.now() - (shared ? 3_600_000 : 0));
+      // Only what killed writers left: other processes may be receiving uploads now.
+      const leftovers = await e.uploads.sweepLeftovers();
       if (leftovers)
         log.info({ removed: leftovers }, 'temporary files left by an earlier run removed');
       held.throwIfAborted();
@@ -217,12 +217,10 @@ function startVersionCollector(engine: Engine, log: Logger) {
   };
 }
 
-const SWEEP_MS = 10 * 60_000;
-
 /**
  * Expires abandoned chunked uploads and query results unread for URSA_RESULT_TTL_HOURS, and
- * removes dataset version files a killed writer of any process left, now and every 10
- * minutes, without keeping the process up.
+ * removes temporary files and dataset version files a killed writer of any process left, now
+ * and every URSA_SWEEP_SECONDS (10 minutes), without keeping the process up.
  */
 function startSweeper(engine: Engine, log: Logger) {
   let running: Promise<void> = Promise.resolve();
@@ -236,6 +234,7 @@ function startSweeper(engine: Engine, log: Logger) {
   const sweep = () => {
     running = running.then(async () => {
       await task('expired partial uploads', () => engine.uploads.sweep());
+      await task('temporary files of killed writers', () => engine.uploads.sweepLeftovers());
       await task('query results unread past their retention', async () =>
         engine.aql.sweepResults(
           await engine.projects.allIds(),
@@ -250,7 +249,7 @@ function startSweeper(engine: Engine, log: Logger) {
     });
   };
   sweep();
-  const timer = setInterval(sweep, SWEEP_MS);
+  const timer = setInterval(sweep, engine.config.sweepSeconds * 1000);
   timer.unref();
   return {
     /** Stops the timer and waits for a sweep in progress, so the database outlives it. */

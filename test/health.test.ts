@@ -29,7 +29,12 @@ function expectNotReady(r: Awaited<ReturnType<typeof probe>>, failing: string) {
   expect(Object.keys(r.json).sort()).toEqual(['context', 'errorId', 'message', 'statusCode']);
   expect(r.json.statusCode).toBe(503);
   expect(r.json.message).toContain(failing);
-  expect(Object.keys(r.json.context.checks).sort()).toEqual(['dataDir', 'database', 'migrations']);
+  expect(Object.keys(r.json.context.checks).sort()).toEqual([
+    'dataDir',
+    'database',
+    'diskSpace',
+    'migrations',
+  ]);
   expect(r.json.context.checks[failing]).toMatchObject({ ok: false, error: expect.any(String) });
 }
 
@@ -61,7 +66,12 @@ describe('health probes', () => {
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(r.json).toEqual({
       status: 'ready',
-      checks: { database: { ok: true }, migrations: { ok: true }, dataDir: { ok: true } },
+      checks: {
+        database: { ok: true },
+        migrations: { ok: true },
+        dataDir: { ok: true },
+        diskSpace: { ok: true },
+      },
     });
     // The probe leaves nothing behind in the data directory.
     expect(fs.existsSync(s.engine.readiness.probeFile)).toBe(false);

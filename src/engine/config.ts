@@ -61,6 +61,14 @@ const envSchema = z.object({
   URSA_RESULT_TTL_HOURS: z.coerce.number().positive().default(168),
   /** How long a superseded dataset version is kept after its last read (data/databases.ts). */
   URSA_VERSION_GRACE_SECONDS: z.coerce.number().min(0).default(300),
+  /** How often expired uploads, leftovers of killed writers and old results are removed. */
+  URSA_SWEEP_SECONDS: z.coerce.number().min(1).max(86_400).default(600),
+  /** /readyz fails when the data directory's filesystem has less free space (0: never). */
+  URSA_MIN_FREE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(256 * 1024 * 1024),
   URSA_OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(60),
   URSA_MCP_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** The earlier name of URSA_MCP_WAIT_MS (it covered only `ask`), still read. */
@@ -160,6 +168,9 @@ export interface Config {
   /** Stored query results unread this long are deleted (a query asked again recomputes). */
   resultTtlHours: number;
   versionGraceSeconds: number;
+  sweepSeconds: number;
+  /** Free space of the data directory below which /readyz answers 503. */
+  minFreeBytes: number;
   /** The AI chat's provider (URSA_AI_*); null: chat answers 503 saying how to configure one. */
   ai: AiConfig | null;
   aiAgent: AgentBudget;
@@ -282,6 +293,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     uploadTtlHours: e.URSA_UPLOAD_TTL_HOURS,
     resultTtlHours: e.URSA_RESULT_TTL_HOURS,
     versionGraceSeconds: e.URSA_VERSION_GRACE_SECONDS,
+    sweepSeconds: e.URSA_SWEEP_SECONDS,
+    minFreeBytes: e.URSA_MIN_FREE_BYTES,
     ai,
     aiAgent,
     mcpWaitMs: e.URSA_MCP_WAIT_MS ?? e.URSA_MCP_ASK_WAIT_MS ?? 45_000,

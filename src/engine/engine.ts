@@ -348,6 +348,7 @@ export class Engine {
     this.readiness = new Readiness({
       store,
       dataDir: config.dataDir,
+      minFreeBytes: config.minFreeBytes,
       migrationsFolder: store.dialect === 'postgres' ? MIGRATIONS_PG : MIGRATIONS,
       log,
     });

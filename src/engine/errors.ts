@@ -10,7 +10,8 @@ export type ErrorKind =
   | 'conflict'
   | 'gone' // existed once and is used up or expired for good (a one-time link)
   | 'unsupported' // a representation or media type the resource does not offer
-  | 'unavailable'; // a service the request needs is not configured or not reachable now
+  | 'unavailable' // a service the request needs is not configured or not reachable now
+  | 'insufficient_storage'; // the disk is full (ENOSPC) or its quota used up: nothing was written
 
 export class EngineError extends Error {
   constructor(

@@ -4,6 +4,7 @@ import type { ErrorKind } from '../engine/errors.js';
 import { engineErrorOf } from '../engine/errors.js';
 import { uuid } from '../engine/ids.js';
 import { isDatabaseBusy, isDatabaseUnavailable } from '../engine/db/unavailable.js';
+import { diskFullOf } from '../engine/disk-full.js';
 
 export const STATUS_OF: Record<ErrorKind, number> = {
   invalid: 400,
@@ -15,6 +16,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   conflict: 409,
   gone: 410,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 export interface ErrorBody {
@@ -36,12 +38,14 @@ export class HttpError extends Error {
   }
 }
 
-export function toErrorBody(err: unknown): {
+export function toErrorBody(raw: unknown): {
   body: ErrorBody;
   headers: Record<string, string>;
   internal: boolean;
 } {
   const errorId = uuid();
+  // A full disk met by a write the engine did not name (metadata, WebDAV properties): 507.
+  const err = diskFullOf(raw) ?? raw;
   const engineErr = engineErrorOf(err);
   if (engineErr) {
     return {

@@ -372,14 +372,20 @@ export class Flows {
           );
         }
       },
-      writeFile: async (p, file) =>
-        (
-          await deps.storage.writeFile(projectId, p, createReadStream(file), {
+      writeFile: async (p, file) => {
+        // Storage borrows the stream: closed here, or a refused write keeps the file open.
+        const source = createReadStream(file);
+        try {
+          const { item } = await deps.storage.writeFile(projectId, p, source, {
             user: createdBy,
             job: ctx.job.id,
             createParents: true,
-          })
-        ).item,
+          });
+          return item;
+        } finally {
+          source.destroy();
+        }
+      },
     });
   }
 

@@ -1,6 +1,7 @@
 // Is this process ready for traffic (GET /readyz)? The metadata database answers a query, it
-// holds exactly the migrations this version ships, and the data directory takes writes. Cheap
-// enough for a load balancer polling every second: two tiny queries and one small file.
+// holds exactly the migrations this version ships, the data directory takes writes and has
+// at least URSA_MIN_FREE_BYTES free. Cheap enough for a load balancer polling every second:
+// two tiny queries, one small file and a statfs.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -9,7 +10,7 @@ import { randomId } from '../ids.js';
 import type { Store } from '../db/store.js';
 import type { Logger } from '../logger.js';
 
-export type CheckName = 'database' | 'migrations' | 'dataDir';
+export type CheckName = 'database' | 'migrations' | 'dataDir' | 'diskSpace';
 
 /** One check's result: `error` is a short reason (an error code), never a path or a secret. */
 export interface CheckResult {
@@ -28,6 +29,8 @@ export interface ReadinessOptions {
   /** The metadata store (SQLite or PostgreSQL). */
   store: Store;
   dataDir: string;
+  /** Free bytes of the data directory's filesystem below which it is not ready (0: none). */
+  minFreeBytes?: number;
   migrationsFolder: string;
   log: Logger;
   /** A data directory that has not answered by then counts as failing (a hung network mount). */
@@ -45,6 +48,7 @@ export class Readiness {
   private readonly timeoutMs: number;
   /** The data directory probe still under way: a hung one is waited on, not repeated. */
   private probing?: Promise<void>;
+  private statting?: Promise<import('node:fs').StatsFs>;
   /** Checks failing at the last poll, with their reason: logged when that changes only. */
   private readonly failing = new Map<CheckName, string>();
 
@@ -57,14 +61,15 @@ export class Readiness {
   }
 
   async check(): Promise<ReadinessReport> {
-    const [database, migrations, dataDir] = await Promise.all([
+    const [database, migrations, dataDir, diskSpace] = await Promise.all([
       this.run('database', async () => {
         await this.opts.store.ping();
       }),
       this.run('migrations', async () => this.checkMigrations()),
       this.run('dataDir', () => this.probeDataDir()),
+      this.run('diskSpace', () => this.checkFreeSpace()),
     ]);
-    const checks = { database, migrations, dataDir };
+    const checks = { database, migrations, dataDir, diskSpace };
     const failed = Object.entries(checks)
       .filter(([, r]) => !r.ok)
       .map(([name]) => name);
@@ -96,11 +101,28 @@ export class Readiness {
       );
   }
 
+  /** A full disk answers uploads 507: the balancer sends them elsewhere before it comes. */
+  private async checkFreeSpace(): Promise<void> {
+    const min = this.opts.minFreeBytes ?? 0;
+    if (!min) return;
+    // Bounded like the probe: statfs of a hung mount would otherwise hold every poll.
+    this.statting ??= fs.statfs(this.opts.dataDir).finally(() => (this.statting = undefined));
+    const st = await this.bounded(this.statting);
+    // The reason stays the same while it fails: it is logged when it changes.
+    if (st.bavail * st.bsize < min)
+      throw new Error(`less free space than URSA_MIN_FREE_BYTES (${min} bytes)`);
+  }
+
   private async probeDataDir(): Promise<void> {
     this.probing ??= (async () => {
       await fs.writeFile(this.probeFile, 'ready\n');
       await fs.rm(this.probeFile, { force: true });
     })().finally(() => (this.probing = undefined));
+    await this.bounded(this.probing);
+  }
+
+  /** `work`, or a failure once the data directory has not answered within the timeout. */
+  private async bounded<T>(work: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -109,7 +131,7 @@ export class Readiness {
       );
     });
     try {
-      await Promise.race([this.probing, timeout]);
+      return await Promise.race([work, timeout]);
     } finally {
       clearTimeout(timer);
     }

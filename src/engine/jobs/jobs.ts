@@ -16,6 +16,7 @@ import { jobs } from '../db/tables.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso, randomId, uuid } from '../ids.js';
+import { diskFullOf } from '../disk-full.js';
 import { deadOnThisHost, PROCESS_ID, processOf } from '../process-id.js';
 
 export const JOB_TYPES = ['transform', 'flow', 'report', 'ai'] as const;
@@ -698,9 +699,14 @@ export class JobRunner {
       await this.finish(id, 'OK', null, result ?? null, mine);
     } catch (err) {
       try {
+        const full = diskFullOf(err);
         if (ctrl.signal.aborted)
           await this.finish(id, 'CANCELLED', abortMessage(ctrl.signal), undefined, mine);
-        else if (err instanceof JobFailure || (err as { kind?: string } | null)?.kind)
+        else if (full) {
+          // The operator's to fix, not a bug: said plainly, without the stack.
+          log.warn({ err }, 'job failed: disk full');
+          await this.finish(id, 'ERROR', full.message, undefined, mine);
+        } else if (err instanceof JobFailure || (err as { kind?: string } | null)?.kind)
           await this.finish(id, 'ERROR', reasonOf(err), undefined, mine);
         else if (isDatabaseUnavailable(err)) {
           // The metadata database went away mid-job (a restart, a failover): not a bug.

@@ -1,17 +1,19 @@
 // Project file storage: one folder per project under the data directory. Every write is
 // atomic (a temporary file in the project's tmp folder, then rename), counts toward the
 // plan's storageBytes limit, and is announced to change listeners (flows' WebDAV triggers).
+// A full disk is an 'insufficient_storage' error, with the temporary file removed.
 import { constants as fsConstants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { asDiskFull } from '../disk-full.js';
 import { conflict, forbidden, invalid, limitExceeded, notFound } from '../errors.js';
-import { randomId } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
 import { borrow } from './borrowed-stream.js';
 import { newFileStream } from './new-file-stream.js';
 import { fileIdOf, isWithin, joinPath, nameOf, normalizeStoragePath, parentOf } from './paths.js';
+import { abandoned, holdTemp } from './temp-files.js';
 
 export interface StorageItem {
   fileId: string;
@@ -206,7 +208,9 @@ export class Storage {
     if (!parent && !opts.parents)
       throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
     await this.assertFolderPath(projectId, parentOf(p), p);
-    await fs.mkdir(this.abs(projectId, p), { recursive: true });
+    await fs.mkdir(this.abs(projectId, p), { recursive: true }).catch((err: unknown) => {
+      throw asDiskFull(err);
+    });
     await this.emit({
       projectId,
       path: p,
@@ -254,13 +258,18 @@ export class Storage {
     if (!parent && !opts.createParents)
       throw conflict(`parent folder "${parentOf(p)}" does not exist`, { path: p });
     await this.assertFolderPath(projectId, parentOf(p), p);
-    if (!parent) await fs.mkdir(this.abs(projectId, parentOf(p)), { recursive: true });
+    if (!parent)
+      await fs
+        .mkdir(this.abs(projectId, parentOf(p)), { recursive: true })
+        .catch((err: unknown) => {
+          throw asDiskFull(err);
+        });
 
     const quota = await this.quota(projectId);
     const allowed = Math.max(0, quota.limit - quota.used + (existing?.size ?? 0));
     if (opts.expectedSize !== undefined && opts.expectedSize > allowed)
       throw overLimit(quota, opts.expectedSize);
-    const tmp = path.join(this.tmpDir(projectId), `${randomId(16)}.part`);
+    const { file: tmp, release } = holdTemp(this.tmpDir(projectId), 'part');
     let written = 0;
     const counter = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
@@ -277,7 +286,9 @@ export class Storage {
       await fs.rename(tmp, this.abs(projectId, p));
     } catch (err) {
       await fs.rm(tmp, { force: true });
-      throw err;
+      throw asDiskFull(err);
+    } finally {
+      release();
     }
     const item = (await this.stat(projectId, p))!;
     await this.emit({
@@ -303,36 +314,48 @@ export class Storage {
 
   /**
    * The plan's storage limit and what the project uses now (walked asynchronously): its
-   * files, and the temporary files of writes in progress or left by a crash.
+   * files, and the temporary files of writes in progress (concurrent writes count each
+   * other). Leftovers of killed writers never count (temp-files.ts).
    */
   async quota(projectId: string): Promise<{ limit: number; used: number }> {
     await this.ensureRoot(projectId);
     const { size } = await this.folderStats(projectId, '/');
-    const temporary = await bytesBelow(this.tmpDir(projectId));
+    let temporary = 0;
+    for (const t of await this.temporaries(projectId))
+      if (!abandoned(t.full, t.mtimeMs)) temporary += await bytesOf(t.full);
     return { limit: await this.limits.limitOf(projectId, 'storageBytes'), used: size + temporary };
   }
 
   /**
-   * Removes what writes left in the project's tmp folder before `before` (ms): at start-up,
-   * everything there is from a process that died mid-write. Returns how many it removed.
+   * Removes what killed writers left in the project's tmp folder (temp-files.ts judges which
+   * are leftovers), and returns how many it removed.
    */
-  async sweepTemporary(projectId: string, before: number): Promise<number> {
+  async sweepTemporary(projectId: string): Promise<number> {
     let removed = 0;
+    for (const t of await this.temporaries(projectId)) {
+      if (!abandoned(t.full, t.mtimeMs)) continue;
+      await fs.rm(t.full, { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /** The entries of the project's tmp folder with their last change. */
+  private async temporaries(projectId: string): Promise<{ full: string; mtimeMs: number }[]> {
     let names: string[];
     try {
       names = await fs.readdir(this.tmpDir(projectId));
     } catch (err) {
-      if (isMissing(err)) return 0;
+      if (isMissing(err)) return [];
       throw err;
     }
+    const out: { full: string; mtimeMs: number }[] = [];
     for (const name of names) {
       const full = path.join(this.tmpDir(projectId), name);
-      const st = await fs.lstat(full).catch(() => null);
-      if (!st || st.mtimeMs >= before) continue; // a write of this process
-      await fs.rm(full, { recursive: true, force: true });
-      removed++;
+      const st = await fs.lstat(full).catch(() => null); // null: finished meanwhile
+      if (st) out.push({ full, mtimeMs: st.mtimeMs });
     }
-    return removed;
+    return out;
   }
 
   async readStream(
@@ -361,9 +384,13 @@ export class Storage {
     const item = await this.require(projectId, rawPath);
     if (item.path === '/') throw invalid('the root folder cannot be deleted');
     // Rename away first so the path disappears at once, then delete at leisure.
-    const trash = path.join(this.tmpDir(projectId), `${randomId(16)}.deleted`);
-    await fs.rename(this.abs(projectId, item.path), trash);
-    await fs.rm(trash, { recursive: true, force: true });
+    const { file: trash, release } = holdTemp(this.tmpDir(projectId), 'deleted');
+    try {
+      await fs.rename(this.abs(projectId, item.path), trash);
+      await fs.rm(trash, { recursive: true, force: true });
+    } finally {
+      release();
+    }
     await this.emit({
       projectId,
       path: item.path,
@@ -419,7 +446,25 @@ export class Storage {
     const replacing = opts.overwrite ? await sizeOf(await this.stat(projectId, to)) : 0;
     const quota = await this.quota(projectId);
     if (size > Math.max(0, quota.limit - quota.used + replacing)) throw overLimit(quota, size);
-    const staged = path.join(this.tmpDir(projectId), `${randomId(16)}.copy`);
+    const { file: staged, release } = holdTemp(this.tmpDir(projectId), 'copy');
+    try {
+      return await this.copyVia(staged, projectId, from, rawFrom, rawTo, opts);
+    } catch (err) {
+      throw asDiskFull(err);
+    } finally {
+      release();
+    }
+  }
+
+  private async copyVia(
+    staged: string,
+    projectId: string,
+    from: StorageItem,
+    rawFrom: string,
+    rawTo: string,
+    opts: { overwrite?: boolean; recursive?: boolean; user?: string | null },
+  ): Promise<{ item: StorageItem; replaced: boolean }> {
+    const to = normalizeStoragePath(rawTo);
     try {
       if (from.type === 'folder' && opts.recursive === false) await fs.mkdir(staged);
       else
@@ -482,11 +527,16 @@ export class Storage {
     if (!parent || parent.type !== 'folder')
       throw conflict(`target folder "${parentOf(to)}" does not exist`, { target: to });
     const existing = await this.stat(projectId, to);
-    let parked: string | null = null;
+    let parked: { file: string; release: () => void } | null = null;
     if (existing) {
       if (!overwrite) throw conflict(`"${to}" already exists`, { target: to });
-      parked = path.join(this.tmpDir(projectId), `${randomId(16)}.replaced`);
-      await fs.rename(this.abs(projectId, to), parked);
+      parked = holdTemp(this.tmpDir(projectId), 'replaced');
+      try {
+        await fs.rename(this.abs(projectId, to), parked.file);
+      } catch (err) {
+        parked.release();
+        throw err;
+      }
     }
     return { from, to, replaced: Boolean(existing), parked };
   }
@@ -495,16 +545,18 @@ export class Storage {
   private async replacing(
     projectId: string,
     to: string,
-    parked: string | null,
+    parked: { file: string; release: () => void } | null,
     op: () => Promise<void>,
   ): Promise<void> {
     try {
       await op();
+      if (parked) await fs.rm(parked.file, { recursive: true, force: true });
     } catch (err) {
-      if (parked) await fs.rename(parked, this.abs(projectId, to)).catch(() => undefined);
+      if (parked) await fs.rename(parked.file, this.abs(projectId, to)).catch(() => undefined);
       throw err;
+    } finally {
+      parked?.release();
     }
-    if (parked) await fs.rm(parked, { recursive: true, force: true });
   }
 }
 
@@ -548,26 +600,20 @@ function isMissing(err: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-/** Bytes of the regular files below a folder (0 when it does not exist); links not followed. */
-async function bytesBelow(dir: string): Promise<number> {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = await fs.readdir(dir, { withFileTypes: true });
-  } catch (err) {
-    if (isMissing(err)) return 0;
+/**
+ * Bytes of a regular file, or of the regular files below a folder (0 when it is gone: a
+ * write that finished meanwhile); links not followed.
+ */
+async function bytesOf(full: string): Promise<number> {
+  const st = await fs.lstat(full).catch((err: unknown) => {
+    if (isMissing(err)) return null;
     throw err;
-  }
+  });
+  if (!st) return 0;
+  if (st.isFile()) return st.size;
+  if (!st.isDirectory()) return 0;
   let size = 0;
-  for (const e of entries) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) size += await bytesBelow(full);
-    else if (e.isFile())
-      size += (
-        await fs.lstat(full).catch((err: unknown) => {
-          if (isMissing(err)) return { size: 0 }; // finished or removed meanwhile
-          throw err;
-        })
-      ).size;
-  }
+  for (const name of await fs.readdir(full).catch(() => [] as string[]))
+    size += await bytesOf(path.join(full, name));
   return size;
 }

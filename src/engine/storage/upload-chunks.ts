@@ -1,18 +1,22 @@
 // Chunks of uploads in progress, on disk: <project>/uploads/<identifier>/<n>.chunk, outside
 // the project's files so they neither show in storage nor count toward storageBytes until
-// assembled. Each chunk is received into a temporary file beside it and renamed when whole.
+// assembled. Each chunk is received into a temporary file beside it (named for its writer,
+// temp-files.ts) and renamed when whole; a full disk is an 'insufficient_storage' error.
 import { createReadStream } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { asDiskFull } from '../disk-full.js';
 import { invalid } from '../errors.js';
-import { randomId } from '../ids.js';
+import { abandoned, holdTemp } from './temp-files.js';
 
 const CHUNK = /^([0-9]+)\.chunk$/;
 
 export interface ReceivingChunk {
   tmp: string;
   fh: FileHandle;
+  /** Ends the temporary file's hold (temp-files.ts) once it is renamed or removed. */
+  release: () => void;
 }
 
 export class ChunkFiles {
@@ -34,36 +38,47 @@ export class ChunkFiles {
    * under the same lock never removes the folder between the mkdir and the open. */
   async open(projectId: string, ident: string, n: number): Promise<ReceivingChunk> {
     const dir = this.dir(projectId, ident);
-    await fs.mkdir(dir, { recursive: true });
-    const tmp = path.join(dir, `${n}.chunk.${randomId(12)}.part`);
-    return { tmp, fh: await fs.open(tmp, 'wx') };
+    const { file: tmp, release } = holdTemp(dir, 'part', `${n}.chunk.`);
+    try {
+      await fs.mkdir(dir, { recursive: true });
+      return { tmp, fh: await fs.open(tmp, 'wx'), release };
+    } catch (err) {
+      release();
+      throw asDiskFull(err);
+    }
   }
 
   /** Copies `source` into the temporary file; refuses as soon as it holds more than `max`. */
   async receive(r: ReceivingChunk, source: AsyncIterable<Buffer | string>, max: number) {
     let bytes = 0;
-    for await (const piece of source) {
-      const buf = typeof piece === 'string' ? Buffer.from(piece) : piece;
-      bytes += buf.length;
-      if (bytes > max)
-        throw invalid(`the chunk holds more than the ${max} bytes it should`, {
-          expectedBytes: max,
-        });
-      await r.fh.write(buf);
+    try {
+      for await (const piece of source) {
+        const buf = typeof piece === 'string' ? Buffer.from(piece) : piece;
+        bytes += buf.length;
+        if (bytes > max)
+          throw invalid(`the chunk holds more than the ${max} bytes it should`, {
+            expectedBytes: max,
+          });
+        await r.fh.write(buf);
+      }
+      await r.fh.sync(); // on disk before the rename makes it count as received
+      await r.fh.close();
+    } catch (err) {
+      throw asDiskFull(err);
     }
-    await r.fh.sync(); // on disk before the rename makes it count as received
-    await r.fh.close();
     return bytes;
   }
 
   async discard(r: ReceivingChunk): Promise<void> {
     await r.fh.close().catch(() => undefined);
     await fs.rm(r.tmp, { force: true });
+    r.release();
   }
 
   /** Makes the received chunk count; a repeat of chunk n replaces the earlier copy whole. */
   async commit(projectId: string, ident: string, n: number, r: ReceivingChunk): Promise<void> {
     await fs.rename(r.tmp, this.file(projectId, ident, n));
+    r.release();
   }
 
   async size(projectId: string, ident: string, n: number): Promise<number | null> {
@@ -118,21 +133,33 @@ export class ChunkFiles {
     await fs.rm(this.dir(projectId, ident), { recursive: true, force: true });
   }
 
-  /** Removes chunks still being received before `before` (ms): at start-up, a dead
-   * process's. Returns how many it removed. */
-  async sweepReceiving(projectId: string, before: number): Promise<number> {
+  /** Removes the chunks a killed writer was receiving (temp-files.ts judges which); returns
+   * how many it removed. Committed chunks stay: their upload's row decides (Uploads.sweep). */
+  async sweepReceiving(projectId: string): Promise<number> {
     let removed = 0;
     for (const { ident } of await this.folders(projectId)) {
       const dir = this.dir(projectId, ident);
       for (const name of await fs.readdir(dir).catch(() => [])) {
         if (!name.endsWith('.part')) continue;
-        const st = await fs.lstat(path.join(dir, name)).catch(() => null);
-        if (!st || st.mtimeMs >= before) continue;
-        await fs.rm(path.join(dir, name), { force: true });
+        const full = path.join(dir, name);
+        const st = await fs.lstat(full).catch(() => null);
+        if (!st || !abandoned(full, st.mtimeMs)) continue;
+        await fs.rm(full, { force: true });
         removed++;
       }
     }
     return removed;
+  }
+
+  /** Whether a chunk of the upload is being received now, by any live process. */
+  async receiving(projectId: string, ident: string): Promise<boolean> {
+    const dir = this.dir(projectId, ident);
+    for (const name of await fs.readdir(dir).catch(() => [])) {
+      if (!name.endsWith('.part')) continue;
+      const st = await fs.lstat(path.join(dir, name)).catch(() => null);
+      if (st && !abandoned(path.join(dir, name), st.mtimeMs)) return true;
+    }
+    return false;
   }
 
   /** Folders under uploads/ with their last change, for the sweep of leftovers. */

@@ -163,21 +163,23 @@ export class Uploads {
       return { uploadId: spec.ident, complete: false, received, total: spec.totalChunks };
 
     // Whole: the row still says partial and we hold the lock, so this runs once. A failed
-    // write (plan limit, target taken by a folder) keeps the chunks: any chunk sent again
-    // retries the assembly.
-    const { item } = await this.storage.writeFile(
-      p,
-      row.targetPath,
-      this.chunks.stream(p, spec.ident, spec.totalChunks),
-      {
+    // write (plan limit, target taken by a folder, a full disk) keeps the chunks: any chunk
+    // sent again retries the assembly. Storage borrows the stream: it is ours to close, or a
+    // refused write would keep a chunk file open.
+    const whole = this.chunks.stream(p, spec.ident, spec.totalChunks);
+    let item: StorageItem;
+    try {
+      ({ item } = await this.storage.writeFile(p, row.targetPath, whole, {
         expectedSize: row.totalSize,
         user: a.email,
         createParents: spec.createParents,
         // Lost the lock meanwhile (the database ended its connection): another process may
         // be assembling; this one leaves the file unwritten and the chunks for a retry.
         confirm: () => Promise.resolve(held.throwIfAborted()),
-      },
-    );
+      }));
+    } finally {
+      whole.destroy();
+    }
     await this.touch(p, spec.ident, 'complete');
     await this.chunks.removeChunks(p, spec.ident);
     return { uploadId: spec.ident, complete: true, file: item };
@@ -294,6 +296,8 @@ export class Uploads {
         if (mtimeMs >= cutoffMs) continue;
         await this.locked(id, ident, async () => {
           if ((await this.row(id, ident))?.status === 'partial') return;
+          // A first chunk still arriving: its upload's row is written once it is whole.
+          if (await this.chunks.receiving(id, ident)) return;
           await this.chunks.removeAll(id, ident);
           removed++;
         });
@@ -303,15 +307,15 @@ export class Uploads {
   }
 
   /**
-   * At start-up: removes the temporary files of writes and chunks that a process killed
-   * mid-upload left behind (older than `before`, the start). They count toward storageBytes
-   * until then. Returns how many it removed.
+   * At start-up and periodically, in any process of the data directory: removes the
+   * temporary files of writes and chunks whose writer was killed (temp-files.ts judges
+   * which; a live write of any process is kept). Returns how many it removed.
    */
-  async sweepLeftovers(before: number): Promise<number> {
+  async sweepLeftovers(): Promise<number> {
     let removed = 0;
     for (const { id } of await this.db.select({ id: projects.id }).from(projects)) {
-      removed += await this.storage.sweepTemporary(id, before);
-      removed += await this.chunks.sweepReceiving(id, before);
+      removed += await this.storage.sweepTemporary(id);
+      removed += await this.chunks.sweepReceiving(id);
     }
     return removed;
   }

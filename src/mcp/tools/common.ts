@@ -7,6 +7,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type { Principal, ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
 import { describeEngineError } from '../../engine/describe-error.js';
+import { diskFullOf } from '../../engine/disk-full.js';
 import { EngineError, engineErrorOf, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
 import { toolEntry } from '../../engine/tools/catalog.js';
@@ -113,6 +114,8 @@ export async function actorFor(
 export function describeError(ctx: McpContext, err: unknown): string {
   const engineErr = engineErrorOf(err);
   if (engineErr) return describeEngineError(engineErr);
+  const full = diskFullOf(err);
+  if (full) return full.message;
   const errorId = uuid();
   ctx.engine.log.error({ err, errorId }, 'MCP tool failed unexpectedly');
   if (ctx.exposeInternalErrors) return `internal error: ${(err as Error)?.message ?? String(err)}`;
