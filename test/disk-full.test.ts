@@ -7,12 +7,26 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { ADMIN, testConfig } from './helpers/server.js';
 
 const MiB = 1024 * 1024;
+
+/** Files below `dir` this process (the server runs in it) holds open. */
+function openBelow(dir: string): string[] {
+  return fs
+    .readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return ''; // closed meanwhile
+      }
+    })
+    .filter((l) => l.startsWith(`${dir}/`));
+}
 
 /** Mounts a tmpfs of `size` on `dir`; the reason when it cannot (no root, no mount). */
 function mountTmpfs(dir: string, size: string): string | null {
@@ -107,21 +121,14 @@ describe.skipIf(!!refused)('a full disk', () => {
       try {
         execFileSync('umount', [dataDir]);
       } catch (err) {
-        const open = fs
-          .readdirSync('/proc/self/fd')
-          .map((fd) => {
-            try {
-              return fs.readlinkSync(`/proc/self/fd/${fd}`);
-            } catch {
-              return '';
-            }
-          })
-          .filter((l) => l.includes(dataDir));
-        // A file the server left open keeps the mount busy: name it.
+        const open = openBelow(dataDir);
+        // A file the server left open keeps the mount busy: name it, and detach the mount.
+        execFileSync('umount', ['-l', dataDir]);
         throw new Error(`umount failed; files still open: ${open.join(', ')}`, { cause: err });
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
       }
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    } else fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('WebDAV PUT answers 507 and leaves no partial file', async () => {
@@ -186,6 +193,8 @@ describe.skipIf(!!refused)('a full disk', () => {
     try {
       expectFull(await send(2));
       expect(leftovers().sort()).toEqual(['uploads/assembly/1.chunk', 'uploads/assembly/2.chunk']);
+      // The refused assembly let go of the chunk files it was reading.
+      await vi.waitFor(() => expect(openBelow(projectDir())).toEqual([]));
       expect(fs.existsSync(path.join(projectDir(), 'files', 'assembly.bin'))).toBe(false);
     } finally {
       roomy();
@@ -265,7 +274,7 @@ describe.skipIf(!!refused)('a full disk', () => {
     leaveFree(4 * MiB);
     try {
       const r = await fetch(`${s.url}/readyz`);
-      const body = await r.json();
+      const body = (await r.json()) as { context: { checks: { diskSpace: { error: string } } } };
       expect(r.status, JSON.stringify(body)).toBe(503);
       expect(body).toMatchObject({
         statusCode: 503,

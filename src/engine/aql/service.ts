@@ -520,12 +520,17 @@ export class Aql {
     // write, rename) cost more than the write itself, and the answer waits for them.
     const small = text.length <= SYNC_WRITE_BYTES;
     const write = async () => {
-      if (small) {
-        fsSync.writeFileSync(tmp, text);
-        fsSync.renameSync(tmp, file);
-      } else {
-        await fs.writeFile(tmp, text);
-        await fs.rename(tmp, file);
+      try {
+        if (small) {
+          fsSync.writeFileSync(tmp, text);
+          fsSync.renameSync(tmp, file);
+        } else {
+          await fs.writeFile(tmp, text);
+          await fs.rename(tmp, file);
+        }
+      } catch (err) {
+        await fs.rm(tmp, { force: true }); // a full disk leaves no partial result behind
+        throw err;
       }
     };
     try {

@@ -33,7 +33,7 @@ export const healthRoutes: RouteDef[] = [
       GET: {
         access: 'public',
         description:
-          'Readiness: the metadata database answers, its migrations are applied and the data directory takes writes; 503 naming the failing checks otherwise.',
+          'Readiness: the metadata database answers, its migrations are applied, the data directory takes writes and has URSA_MIN_FREE_BYTES free; 503 naming the failing checks otherwise.',
         handler: async ({ engine, res }) => {
           const report = await engine.readiness.check();
           res.set(NO_STORE);
