@@ -6,7 +6,8 @@
 //
 // A leftover is one whose writer is known dead: this process, but no write of it holds the
 // file any more; another process of this host whose pid is gone (as start-up recovery judges
-// jobs); or, for any writer (another host's, a name without a writer), a lease that ran out:
+// jobs: host names tell machines apart); or, for any writer (another host's, a name without
+// a writer), a lease that ran out:
 // this process touches the files it writes every minute, so a file untouched for LEASE_MS has
 // no live writer. Leftovers are never counted toward storageBytes and the periodic sweep
 // removes them (server.ts).
@@ -68,7 +69,9 @@ function startToucher(): NodeJS.Timeout {
 export function abandoned(file: string, mtimeMs: number, now = Date.now()): boolean {
   const writer = writerOf(path.basename(file));
   if (writer === PROCESS_ID) return !live.has(file);
-  if (writer && deadOnThisHost(writer)) return true;
+  // Another pid of this host that is gone. Our own pid under another name (a process before
+  // a reboot, or a container given the same host name) goes by the lease, to be safe.
+  if (writer && writer.split(':')[1] !== String(process.pid) && deadOnThisHost(writer)) return true;
   return mtimeMs < now - LEASE_MS;
 }
 
