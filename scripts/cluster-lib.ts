@@ -74,6 +74,26 @@ async function waitReady(url: string, timeoutMs: number, what: () => string): Pr
 }
 
 /**
+ * The errors HAProxy answers itself: status, message, Retry-After seconds. A message holds no
+ * ' (it is quoted so in the configuration) and no % (the string is a log format).
+ */
+const BALANCER_ERRORS: [number, string, number?][] = [
+  [
+    502,
+    'the Ursa process serving this request closed its connection without answering (it may have stopped); a request that changes something was not sent again: check whether it took effect before repeating it',
+  ],
+  [
+    503,
+    'no Ursa process is ready to answer (none passes its /readyz check: the metadata database or the data directory may be unavailable); retry shortly',
+    5,
+  ],
+  [
+    504,
+    'the Ursa process did not answer within the time limit of the load balancer; the request may still be running: check its effect (or its job) before repeating it',
+  ],
+];
+
+/**
  * HAProxy in front of the processes on `backends`. Retries only what is safe to repeat: a
  * request whose connection failed before it was sent (any method), and a GET, HEAD or OPTIONS
  * whose process closed the connection without answering (it died). Never a request that
@@ -103,6 +123,12 @@ export function haproxyConfig(
     '  retries 3',
     '  option redispatch 1',
     '  retry-on conn-failure empty-response',
+    // HAProxy's own answers in Ursa's error shape, as a client reads every other error.
+    ...BALANCER_ERRORS.map(
+      ([status, message, retryAfter]) =>
+        `  http-error status ${status} content-type application/json lf-string '${JSON.stringify({ statusCode: status, message, context: { balancer: 'haproxy' } }).slice(0, -1)},"errorId":"%[uuid]"}'` +
+        (retryAfter ? ` hdr Retry-After ${retryAfter}` : ''),
+    ),
     `frontend ursa`,
     `  bind 127.0.0.1:${port}`,
     '  default_backend ursa',
