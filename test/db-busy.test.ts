@@ -2,6 +2,8 @@
 // many connections) is a moment's trouble, not a bug: 503 with Retry-After, not a 500.
 import { describe, expect, it } from 'vitest';
 import { LockLost } from '../src/engine/db/store.js';
+import type { McpContext } from '../src/mcp/tools/common.js';
+import { describeError } from '../src/mcp/tools/common.js';
 import { toErrorBody } from '../src/shared/errors.js';
 
 /** An error as drizzle throws it: its own message, the driver's error as the cause. */
@@ -62,5 +64,22 @@ describe('errors of a busy metadata database', () => {
   it('a missing file is no lost connection: still a 500', () => {
     const r = toErrorBody(Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' }));
     expect(r.body.statusCode).toBe(500);
+  });
+
+  it('an MCP tool says so too (retry later), not internal error', () => {
+    const logged: unknown[] = [];
+    const ctx = {
+      engine: { log: { error: (o: unknown) => logged.push(o) } },
+      principal: { email: 'a@example.com' },
+      exposeInternalErrors: false,
+    } as unknown as McpContext;
+    expect(describeError(ctx, wrapped('57P01'))).toMatch(/cannot be reached; retry/);
+    expect(describeError(ctx, wrapped('40P01'))).toMatch(/busy; retry/);
+    expect(describeError(ctx, new Error('Connection terminated unexpectedly'))).toMatch(
+      /cannot be reached/,
+    );
+    expect(logged).toEqual([]);
+    expect(describeError(ctx, wrapped('23505'))).toMatch(/^internal error/);
+    expect(logged).toHaveLength(1);
   });
 });

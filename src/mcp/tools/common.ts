@@ -7,9 +7,9 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type { Principal, ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
 import { describeEngineError } from '../../engine/describe-error.js';
-import { diskFullOf } from '../../engine/disk-full.js';
 import { EngineError, engineErrorOf, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
+import { toErrorBody } from '../../shared/errors.js';
 import { toolEntry } from '../../engine/tools/catalog.js';
 import { findUnstorable } from '../../shared/storable-text.js';
 import { capped, errorResult, type Reply } from '../limits.js';
@@ -114,8 +114,10 @@ export async function actorFor(
 export function describeError(ctx: McpContext, err: unknown): string {
   const engineErr = engineErrorOf(err);
   if (engineErr) return describeEngineError(engineErr);
-  const full = diskFullOf(err);
-  if (full) return full.message;
+  // What REST answers as a 4xx, 503 (the metadata database busy or out of reach, a lost
+  // connection) or 507 (a full disk) is said as such: the call may be repeated later.
+  const known = toErrorBody(err);
+  if (!known.internal) return known.body.message;
   const errorId = uuid();
   ctx.engine.log.error({ err, errorId }, 'MCP tool failed unexpectedly');
   if (ctx.exposeInternalErrors) return `internal error: ${(err as Error)?.message ?? String(err)}`;
