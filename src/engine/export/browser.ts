@@ -40,6 +40,9 @@ export const CHROMIUM_ARGS = [
 export const perUserSlots = (concurrency: number): number =>
   Math.max(1, Math.floor(concurrency / 2));
 
+/** How long a timed-out export's page may take to close before Chromium is closed. */
+const STUCK_MS = 10_000;
+
 /** A place in line for one of the renderers. */
 interface Waiter {
   /** Whose export it is (the user's e-mail). */
@@ -68,6 +71,8 @@ export class PdfRenderer {
     await this.acquire(holder, deadline, started);
     const waited = Date.now() - started;
     let context: BrowserContext | null = null;
+    /** Set once the page exists: only then may the context be closed under the work. */
+    let paged = false;
     let expired = false;
     const work = (async () => {
       const browser = await this.launched();
@@ -83,6 +88,8 @@ export class PdfRenderer {
         route.request().url().startsWith('data:') ? route.continue() : route.abort('aborted'),
       );
       const page = await context.newPage();
+      paged = true;
+      if (expired) throw new Error('expired');
       // The deadline below is the only clock: a timeout of Playwright's own could end the
       // work a moment before it, as an error of another kind.
       page.setDefaultTimeout(0);
@@ -102,10 +109,17 @@ export class PdfRenderer {
         preferCSSPageSize: false,
       });
     })();
-    // The slot is given back only once Chromium is done with the page, after a timeout too.
+    // The slot is given back only once Chromium is done with the page, after a timeout too,
+    // and once only (the watchdog below may have given it back already).
+    let released = false;
+    const giveBack = () => {
+      if (released) return;
+      released = true;
+      this.release(holder);
+    };
     const done = work.finally(async () => {
       await (context as BrowserContext | null)?.close().catch(() => undefined);
-      this.release(holder);
+      giveBack();
     });
     done.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
@@ -113,8 +127,11 @@ export class PdfRenderer {
       timer = setTimeout(
         () => {
           expired = true;
-          // Closing the context stops the printing at once.
-          void (context as BrowserContext | null)?.close().catch(() => undefined);
+          // Closing the context stops the printing at once. Not while its page is being made:
+          // Chromium 156 then never answers either call, and the slot would be held for good;
+          // the work stops itself once the page exists.
+          if (paged) void (context as BrowserContext | null)?.close().catch(() => undefined);
+          this.watch(done, giveBack);
           const rendered = Date.now() - started - waited;
           reject(
             invalid(
@@ -143,6 +160,27 @@ export class PdfRenderer {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * After a timeout, the work must end soon (its context closed). If Chromium does not answer
+   * within STUCK_MS, the slot is given back anyway and that Chromium closed, which ends every
+   * call it left hanging; the next export launches another.
+   */
+  private watch(done: Promise<unknown>, giveBack: () => void): void {
+    let settled = false;
+    void done.finally(() => (settled = true)).catch(() => undefined);
+    setTimeout(() => {
+      if (settled) return;
+      this.log?.warn(
+        { afterMs: STUCK_MS },
+        'chromium did not end a timed-out PDF export; closing it (the next export launches it again)',
+      );
+      giveBack();
+      const browser = this.browser;
+      this.browser = null;
+      void browser?.then((b) => b.close()).catch(() => undefined);
+    }, STUCK_MS).unref();
   }
 
   /** Closes Chromium (waiting exports fail); the engine calls it when it closes. */
