@@ -221,6 +221,14 @@ describe('the doors, each with what it writes', () => {
     expectRefused(r, 'body.question');
   });
 
+  it('an AQL query: 400 saying where in the text, as a parse error does', async () => {
+    const r = await call('POST', `/api/v1/projects/${demo}/app/aql/execute`, {
+      body: { aql: `SELECT COUNT([flights])\nWHERE [Origin] = "A${NUL}"` },
+    });
+    expectRefused(r, 'body.aql');
+    expect(r.json.context).toMatchObject({ character: '\\u0000', line: 2, column: 21 });
+  });
+
   it('a path segment and a query parameter', async () => {
     expectRefused(await call('GET', '/api/v1/projects/a%00b'), 'path');
     expectRefused(

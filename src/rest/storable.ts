@@ -7,7 +7,8 @@ import { findUnstorable, findUnstorableInPath, type Unstorable } from '../shared
 import { HttpError } from './errors.js';
 
 export function unstorableError(found: Unstorable): HttpError {
-  return new HttpError(400, found.message, { field: found.field, character: found.character });
+  const { field, character, line, column } = found;
+  return new HttpError(400, found.message, { field, character, line, column });
 }
 
 /** Throws a 400 when `value` (a string, or objects and arrays of them) holds unstorable text. */

@@ -10,6 +10,9 @@ export interface Unstorable {
   field: string;
   /** The offending character, as a JSON escape (`\u0000`, `\ud800`). */
   character: string;
+  /** Where it stands in its text, from 1 (a query's author finds it as in a parse error). */
+  line: number;
+  column: number;
   message: string;
 }
 
@@ -39,7 +42,10 @@ function describe(field: string, s: string, i: number): Unstorable {
     c === 0
       ? `${field} contains a NUL character (\\u0000), which cannot be stored`
       : `${field} contains a lone UTF-16 surrogate (${character}), which is not Unicode text and cannot be stored as sent`;
-  return { field, character, message };
+  const before = s.slice(0, i);
+  const line = before.split('\n').length;
+  const column = i - before.lastIndexOf('\n');
+  return { field, character, line, column, message };
 }
 
 /**
