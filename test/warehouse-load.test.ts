@@ -369,6 +369,38 @@ describe('a failing load leaves the previous table and rows untouched', () => {
     await sameAnswers();
   }, 60_000);
 
+  it('a connection ended during its COPY ends the job ERROR, rolled back; the process loads on', async () => {
+    // Enough rows that the COPY of the file into PostgreSQL lasts a while.
+    const rows = Array.from(
+      { length: 400_000 },
+      (_, i) => `${i + 1},Cust ${i},EU,${i % 1000}.5,${i % 7},2024-01-05,2024-01-05T10:00:00Z,true`,
+    );
+    await put(wh, '/in/big.csv', `${ORDERS.split('\n')[0]}\n${rows.join('\n')}`);
+    const r = await startLoad(wh, 'orders', '/in/big.csv');
+    expect(r.status, r.text).toBe(202);
+    const pid = await waitFor(async () => {
+      const a = await su.query(
+        `SELECT pid FROM pg_stat_activity
+          WHERE application_name = 'ursa-warehouse-load' AND query ILIKE 'COPY%'
+            AND state = 'active'`,
+      );
+      return a.rows[0]?.pid as number | undefined;
+    }, 30_000);
+    await su.query('SELECT pg_terminate_backend($1::int)', [pid]);
+    const job = await s.engine.jobs.waitFor(r.json.link[0].id, 60_000);
+    expect(job.status).toBe('ERROR');
+    expect(job.message).toMatch(
+      /terminating connection due to administrator command|Connection terminated/,
+    );
+    expect(job.message).toMatch(/nothing was loaded$/);
+    await untouched();
+    // The same process loads again (back to the rows the other tests expect).
+    const again = await load(wh, 'orders', '/in/orders.csv');
+    expect(again.status, again.message).toBe('OK');
+    expect((await load(wh, 'orders', '/in/delta.csv', 'incremental')).status).toBe('OK');
+    await untouched();
+  }, 120_000);
+
   it('a read whose connection is ended answers in the error shape, no 500; the process reads on', async () => {
     const locker = new pg.Client({
       host: w.db.socketDir,
