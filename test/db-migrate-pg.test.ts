@@ -12,14 +12,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY, migratePg } from '../src/engine/db/migrate-pg.js';
 import * as pgSchema from '../src/engine/db/schema-pg.js';
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from '../scripts/throwaway-postgres.js';
+import { postgresMissing, type TestPostgres } from '../scripts/throwaway-postgres.js';
+import { sharedPostgres } from './helpers/postgres.js';
 
 const inCi = process.env.CI === 'true';
 const PG_MISSING = postgresMissing();
+// The server may hold other databases (the run's shared one): their locks are not ours.
+const THIS_DB = '(SELECT oid FROM pg_database WHERE datname = current_database())';
 if (PG_MISSING && !inCi) console.warn(`PostgreSQL migration tests skipped: ${PG_MISSING}`);
 
 const MIGRATIONS = fileURLToPath(new URL('../drizzle-pg', import.meta.url));
@@ -56,7 +55,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('PostgreSQL metadata migrations', 
   });
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await sharedPostgres();
     admin = new pg.Client(connection());
     await admin.connect();
   }, 120_000);
@@ -89,7 +88,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('PostgreSQL metadata migrations', 
       let waiting = 0;
       while (waiting < 10 && Date.now() < deadline) {
         const r = await admin.query<{ n: string }>(
-          `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+          `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND database = ${THIS_DB} AND NOT granted`,
         );
         waiting = Number(r.rows[0]?.n);
         if (waiting < 10) await new Promise((r) => setTimeout(r, 50));
@@ -115,7 +114,9 @@ describe.skipIf(PG_MISSING !== null && !inCi)('PostgreSQL metadata migrations', 
     expect(await applied()).toEqual(migrationHashes);
 
     // No lock left behind.
-    const held = await admin.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory'`);
+    const held = await admin.query(
+      `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND database = ${THIS_DB}`,
+    );
     expect(held.rowCount).toBe(0);
   }, 60_000);
 
@@ -166,7 +167,9 @@ describe.skipIf(PG_MISSING !== null && !inCi)('PostgreSQL metadata migrations', 
       const half = await admin.query(`SELECT to_regclass('public.broken_half') AS t`);
       expect(half.rows[0].t).toBeNull();
       expect(await applied()).toEqual(before);
-      const held = await admin.query(`SELECT 1 FROM pg_locks WHERE locktype = 'advisory'`);
+      const held = await admin.query(
+        `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND database = ${THIS_DB}`,
+      );
       expect(held.rowCount).toBe(0);
 
       await migratePg(newPool());

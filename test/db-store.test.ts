@@ -9,11 +9,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/engine/db/index.js';
 import { organizations } from '../src/engine/db/tables.js';
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from '../scripts/throwaway-postgres.js';
+import type { TestPostgres } from '../scripts/throwaway-postgres.js';
+import { sharedPostgres } from './helpers/postgres.js';
 
 const pause = () => new Promise((r) => setTimeout(r, 5));
 
@@ -122,57 +119,27 @@ function storeSuite(name: string, open: () => Promise<Store>, close: () => Promi
 }
 
 const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-store-'));
-const shape = process.env.URSA_DATABASE_URL || process.env.URSA_TEST_PG_URL ? 'postgres' : 'sqlite';
 
-// One process uses one metadata dialect (tables.ts): the SQLite suite runs in the SQLite shape,
-// the PostgreSQL one in both (its own throwaway server unless the run provides one).
-if (shape === 'sqlite')
-  storeSuite(
-    'SQLite store',
-    () => openStore({ dataDir: sqliteDir }),
-    async () => fs.rmSync(sqliteDir, { recursive: true, force: true }),
-  );
-
-describe.runIf(shape === 'postgres' || !postgresMissing() || process.env.CI === 'true')(
-  'PostgreSQL store (separate process)',
-  () => {
-    // The SQLite suite above bound this process's tables to SQLite; PostgreSQL's runs in a
-    // child so it binds its own.
-    it('passes the same checks', async () => {
-      if (shape === 'postgres') return; // covered by the suite below in this shape
-      const { execFileSync } = await import('node:child_process');
-      const out = execFileSync(
-        'npx',
-        ['vitest', 'run', 'test/db-store.test.ts', '--reporter=dot'],
-        {
-          env: { ...process.env, URSA_TEST_DATABASE: 'postgres' },
-          encoding: 'utf8',
-          timeout: 180_000,
-        },
-      );
-      expect(out).toMatch(/passed/);
-    }, 200_000);
-  },
-);
-
-if (shape === 'postgres') {
+// One process uses one metadata dialect (tables.ts): each pass checks its own store, the
+// PostgreSQL one in a database of the run's shared server (docs/testing.md).
+if (process.env.URSA_TEST_DATABASE === 'postgres') {
   let pg: TestPostgres | undefined;
   storeSuite(
     'PostgreSQL store',
     async () => {
-      let url = process.env.URSA_TEST_PG_URL;
-      if (!url) {
-        pg = await startPostgres();
-        url = `postgres://${pg.user}:${pg.password}@${pg.host}:${pg.port}/${pg.database}`;
-      }
-      const u = new URL(url);
-      u.pathname = `/store_${process.pid}`;
-      const { execFileSync } = await import('node:child_process');
-      execFileSync('psql', [url, '-qc', `CREATE DATABASE store_${process.pid}`]);
-      return openStore({ dataDir: sqliteDir, databaseUrl: u.toString() });
+      pg = await sharedPostgres();
+      const url = `postgres://${pg.user}:${pg.password}@${pg.host}:${pg.port}/${pg.database}`;
+      return openStore({ dataDir: sqliteDir, databaseUrl: url });
     },
     async () => {
       await pg?.stop();
+      fs.rmSync(sqliteDir, { recursive: true, force: true });
     },
+  );
+} else {
+  storeSuite(
+    'SQLite store',
+    () => openStore({ dataDir: sqliteDir }),
+    async () => fs.rmSync(sqliteDir, { recursive: true, force: true }),
   );
 }

@@ -8,11 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from '../scripts/throwaway-postgres.js';
+import { postgresMissing, type TestPostgres } from '../scripts/throwaway-postgres.js';
+import { sharedPostgres } from './helpers/postgres.js';
 import { sftpMissing, startSftp, type TestSftp } from './helpers/sftp-server.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -214,7 +211,7 @@ describe('input.http', () => {
 describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres', () => {
   let db: TestPostgres;
   beforeAll(async () => {
-    db = await startPostgres(); // on CI a missing PostgreSQL fails here, loudly
+    db = await sharedPostgres(); // on CI a missing PostgreSQL fails here, loudly
     const c = new pg.Client({ ...db });
     await c.connect();
     await c.query(

@@ -24,11 +24,8 @@ import {
 } from '../src/engine/flows/connectors/sftp.js';
 import type { ColumnInfo, Credentials, ReadContext } from '../src/engine/flows/connectors/types.js';
 import { BoxError } from '../src/engine/flows/errors.js';
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from '../scripts/throwaway-postgres.js';
+import { postgresMissing, type TestPostgres } from '../scripts/throwaway-postgres.js';
+import { sharedPostgres } from './helpers/postgres.js';
 import { sftpMissing, startSftp, type TestSftp } from './helpers/sftp-server.js';
 
 const inCi = process.env.CI === 'true';
@@ -188,14 +185,14 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres on a real PostgreS
     Number(
       (
         await admin.query(
-          `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ursa-flow'`,
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ursa-flow' AND datname = current_database()`,
         )
       ).rows[0].n,
     );
   const noBackendLeft = () => waitFor(async () => (await connectorBackends()) === 0);
 
   beforeAll(async () => {
-    db = await startPostgres(); // on CI a missing PostgreSQL fails here, loudly
+    db = await sharedPostgres(); // on CI a missing PostgreSQL fails here, loudly
     cred = {
       ident: 'pg',
       kind: 'postgres',
@@ -409,7 +406,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres on a real PostgreS
       'credentials',
       [wrong, db.password],
     );
-    expect(e.message).toMatch(/password authentication failed for user "ursa_test"/);
+    expect(e.message).toContain(`password authentication failed for user "${db.user}"`);
     expect(e.message).toContain(`127.0.0.1:${db.port}`);
     const none = await boxError(
       collect(postgresRows('SELECT 1', { ...cred, secret: null }, ctxOf())),
@@ -500,7 +497,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres on a real PostgreS
       await waitFor(async () => {
         const r = await admin.query(
           `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE application_name = 'ursa-flow' AND query LIKE '%pg_sleep(60)%' AND state = 'active'`,
+           WHERE application_name = 'ursa-flow' AND datname = current_database() AND query LIKE '%pg_sleep(60)%' AND state = 'active'`,
         );
         return r.rows[0].n === 1;
       }),
@@ -523,7 +520,7 @@ describe.skipIf(PG_MISSING !== null && !inCi)('input.postgres on a real PostgreS
     expect(first.value).toHaveProperty('columns');
     await gen.next(); // a batch: the connection now idles while we "process" it
     await admin.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ursa-flow'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ursa-flow' AND datname = current_database()`,
     );
     await new Promise((r) => setTimeout(r, 200)); // the idle client sees the error event
     const e = await boxError(

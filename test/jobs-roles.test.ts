@@ -16,11 +16,8 @@ import { loadConfig, mcpAudience } from '../src/engine/config.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { startFakeLlm, type FakeLlm } from './helpers/fake-llm.js';
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from '../scripts/throwaway-postgres.js';
+import { postgresMissing, type TestPostgres } from '../scripts/throwaway-postgres.js';
+import { sharedPostgres } from './helpers/postgres.js';
 import { ADMIN, ADMIN_PASSWORD } from './helpers/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
@@ -99,7 +96,7 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
       });
 
     beforeAll(async () => {
-      pg = await startPostgres();
+      pg = await sharedPostgres();
       llm = await startFakeLlm();
       worker = await start('worker');
       api = await start('api');

@@ -116,7 +116,10 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
 
       expandGate.resolve();
       // The run reports progress just after the job turns RUNNING: wait for both.
-      const running = await poll(job.id, (j) => j.status !== 'EXPANDING' && (j.status !== 'RUNNING' || !!j.progress));
+      const running = await poll(
+        job.id,
+        (j) => j.status !== 'EXPANDING' && (j.status !== 'RUNNING' || !!j.progress),
+      );
       expect(running.status).toBe('RUNNING');
       expect(running.progress).toEqual({ rows: 10 });
       expect(running).not.toHaveProperty('finished');

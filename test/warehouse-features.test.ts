@@ -92,7 +92,7 @@ let p: string;
 const dashPath = (q = '') => `/projects/${p}/app/dashboards/dashboard.sales${q}`;
 
 beforeAll(async () => {
-  [w, llm] = await Promise.all([startWarehouse(), startFakeLlm()]);
+  [w, llm] = await Promise.all([startWarehouse({ own: true }), startFakeLlm()]);
   await w.exec(SHOP_SCHEMA);
   await grantReader(w, 'shop');
   s = await startTestServer({

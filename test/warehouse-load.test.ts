@@ -130,7 +130,7 @@ async function tablesOf(schema: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  w = await startWarehouse();
+  w = await startWarehouse({ own: true });
   const r = w.db.reader!.user;
   await w.exec(`
     CREATE SCHEMA dwh;

@@ -54,7 +54,7 @@ async function values(query: string, as?: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  w = await startWarehouse();
+  w = await startWarehouse({ own: true });
   await w.exec(SCHEMA);
   await grantReader(w, 'shop');
   s = await startTestServer({

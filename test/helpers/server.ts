@@ -1,9 +1,10 @@
 // Starts the real app on a loopback port with a fresh data directory, for tests over HTTP.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { loadConfig } from '../../src/engine/config.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createLogger } from '../../src/engine/logger.js';
@@ -47,7 +48,7 @@ export interface ApiResponse {
  * asks for it (`URSA_DEMO_DATA: 'true'`).
  */
 export function testConfig(dataDir: string, env: Record<string, string> = {}) {
-  return loadConfig({
+  const config = loadConfig({
     URSA_DATA_DIR: dataDir,
     ...testDatabase(dataDir),
     PORT: '0',
@@ -58,25 +59,45 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}) {
     URSA_DEMO_DATA: 'false',
     ...env,
   });
+  if (!config.databaseUrl) fromSqliteTemplate(dataDir);
+  return config;
 }
 
 /**
- * On the PostgreSQL shape (test/global-setup.ts), the metadata database of a data directory:
- * one per directory, created on first use, so restarts on the same directory find their data.
+ * A new data directory's SQLite metadata starts as a copy of the template test/global-setup.ts
+ * migrated, so the engine's migration finds nothing to do; a directory that has its metadata
+ * keeps it (restarts, and tests that prepare the file themselves).
  */
+function fromSqliteTemplate(dataDir: string): void {
+  const template = process.env.URSA_TEST_SQLITE_TEMPLATE;
+  const file = path.join(dataDir, 'metadata.sqlite');
+  if (!template || fs.existsSync(file)) return;
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.copyFileSync(template, file, fs.constants.COPYFILE_EXCL);
+}
+
+/**
+ * On the PostgreSQL pass, the metadata database of a data directory: one per directory, made
+ * on first use from the migrated template (test/global-setup.ts), so restarts on the same
+ * directory find their data.
+ */
+const databaseName = (dataDir: string) =>
+  `t_${crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24)}`;
+
 export function testDatabase(dataDir: string): { URSA_DATABASE_URL?: string } {
+  if (!ON_PG) return {};
   const base = process.env.URSA_TEST_PG_URL;
-  if (!base) return {};
-  const name = `t_${crypto.createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24)}`;
+  const template = process.env.URSA_TEST_PG_TEMPLATE;
+  if (!base || !template)
+    throw new Error('the PostgreSQL pass needs the server of test/global-setup.ts (run vitest)');
+  const name = databaseName(dataDir);
   if (!createdDatabases.has(name)) {
-    const exists = execFileSync(
-      'psql',
-      [base, '-tAc', `SELECT 1 FROM pg_database WHERE datname = '${name}'`],
-      {
-        encoding: 'utf8',
-      },
-    ).trim();
-    if (!exists) execFileSync('psql', [base, '-qc', `CREATE DATABASE ${name}`]);
+    // One psql: the database exists already when another process made it for this directory.
+    const r = spawnSync('psql', [base, '-qc', `CREATE DATABASE ${name} TEMPLATE ${template}`], {
+      encoding: 'utf8',
+    });
+    if (r.status !== 0 && !/already exists/.test(r.stderr))
+      throw new Error(`could not create the test database ${name}: ${r.stderr || r.error}`);
     createdDatabases.add(name);
   }
   const url = new URL(base);
@@ -84,6 +105,33 @@ export function testDatabase(dataDir: string): { URSA_DATABASE_URL?: string } {
   return { URSA_DATABASE_URL: url.toString() };
 }
 const createdDatabases = new Set<string>();
+
+let admin: pg.Pool | undefined;
+
+/**
+ * testDatabase without a psql child (about a second of a PostgreSQL test server's start): the
+ * database made over a connection this process keeps, before testConfig looks for it.
+ */
+async function createTestDatabase(dataDir: string): Promise<void> {
+  if (!ON_PG) return;
+  const name = databaseName(dataDir);
+  if (createdDatabases.has(name)) return;
+  if (!admin) {
+    admin = new pg.Pool({
+      connectionString: process.env.URSA_TEST_PG_URL,
+      max: 1,
+      idleTimeoutMillis: 1000,
+      allowExitOnIdle: true,
+    });
+    admin.on('error', () => {});
+  }
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${process.env.URSA_TEST_PG_TEMPLATE}`);
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P04') throw err; // duplicate_database
+  }
+  createdDatabases.add(name);
+}
 
 /**
  * Copies a data directory's metadata database onto another directory's (PostgreSQL shape; on
@@ -103,11 +151,12 @@ export function copyTestDatabase(fromDir: string, toDir: string): void {
  * A server on a data directory the test keeps across restarts: first on port 0 (the system
  * picks), then again on the port it got, so its site URL (and tokens' issuer) stay the same.
  */
-export function startOnPort(
+export async function startOnPort(
   dataDir: string,
   port: number,
   env: Record<string, string> = {},
 ): Promise<RunningServer> {
+  await createTestDatabase(dataDir);
   const config = testConfig(dataDir, {
     PORT: String(port),
     ...(port ? { URSA_SITE_URL: `http://localhost:${port}` } : {}),
@@ -118,6 +167,7 @@ export function startOnPort(
 
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-test-'));
+  await createTestDatabase(dataDir);
   const config = testConfig(dataDir, env);
   const running = await startServer(
     config,
@@ -187,7 +237,11 @@ export async function invite(
  * A second engine on `s`'s data directory and metadata database: another process's worth of
  * connections and locks, its triggers and jobs not started (an api process).
  */
-export function openOtherEngine(s: TestServer, env: Record<string, string> = {}): Promise<Engine> {
+export async function openOtherEngine(
+  s: TestServer,
+  env: Record<string, string> = {},
+): Promise<Engine> {
+  await createTestDatabase(s.dataDir);
   return Engine.open(
     loadConfig({
       URSA_DATA_DIR: s.dataDir,

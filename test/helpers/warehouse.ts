@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import pg from 'pg';
 import { startPostgres, type TestPostgres } from '../../scripts/throwaway-postgres.js';
+import { sharedPostgres } from './postgres.js';
 import type { TestServer } from './server.js';
 
 export interface TestWarehouse {
@@ -13,8 +14,12 @@ export interface TestWarehouse {
   stop(): Promise<void>;
 }
 
-export async function startWarehouse(): Promise<TestWarehouse> {
-  const db = await startPostgres({ reader: true });
+/**
+ * A warehouse in the run's shared PostgreSQL, or with `own` on a server of its own (a test that
+ * halts it, replicates it, or reads the server's activity and roles as a whole).
+ */
+export async function startWarehouse(opts: { own?: boolean } = {}): Promise<TestWarehouse> {
+  const db = await (opts.own ? startPostgres : sharedPostgres)({ reader: true });
   const owner = new pg.Client({
     host: db.host,
     port: db.port,
