@@ -46,7 +46,12 @@ export function sftpMissing(): string | null {
 }
 
 function sh(cmd: string, args: string[], input?: string): string {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 60_000 });
+  let r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 60_000 });
+  // Test files run in parallel: another's useradd or userdel may hold /etc/passwd's lock.
+  for (let i = 0; i < 50 && r.status !== 0 && /cannot lock/.test(r.stderr); i++) {
+    spawnSync('sleep', ['0.1']);
+    r = spawnSync(cmd, args, { encoding: 'utf8', input, timeout: 60_000 });
+  }
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr || r.stdout}`);
   return r.stdout;
