@@ -1,9 +1,11 @@
-// The two metadata schemas (SQLite: src/engine/db/schema.ts, PostgreSQL: schema-pg.ts) describe
-// the same database: the same tables under the same export names, the same columns with the
-// same kind of value, nullability, default and generated ids, the same primary keys, unique
-// constraints, indexes and foreign keys. Read through drizzle's getTableConfig, so what is
-// compared is what drizzle-kit generates migrations from. The comparison itself is shown to
-// catch each kind of difference on deliberately altered tables.
+// The two metadata schemas (SQLite: src/engine/db/schema.ts, PostgreSQL: schema-pg.ts), built
+// by the column kit from one declaration (src/engine/db/schema/), describe the same database:
+// the same tables under the same export names, the same columns with the same kind of value,
+// nullability, default and generated ids, the same primary keys, unique constraints, indexes
+// and foreign keys. Read through drizzle's getTableConfig, so what is compared is what
+// drizzle-kit generates migrations from: a builder that stored a column differently on one
+// database is caught here. The comparison itself is shown to catch each kind of difference on
+// deliberately altered tables. (The migrations: db-migration-parity.test.ts.)
 import { getTableName, is, SQL, StringChunk, type Column } from 'drizzle-orm';
 import * as pgCore from 'drizzle-orm/pg-core';
 import * as sqliteCore from 'drizzle-orm/sqlite-core';
