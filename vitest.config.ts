@@ -33,8 +33,8 @@ for (const s of shapes)
 // core keeps both cores busy; vitest's default on 2 cores is a single worker.
 const workers = Number(process.env.URSA_TEST_WORKERS) || Math.max(2, os.availableParallelism());
 
-// Options of every pass. The projects do not inherit the root config (extends: false), so the
-// global setup below runs once for the whole run, not once per pass.
+// Options of every pass. Inline projects do not inherit the root config (no `extends`), so
+// the global setup below runs once for the whole run, not once per pass.
 const common = {
   pool: 'forks' as const,
   testTimeout: 30_000,
@@ -46,7 +46,6 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     maxWorkers: workers,
     projects: shapes.map((shape) => ({
-      extends: false,
       test: {
         ...common,
         name: shape,
