@@ -9,6 +9,7 @@ import { resolveQuery, type ResolvedQuery } from '../src/engine/aql/query-resolv
 import type { ResolveEnv } from '../src/engine/aql/resolve.js';
 import { toSql } from '../src/engine/aql/sql-query.js';
 import { shiftDate } from '../src/engine/aql/sqlgen.js';
+import { EMBEDDED } from '../src/engine/backends/embedded/target.js';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -31,7 +32,7 @@ const planned = (aql: string) => {
 };
 const sqlOf = (aql: string, today = '2025-01-07') => {
   const { rq, plan } = planned(aql);
-  return toSql(rq, plan, env().snap, today);
+  return toSql(rq, plan, env().snap, today, EMBEDDED);
 };
 /** The error a phase throws: message and where. */
 function errorOf(fn: () => unknown): { message: string; at: [number, number, string] } {

@@ -37,6 +37,7 @@ import { Orgs } from './orgs/orgs.js';
 import { Projects } from './projects/projects.js';
 import { Aql } from './aql/service.js';
 import { WarehouseLoads } from './warehouse/load.js';
+import { createBackends } from './backends/create.js';
 import { TableMapping } from './warehouse/mapping.js';
 import { Warehouse } from './warehouse/warehouse.js';
 import { filterRefs, migrateSavedAql, shownFilter } from './aql/saved-refs.js';
@@ -199,17 +200,6 @@ export class Engine {
       SecretBox.open(config.dataDir),
     );
     this.prescriptions = new Prescriptions(this.db, this.storage, this.datasets);
-    this.loads = new Loads(
-      this.db,
-      this.storage,
-      this.dbs,
-      this.prescriptions,
-      this.datasets,
-      this.model,
-      this.limits,
-      this.activity,
-      this.jobs,
-    );
     this.warehouse = new Warehouse({
       db: this.db,
       scope: (a) => this.objects.scope(a),
@@ -226,6 +216,28 @@ export class Engine {
       cacheMs: config.warehouse.cacheMs,
     });
     this.projects.setWarehouseBinder(this.warehouse);
+    // Each project's kind picks where its queries run and its loads go, once (backends/).
+    const backends = createBackends({
+      dbs: this.dbs,
+      datasets: this.datasets,
+      warehouse: this.warehouse,
+      warehouseLoads: new WarehouseLoads({
+        warehouse: this.warehouse,
+        datasets: this.datasets,
+        scratchDir: (p) => path.join(this.projects.dir(p), 'warehouse-loads'),
+      }),
+    });
+    this.loads = new Loads(
+      this.db,
+      this.storage,
+      backends,
+      this.prescriptions,
+      this.datasets,
+      this.model,
+      this.limits,
+      this.activity,
+      this.jobs,
+    );
     this.loads.setTableMapper(
       new TableMapping({
         db: this.db,
@@ -237,21 +249,13 @@ export class Engine {
         jobs: this.jobs,
       }),
     );
-    this.loads.setWarehouseWriter(
-      new WarehouseLoads({
-        warehouse: this.warehouse,
-        datasets: this.datasets,
-        scratchDir: (p) => path.join(this.projects.dir(p), 'warehouse-loads'),
-      }),
-    );
     this.aql = new Aql(
       this.model,
       this.datasets,
-      this.dbs,
+      backends,
       this.jobs,
       (p) => this.projects.dir(p),
       () => todayIn(config.timeZone),
-      this.warehouse,
     );
     this.reports = new Reports(this.objects, this.aql);
     this.shares = new Shares({
@@ -270,9 +274,8 @@ export class Engine {
     );
     this.catalog = new CatalogService(
       this.aql,
-      this.dbs,
+      backends,
       async (p) => (await this.model.versions(p)).dataVersion,
-      this.warehouse,
     );
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>

@@ -32,21 +32,21 @@ export interface Compiled {
 
 /**
  * `today`: what TODAY() means, "YYYY-MM-DD" in the project's time zone; `target`: the SQL
- * dialect and relations (an embedded project's DuckDB files by default).
+ * dialect and relations of the project's backend (backends/).
  */
 export function compileQuery(
   q: Query,
   env: ResolveEnv,
   rowFilter: string | null,
-  today?: string,
-  target?: SqlTarget,
+  today: string | undefined,
+  target: SqlTarget,
 ): Compiled {
   const rq = resolveQuery(q, env, rowFilter);
   const plan = planQuery(rq, env.snap);
   const day = today ?? new Date().toISOString().slice(0, 10);
   const { sql, params } = toSql(rq, plan, env.snap, day, target);
   return {
-    dialect: target?.dialect.name ?? 'duckdb',
+    dialect: target.dialect.name,
     sql,
     params,
     columns: rq.items.map((i) => ({ title: i.title, kind: i.kind, dataType: i.dataType })),
@@ -73,8 +73,8 @@ export function compileText(
   text: string,
   env: ResolveEnv,
   rowFilter: string | null,
-  today?: string,
-  target?: SqlTarget,
+  today: string | undefined,
+  target: SqlTarget,
 ): Compiled {
   const compile = (aql: string) => compileQuery(parse(aql, 'query'), env, rowFilter, today, target);
   try {
@@ -85,6 +85,16 @@ export function compileText(
     throw err;
   }
 }
+
+/** The datasets a compiled query reads (an error of its database names them). */
+export const datasetsOf = (c: Compiled): string[] => [
+  ...new Set([
+    ...c.leaves.map((l) => l.anchor),
+    ...c.objects
+      .filter((o) => ['attribute', 'label', 'fact'].includes(o.type))
+      .map((o) => o.ident.split('.')[1]!),
+  ]),
+];
 
 function usedObjects(top: V[], inLeaves: V[]): Compiled['objects'] {
   const used = new Map<string, Compiled['objects'][number]>();

@@ -5,7 +5,6 @@
 // combination of dimension values the result shows.
 import type { Pos } from './ast.js';
 import type { Relations } from './dialect/dialect.js';
-import { EMBEDDED_RELATIONS } from './dialect/duckdb.js';
 import { dimTitle, grainFor, type Dim } from './dims.js';
 import { columnsIn, leavesIn, shapeKey, type Column, type Leaf, type V } from './ir.js';
 import { describePath, type Edge, type ModelSnapshot } from './model.js';
@@ -213,6 +212,9 @@ export interface JoinTree {
   described: string[];
 }
 
+/** Relations named as the model names them: what a plan describes, before any target. */
+const BY_NAME: Relations = { table: (dataset) => dataset, column: (_dataset, column) => column };
+
 /** Joins from the anchor to every dataset needed, each by its one reference path. */
 export function joinTree(
   anchor: string,
@@ -220,7 +222,7 @@ export function joinTree(
   snap: ModelSnapshot,
   pos: Pos,
   subject: string,
-  relations: Relations = EMBEDDED_RELATIONS,
+  relations: Relations,
 ): JoinTree {
   const { table, column } = relations;
   const aliasOf = new Map<string, string>([[anchor, 't0']]);
@@ -300,7 +302,8 @@ function planLeaf(
     ),
     ...columnsIn(l.arg).map((c) => ({ dataset: c.dataset, why: `computed from [${title(c)}]` })),
   ];
-  const tree = joinTree(anchor, needed, snap, pos, l.origin ?? l.text);
+  // Planning checks the paths and describes them; the SQL joins are made for the target.
+  const tree = joinTree(anchor, needed, snap, pos, l.origin ?? l.text, BY_NAME);
   return {
     anchor,
     conditions,

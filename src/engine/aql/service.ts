@@ -1,12 +1,11 @@
-// AQL for the front doors: compile (cached per model version), execute as a `report` job
-// with results cached per (query, row filter, data version, model version), explain, and
-// validation of row-level filters and saved definitions.
+// AQL for the front doors: compile (cached per model version) for the project's backend,
+// execute as a `report` job on it with results cached per (query, row filter, data version,
+// model version) (result-cache.ts), explain, and validation of row-level filters and saved
+// definitions. Which database answers is the backend's business (backends/).
 import { createHash, randomUUID } from 'node:crypto';
-import fsSync from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { ProjectActor } from '../access/actor.js';
-import type { ProjectDatabases } from '../data/databases.js';
+import type { QueryBackend } from '../backends/backend.js';
+import type { Backends } from '../backends/create.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Prescription } from '../data/prescription.js';
 import { conflict, EngineError, notFound } from '../errors.js';
@@ -14,10 +13,9 @@ import { FINAL_STATUSES, JobFailure, type Job, type JobRunner } from '../jobs/jo
 import { jobWithoutCounts } from '../jobs/withheld-counts.js';
 import { effectiveRoles, visibility } from '../model/acl.js';
 import type { ModelStore, ObjectRow } from '../model/store.js';
-import { compileText, type Compiled } from './compile.js';
+import { compileText, datasetsOf, type Compiled } from './compile.js';
 import { AqlError } from './errors.js';
 import { examplesFor } from './examples.js';
-import { formatCell } from './format.js';
 import { hasAgg } from './ir.js';
 import { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
@@ -26,70 +24,15 @@ import { filterMeaning, meaningKey } from './row-filter.js';
 import { memberHints, type Warning } from './member-hints.js';
 import { shownFilter } from './saved-refs.js';
 import type { SqlTarget } from './dialect/dialect.js';
-import { WarehouseError, type Warehouse } from '../warehouse/warehouse.js';
+import { ResultCache, type QueryResult } from './result-cache.js';
+import { withinDepth } from './within-depth.js';
 
-export interface QueryResult {
-  columns: { title: string; kind: string; dataType: string }[];
-  rows: string[][];
-  /** Why a 0-row answer may be empty: text values in WHERE that match no member. */
-  warnings?: Warning[];
-}
+export type { QueryResult };
 
 type Versions = { dataVersion: number; modelVersion: number };
 
-interface CacheEntry {
-  key: string;
-  file: string;
-  rowCount: number;
-  /** When it was computed: a warehouse's answers expire (its data changes outside Ursa). */
-  at: number;
-  warehouse: boolean;
-}
-
-/** The datasets a compiled query reads (a warehouse error names them). */
-const datasetsOf = (c: Compiled): string[] => [
-  ...new Set([
-    ...c.leaves.map((l) => l.anchor),
-    ...c.objects
-      .filter((o) => ['attribute', 'label', 'fact'].includes(o.type))
-      .map((o) => o.ident.split('.')[1]!),
-  ]),
-];
-
 const MAX_COMPILED = 2000;
-/** Results up to this size are written without leaving the event loop (~0.1 ms). */
-const SYNC_WRITE_BYTES = 64 * 1024;
-/** Cells of recent results kept in memory (about a few MB). */
-const RECENT_CELLS = 200_000;
 const MAX_TEXT = 100_000;
-
-/** Parentheses deeper than this in the generated SQL exceed what DuckDB will plan. */
-const MAX_SQL_DEPTH = 250;
-
-/**
- * Deep nesting (thousands of parentheses, NOTs or minus signs, long chains of + that nest
- * in SQL) is a 400 for the caller, never a stack overflow or a DuckDB planning error.
- */
-function withinDepth(build: () => Compiled): Compiled {
-  const tooDeep = () =>
-    new AqlError(
-      'the query is nested too deeply (or chains too many operators) to compute; simplify it',
-      { line: 1, column: 1, found: '' },
-    );
-  let c: Compiled;
-  try {
-    c = build();
-  } catch (err) {
-    if (err instanceof RangeError) throw tooDeep();
-    throw err;
-  }
-  let depth = 0;
-  for (const ch of c.sql) {
-    if (ch === '(' && ++depth > MAX_SQL_DEPTH) throw tooDeep();
-    else if (ch === ')') depth--;
-  }
-  return c;
-}
 
 /** A query job's count of its result rows. */
 const RESULT_COUNTS = new Set(['rowCount']);
@@ -101,14 +44,14 @@ export class Aql {
   constructor(
     private readonly model: ModelStore,
     private readonly datasets: Datasets,
-    private readonly dbs: ProjectDatabases,
+    /** Where each project's queries run (and what they compile for). */
+    private readonly backends: Backends,
     private readonly jobs: JobRunner,
-    private readonly projectDir: (projectId: string) => string,
+    projectDir: (projectId: string) => string,
     /** TODAY(): "YYYY-MM-DD" in the configured time zone (URSA_TIMEZONE). */
     private readonly today: () => string = () => new Date().toISOString().slice(0, 10),
-    /** Warehouse projects' queries compile for and run on their PostgreSQL database. */
-    private readonly warehouse: Warehouse | null = null,
   ) {
+    this.results = new ResultCache(projectDir);
     // A result's row count is the size of rows computed under its starter's row filter: a
     // reader with one sees it only when theirs means the same now (as result() serves rows).
     jobs.register(
@@ -144,22 +87,34 @@ export class Aql {
     return snap;
   }
 
-  private targets = new Map<string, { version: number; target: SqlTarget | null }>();
+  private readonly results: ResultCache;
+
+  private backendsOf = new Map<
+    string,
+    { version: number; backend: QueryBackend; target: SqlTarget }
+  >();
 
   /**
-   * What a project's queries compile for: null for an embedded project (DuckDB), PostgreSQL
-   * and its mapped tables for a warehouse project. A binding change bumps the model version.
+   * Where a project's queries run and what they compile for (DuckDB over its versions, or
+   * PostgreSQL over its mapped tables), chosen once per model version: a binding change or a
+   * dataset's new table bumps it.
    */
-  async target(projectId: string, version?: number): Promise<SqlTarget | null> {
-    if (!this.warehouse) return null;
+  private async backendOf(
+    projectId: string,
+    version?: number,
+  ): Promise<{ backend: QueryBackend; target: SqlTarget }> {
     const modelVersion = version ?? (await this.model.versions(projectId)).modelVersion;
-    const hit = this.targets.get(projectId);
-    if (hit && hit.version === modelVersion) return hit.target;
-    const target = (await this.warehouse.binding(projectId))
-      ? this.warehouse.target(await this.datasets.rows(projectId))
-      : null;
-    if (!this.inTransaction()) this.targets.set(projectId, { version: modelVersion, target });
-    return target;
+    const hit = this.backendsOf.get(projectId);
+    if (hit && hit.version === modelVersion) return hit;
+    const backend = (await this.backends.of(projectId)).query;
+    const found = { version: modelVersion, backend, target: await backend.target(projectId) };
+    if (!this.inTransaction()) this.backendsOf.set(projectId, found);
+    return found;
+  }
+
+  /** What a project's queries compile for: the SQL dialect and its datasets' relations. */
+  async target(projectId: string, version?: number): Promise<SqlTarget> {
+    return (await this.backendOf(projectId, version)).target;
   }
 
   private env(a: ProjectActor, snap: ModelSnapshot, seeAll = false): ResolveEnv {
@@ -218,7 +173,7 @@ export class Aql {
     const hit = this.compiled.get(key);
     if (hit) return hit;
     const snap = await this.snapshot(a.projectId, modelVersion);
-    const target = (await this.target(a.projectId, modelVersion)) ?? undefined;
+    const target = await this.target(a.projectId, modelVersion);
     const c = withinDepth(() =>
       compileText(text, this.env(a, snap, seeAll), a.filter, today, target),
     );
@@ -235,10 +190,7 @@ export class Aql {
 
   /** Forgets which results are stored, so the next run of each computes it (benchmarks). */
   clearResultCache(): void {
-    this.forgottenBefore = Date.now() + 1;
-    this.memo.clear();
-    this.recent.clear();
-    this.recentCells = 0;
+    this.results.clear();
   }
 
   async explain(a: ProjectActor, text: string) {
@@ -271,6 +223,7 @@ export class Aql {
     const v = await this.model.versions(a.projectId);
     const c = await this.compile(a, text, false, v);
     const key = this.resultKey(c, v);
+    const { backend } = await this.backendOf(a.projectId, v.modelVersion);
     const params = {
       aql: text,
       sql: c.sql,
@@ -279,10 +232,10 @@ export class Aql {
       key,
       rowFilter: await this.rowFilterKey(a, v.modelVersion),
       datasets: datasetsOf(c),
-      ...(c.dialect !== 'duckdb' ? { warehouse: true } : {}),
+      ...backend.jobParams,
     };
-    const cached = await this.cached(a.projectId, key, c.dialect !== 'duckdb');
-    if (cached && this.touch(a.projectId, cached))
+    const cached = await this.results.cached(a.projectId, key, backend.resultTtlMs);
+    if (cached && this.results.touch(a.projectId, cached))
       return this.jobs.recordFinished(a, 'report', params, {
         columns: c.columns,
         rowCount: cached.rowCount,
@@ -342,19 +295,8 @@ export class Aql {
           { id: job.id },
         );
     }
-    const file = this.resultFile(job.projectId, r.key);
     try {
-      // From memory when recent — but only while its file is still stored (a swept result
-      // is gone for every process alike).
-      const k = `${job.projectId}/${r.key}`;
-      const mem = this.recent.get(k);
-      if (mem) await fs.access(file);
-      let stored = mem;
-      if (!stored) {
-        // Computed by another process (or before a restart): kept for the next repeat.
-        stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
-        this.remember(k, stored);
-      }
+      const stored = await this.results.stored(job.projectId, r.key);
       // Results are shared by every text compiling to the same SQL, but titles (aliases,
       // the text of an expression) are the job's own.
       const columns = (job.params as { columns?: QueryResult['columns'] }).columns;
@@ -389,91 +331,13 @@ export class Aql {
       .slice(0, 40);
   }
 
-  private resultFile(projectId: string, key: string): string {
-    return path.join(this.projectDir(projectId), 'results', `${key}.json`);
-  }
-
-  private memo = new Map<string, CacheEntry>();
-
-  /** Results older than this (epoch ms) count as not stored (clearResultCache). */
-  private forgottenBefore = 0;
-
-  /**
-   * The stored result of `key`, if any. Another process of a cluster may have computed it:
-   * the result files in the shared data directory are the index, this map only its memory.
-   * A warehouse's data changes outside Ursa: its answers are served for cacheMs only, and only
-   * by the process that computed them (it knows when).
-   */
-  private async cached(
-    projectId: string,
-    key: string,
-    warehouse = false,
-  ): Promise<CacheEntry | null> {
-    const k = `${projectId}/${key}`;
-    const hit = this.memo.get(k);
-    if (hit) {
-      if (hit.warehouse && Date.now() - hit.at >= (this.warehouse?.cacheMs ?? 0)) return null;
-      return hit;
-    }
-    if (warehouse) return null;
-    const file = this.resultFile(projectId, key);
-    try {
-      const st = await fs.stat(file);
-      if (st.mtimeMs < this.forgottenBefore) return null;
-      const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
-      const entry = { key, file, rowCount: stored.rows.length, at: st.mtimeMs, warehouse: false };
-      this.memo.set(k, entry);
-      this.remember(k, stored); // its reader comes next
-      return entry;
-    } catch {
-      return null; // not computed yet, or being replaced
-    }
-  }
-
-  /** Marks a cached result as read now (retention counts from the last read); false if gone. */
-  private touch(projectId: string, entry: CacheEntry): boolean {
-    const now = new Date();
-    try {
-      fsSync.utimesSync(entry.file, now, now);
-      return true;
-    } catch {
-      this.memo.delete(`${projectId}/${entry.key}`);
-      return false;
-    }
-  }
-
   /**
    * Deletes stored results of these projects not read for `ttlMs` (and temporary files a
    * crash left behind); returns how many files went. Jobs pointing at them answer "run the
    * query again".
    */
   async sweepResults(projectIds: string[], ttlMs: number, now = Date.now()): Promise<number> {
-    let removed = 0;
-    for (const projectId of projectIds) {
-      const dir = path.join(this.projectDir(projectId), 'results');
-      let names: string[];
-      try {
-        names = await fs.readdir(dir);
-      } catch {
-        continue; // no results yet
-      }
-      for (const name of names) {
-        const file = path.join(dir, name);
-        try {
-          const st = await fs.stat(file);
-          if (now - st.mtimeMs <= ttlMs) continue;
-          await fs.rm(file, { force: true });
-          removed++;
-          if (name.endsWith('.json')) {
-            this.memo.delete(`${projectId}/${name.slice(0, -'.json'.length)}`);
-            this.forget(`${projectId}/${name.slice(0, -'.json'.length)}`);
-          }
-        } catch {
-          // gone meanwhile
-        }
-      }
-    }
-    return removed;
+    return this.results.sweep(projectIds, ttlMs, now);
   }
 
   private async runJob(job: Job, signal: AbortSignal): Promise<unknown> {
@@ -483,146 +347,47 @@ export class Aql {
       columns: QueryResult['columns'];
       key: string;
       datasets?: string[];
-      warehouse?: boolean;
     };
-    const rows = await this.compute(job.projectId, p, signal, job.id);
+    const { backend } = await this.backendOf(job.projectId);
+    const rows = await this.compute(job.projectId, backend, p, signal, job.id);
     return { columns: p.columns, rowCount: rows.length, key: p.key, cached: false };
   }
 
-  /** Runs compiled SQL (interrupted on abort) and stores the rows in the result cache. */
+  /**
+   * Runs compiled SQL on its backend (interrupted on abort) and stores the rows in the result
+   * cache. The backend's errors end the job ERROR in its words, never a 500.
+   */
   private async compute(
     projectId: string,
+    backend: QueryBackend,
     p: {
       sql: string;
       params: Compiled['params'];
       columns: QueryResult['columns'];
       key: string;
       datasets?: string[];
-      /** Compiled for the project's warehouse (PostgreSQL). */
-      warehouse?: boolean;
     },
     signal: AbortSignal,
     tag: string,
   ): Promise<string[][]> {
-    const rows = p.warehouse
-      ? await this.readWarehouse(projectId, p, signal)
-      : await this.readEmbedded(projectId, p, signal);
+    let rows: string[][];
+    try {
+      rows = (await backend.read(projectId, p.sql, p.params, signal)).rows;
+    } catch (err) {
+      signal.throwIfAborted();
+      const why = backend.describeError(err, p.datasets ?? []);
+      if (why === null) throw err;
+      throw new JobFailure(why);
+    }
     signal.throwIfAborted();
-    const file = this.resultFile(projectId, p.key);
-    const dir = path.dirname(file);
-    if (!this.dirs.has(dir)) {
-      await fs.mkdir(dir, { recursive: true });
-      this.dirs.add(dir);
-    }
-    const tmp = `${file}.${tag}.tmp`;
-    const text = JSON.stringify({ columns: p.columns, rows });
-    // A small result is written synchronously: three trips through the thread pool (open,
-    // write, rename) cost more than the write itself, and the answer waits for them.
-    const small = text.length <= SYNC_WRITE_BYTES;
-    const write = async () => {
-      try {
-        if (small) {
-          fsSync.writeFileSync(tmp, text);
-          fsSync.renameSync(tmp, file);
-        } else {
-          await fs.writeFile(tmp, text);
-          await fs.rename(tmp, file);
-        }
-      } catch (err) {
-        await fs.rm(tmp, { force: true }); // a full disk leaves no partial result behind
-        throw err;
-      }
-    };
-    try {
-      await write();
-    } catch (err) {
-      // The directory went away (a project deleted and made again): make it once more.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await fs.mkdir(dir, { recursive: true });
-      await write();
-    }
-    this.memo.set(`${projectId}/${p.key}`, {
-      key: p.key,
-      file,
-      rowCount: rows.length,
-      at: Date.now(),
-      warehouse: p.warehouse === true,
-    });
-    this.remember(`${projectId}/${p.key}`, { columns: p.columns, rows });
+    await this.results.store(
+      projectId,
+      p.key,
+      { columns: p.columns, rows },
+      backend.resultTtlMs,
+      tag,
+    );
     return rows;
-  }
-
-  private async readEmbedded(
-    projectId: string,
-    p: { sql: string; params: Compiled['params'] },
-    signal: AbortSignal,
-  ): Promise<string[][]> {
-    return this.dbs.read(projectId, async (c) => {
-      const stop = () => c.interrupt();
-      signal.addEventListener('abort', stop);
-      try {
-        signal.throwIfAborted();
-        const reader = await c.runAndReadAll(p.sql, p.params);
-        return reader.getRowsJson().map((r) => r.map(formatCell));
-      } catch (err) {
-        signal.throwIfAborted();
-        throw new JobFailure(
-          `the query failed while running: ${String((err as Error).message).split('\n')[0]}`,
-        );
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
-    });
-  }
-
-  /** On the warehouse: its errors end the job ERROR naming the datasets, never a 500. */
-  private async readWarehouse(
-    projectId: string,
-    p: { sql: string; params: Compiled['params']; datasets?: string[] },
-    signal?: AbortSignal,
-  ): Promise<string[][]> {
-    try {
-      return await this.warehouse!.read(projectId, p.sql, p.params, signal);
-    } catch (err) {
-      signal?.throwIfAborted();
-      if (err instanceof WarehouseError || err instanceof EngineError) {
-        const ds = p.datasets?.length
-          ? ` reading dataset${p.datasets.length > 1 ? 's' : ''} ${p.datasets.join(', ')}`
-          : '';
-        throw new JobFailure(`the warehouse (PostgreSQL) could not answer${ds}: ${err.message}`);
-      }
-      throw err;
-    }
-  }
-
-  /** Result directories known to exist (a mkdir per query costs more than the write). */
-  private dirs = new Set<string>();
-
-  /**
-   * The latest results, in memory as well as in their files: the answer a waiting caller
-   * reads right after its job ends, and repeats, skip reading the file back. The files stay
-   * the record (other processes and restarts read those); this only saves work.
-   */
-  private recent = new Map<string, QueryResult>();
-  private recentCells = 0;
-
-  private remember(key: string, r: QueryResult): void {
-    const cells = r.rows.length * Math.max(1, r.columns.length);
-    if (cells > RECENT_CELLS / 4) return; // a big result is read from its file
-    this.forget(key);
-    this.recent.set(key, r);
-    this.recentCells += cells;
-    for (const [k] of this.recent) {
-      if (this.recentCells <= RECENT_CELLS) break;
-      this.forget(k);
-    }
-  }
-
-  private forget(key: string): void {
-    const r = this.recent.get(key);
-    if (!r) return;
-    this.recent.delete(key);
-    this.recentCells -= r.rows.length * Math.max(1, r.columns.length);
   }
 
   /**
@@ -639,12 +404,11 @@ export class Aql {
     const c = await this.compile(a, text, opts.seeAll, v);
     const key = this.resultKey(c, v);
     const columns = c.columns;
-    const hit = await this.cached(a.projectId, key, c.dialect !== 'duckdb');
-    if (hit && this.touch(a.projectId, hit)) {
+    const { backend } = await this.backendOf(a.projectId, v.modelVersion);
+    const hit = await this.results.cached(a.projectId, key, backend.resultTtlMs);
+    if (hit && this.results.touch(a.projectId, hit)) {
       try {
-        const stored = JSON.parse(
-          await fs.readFile(this.resultFile(a.projectId, key), 'utf8'),
-        ) as QueryResult;
+        const stored = await this.results.read(a.projectId, key);
         return await this.withHints(a, text, { columns, rows: stored.rows });
       } catch {
         // the file went away: compute it again
@@ -652,14 +416,8 @@ export class Aql {
     }
     const rows = await this.compute(
       a.projectId,
-      {
-        sql: c.sql,
-        params: c.params,
-        columns,
-        key,
-        datasets: datasetsOf(c),
-        warehouse: c.dialect !== 'duckdb',
-      },
+      backend,
+      { sql: c.sql, params: c.params, columns, key, datasets: datasetsOf(c) },
       signal,
       randomUUID(),
     );
@@ -706,8 +464,10 @@ export class Aql {
     try {
       const snap = await this.snapshot(a.projectId);
       const env: ResolveEnv = { snap, visible: () => true, counter: { n: 0 } };
-      if (kind === 'report') withinDepth(() => compileText(text, env, null, this.today()));
-      else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
+      if (kind === 'report') {
+        const target = await this.target(a.projectId);
+        withinDepth(() => compileText(text, env, null, this.today(), target));
+      } else if (kind === 'filter') resolveExpr(parse(text, 'condition'), rootCtx(env, true));
       else {
         const body = parse(text, 'metric');
         resolveMetricBody(body, rootCtx(env, true));
@@ -720,20 +480,21 @@ export class Aql {
     }
   }
 
-  /** Runs a query now, without a job (engine-internal uses: catalogs, value lists). */
+  /**
+   * Runs a query now, without a job (engine-internal uses: catalogs, value lists); what its
+   * backend could not answer is a 400 in the backend's words.
+   */
   async run(a: ProjectActor, text: string): Promise<string[][]> {
-    const c = await this.compile(a, text);
-    if (c.dialect !== 'duckdb') {
-      try {
-        return await this.readWarehouse(a.projectId, { ...c, datasets: datasetsOf(c) });
-      } catch (err) {
-        if (err instanceof JobFailure) throw new EngineError('invalid', err.message);
-        throw err;
-      }
+    const v = await this.model.versions(a.projectId);
+    const c = await this.compile(a, text, false, v);
+    const { backend } = await this.backendOf(a.projectId, v.modelVersion);
+    try {
+      return (await backend.read(a.projectId, c.sql, c.params)).rows;
+    } catch (err) {
+      const why = backend.describeError(err, datasetsOf(c));
+      if (why === null) throw err;
+      throw new EngineError('invalid', why);
     }
-    return this.dbs.read(a.projectId, async (conn) =>
-      (await conn.runAndReadAll(c.sql, c.params)).getRowsJson().map((r) => r.map(formatCell)),
-    );
   }
 
   /** The datasets a metric aggregates on (its leaves' anchors). */

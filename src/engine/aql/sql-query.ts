@@ -5,7 +5,6 @@
 // QUALIFY, ORDER BY and LIMIT.
 import type { Pos } from './ast.js';
 import type { Relations, SqlTarget } from './dialect/dialect.js';
-import { EMBEDDED } from './dialect/duckdb.js';
 import { DIM, sameCol, type Dim } from './dims.js';
 import type { Leaf, V } from './ir.js';
 import type { ModelSnapshot } from './model.js';
@@ -24,7 +23,7 @@ export function toSql(
   plan: QueryPlan,
   snap: ModelSnapshot,
   today: string,
-  target: SqlTarget = EMBEDDED,
+  target: SqlTarget,
 ): QuerySql {
   const { dialect, relations } = target;
   const params = new Params(today, dialect);

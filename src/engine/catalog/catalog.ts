@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
-import { WarehouseError, type Warehouse } from '../warehouse/warehouse.js';
-import { datasetTable, ident, type ProjectDatabases } from '../data/databases.js';
+import type { DataProfile } from '../backends/backend.js';
+import type { Backends } from '../backends/create.js';
 import { datasetIdent } from '../aql/dataset-names.js';
 import { AqlError } from '../aql/errors.js';
 import { invalid, notFound } from '../errors.js';
@@ -55,17 +55,13 @@ const EXAMPLES = 3;
 
 export class CatalogService {
   // Profiles (cardinality, examples) per project and data version: computing them scans data.
-  private profiles = new Map<
-    string,
-    { version: number; byColumn: Map<string, { cardinality: number; examples: string[] }> }
-  >();
+  private profiles = new Map<string, Profile>();
 
   constructor(
     private readonly aql: Aql,
-    private readonly dbs: ProjectDatabases,
+    /** A project's profile is read by its query backend (a warehouse's expires: data changes). */
+    private readonly backends: Backends,
     private readonly dataVersion: (projectId: string) => Promise<number>,
-    /** A warehouse project's profile is read from its database (and expires: data changes). */
-    private readonly warehouse: Warehouse | null = null,
   ) {}
 
   private async visibleObjects(a: ProjectActor): Promise<ObjectRow[]> {
@@ -181,72 +177,21 @@ export class CatalogService {
   private async profile(projectId: string): Promise<Profile> {
     const version = await this.dataVersion(projectId);
     const hit = this.profiles.get(projectId);
-    const target = await this.aql.target(projectId);
-    const fresh = (h: { at?: number }) =>
-      !target || Date.now() - (h.at ?? 0) < Math.max(this.warehouse?.cacheMs ?? 0, 60_000);
-    if (hit && hit.version === version && fresh(hit as Profile)) return hit as Profile;
+    const { query } = await this.backends.of(projectId);
+    const ttl = query.profileTtlMs;
+    if (hit && hit.version === version && (ttl === null || Date.now() - hit.at < ttl)) return hit;
     const snap = await this.aql.snapshot(projectId);
-    const byColumn = new Map<string, { cardinality: number; examples: string[] }>();
-    const rows = new Map<string, number>();
-    const failed = new Map<string, string>();
-    let unreachable: string | null = null;
-    if (target && this.warehouse) {
-      const { table, column } = target.relations;
-      for (const d of snap.datasets.values()) {
-        const t = table(d.name);
-        const read = (sql: string) => this.warehouse!.read(projectId, sql, []);
-        // A table changed or dropped outside Ursa: the rest of the model is still described
-        // (a server that cannot be reached is not asked again for each table).
-        if (unreachable) {
-          failed.set(d.name, unreachable);
-          continue;
-        }
-        try {
-          rows.set(d.name, Number((await read(`SELECT count(*) FROM ${t}`))[0]![0]));
-          for (const col of d.columns.keys()) {
-            const c = column(d.name, col);
-            const [n, ex] = (
-              await read(
-                `SELECT count(DISTINCT ${c}), (SELECT json_agg(v) FROM (SELECT CAST(${c} AS TEXT) AS v, count(*) AS k FROM ${t} WHERE ${c} IS NOT NULL GROUP BY 1 ORDER BY k DESC, v LIMIT ${EXAMPLES}) e) FROM ${t}`,
-              )
-            )[0]!;
-            byColumn.set(`${d.name}.${col}`, {
-              cardinality: Number(n),
-              examples: ex ? (JSON.parse(ex) as string[]) : [],
-            });
-          }
-        } catch (err) {
-          if (!(err instanceof WarehouseError)) throw err;
-          rows.delete(d.name);
-          const why = `the warehouse (PostgreSQL) ${err.phase === 'connect' ? 'could not be reached' : 'could not read it'}: ${err.message}`;
-          if (err.phase === 'connect') unreachable = why;
-          failed.set(d.name, why);
-        }
-      }
-      const p: Profile = { version, byColumn, rows, failed, at: Date.now() };
-      // A profile with failures is not kept: the next call tries the warehouse again.
-      if (!failed.size) this.profiles.set(projectId, p);
-      return p;
-    }
-    await this.dbs.read(projectId, async (c) => {
-      for (const d of snap.datasets.values()) {
-        const t = datasetTable(d.name);
-        rows.set(
-          d.name,
-          Number((await c.runAndReadAll(`SELECT count(*) AS n FROM ${t}`)).getRowsJson()[0]![0]),
-        );
-        for (const col of d.columns.keys()) {
-          const q = `SELECT count(DISTINCT ${ident(col)}) AS n, (SELECT list(v) FROM (SELECT CAST(${ident(col)} AS VARCHAR) AS v, count(*) AS k FROM ${t} WHERE ${ident(col)} IS NOT NULL GROUP BY 1 ORDER BY k DESC, v LIMIT ${EXAMPLES})) AS ex FROM ${t}`;
-          const [n, ex] = (await c.runAndReadAll(q)).getRowsJson()[0]! as [unknown, unknown];
-          byColumn.set(`${d.name}.${col}`, {
-            cardinality: Number(n),
-            examples: (ex as string[] | null) ?? [],
-          });
-        }
-      }
-    });
-    const p: Profile = { version, byColumn, rows, failed };
-    this.profiles.set(projectId, p);
+    const datasets = [...snap.datasets.values()].map((d) => ({
+      name: d.name,
+      columns: [...d.columns.keys()],
+    }));
+    const p: Profile = {
+      version,
+      at: Date.now(),
+      ...(await query.profile(projectId, datasets, EXAMPLES)),
+    };
+    // A profile with failures is not kept: the next call tries the database again.
+    if (!p.failed.size) this.profiles.set(projectId, p);
     return p;
   }
 
@@ -350,14 +295,10 @@ export class CatalogService {
   }
 }
 
-interface Profile {
+interface Profile extends DataProfile {
   version: number;
-  /** When a warehouse project's profile was read. */
-  at?: number;
-  byColumn: Map<string, { cardinality: number; examples: string[] }>;
-  rows: Map<string, number>;
-  /** Warehouse datasets that could not be read, and why. */
-  failed: Map<string, string>;
+  /** When it was read (a backend's profile may expire within a data version). */
+  at: number;
 }
 
 /** An AQL string literal: quotes are doubled. */

@@ -1,7 +1,7 @@
 // Data loads: `transform/execute` with type "cluster" starts one job that loads every named
 // cluster from project storage into new dataset versions, all or nothing: they are published
-// together, so a failed or cancelled load leaves the previous data intact (databases.ts). In a
-// warehouse project the same staged rows go to its PostgreSQL instead (warehouse/load.ts).
+// together, so a failed or cancelled load leaves the previous data intact. Where the rows go
+// is the project's dataset sink (backends/): new DuckDB versions, or a warehouse's tables.
 import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
@@ -18,9 +18,8 @@ import { titleKey } from '../model/defs.js';
 import type { ModelStore } from '../model/store.js';
 import type { Storage } from '../storage/storage.js';
 import type { RowFilterGuard } from '../users/row-filter-guard.js';
-import type { WarehouseLoadSteps } from '../warehouse/load.js';
 import { parseInput } from '../validate.js';
-import type { ProjectDatabases } from './databases.js';
+import type { Backends, DatasetSink } from '../backends/create.js';
 import type { Datasets } from './datasets.js';
 import { assertTitlesFree, projectLoad } from './load-model.js';
 import {
@@ -28,11 +27,10 @@ import {
   duplicateKeysSql,
   nullKeysSql,
   rejectsTable,
-  replaceSql,
   stageSql,
   stagingTable,
-  upsertSql,
 } from './load-sql.js';
+import type { ClusterLoad, LoadResult, LoadTarget, PlannedCluster } from './load-types.js';
 import type { Prescription } from './prescription.js';
 import { uniqueLabels, type Prescriptions } from './prescriptions.js';
 
@@ -61,30 +59,7 @@ const bodySchema = z.object({
 
 export const SOURCE_TYPES = ['webdav'] as const;
 
-export interface PlannedCluster {
-  name: string;
-  source: string;
-  mode: 'full' | 'incremental';
-  prescription: Prescription;
-  /** Written by someone (inline, edited, the dataset's own), not a guess nobody edited. */
-  edited?: boolean;
-}
-
-/**
- * One dataset to load, however its rows arrive: `stage` creates the staging table (every
- * column in its final type) on the load's connection; the loader does the rest (keys, row
- * limit, model checks, swap or upsert, records), all or nothing with the other clusters.
- */
-export interface ClusterLoad extends PlannedCluster {
-  /** Remember the prescription for `source` (a storage path): file loads only. */
-  remember: boolean;
-  stage(c: DuckDBConnection): Promise<void>;
-}
-
-export interface LoadResult {
-  clusters: Record<string, { rows: number; mode: string; loaded: number; source: string }>;
-  dataVersion: number;
-}
+export type { ClusterLoad, LoadResult, LoadTarget, PlannedCluster };
 
 /** A load's (or a mapping's) counts of its datasets' rows: over every row, not a reader's. */
 const LOAD_COUNTS = new Set(['rows', 'loaded', 'rowsLoaded']);
@@ -95,7 +70,8 @@ export class Loads {
   constructor(
     private readonly db: Db,
     private readonly storage: Storage,
-    private readonly dbs: ProjectDatabases,
+    /** Where each project's loads are written. */
+    private readonly backends: Backends,
     private readonly prescriptions: Prescriptions,
     private readonly datasets: Datasets,
     private readonly model: ModelStore,
@@ -122,13 +98,6 @@ export class Loads {
 
   setTableMapper(mapper: TableMapper): void {
     this.tableMapper = mapper;
-  }
-
-  /** Writes loads of warehouse projects into their database. */
-  private warehouse: WarehouseWriter | null = null;
-
-  setWarehouseWriter(writer: WarehouseWriter): void {
-    this.warehouse = writer;
   }
 
   /** A load that changes what a member's row-level filter selects needs a User Admin. */
@@ -160,18 +129,17 @@ export class Loads {
     await this.rowFilterGuard?.assertOwnRowsKept(a, datasets);
   }
 
-  /** Whether the project's loads go to its warehouse. */
-  async intoWarehouse(projectId: string): Promise<boolean> {
-    return (await this.warehouse?.bound(projectId)) ?? false;
+  /** Where the project's loads go now. */
+  async sink(projectId: string): Promise<DatasetSink> {
+    return (await this.backends.of(projectId)).sink;
   }
 
   /**
-   * In a warehouse project, whether `targets` may be written there (the role may create
-   * tables, each table is Ursa's): a flow run is refused when it is started (400, 409).
+   * Whether `targets` may be written where the project's loads go (in a warehouse: the role
+   * may create tables, each table is Ursa's): a flow run is refused when it is started.
    */
   async checkTargets(projectId: string, targets: LoadTarget[]): Promise<void> {
-    if (targets.length && this.warehouse && (await this.warehouse.bound(projectId)))
-      await this.warehouse.check(projectId, targets);
+    if (targets.length) await (await this.sink(projectId)).check(projectId, targets);
   }
 
   /** Validates the request completely (400s come now, not as failed jobs) and starts the job. */
@@ -223,7 +191,7 @@ export class Loads {
       for (const col of cl.prescription.columns) mine.add(titleKey(col.label || col.id));
     }
     await this.checkModel(a, planned);
-    // Into a warehouse: the role's rights and the tables' owners are checked now too.
+    // Where the rows go is checked now too (in a warehouse: the role's rights, the tables).
     await this.checkTargets(a.projectId, planned);
     return this.jobs.submit(a, 'transform', {
       type: 'cluster',
@@ -297,81 +265,33 @@ export class Loads {
     beforeCommit?: () => Promise<void>,
   ): Promise<LoadResult> {
     const { projectId } = ctx.job;
-    if (this.warehouse && (await this.warehouse.bound(projectId)))
-      return this.loadIntoWarehouse(ctx, user, plan, this.warehouse, beforeCommit);
-    const targets = plan.map((cl) => ({ name: cl.name, mode: cl.mode }));
-    return this.dbs.write(projectId, targets, ctx.signal, async (w, c) => {
-      const stop = () => c.interrupt();
-      ctx.signal.addEventListener('abort', stop);
-      const counts: Record<string, number> = {};
-      const totals: Record<string, number> = {};
-      try {
-        await c.run('SET enable_progress_bar = true');
-        await c.run('SET enable_progress_bar_print = false');
-        await c.run("SET TimeZone = 'UTC'"); // datetimes are stored in UTC (load-sql.ts)
-        for (const cl of plan) {
-          await w.writer.use(cl.name);
-          counts[cl.name] = await this.loadOne(c, ctx, cl);
-        }
+    const sink = await this.sink(projectId);
+    return sink.write(ctx, plan, {
+      stage: (c, cl) => this.stageChecked(c, ctx, cl),
+      beforeCommit: async (totals) => {
+        await this.checkRowLimit(projectId, totals);
+        // The model may have changed since the request: checked again before publishing.
+        await this.checkAs(projectId, user, plan);
         ctx.signal.throwIfAborted();
-      } finally {
-        ctx.signal.removeEventListener('abort', stop);
-      }
-      const versions = await w.writer.finish();
-      for (const v of versions) totals[v.cluster] = v.rows;
-      await this.checkRowLimit(projectId, totals);
-      // The model may have changed since the request: checked again before publishing.
-      await this.checkAs(projectId, user, plan);
-      ctx.signal.throwIfAborted();
-      await beforeCommit?.();
-      // Published and recorded in one transaction (the new versions, the datasets' rows and
-      // model, the activity), before the lock is released: the next load sees all of it.
-      return tx(this.db, async () => {
-        await w.publish(versions);
-        return this.recordLoaded(projectId, user, ctx.job.id, plan, counts, totals);
-      });
+        await beforeCommit?.();
+      },
+      // Published and recorded in one transaction (the new data, the datasets' rows and model,
+      // the activity), before the lock is released: the next load sees all of it.
+      record: (loaded, totals, sources, commit) =>
+        tx(this.db, async () => {
+          const r = await this.recordLoaded(
+            projectId,
+            user,
+            ctx.job.id,
+            plan,
+            loaded,
+            totals,
+            sources,
+          );
+          await commit();
+          return r;
+        }),
     });
-  }
-
-  /**
-   * loadClusters for a warehouse project, as the project's only writer: the rows are staged
-   * and checked here as for an embedded load, `writer` writes them in one transaction of the
-   * warehouse, and the records are committed with it.
-   */
-  private loadIntoWarehouse(
-    ctx: JobContext,
-    user: string,
-    plan: ClusterLoad[],
-    writer: WarehouseWriter,
-    beforeCommit?: () => Promise<void>,
-  ): Promise<LoadResult> {
-    const { projectId } = ctx.job;
-    return this.dbs.locks.with(projectId, ctx.signal, (confirm) =>
-      writer.write(ctx, plan, {
-        stage: (c, cl) => this.stageChecked(c, ctx, cl),
-        beforeCommit: async (totals) => {
-          await this.checkRowLimit(projectId, totals);
-          await this.checkAs(projectId, user, plan);
-          ctx.signal.throwIfAborted();
-          await beforeCommit?.();
-          await confirm();
-        },
-        record: (loaded, totals, sources, commit) =>
-          tx(this.db, async () => {
-            const r = await this.recordLoaded(
-              projectId,
-              user,
-              ctx.job.id,
-              plan,
-              loaded,
-              totals,
-              sources,
-            );
-            await commit();
-            return r;
-          }),
-      }),
-    );
   }
 
   /**
@@ -421,14 +341,6 @@ export class Loads {
         );
       }
     }
-  }
-
-  /** Stages one cluster, checks its keys, and swaps or upserts it; returns the rows staged. */
-  private async loadOne(c: DuckDBConnection, ctx: JobContext, cl: ClusterLoad): Promise<number> {
-    const rows = await this.stageChecked(c, ctx, cl);
-    const p = cl.prescription;
-    for (const sql of cl.mode === 'incremental' ? upsertSql(p) : replaceSql(p)) await c.run(sql);
-    return rows;
   }
 
   /** Stages one cluster (its staging table) and checks its keys; returns the rows staged. */
@@ -573,21 +485,6 @@ export class Loads {
   }
 }
 
-/** A dataset a load writes, and how. */
-export interface LoadTarget {
-  name: string;
-  mode: 'full' | 'incremental';
-}
-
-/** What writes loads of a warehouse project into its database (warehouse/load.ts). */
-export interface WarehouseWriter {
-  /** Whether the project is bound to a warehouse. */
-  bound(projectId: string): Promise<boolean>;
-  /** The request's checks (the role's rights, the tables' owners): 400 or 409 now. */
-  check(projectId: string, plan: LoadTarget[]): Promise<void>;
-  write(ctx: JobContext, plan: ClusterLoad[], steps: WarehouseLoadSteps): Promise<LoadResult>;
-}
-
 /** What maps warehouse tables (warehouse/mapping.ts). */
 export interface TableMapper {
   start(
@@ -595,8 +492,6 @@ export interface TableMapper {
     clusters: Record<string, { source_type: string; source: string; prescription?: unknown }>,
   ): Promise<Job>;
   run(ctx: JobContext): Promise<unknown>;
-  /** Whether the project is bound to a warehouse. */
-  bound(projectId: string): Promise<boolean>;
 }
 
 const isTableMap = (job: Job) => (job.params as { source_type?: string }).source_type === 'table';

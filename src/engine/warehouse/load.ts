@@ -18,7 +18,7 @@ import { lit } from '../data/databases.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Prescription } from '../data/prescription.js';
 import { stagingTable } from '../data/load-sql.js';
-import type { ClusterLoad, LoadResult, LoadTarget } from '../data/loads.js';
+import type { ClusterLoad, LoadResult, LoadSteps, LoadTarget } from '../data/load-types.js';
 import { conflict, EngineError, invalid } from '../errors.js';
 import { JobFailure, type JobContext } from '../jobs/jobs.js';
 import type { Checkout } from '../db/checkout.js';
@@ -45,21 +45,6 @@ import {
 } from './load-sql.js';
 import { loadedSource, sourceTable, type Warehouse } from './warehouse.js';
 
-/** What the loader (data/loads.ts) does around the warehouse's writes. */
-export interface WarehouseLoadSteps {
-  /** Stages one cluster on the scratch connection, typed and checked; answers its rows. */
-  stage(c: DuckDBConnection, cl: ClusterLoad): Promise<number>;
-  /** Every table written, not committed: the last checks (row limit, rights), a flow's files. */
-  beforeCommit(totals: Record<string, number>): Promise<void>;
-  /** Records the load in the metadata; `commit` (the warehouse's COMMIT) must run last in it. */
-  record(
-    loaded: Record<string, number>,
-    totals: Record<string, number>,
-    sources: Record<string, string>,
-    commit: () => Promise<void>,
-  ): Promise<LoadResult>;
-}
-
 /** What a run's scratch DuckDB may hold in memory before it spills to its folder. */
 const MEMORY_LIMIT = '512MB';
 
@@ -78,10 +63,6 @@ export class WarehouseLoads {
       scratchDir: (projectId: string) => string;
     },
   ) {}
-
-  async bound(projectId: string): Promise<boolean> {
-    return (await this.deps.warehouse.binding(projectId)) !== null;
-  }
 
   /**
    * The request's checks, before a job is started: the role may create tables in the bound
@@ -120,11 +101,7 @@ export class WarehouseLoads {
   }
 
   /** The job's part: stage every cluster, then write them all in one transaction. */
-  async write(
-    ctx: JobContext,
-    plan: ClusterLoad[],
-    steps: WarehouseLoadSteps,
-  ): Promise<LoadResult> {
+  async write(ctx: JobContext, plan: ClusterLoad[], steps: LoadSteps): Promise<LoadResult> {
     const { projectId } = ctx.job;
     let b, set;
     try {

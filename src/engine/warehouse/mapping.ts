@@ -52,10 +52,6 @@ export class TableMapping {
     },
   ) {}
 
-  async bound(projectId: string): Promise<boolean> {
-    return (await this.deps.warehouse.binding(projectId)) !== null;
-  }
-
   /** `schema.table` → dataset name, of mapped datasets and of this request's clusters. */
   private async mappedNames(
     projectId: string,

@@ -263,16 +263,26 @@ export class Warehouse {
     return { dialect: POSTGRES, relations };
   }
 
-  /** Runs a compiled query on a replica (or the primary): cells as result text. */
+  /** Runs a compiled query on a replica (or the primary): its columns, cells as result text. */
+  async answer(
+    projectId: string,
+    sql: string,
+    params: unknown[],
+    signal?: AbortSignal,
+  ): Promise<{ columns: string[]; rows: string[][] }> {
+    const { set } = await this.servers(projectId);
+    const r = await set.read(sql, params, signal);
+    return { columns: r.fields.map((f) => f.name), rows: r.rows.map((row) => row.map(formatCell)) };
+  }
+
+  /** The cells of answer(). */
   async read(
     projectId: string,
     sql: string,
     params: unknown[],
     signal?: AbortSignal,
   ): Promise<string[][]> {
-    const { set } = await this.servers(projectId);
-    const r = await set.read(sql, params, signal);
-    return r.rows.map((row) => row.map(formatCell));
+    return (await this.answer(projectId, sql, params, signal)).rows;
   }
 
   /**

@@ -1,15 +1,7 @@
 // DuckDB, the embedded engine: QUALIFY, any_value, quantile_cont, date_sub and to_<unit>s
-// intervals are its own; dataset tables are ds_<cluster> in the attached version files.
-import { datasetTable, ident } from '../../data/databases.js';
-import {
-  Dialect,
-  type Assembly,
-  type DatePart,
-  type DateUnit,
-  type Relations,
-  type SqlTarget,
-  type SqlType,
-} from './dialect.js';
+// intervals are its own. Where an embedded project's datasets are is its backend's
+// (backends/embedded/target.ts).
+import { Dialect, type Assembly, type DatePart, type DateUnit, type SqlType } from './dialect.js';
 
 const TYPES: Record<SqlType, string> = {
   double: 'DOUBLE',
@@ -74,11 +66,3 @@ export class DuckDbDialect extends Dialect {
 }
 
 export const DUCKDB = new DuckDbDialect();
-
-/** An embedded project's datasets: the ds_<cluster> tables of its DuckDB version files. */
-export const EMBEDDED_RELATIONS: Relations = {
-  table: (dataset) => datasetTable(dataset),
-  column: (_dataset, column) => ident(column),
-};
-
-export const EMBEDDED: SqlTarget = { dialect: DUCKDB, relations: EMBEDDED_RELATIONS };

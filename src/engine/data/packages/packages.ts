@@ -57,13 +57,9 @@ export class Packages {
         known,
       });
     }
-    // Its joins read the embedded datasets, and a reload knows the package by the dataset's
-    // source, which a warehouse load records as its table: not offered there (yet).
-    if (await this.loads.intoWarehouse(a.projectId))
-      throw invalid(
-        `data packages load into embedded projects; this is a warehouse project: load the package's rows as a file instead`,
-        { field: 'package' },
-      );
+    // Not every project's data takes a package (the sink says why).
+    const refusal = (await this.loads.sink(a.projectId)).packageRefusal;
+    if (refusal) throw invalid(refusal, { field: 'package' });
     const params = pkg.resolve(input.parameters);
     const source = packageSource(pkg);
     const existing = await this.datasets.get(a.projectId, pkg.dataset);
