@@ -2,7 +2,7 @@
 // bombs, documents nested too deep or holding too many values are refused with 400 in the
 // error shape, before anything is stored, and the server keeps answering. YAML follows the
 // 1.2 core schema, so an unquoted date arrives as the string the schemas expect.
-import yaml from 'js-yaml';
+import * as yaml from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpAudience } from '../src/engine/config.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -157,7 +157,7 @@ describe('request body limits', () => {
     // YAML out quotes it, so YAML 1.1 readers (dates as timestamps) read a string too.
     const y = await s.api('GET', `/projects/${s.demo}/announce?format=yaml`);
     expect(y.text).toContain('endDate: "2026-12-01"');
-    expect(yaml.load(y.text)).toEqual(get.json);
+    expect(yaml.parse(y.text)).toEqual(get.json);
   });
 
   it('still refuses malformed YAML and duplicate keys with the position', async () => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -101,10 +101,10 @@ describe('response formats', () => {
       const y = await s.api('GET', url, { accept: 'text/yaml' });
       expect(y.status).toBe(200);
       expect(y.headers.get('content-type')).toBe('text/yaml; charset=utf-8');
-      expect(yaml.load(y.text)).toEqual(json.json);
+      expect(yaml.parse(y.text)).toEqual(json.json);
       const viaParam = await s.api('GET', `${url}?format=yaml`, { accept: 'text/html' });
       expect(viaParam.headers.get('content-type')).toMatch(/^text\/yaml/);
-      expect(yaml.load(viaParam.text)).toEqual(json.json);
+      expect(yaml.parse(viaParam.text)).toEqual(json.json);
     },
   );
 
@@ -262,7 +262,7 @@ describe('response formats', () => {
     expect(paths).toContain('GET /projects/{project}/users');
     expect(paths).toContain('POST /projects');
     const y = await s.api('GET', '/api/v1', { accept: 'text/yaml', as: null });
-    expect(yaml.load(y.text)).toEqual(json.json);
+    expect(yaml.parse(y.text)).toEqual(json.json);
   });
 
   it('answers HEAD like GET without a body', async () => {
@@ -501,7 +501,7 @@ describe('errors and request ids', () => {
     expect(noAccept.text).toContain('authentication required');
     const y = await get('/api/v1/nope', { accept: 'text/yaml' });
     expect(y.headers['content-type']).toMatch(/^text\/yaml/);
-    expectErrorShape(yaml.load(y.text), 404);
+    expectErrorShape(yaml.parse(y.text), 404);
   });
 
   it('answers an internal error with 500, an errorId and no internals; the log has both', async () => {

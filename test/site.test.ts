@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import * as yaml from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMIT_NAMES, loadPlans } from '../src/engine/limits/plans.js';
 import { NAV } from '../src/site/layout.js';
@@ -243,7 +243,7 @@ describe('public web surface', () => {
   });
 
   describe('pricing', () => {
-    const file = yaml.load(fs.readFileSync(PRICING_FILE, 'utf8')) as {
+    const file = yaml.parse(fs.readFileSync(PRICING_FILE, 'utf8')) as {
       tiers: {
         id: string;
         name: string;
@@ -297,11 +297,11 @@ describe('public web surface', () => {
     it('refuses an invalid pricing file at load, naming the field', () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pricing-'));
       const f = path.join(dir, 'pricing.yaml');
-      const doc = yaml.load(fs.readFileSync(PRICING_FILE, 'utf8')) as {
+      const doc = yaml.parse(fs.readFileSync(PRICING_FILE, 'utf8')) as {
         tiers: { monthly: unknown }[];
       };
       doc.tiers[1]!.monthly = 'cheap';
-      fs.writeFileSync(f, yaml.dump(doc));
+      fs.writeFileSync(f, yaml.stringify(doc));
       try {
         expect(() => loadPricing(f)).toThrow(/invalid pricing file .*\n\s+tiers\.1\.monthly/);
       } finally {

@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import yaml from 'js-yaml';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { splitFrontMatter } from '../shared/front-matter.js';
 import { findUnstorable } from '../shared/storable-text.js';
 
 export const PROMPTS_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
@@ -32,17 +32,15 @@ const frontMatter = z
 
 export type PromptFile = z.infer<typeof frontMatter> & { body: string; file: string };
 
-const FRONT = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
-
 export function parsePrompt(text: string, file: string): PromptFile | null {
-  const m = FRONT.exec(text);
+  const m = splitFrontMatter(text);
   if (!m) return null;
-  const r = frontMatter.safeParse(yaml.load(m[1]!));
+  const r = frontMatter.safeParse(m.data);
   if (!r.success)
     throw new Error(
       `prompt ${file}: ${r.error.issues.map((i) => `${i.path.join('.') || '(front matter)'}: ${i.message}`).join('; ')}`,
     );
-  return { ...r.data, body: m[2]!.trim(), file };
+  return { ...r.data, body: m.body, file };
 }
 
 const cache = new Map<string, PromptFile[]>();

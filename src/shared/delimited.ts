@@ -1,6 +1,11 @@
-// CSV/TSV rendering of tabular API results (RFC 4180 style), safe to open in spreadsheets.
+// The one writer of delimited text (RFC 4180 quoting): tabular API results as CSV/TSV, safe to
+// open in spreadsheets (toDelimited), and CSV files of generated datasets that loads read back
+// (toCsv: data kept exactly, no formula guard).
 
 export type Separator = ',' | '\t';
+
+/** A cell of a generated dataset: null/undefined is an empty cell (loads read '' as null). */
+export type Cell = string | number | boolean | null | undefined;
 
 // RFC 4180 mandates CRLF for CSV; TSV tooling (cut, awk, pandas) expects plain LF.
 const LINE_END: Record<Separator, string> = { ',': '\r\n', '\t': '\n' };
@@ -10,9 +15,14 @@ const FORMULA_TRIGGER = /^[=+\-@]/;
 // ...but a plain signed number such as "-5" or "+1.5e3" is data and must stay intact.
 const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
 
+/** One record: the cells quoted where needed, joined by `sep`, ended by `end`. */
+function record(cells: readonly string[], sep: Separator, end: string): string {
+  return cells.map((cell) => quoteIfNeeded(cell, sep)).join(sep) + end;
+}
+
 export function toDelimited(columns: string[], rows: unknown[][], sep: Separator): string {
   const line = (cells: readonly unknown[]): string =>
-    cells.map((cell) => quoteIfNeeded(cellText(cell), sep)).join(sep) + LINE_END[sep];
+    record(cells.map(cellText), sep, LINE_END[sep]);
   // Every line gets exactly one field per column so the output stays rectangular.
   return line(columns) + rows.map((row) => line(columns.map((_, i) => row[i]))).join('');
 }
@@ -31,6 +41,15 @@ export function tabularFromList(items: Record<string, unknown>[]): {
   const rows = items.map((item) => columns.map((c) => (Object.hasOwn(item, c) ? item[c] : null)));
   return { columns, rows };
 }
+
+/** CSV text of a generated dataset: `\n` line ends, values written as they are. */
+export function toCsv(header: readonly string[], rows: Iterable<readonly Cell[]>): string {
+  let text = record(header, ',', '\n');
+  for (const r of rows) text += record(r.map(dataCell), ',', '\n');
+  return text;
+}
+
+const dataCell = (v: Cell): string => (v === null || v === undefined ? '' : String(v));
 
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseYaml } from '../shared/yaml.js';
+import { splitFrontMatter } from '../shared/front-matter.js';
 import { markdownToHtml } from './markdown.js';
 import { SITE_DIR } from './paths.js';
 
@@ -33,15 +33,15 @@ export interface Post extends z.infer<typeof frontMatterSchema> {
 }
 
 export function parsePost(file: string, text: string): Post {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
+  const m = splitFrontMatter(text);
   if (!m) throw new Error(`blog post ${file}: no front matter (--- … ---) at the top`);
   // The core schema keeps 2026-03-01 a string instead of turning it into a Date.
-  const parsed = frontMatterSchema.safeParse(parseYaml(m[1]!));
+  const parsed = frontMatterSchema.safeParse(m.data);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`blog post ${file}: invalid front matter:\n${lines.join('\n')}`);
   }
-  const markdown = m[2]!.trim();
+  const markdown = m.body;
   if (!markdown) throw new Error(`blog post ${file}: empty body`);
   return { ...parsed.data, markdown, html: markdownToHtml(markdown) };
 }

@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { KeyedLock } from '../keyed-lock.js';
 import type { DatasetVersion, VersionStore } from './versions.js';
 import { VersionWriter, type WriteTarget } from './version-writer.js';
 import { WriteLocks } from './write-lock.js';
@@ -22,7 +23,7 @@ interface Entry {
   /** The versions current at the latest read: others are detached once unused. */
   latest: Set<string>;
   /** ATTACH and DETACH, one at a time, on their own connection. */
-  admin: Promise<unknown>;
+  admin: KeyedLock;
   adminConn: DuckDBConnection;
 }
 
@@ -75,7 +76,7 @@ export class ProjectDatabases {
           attached: new Map(),
           refs: new Map(),
           latest: new Set<string>(),
-          admin: Promise.resolve(),
+          admin: new KeyedLock(),
           adminConn: await instance.connect(),
         };
       })();
@@ -87,9 +88,7 @@ export class ProjectDatabases {
   }
 
   private admin(e: Entry, sql: string): Promise<void> {
-    const run = e.admin.then(() => e.adminConn.run(sql)).then(() => undefined);
-    e.admin = run.catch(() => undefined);
-    return run;
+    return e.admin.run('admin', async () => void (await e.adminConn.run(sql)));
   }
 
   /**
@@ -263,10 +262,12 @@ export class ProjectDatabases {
     this.entries.delete(projectId);
     try {
       const entry = await e;
-      await entry.admin;
-      for (const c of entry.idle.splice(0)) c.closeSync();
-      entry.adminConn.closeSync();
-      entry.instance.closeSync();
+      // After the ATTACH and DETACH already asked for.
+      await entry.admin.run('admin', () => {
+        for (const c of entry.idle.splice(0)) c.closeSync();
+        entry.adminConn.closeSync();
+        entry.instance.closeSync();
+      });
     } catch {
       // never opened: nothing to close
     }

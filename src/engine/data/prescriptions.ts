@@ -14,7 +14,7 @@ import { pathOfFileId } from '../storage/paths.js';
 import type { Storage } from '../storage/storage.js';
 import { titleKey } from '../model/defs.js';
 import type { Datasets } from './datasets.js';
-import { guessStructure, parseCsvSample } from './guess.js';
+import { completeRecords, guessStructure, readCsv } from './guess.js';
 import { validatePrescription, type Prescription } from './prescription.js';
 
 const SAMPLE_BYTES = 1 << 20;
@@ -124,10 +124,12 @@ export class Prescriptions {
 
   /** The columns of a prescription map onto the file's columns by position. */
   private async checkAgainstFile(projectId: string, path: string, p: Prescription): Promise<void> {
-    const { buf } = await this.sample(projectId, path);
+    const { buf, truncated } = await this.sample(projectId, path);
     let text = buf.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    const first = parseCsvSample(text, p.format.delimiter, p.format.quote)[0] ?? [];
+    // Read as the load reads it (DuckDB), without a record the sample may have cut.
+    const whole = truncated ? completeRecords(text, p.format.quote) : text;
+    const first = (await readCsv(whole, p.format, { fileName: path, limit: 10 }))[0] ?? [];
     if (first.length !== p.columns.length) {
       throw invalid(
         `the prescription has ${p.columns.length} columns but the file ${path} has ${first.length} (with delimiter "${p.format.delimiter}")`,

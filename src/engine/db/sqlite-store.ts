@@ -14,9 +14,12 @@ import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { drizzle } from 'drizzle-orm/sqlite-proxy';
+import { KeyedLock } from '../keyed-lock.js';
 import { memorySignals } from './signals.js';
 import { register, type Db, type ExclusiveOptions, type Store, type TxOptions } from './store.js';
 import { useDialect } from './tables.js';
+
+const WRITER = 'writer';
 
 interface TxContext {
   depth: number;
@@ -38,18 +41,6 @@ class Statements {
       this.cache.set(sql, s);
     }
     return s;
-  }
-}
-
-/** A FIFO async lock: `acquire` resolves with the function that releases it. */
-class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  acquire(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((r) => (release = r));
-    const ready = this.tail.then(() => release);
-    this.tail = this.tail.then(() => next);
-    return ready;
   }
 }
 
@@ -81,7 +72,8 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
   reader.pragma('busy_timeout = 5000');
   const w = new Statements(writer);
   const r = new Statements(reader);
-  const lock = new Lock();
+  // The writer connection, one user at a time (FIFO).
+  const lock = new KeyedLock();
   const als = new AsyncLocalStorage<TxContext>();
   const dialect = new SQLiteAsyncDialect();
   const current = () => {
@@ -93,7 +85,7 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
   const onConnection = async <T>(read: boolean, fn: (st: Statements) => T): Promise<T> => {
     if (current()) return fn(w);
     if (read) return fn(r);
-    const release = await lock.acquire();
+    const release = await lock.acquire(WRITER);
     try {
       return fn(w);
     } finally {
@@ -107,7 +99,7 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
 
   const signals = memorySignals();
   // One process: a start-up lock is a queue per name in memory.
-  const exclusives = new Map<string, Promise<unknown>>();
+  const exclusives = new KeyedLock();
   const never = new AbortController().signal;
 
   const store: Store = {
@@ -119,22 +111,9 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
       fn: (held: AbortSignal) => Promise<T>,
       opts?: ExclusiveOptions,
     ): Promise<T> {
-      const signal = opts?.signal;
-      signal?.throwIfAborted();
-      // In the queue's order; a waiter that gives up keeps its place but runs nothing.
-      const turn = { started: false };
-      const run = (exclusives.get(name) ?? Promise.resolve()).then(() => {
-        signal?.throwIfAborted();
-        turn.started = true;
-        return fn(never); // held in memory: never lost
-      });
-      const tail = run.catch(() => undefined);
-      exclusives.set(name, tail);
-      // The last holder leaves no entry: names may be per upload, and the map must not grow.
-      void tail.then(() => {
-        if (exclusives.get(name) === tail) exclusives.delete(name);
-      });
-      return signal ? stopWaiting(run, signal, turn) : run;
+      // In the queue's order; a waiter that gives up keeps its place but runs nothing. Held
+      // in memory: never lost.
+      return exclusives.run(name, () => fn(never), opts?.signal);
     },
     inTx: () => current() !== undefined,
     // One writer at a time: `opts.lock` names are held by construction.
@@ -156,7 +135,7 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
           inner.open = false;
         }
       }
-      const release = await lock.acquire();
+      const release = await lock.acquire(WRITER);
       const ctx: TxContext = { depth: 1, open: true };
       try {
         writer.exec('BEGIN IMMEDIATE');
@@ -190,7 +169,7 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     },
     async close() {
       await signals.close();
-      const release = await lock.acquire();
+      const release = await lock.acquire(WRITER);
       try {
         reader.close();
         writer.close();
@@ -200,24 +179,4 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
     },
   };
   return register(store);
-}
-
-/** `p`, or the signal's reason when it aborts before `fn` started (which then never runs). */
-function stopWaiting<T>(p: Promise<T>, signal: AbortSignal, turn: { started: boolean }) {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      if (!turn.started) reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
 }

@@ -1,6 +1,7 @@
 // Bearer access tokens: issued by the built-in provider, verified with jose against the
 // issuer's JWKS found through OIDC discovery — the same code path for an external provider.
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -92,7 +93,9 @@ export interface VerifiedToken {
 export class TokenVerifier {
   private keys?: Promise<IssuerKeys>;
   // Verified tokens are remembered until they expire: signature checks dominate request cost.
-  private cache = new Map<string, { email: string; claims: JWTPayload; exp: number }>();
+  private cache = new LRUCache<string, { email: string; claims: JWTPayload; exp: number }>({
+    max: 10_000,
+  });
 
   /** `isRevoked`: consulted on every call, also for tokens verified before (revocations.ts). */
   constructor(
@@ -150,7 +153,6 @@ export class TokenVerifier {
       );
     }
     const entry = { email: raw.toLowerCase(), claims: payload, exp: payload.exp ?? nowS };
-    if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(cacheKey, entry);
     return this.unlessRevoked(entry);
   }

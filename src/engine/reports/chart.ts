@@ -1,6 +1,7 @@
 // Charts of the AI chat, reports and dashboards. The chat's model only names a mark and
 // columns, a report its visualization; we build the Vega-Lite spec ourselves (so it can never
 // point Vega at a URL) and render it to SVG on the server with a loader that refuses every fetch.
+import { LRUCache } from 'lru-cache';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { TopLevelSpec } from 'vega-lite';
@@ -201,7 +202,7 @@ const MAX_RUNTIMES = 500;
  * Parsed charts by their spec without its data: compiling Vega-Lite and parsing Vega take
  * about half of a render, and a dashboard's charts keep their shape while their data changes.
  */
-const runtimes = new Map<string, vega.Runtime>();
+const runtimes = new LRUCache<string, vega.Runtime>({ max: MAX_RUNTIMES });
 
 function runtimeOf(
   spec: Record<string, unknown>,
@@ -217,7 +218,6 @@ function runtimeOf(
   const before = errors.length;
   const runtime = vega.parse(vl.compile(shape as unknown as TopLevelSpec, { logger }).spec);
   if (errors.length === before) {
-    if (runtimes.size >= MAX_RUNTIMES) runtimes.delete(runtimes.keys().next().value!);
     runtimes.set(key, runtime);
   }
   return { runtime, values: inline ? (values as object[]) : undefined };

@@ -12,7 +12,7 @@ import { nowIso } from '../ids.js';
 import { assertWithin } from '../limits/limits.js';
 import { requireStorageAccess } from './access.js';
 import { borrow } from './borrowed-stream.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../keyed-lock.js';
 import { pathOfFileId, parentOf } from './paths.js';
 import type { Storage, StorageItem } from './storage.js';
 import { ChunkFiles, type ReceivingChunk } from './upload-chunks.js';

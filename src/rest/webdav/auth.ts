@@ -3,6 +3,7 @@
 // resolved by the engine like for any request, and storage needs MD Admin. Token checks are
 // limited per user and address and per address (engine throttle): 429 with Retry-After.
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Request } from 'express';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import type { Engine } from '../../engine/engine.js';
@@ -18,24 +19,12 @@ import { findUnstorable } from '../../shared/storable-text.js';
 // scrypt takes tens of milliseconds by design and clients such as litmus or davfs2 send
 // hundreds of requests, each with the same Basic credentials: a verified credential is
 // remembered briefly. The key covers the token hash, so a changed token is never matched.
-const CACHE_MS = 60_000;
-const CACHE_MAX = 1000;
-const verified = new Map<string, number>();
+const verified = new LRUCache<string, true>({ max: 1000, ttl: 60_000 });
 
 function cacheKey(project: string, user: string, password: string, tokenHash: string): string {
   return createHash('sha256')
     .update([project, user, password, tokenHash].join('\0'))
     .digest('base64url');
-}
-
-function remember(key: string): void {
-  if (verified.size >= CACHE_MAX) {
-    const now = Date.now();
-    for (const [k, until] of verified) if (until <= now) verified.delete(k);
-    // Still full: drop the oldest entry (Map keeps insertion order).
-    if (verified.size >= CACHE_MAX) verified.delete(verified.keys().next().value!);
-  }
-  verified.set(key, Date.now() + CACHE_MS);
 }
 
 function basicChallenge(project: string): string {
@@ -103,9 +92,8 @@ async function basicActor(
     );
   }
   const key = cacheKey(project, user, password, tokenHash);
-  const until = verified.get(key);
   let guess: Guess | undefined;
-  if (until === undefined || until <= Date.now()) {
+  if (!verified.get(key)) {
     // Counted as a failure until the user turns out to be allowed (429 when too many).
     guess = await guessOrRefuse(engine, req, `webdav:${project}`, user);
     if (!(await verifyPassword(password, tokenHash)))
@@ -114,7 +102,7 @@ async function basicActor(
   const actor = await storageActor(engine, user, project);
   if (!actor) throw unauthorized(engine, project, WRONG_CREDENTIALS);
   await guess?.succeeded();
-  remember(key);
+  verified.set(key, true);
   return actor;
 }
 

@@ -1,6 +1,6 @@
 // The demo datasets' files and prescriptions: carriers and airports (dimensions) and flights
 // (facts). Titles are what AQL and AI assistants use, so every one is unique in the model.
-import { toCsv } from '../csv-write.js';
+import { toCsv } from '../../../shared/delimited.js';
 import type { Prescription } from '../prescription.js';
 import { csvPrescription, type ColumnSpec } from '../prescription-builder.js';
 import { AIRPORTS } from './airports.js';

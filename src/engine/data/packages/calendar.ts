@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { invalid } from '../../errors.js';
 import { parseInput } from '../../validate.js';
-import { toCsv } from '../csv-write.js';
+import { toCsv } from '../../../shared/delimited.js';
 import { calendarDays, parseIsoDate, utcDate } from './calendar-days.js';
 import type { DataPackage, PackageColumn } from './package.js';
 

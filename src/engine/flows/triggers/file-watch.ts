@@ -8,6 +8,7 @@
 // The burst lives in the trigger's trigger_state row, not in a process: changes reaching any
 // process (an api one too) extend the same burst, and its first change's time, which every
 // process reads from there, names the firing's slot, so a burst fires once per cluster.
+import { LRUCache } from 'lru-cache';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import picomatch from 'picomatch';
 import { tx, type Db } from '../../db/index.js';
@@ -17,14 +18,13 @@ import type { StorageChange } from '../../storage/storage.js';
 import type { Chain } from './chains.js';
 import { readState, writeState } from './claims.js';
 
-const matchers = new Map<string, (p: string) => boolean>();
+const matchers = new LRUCache<string, (p: string) => boolean>({ max: 10_000 });
 
 /** Whether a storage path (`/drop/sales.csv`) matches a trigger's glob (`/drop/*.csv`). */
 export function pathMatches(glob: string, path: string): boolean {
   let m = matchers.get(glob);
   if (!m) {
     m = picomatch(glob, { dot: true });
-    if (matchers.size > 10_000) matchers.clear();
     matchers.set(glob, m);
   }
   return m(path);

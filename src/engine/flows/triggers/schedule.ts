@@ -1,5 +1,6 @@
 // Timer schedules: five-field cron in an IANA time zone (default UTC), evaluated by croner.
 // Pure functions of a clock, so ticks and the catch-up of missed runs test on a fixed time.
+import { LRUCache } from 'lru-cache';
 import { Cron } from 'croner';
 
 export interface TimerSpec {
@@ -7,23 +8,23 @@ export interface TimerSpec {
   timezone?: string;
 }
 
-const cache = new Map<string, Cron | null>();
+/** Parsed schedules (null: the expression does not parse), by zone and expression. */
+const cache = new LRUCache<string, { cron: Cron | null }>({ max: 10_000 });
 
 /** The schedule of a timer, or null when its expression (or zone) does not parse. */
 export function scheduleOf(spec: TimerSpec): Cron | null {
   const tz = spec.timezone || 'UTC';
   const key = `${tz}\u0000${spec.cron}`;
-  let c = cache.get(key);
-  if (c === undefined) {
+  let hit = cache.get(key);
+  if (!hit) {
     try {
-      c = new Cron(spec.cron.trim(), { mode: '5-part', timezone: tz });
+      hit = { cron: new Cron(spec.cron.trim(), { mode: '5-part', timezone: tz }) };
     } catch {
-      c = null;
+      hit = { cron: null };
     }
-    if (cache.size > 10_000) cache.clear();
-    cache.set(key, c);
+    cache.set(key, hit);
   }
-  return c;
+  return hit.cron;
 }
 
 /** The first scheduled time strictly after `after`, or null. */
