@@ -459,29 +459,21 @@ describe('sample rows and truncation', () => {
     ]);
   });
 
-  it('guesses a 1 MB sample quickly', async () => {
+  it('guesses a 1 MB truncated sample (its speed: npm run bench:guess)', async () => {
     const lines = ['id,name,amount,when,flag'];
     for (let i = 0; i < 30000; i++)
       lines.push(
         `${i},"name ${i % 100}",${(i * 1.5).toFixed(2)},2024-01-${String((i % 28) + 1).padStart(2, '0')} 10:00,${i % 2 ? 'yes' : 'no'}`,
       );
     const sample = Buffer.from(lines.join('\n')).subarray(0, 1_000_000);
-    await guessStructure(sample, { fileName: 'big.csv', truncated: true }); // warm up the JIT
-    let best = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < 3; k++) {
-      const t = performance.now();
-      const p = await guessStructure(sample, { fileName: 'big.csv', truncated: true });
-      best = Math.min(best, performance.now() - t);
-      expect(p.columns.map((c) => c.dataType)).toEqual([
-        'integer',
-        'string',
-        'number',
-        'datetime',
-        'boolean',
-      ]);
-    }
-    // The target is well under 100 ms; the bound leaves room for a loaded CI machine.
-    expect(best).toBeLessThan(250);
+    const p = await guessStructure(sample, { fileName: 'big.csv', truncated: true });
+    expect(p.columns.map((c) => c.dataType)).toEqual([
+      'integer',
+      'string',
+      'number',
+      'datetime',
+      'boolean',
+    ]);
   });
 });
 
