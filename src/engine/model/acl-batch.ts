@@ -4,9 +4,10 @@
 import { z } from 'zod';
 import { invalid } from '../errors.js';
 import { ACL_RE, aclEntry, type AclEntry } from './defs.js';
+import { MAX_BATCH } from './object-input.js';
 
-/** Objects per call (as MAX_BATCH of objects.ts; not imported from there: it imports us). */
-export const MAX_ACL_BATCH = 1000;
+/** Objects per call: as many as one create. */
+export const MAX_ACL_BATCH = MAX_BATCH;
 
 const ACL_TEXT =
   'five positions "rwdsa" (read, write, delete, share, administer), "-" denies; null removes the role\'s entry';

@@ -3,7 +3,7 @@
 // them), a message that says what to do, and the objects and datasets involved.
 import type { DatasetInfo } from '../data/datasets.js';
 import { AQL_KIND, type ObjectType } from './defs.js';
-import type { CompileCheck } from './objects.js';
+import type { CompileCheck } from './object-refs.js';
 import type { ModelScope } from './scope.js';
 import type { ObjectRow } from './store.js';
 

@@ -1,5 +1,5 @@
 // The `def` of every model object type (docs/api.md "Semantic model"). Zod checks the shape;
-// whether the objects a def names exist is checked by the service (objects.ts), which sees
+// whether the objects a def names exist is checked on each write (object-refs.ts), which sees
 // the whole model including the other objects of the same batch.
 import { sameJson } from '../same-json.js';
 import { Cron } from 'croner';
