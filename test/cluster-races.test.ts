@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { flowLocks } from '../src/engine/db/tables.js';
+import { tablesOf } from '../src/engine/db/index.js';
 import { WriteLocks } from '../src/engine/data/write-lock.js';
 import { Engine } from '../src/engine/engine.js';
 import { createProject, loadPeople, writePlansFile } from './helpers/fixtures.js';
@@ -131,6 +131,7 @@ describe.skipIf(!ON_PG)('races between two engines on one PostgreSQL', () => {
       jobId: '', // start() claims the lock, then submits the job and records its id
       since: new Date(Date.now() - ageMs).toISOString(),
     });
+    const { flowLocks } = tablesOf(s.engine.db);
     await s.engine.db
       .insert(flowLocks)
       .values([lock('flow.starting', 0), lock('flow.dead', 120_000)]);

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/engine/db/index.js';
-import { organizations } from '../src/engine/db/tables.js';
 import type { TestPostgres } from '../scripts/throwaway-postgres.js';
 import { sharedPostgres } from './helpers/postgres.js';
 
@@ -21,7 +20,7 @@ function storeSuite(name: string, open: () => Promise<Store>, close: () => Promi
     beforeAll(async () => {
       store = await open();
       await store.db
-        .insert(organizations)
+        .insert(store.tables.organizations)
         .values({ id: 'counter', name: '0', plan: 'free', created: new Date().toISOString() });
     });
     afterAll(async () => {
@@ -31,14 +30,18 @@ function storeSuite(name: string, open: () => Promise<Store>, close: () => Promi
 
     const read = async () =>
       Number(
-        (await store.db.select().from(organizations).where(eq(organizations.id, 'counter')))[0]!
-          .name,
+        (
+          await store.db
+            .select()
+            .from(store.tables.organizations)
+            .where(eq(store.tables.organizations.id, 'counter'))
+        )[0]!.name,
       );
     const write = (n: number) =>
       store.db
-        .update(organizations)
+        .update(store.tables.organizations)
         .set({ name: String(n) })
-        .where(eq(organizations.id, 'counter'));
+        .where(eq(store.tables.organizations.id, 'counter'));
 
     it('twenty concurrent read-modify-write transactions that await in between lose no update', async () => {
       const before = await read();
@@ -111,17 +114,43 @@ function storeSuite(name: string, open: () => Promise<Store>, close: () => Promi
 
     it('raw rows come back as objects with numbers', async () => {
       const rows = await store.rows<{ n: number }>(
-        sql`SELECT count(*) AS n FROM ${organizations} WHERE ${organizations.id} = ${'counter'}`,
+        sql`SELECT count(*) AS n FROM ${store.tables.organizations} WHERE ${store.tables.organizations.id} = ${'counter'}`,
       );
       expect(rows).toEqual([{ n: 1 }]);
+    });
+
+    it('a claim takes the first row by its order; claims made at once take each row once, and none when none is left', async () => {
+      const orgs = store.tables.organizations;
+      const created = new Date().toISOString();
+      await store.db.insert(orgs).values(
+        ['claim-b', 'claim-a', 'claim-c'].map((id) => ({
+          id,
+          name: id,
+          plan: 'queued',
+          created,
+        })),
+      );
+      const claim = () =>
+        store.claimOne({
+          table: orgs,
+          key: orgs.id,
+          where: eq(orgs.plan, 'queued'),
+          orderBy: [orgs.id],
+          set: { plan: 'taken' },
+        });
+      expect(await claim()).toMatchObject({ id: 'claim-a', plan: 'taken' });
+      const got = await Promise.all([claim(), claim(), claim()]);
+      expect(got.map((r) => r?.id ?? 'none').sort()).toEqual(['claim-b', 'claim-c', 'none']);
+      const left = await store.db.select().from(orgs).where(eq(orgs.plan, 'queued'));
+      expect(left).toEqual([]);
     });
   });
 }
 
 const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-store-'));
 
-// One process uses one metadata dialect (tables.ts): each pass checks its own store, the
-// PostgreSQL one in a database of the run's shared server (docs/testing.md).
+// Each pass checks its own store, the PostgreSQL one in a database of the run's shared server
+// (docs/testing.md).
 if (process.env.URSA_TEST_DATABASE === 'postgres') {
   let pg: TestPostgres | undefined;
   storeSuite(

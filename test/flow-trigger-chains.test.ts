@@ -6,8 +6,7 @@
 // `paused` on trigger/list, a flow_trigger event) until trigger/toggle enables it again.
 // Small limits (3 deep, 4 a minute) keep it fast; everything over real HTTP.
 import { and, eq } from 'drizzle-orm';
-import { jsonNumber, jsonText } from '../src/engine/db/sql-fns.js';
-import { jobs } from '../src/engine/db/tables.js';
+import { sqlOf, tablesOf } from '../src/engine/db/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firingsOf } from '../src/engine/flows/triggers/claims.js';
 import type { TriggerView } from '../src/engine/flows/triggers/triggers.js';
@@ -88,8 +87,10 @@ const execute = async (id: string) => {
   return s.engine.jobs.waitFor(r.json.link[0].id, 30_000);
 };
 /** The depths of a flow's runs, in order. */
-const depths = async (flowId: string) =>
-  (
+const depths = async (flowId: string) => {
+  const { jobs } = tablesOf(s.engine.db);
+  const { jsonNumber, jsonText } = sqlOf(s.engine.db);
+  return (
     await s.engine.db
       .select({ d: jsonNumber(jobs.params, 'depth') })
       .from(jobs)
@@ -98,6 +99,7 @@ const depths = async (flowId: string) =>
       )
       .orderBy(jobs.created)
   ).map((r) => Number(r.d ?? 0));
+};
 
 describe('a cycle of flowSequence triggers is refused on save', () => {
   beforeAll(async () => {

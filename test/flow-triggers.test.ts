@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import { openStore } from '../src/engine/db/index.js';
-import { flowLocks, objectRevisions, objects } from '../src/engine/db/tables.js';
+import { openStore, tablesOf } from '../src/engine/db/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine/engine.js';
 import { forbidden } from '../src/engine/errors.js';
@@ -513,6 +512,7 @@ describe('triggers on a running server', () => {
     });
     // Another process runs it: its lock is in the shared database.
     const db = s.engine.db;
+    const { flowLocks } = tablesOf(db);
     try {
       await db.insert(flowLocks).values({
         projectId: p,
@@ -778,6 +778,7 @@ describe('a timer missed while the server was down', () => {
 
     // Down for three days: the first two triggers existed all along, the third is new.
     const store = await openStore(testConfig(dataDir));
+    const { objects, objectRevisions } = store.tables;
     const before = new Date(Date.now() - 3 * 86_400_000).toISOString();
     for (const ident of ['trigger.daily', 'trigger.dailyoff']) {
       await store.db

@@ -143,9 +143,7 @@ describe('health probes', () => {
 
   it('/readyz answers 503 when the applied migrations are not the ones this version ships', async () => {
     const store = s.engine.store;
-    const table = sql.raw(
-      store.dialect === 'postgres' ? 'drizzle.__drizzle_migrations' : '__drizzle_migrations',
-    );
+    const table = sql.raw(store.migrations.table);
     const [{ n: count }] = (await store.rows<{ n: number }>(
       sql`SELECT count(*) AS n FROM ${table}`,
     )) as [{ n: number }];

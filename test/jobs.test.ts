@@ -1,7 +1,6 @@
 // Jobs (scache) end to end: handlers are registered in-process, everything else is observed
 // over HTTP at /api/v1/projects/{p}/kodiak/scache/obj[/{id}].
 import { openStore } from '../src/engine/db/index.js';
-import { jobs } from '../src/engine/db/tables.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -564,6 +563,7 @@ describe('jobs across restarts', () => {
 
     // What a crashed process leaves behind: unfinished rows in the metadata DB.
     const store = await openStore(testConfig(dir));
+    const { jobs } = store.tables;
     const t = '2024-01-01T00:00:00.000Z';
     const row = (
       id: string,

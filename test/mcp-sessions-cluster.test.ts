@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpAudience } from '../src/engine/config.js';
-import { mcpSessions } from '../src/engine/db/tables.js';
+import { tablesOf } from '../src/engine/db/index.js';
 import { mcpRouter, type McpRouter } from '../src/mcp/http.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -62,17 +62,22 @@ describe('MCP sessions across processes', () => {
     await r.text();
     return r.status;
   };
-  const row = (sid: string) =>
-    s.engine.db
+  const sessionsOf = () => tablesOf(s.engine.db).mcpSessions;
+  const row = (sid: string) => {
+    const mcpSessions = sessionsOf();
+    return s.engine.db
       .select()
       .from(mcpSessions)
       .where(eq(mcpSessions.id, sid))
       .then((r) => r[0]);
-  const setLastSeen = (sid: string, ms: number) =>
-    s.engine.db
+  };
+  const setLastSeen = (sid: string, ms: number) => {
+    const mcpSessions = sessionsOf();
+    return s.engine.db
       .update(mcpSessions)
       .set({ lastSeen: new Date(ms).toISOString() })
       .where(eq(mcpSessions.id, sid));
+  };
 
   beforeAll(async () => {
     s = await startTestServer();
@@ -117,6 +122,7 @@ describe('MCP sessions across processes', () => {
       await setLastSeen(`elsewhere-${i}`, now - (40 - i) * 1000);
     }
     const sid = await initialize(USER);
+    const mcpSessions = sessionsOf();
     const mine = await s.engine.db.select().from(mcpSessions).where(eq(mcpSessions.email, USER));
     expect(mine).toHaveLength(32);
     expect(mine.map((r) => r.id)).not.toContain('elsewhere-0');

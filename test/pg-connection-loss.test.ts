@@ -6,7 +6,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storeOf } from '../src/engine/db/store.js';
-import { jobs } from '../src/engine/db/tables.js';
 import { toErrorBody } from '../src/shared/errors.js';
 import { createProject, waitFor } from './helpers/fixtures.js';
 import { deferred } from './helpers/jobs.js';
@@ -163,6 +162,7 @@ describe.skipIf(!ON_PG)('PostgreSQL ends a connection Ursa holds', () => {
 
   it('a transaction connection mid-transaction: the transaction fails as unavailable (503), the process goes on', async () => {
     const store = storeOf(s.engine.db);
+    const { jobs } = store.tables;
     const inside = deferred();
     const open = deferred();
     const t = store.tx(async () => {

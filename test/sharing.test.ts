@@ -5,7 +5,7 @@
 // only by embedOrigins, 404 at once when anything behind a public URL stops holding, e-mail
 // notices, invitations of non-members, obj_share events, and the project's embedding settings.
 import { and, eq } from 'drizzle-orm';
-import { shares as sharesTable } from '../src/engine/db/tables.js';
+import { tablesOf } from '../src/engine/db/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SHARE_PATH } from '../src/engine/sharing/shares.js';
 import { sitePageHtml } from '../src/web/report-pages.js';
@@ -501,6 +501,7 @@ describe('private shares', () => {
 
   it('are read from the database every time: a row removed by another process closes at once', async () => {
     const project = s.demo;
+    const { shares: sharesTable } = tablesOf(s.engine.db);
     await s.engine.db
       .update(sharesTable)
       .set({ users: [WEST] })
@@ -949,6 +950,7 @@ describe('what a public share computes is pinned', () => {
   });
 
   it('keeps the pin in the metadata DB: a public share without one answers 404 until an Admin changes it', async () => {
+    const { shares: sharesTable } = tablesOf(s.engine.db);
     await s.engine.db
       .update(sharesTable)
       .set({ pinned: null })

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../src/engine/config.js';
-import { uploads } from '../src/engine/db/tables.js';
+import { tablesOf } from '../src/engine/db/index.js';
 import { createLogger } from '../src/engine/logger.js';
 import { startServer } from '../src/server.js';
 import { writePlansFile } from './helpers/fixtures.js';
@@ -157,6 +157,7 @@ describe('chunks (POST)', () => {
     ]);
     expect(stored('/data.bin').equals(u.data)).toBe(true);
     expect(fs.existsSync(chunkDir('octet-1')), 'chunks are deleted').toBe(false);
+    const { uploads } = tablesOf(s.engine.db);
     const row = await s.engine.db
       .select()
       .from(uploads)
@@ -542,6 +543,7 @@ describe('expiry', () => {
     expect((await octet(old, 1)).status).toBe(200);
     expect((await octet(fresh, 1)).status).toBe(200);
     const past = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    const { uploads } = tablesOf(s.engine.db);
     await s.engine.db
       .update(uploads)
       .set({ updated: past })
@@ -585,6 +587,7 @@ describe('expiry at server start', () => {
     const u: Upload = { ident: 'ttl-1', chunkSize: 100, data: bytes(300) };
     await first.engine.uploads.putChunk(actor, paramsOf(u, 1), Readable.from([chunkOf(u, 1)]));
     const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    const { uploads } = tablesOf(first.engine.db);
     await first.engine.db.update(uploads).set({ updated: twoHoursAgo });
     await first.close();
     const dir = path.join(dataDir, 'projects', p, 'uploads', 'ttl-1');

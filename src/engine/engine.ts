@@ -13,8 +13,7 @@ import { ActivityLog } from './activity/activity.js';
 import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
 import { todayIn, type Config } from './config.js';
-import { first, MIGRATIONS, MIGRATIONS_PG, openStore, type Db, type Store } from './db/index.js';
-import { jobs } from './db/tables.js';
+import { first, openStore, tablesOf, type Db, type Store } from './db/index.js';
 import { Exports } from './export/exports.js';
 import { Readiness } from './health/readiness.js';
 import {
@@ -352,7 +351,6 @@ export class Engine {
       store,
       dataDir: config.dataDir,
       minFreeBytes: config.minFreeBytes,
-      migrationsFolder: store.dialect === 'postgres' ? MIGRATIONS_PG : MIGRATIONS,
       log,
     });
     this.registerUsage();
@@ -373,6 +371,7 @@ export class Engine {
   }
 
   private registerUsage(): void {
+    const { jobs } = tablesOf(this.db);
     this.limits.registerUsage('users', (p) => this.members.countActive(p));
     this.limits.registerUsage('projects', async (p) =>
       this.projects.countInOrg(await this.projects.orgOf(p)),

@@ -1,8 +1,7 @@
 // Who is calling, and with which rights in a project. Resolved once per request by the
 // front door, then checked again by every engine operation that needs a level.
 import { and, eq, sql } from 'drizzle-orm';
-import { prepared, type Db } from '../db/index.js';
-import { projects, projectUsers } from '../db/tables.js';
+import { prepared, type Db, tablesOf } from '../db/index.js';
 import { forbidden, unauthenticated } from '../errors.js';
 
 /** An authenticated identity, before any project is involved. */
@@ -60,8 +59,9 @@ export interface ResolveOptions {
 }
 
 // On every project request: built once (see prepared()).
-const lookup = prepared('actor', (db) =>
-  db
+const lookup = prepared('actor', (db) => {
+  const { projectUsers, projects } = tablesOf(db);
+  return db
     .select({
       active: projectUsers.active,
       admin: projectUsers.admin,
@@ -80,8 +80,8 @@ const lookup = prepared('actor', (db) =>
         eq(projectUsers.email, sql.placeholder('email')),
       ),
     )
-    .limit(1),
-);
+    .limit(1);
+});
 
 export async function resolveActor(
   db: Db,

@@ -1,10 +1,8 @@
 // The project activity log: the engine records each event when the thing happens, and
 // shows each reader only events about what they may read (reader-view.ts).
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import { jsonText } from '../db/sql-fns.js';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first } from '../db/index.js';
-import { activity } from '../db/tables.js';
+import { type Db, first, tablesOf, sqlOf, type Tables } from '../db/index.js';
 import { invalid } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { ModelStore } from '../model/store.js';
@@ -62,6 +60,7 @@ export class ActivityLog {
   ) {}
 
   async record(projectId: string, type: ActivityType, e: NewActivity): Promise<void> {
+    const { activity } = tablesOf(this.db);
     await this.db.insert(activity).values({
       projectId,
       type,
@@ -78,11 +77,12 @@ export class ActivityLog {
     a: ProjectActor,
     opts: { types?: ActivityType[]; limit: number; offset: number },
   ): Promise<{ items: ActivityRecord[]; total: number }> {
+    const { activity } = tablesOf(this.db);
     const view = await readerView(a, this.model);
     const where = and(
       eq(activity.projectId, a.projectId),
       opts.types ? inArray(activity.type, opts.types) : undefined,
-      visibleTo(view),
+      visibleTo(this.db, view),
     );
     const rows = await this.db
       .select()
@@ -107,6 +107,8 @@ export class ActivityLog {
    * dataset (events carry `detail.dataset`).
    */
   async loads(a: ProjectActor, opts: { latest: boolean }): Promise<ActivityRecord[]> {
+    const { activity } = tablesOf(this.db);
+    const { jsonText } = sqlOf(this.db);
     const view = await readerView(a, this.model);
     const latest: SQL | undefined = opts.latest
       ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by ${jsonText(activity.detail, 'dataset')})`
@@ -120,7 +122,7 @@ export class ActivityLog {
             eq(activity.projectId, a.projectId),
             eq(activity.type, 'data_load'),
             latest,
-            visibleTo(view),
+            visibleTo(this.db, view),
           ),
         )
         .orderBy(desc(activity.id))
@@ -129,7 +131,7 @@ export class ActivityLog {
   }
 }
 
-function toRecord(r: typeof activity.$inferSelect): ActivityRecord {
+function toRecord(r: Tables['activity']['$inferSelect']): ActivityRecord {
   return {
     id: r.id,
     type: r.type as ActivityType,

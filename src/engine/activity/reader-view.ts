@@ -4,9 +4,8 @@
 // (user_action) only to Admins and User Admins, and to the member who acted or was acted on.
 // A reader with a row-level filter gets no row counts: they were counted over every row.
 import { and, eq, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { inList, jsonText } from '../db/sql-fns.js';
 import { hasLevel, type ProjectActor } from '../access/actor.js';
-import { activity } from '../db/tables.js';
+import { sqlOf, tablesOf, type Db } from '../db/index.js';
 import { seesEverything } from '../model/acl.js';
 import type { AclEntry } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
@@ -47,10 +46,10 @@ export async function readerView(a: ProjectActor, model: ModelStore): Promise<Re
   return { ...base, objects, datasets: [...scope.visibleDatasets()] };
 }
 
-const inJson = (column: typeof activity.object, values: string[]): SQL => inList(column, values);
-
-/** The SQL condition keeping only the events this reader may see. */
-export function visibleTo(v: ReaderView): SQL | undefined {
+/** The SQL condition keeping only the events this reader may see (in `db`'s dialect). */
+export function visibleTo(db: Db, v: ReaderView): SQL | undefined {
+  const { activity } = tablesOf(db);
+  const { inList: inJson, jsonText } = sqlOf(db);
   const parts: SQL[] = [];
   if (v.objects)
     parts.push(or(notInArray(activity.type, OBJECT_EVENTS), inJson(activity.object, v.objects))!);

@@ -2,8 +2,7 @@
 // member who started it: others (Admins included) never see it.
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first, tx } from '../db/index.js';
-import { aiConversations, aiMessages, jobs } from '../db/tables.js';
+import { type Db, first, tx, tablesOf, type Tables } from '../db/index.js';
 import { notFound } from '../errors.js';
 import { nowIso, uuid } from '../ids.js';
 import { FINAL_STATUSES, type Job, type JobStatus } from '../jobs/jobs.js';
@@ -36,7 +35,7 @@ export interface ConversationView extends Omit<ConversationSummary, 'messages'> 
 }
 
 /** A message with its job's live status (a job ended by a restart never ran its listener). */
-type MessageRow = typeof aiMessages.$inferSelect & { jobMessage: string | null };
+type MessageRow = Tables['aiMessages']['$inferSelect'] & { jobMessage: string | null };
 
 const TITLE_CHARS = 80;
 
@@ -69,6 +68,7 @@ export class Conversations {
   constructor(private readonly db: Db) {}
 
   private async own(a: ProjectActor, id: string) {
+    const { aiConversations } = tablesOf(this.db);
     const row = await this.db
       .select()
       .from(aiConversations)
@@ -93,6 +93,7 @@ export class Conversations {
    * "OK" without the answer.
    */
   async messages(conversationId: string): Promise<MessageRow[]> {
+    const { aiMessages, jobs } = tablesOf(this.db);
     return (
       await this.db
         .select({
@@ -134,6 +135,7 @@ export class Conversations {
     conversationId: string | undefined,
     submit: (ids: { conversation: string; message: string }) => Promise<Job>,
   ): Promise<{ job: Job; conversation: string; message: string }> {
+    const { aiConversations, aiMessages } = tablesOf(this.db);
     return tx(this.db, async () => {
       const now = nowIso();
       let conversation = conversationId;
@@ -179,6 +181,7 @@ export class Conversations {
 
   /** Stores how a message's job ended. False when the message no longer exists. */
   async settle(job: Job): Promise<boolean> {
+    const { aiMessages, aiConversations } = tablesOf(this.db);
     const p = job.params as { message?: string; conversation?: string };
     if (!p.message) return false;
     const r = await this.db
@@ -199,7 +202,8 @@ export class Conversations {
     return r.length > 0;
   }
 
-  async question(messageId: string): Promise<typeof aiMessages.$inferSelect | undefined> {
+  async question(messageId: string): Promise<Tables['aiMessages']['$inferSelect'] | undefined> {
+    const { aiMessages } = tablesOf(this.db);
     return this.db.select().from(aiMessages).where(eq(aiMessages.id, messageId)).then(first);
   }
 
@@ -207,6 +211,7 @@ export class Conversations {
     a: ProjectActor,
     page: { limit: number; offset: number },
   ): Promise<{ items: ConversationSummary[]; total: number }> {
+    const { aiConversations } = tablesOf(this.db);
     const where = and(
       eq(aiConversations.projectId, a.projectId),
       eq(aiConversations.owner, a.email),
@@ -254,6 +259,7 @@ export class Conversations {
    * stay: they are the record of AI usage). Returns the jobs of messages still unanswered.
    */
   async delete(a: ProjectActor, id: string): Promise<string[]> {
+    const { jobs, aiConversations } = tablesOf(this.db);
     await this.own(a, id);
     return tx(this.db, async () => {
       const msgs = await this.messages(id);
@@ -269,6 +275,7 @@ export class Conversations {
 
   /** Clears the answer a job holds (its message was deleted while it ran). */
   async scrubJob(jobId: string): Promise<void> {
+    const { jobs } = tablesOf(this.db);
     await this.db.update(jobs).set({ result: null }).where(eq(jobs.id, jobId));
   }
 }

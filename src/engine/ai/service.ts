@@ -7,9 +7,8 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { type Db, first, tx } from '../db/index.js';
+import { type Db, first, tablesOf, tx } from '../db/index.js';
 import { aiAskLock } from '../db/lock-names.js';
-import { projects } from '../db/tables.js';
 import { conflict, unavailable } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Limits } from '../limits/limits.js';
@@ -261,6 +260,7 @@ export class AiService {
   }
 
   private async systemPrompt(a: ProjectActor): Promise<string> {
+    const { projects } = tablesOf(this.d.db);
     const label =
       (
         await this.d.db

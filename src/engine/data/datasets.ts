@@ -3,8 +3,7 @@
 // many-to-one references between datasets.
 import { and, eq, sql } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first } from '../db/index.js';
-import { datasets } from '../db/tables.js';
+import { type Db, first, tablesOf } from '../db/index.js';
 import { TITLED_TYPES, titleKey } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
 import type { ModelStore, ObjectInput } from '../model/store.js';
@@ -44,6 +43,7 @@ export class Datasets {
   ) {}
 
   async get(projectId: string, name: string) {
+    const { datasets } = tablesOf(this.db);
     return this.db
       .select()
       .from(datasets)
@@ -97,6 +97,7 @@ export class Datasets {
 
   /** Every dataset of a project with its full row count (engine-internal: limits, checks). */
   async infos(projectId: string): Promise<DatasetInfo[]> {
+    const { datasets } = tablesOf(this.db);
     return (
       await this.db
         .select()
@@ -120,6 +121,7 @@ export class Datasets {
 
   /** Every dataset record of a project (with its prescription). */
   async rows(projectId: string) {
+    const { datasets } = tablesOf(this.db);
     return this.db
       .select()
       .from(datasets)
@@ -128,6 +130,7 @@ export class Datasets {
   }
 
   async totalRows(projectId: string): Promise<number> {
+    const { datasets } = tablesOf(this.db);
     return (
       (
         await this.db
@@ -148,6 +151,7 @@ export class Datasets {
     user: string,
     dataVersion: number,
   ): Promise<void> {
+    const { datasets } = tablesOf(this.db);
     const row = {
       projectId,
       name: p.clustername,
@@ -166,6 +170,7 @@ export class Datasets {
 
   /** Replaces a dataset's prescription, leaving its rows and load record alone (a new reference). */
   async setPrescription(projectId: string, name: string, p: Prescription): Promise<void> {
+    const { datasets } = tablesOf(this.db);
     await this.db
       .update(datasets)
       .set({ prescription: p as unknown as Record<string, unknown> })
@@ -196,6 +201,7 @@ export class Datasets {
     replacing: ReadonlyMap<string, Prescription> = new Map(),
     before: Map<string, Prescription | null> = new Map(),
   ): Promise<{ wanted: ObjectInput[]; stale: string[] }> {
+    const { datasets } = tablesOf(this.db);
     const all = await this.db.select().from(datasets).where(eq(datasets.projectId, projectId));
     const byName = new Map(all.map((d) => [d.name, d.prescription as Prescription]));
     for (const [name, p] of replacing) byName.set(name, p);

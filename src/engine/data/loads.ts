@@ -8,8 +8,7 @@ import { z } from 'zod';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { and, eq, inArray } from 'drizzle-orm';
-import { type Db, tx } from '../db/index.js';
-import { jobs } from '../db/tables.js';
+import { type Db, tx, tablesOf } from '../db/index.js';
 import { EngineError, invalid } from '../errors.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import { loadJobWithoutCounts, rowLimitMessage } from '../jobs/withheld-counts.js';
@@ -201,6 +200,7 @@ export class Loads {
 
   /** Column titles that file loads queued or running will give (other clusters than `except`). */
   private async titlesInFlight(projectId: string, except: Set<string>): Promise<Set<string>> {
+    const { jobs } = tablesOf(this.db);
     const out = new Set<string>();
     const rows = await this.db
       .select({ params: jobs.params })

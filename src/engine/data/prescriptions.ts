@@ -5,8 +5,7 @@
 import fs from 'node:fs/promises';
 import { and, eq } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first } from '../db/index.js';
-import { prescriptions, uploads } from '../db/tables.js';
+import { type Db, first, tablesOf } from '../db/index.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { requireStorageAccess } from '../storage/access.js';
@@ -33,6 +32,7 @@ export class Prescriptions {
 
   /** uploadId: a completed chunked upload's identifier, or any stored file's fileId. */
   async resolveUploadId(projectId: string, uploadId: string): Promise<string> {
+    const { uploads } = tablesOf(this.db);
     const up = await this.db
       .select({ path: uploads.targetPath, status: uploads.status })
       .from(uploads)
@@ -74,6 +74,7 @@ export class Prescriptions {
     projectId: string,
     path: string,
   ): Promise<{ prescription: Prescription; edited: boolean } | null> {
+    const { prescriptions } = tablesOf(this.db);
     const row = await this.db
       .select()
       .from(prescriptions)
@@ -143,6 +144,7 @@ export class Prescriptions {
   }
 
   async remember(projectId: string, path: string, p: Prescription, edited = true): Promise<void> {
+    const { prescriptions } = tablesOf(this.db);
     const { data: _data, ...structure } = p;
     const row = {
       projectId,

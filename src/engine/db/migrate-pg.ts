@@ -9,7 +9,8 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
 import { checkout } from './checkout.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url));
+/** The PostgreSQL migrations this version ships (drizzle-pg/, generated from schema-pg.ts). */
+export const MIGRATIONS_PG = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url));
 
 /**
  * The advisory lock key of the metadata migrations ('URSA' in ASCII). Advisory locks are
@@ -20,7 +21,7 @@ export const MIGRATION_LOCK_KEY = 0x55525341;
 /** Brings the database `pool` connects to up to the newest migration, once across processes. */
 export async function migratePg(
   pool: pg.Pool,
-  migrationsFolder: string = MIGRATIONS,
+  migrationsFolder: string = MIGRATIONS_PG,
 ): Promise<void> {
   // One connection for lock, migrations and unlock: the lock belongs to the session.
   // A connection lost meanwhile fails the statement it runs (and the start-up), not the process.

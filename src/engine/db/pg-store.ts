@@ -10,17 +10,19 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { invalid } from '../errors.js';
 import { checkout } from './checkout.js';
-import { migratePg } from './migrate-pg.js';
+import { claimSkipLocked } from './claim.js';
+import { MIGRATIONS_PG, migratePg } from './migrate-pg.js';
 import { pgSignals } from './signals.js';
+import { pgSql } from './sql-fns.js';
 import {
+  engineView,
   LockLost,
   register,
-  type Db,
   type ExclusiveOptions,
   type Store,
   type TxOptions,
 } from './store.js';
-import { useDialect } from './tables.js';
+import { pgTables } from './tables.js';
 
 /** SQLSTATE of a statement cancelled (pg_cancel_backend) or past statement_timeout. */
 const QUERY_CANCELED = '57014';
@@ -70,7 +72,6 @@ export interface PgStoreOptions {
 }
 
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
-  useDialect('postgres');
   const log = opts.log;
   const pool = new pg.Pool({
     connectionString: url,
@@ -106,7 +107,9 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
         ) as unknown as Promise<pg.QueryResult>
       ).catch(rethrowUnstorable),
   };
-  const db = drizzle({ client: client as unknown as pg.Pool }) as unknown as Db;
+  // drizzle's node-postgres driver calls only `query` of the client it is given.
+  const pgDb = drizzle({ client: client as unknown as pg.Pool });
+  const { db, tables } = engineView(pgDb, pgTables);
   const dialect = new PgDialect();
 
   const signals = pgSignals(
@@ -116,8 +119,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   );
 
   const store: Store = {
-    dialect: 'postgres',
     db,
+    tables,
+    sql: pgSql,
+    shared: true,
+    migrations: { folder: MIGRATIONS_PG, table: 'drizzle.__drizzle_migrations' },
+    claimOne: (spec) => claimSkipLocked(db, spec),
     signals,
     async exclusive<T>(
       name: string,

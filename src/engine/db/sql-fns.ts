@@ -1,37 +1,42 @@
 // SQL the two metadata databases spell differently, for the few raw fragments engine code
-// needs. Everything else is drizzle's query builder, which each dialect renders itself.
+// needs. Everything else is drizzle's query builder, which each dialect renders itself. Each
+// store gives its own set (`sqlOf(db)`); engine code never asks which one it got.
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import { boundDialect } from './tables.js';
 
-/** The text of `key` in the JSON document `col` (null when missing). */
-export function jsonText(col: SQLWrapper, key: string): SQL<string | null> {
-  if (!/^\w+$/.test(key)) throw new Error(`bad JSON key ${key}`);
-  return boundDialect() === 'postgres'
-    ? sql<string | null>`(${col} ->> ${sql.raw(`'${key}'`)})`
-    : sql<string | null>`json_extract(${col}, ${sql.raw(`'$.${key}'`)})`;
-}
-
-/** Whether the JSON array `col` holds the string `value`. */
-export function jsonArrayHas(col: SQLWrapper, value: string): SQL<boolean> {
-  return boundDialect() === 'postgres'
-    ? sql<boolean>`(${col}::jsonb @> ${JSON.stringify([value])}::jsonb)`
-    : sql<boolean>`exists (select 1 from json_each(${col}) where json_each.value = ${value})`;
+export interface SqlFns {
+  /** The text of `key` in the JSON document `col` (null when missing). */
+  jsonText(col: SQLWrapper, key: string): SQL<string | null>;
+  /** The number at `key` in the JSON document `col` (null when missing). */
+  jsonNumber(col: SQLWrapper, key: string): SQL<number | null>;
+  /** Whether the JSON array `col` holds the string `value`. */
+  jsonArrayHas(col: SQLWrapper, value: string): SQL<boolean>;
+  /** `col` is one of `values`, sent as ONE parameter (lists can exceed a statement's limit). */
+  inList(col: SQLWrapper, values: string[]): SQL<boolean>;
 }
 
 /** count(*) as a number on both (PostgreSQL's is a bigint, which pg reads as text). */
 export const countAll = (): SQL<number> => sql<number>`count(*)`.mapWith(Number);
 
-/** The number at `key` in the JSON document `col` (null when missing). */
-export function jsonNumber(col: SQLWrapper, key: string): SQL<number | null> {
+function jsonKey(key: string): string {
   if (!/^\w+$/.test(key)) throw new Error(`bad JSON key ${key}`);
-  return boundDialect() === 'postgres'
-    ? sql<number | null>`((${col} ->> ${sql.raw(`'${key}'`)})::numeric)`
-    : sql<number | null>`json_extract(${col}, ${sql.raw(`'$.${key}'`)})`;
+  return key;
 }
 
-/** `col` is one of `values`, sent as ONE parameter (lists can exceed a statement's limit). */
-export function inList(col: SQLWrapper, values: string[]): SQL<boolean> {
-  return boundDialect() === 'postgres'
-    ? sql<boolean>`${col} = any(${sql.param(values)}::text[])`
-    : sql<boolean>`${col} in (select value from json_each(${JSON.stringify(values)}))`;
-}
+export const sqliteSql: SqlFns = {
+  jsonText: (col, key) =>
+    sql<string | null>`json_extract(${col}, ${sql.raw(`'$.${jsonKey(key)}'`)})`,
+  jsonNumber: (col, key) =>
+    sql<number | null>`json_extract(${col}, ${sql.raw(`'$.${jsonKey(key)}'`)})`,
+  jsonArrayHas: (col, value) =>
+    sql<boolean>`exists (select 1 from json_each(${col}) where json_each.value = ${value})`,
+  inList: (col, values) =>
+    sql<boolean>`${col} in (select value from json_each(${JSON.stringify(values)}))`,
+};
+
+export const pgSql: SqlFns = {
+  jsonText: (col, key) => sql<string | null>`(${col} ->> ${sql.raw(`'${jsonKey(key)}'`)})`,
+  jsonNumber: (col, key) =>
+    sql<number | null>`((${col} ->> ${sql.raw(`'${jsonKey(key)}'`)})::numeric)`,
+  jsonArrayHas: (col, value) => sql<boolean>`(${col}::jsonb @> ${JSON.stringify([value])}::jsonb)`,
+  inList: (col, values) => sql<boolean>`${col} = any(${sql.param(values)}::text[])`,
+};

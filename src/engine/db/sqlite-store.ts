@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type SQL } from 'drizzle-orm';
 import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
@@ -15,9 +16,14 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { drizzle } from 'drizzle-orm/sqlite-proxy';
 import { KeyedLock } from '../keyed-lock.js';
+import { claimSingleWriter } from './claim.js';
 import { memorySignals } from './signals.js';
+import { sqliteSql } from './sql-fns.js';
 import { register, type Db, type ExclusiveOptions, type Store, type TxOptions } from './store.js';
-import { useDialect } from './tables.js';
+import { sqliteTables } from './tables.js';
+
+/** The SQLite migrations this version ships (drizzle/, generated from schema.ts). */
+export const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 const WRITER = 'writer';
 
@@ -58,8 +64,7 @@ function execute(st: Statements, sql: string, params: unknown[], method: Method)
 const isRead = (sql: string, method: Method) =>
   method !== 'run' && /^\s*(select|with)\b/i.test(sql) && !/\breturning\b/i.test(sql);
 
-export function openSqliteStore(dataDir: string, migrationsFolder: string): Store {
-  useDialect('sqlite');
+export function openSqliteStore(dataDir: string, migrationsFolder = MIGRATIONS): Store {
   fs.mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, 'metadata.sqlite');
   const writer = new Database(file);
@@ -103,8 +108,12 @@ export function openSqliteStore(dataDir: string, migrationsFolder: string): Stor
   const never = new AbortController().signal;
 
   const store: Store = {
-    dialect: 'sqlite',
     db,
+    tables: sqliteTables,
+    sql: sqliteSql,
+    shared: false,
+    migrations: { folder: migrationsFolder, table: '__drizzle_migrations' },
+    claimOne: (spec) => claimSingleWriter(db, (fn) => store.tx(fn), spec),
     signals,
     exclusive<T>(
       name: string,

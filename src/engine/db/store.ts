@@ -1,16 +1,51 @@
 // The metadata store: one asynchronous API over SQLite (one process, the default) or
 // PostgreSQL (`URSA_DATABASE_URL`, any number of processes). Engine code holds a `Db` (drizzle,
-// typed by the SQLite schema, its tables from tables.ts), awaits every statement, and wraps
-// changes that must land together in `tx(db, async () => …)`. Inside `tx`, the same `db`
-// runs on the transaction's connection (found through AsyncLocalStorage), so functions need
-// no transaction handle passed down.
+// typed by the SQLite schema), takes its tables and dialect-specific SQL from the store that
+// owns it (`tablesOf(db)`, `sqlOf(db)`), awaits every statement, and wraps changes that must
+// land together in `tx(db, async () => …)`. Inside `tx`, the same `db` runs on the
+// transaction's connection (found through AsyncLocalStorage), so functions need no
+// transaction handle passed down. The store answers what engine code needs to know of it
+// (`shared`, `claimOne`, `migrations`), never which database it is.
 import type { SQL } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { SQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from 'drizzle-orm/sqlite-core';
 import type { SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import type { Signals } from './signals.js';
-import type { Dialect } from './tables.js';
+import type { SqlFns } from './sql-fns.js';
+import type { PgTables, Tables } from './tables.js';
 
 /** The metadata database handle engine code queries. */
 export type Db = SqliteRemoteDatabase<Record<string, never>>;
+
+/**
+ * Engine code holds one `Db` and one `Tables` type for both databases: drizzle's query
+ * builder has the same API on both and reads and writes the same values, so both are typed as
+ * SQLite's (whose inferred row types are the engine's). The PostgreSQL store is typed as
+ * PostgreSQL and hands its drizzle and tables to engine code through here, the one place
+ * that treats one as the other.
+ */
+export function engineView(db: NodePgDatabase, tables: PgTables): { db: Db; tables: Tables } {
+  return { db: db as unknown as Db, tables: tables as unknown as Tables };
+}
+
+/** What `Store.claimOne` takes: the first row of `table` matching `where`, by `orderBy`. */
+export interface ClaimSpec<T extends SQLiteTable> {
+  table: T;
+  /** The table's key column (the row is found, then updated, by it). */
+  key: SQLiteColumn;
+  where: SQL;
+  orderBy: SQLiteColumn[];
+  /** What the claim writes into the row (e.g. its owner). */
+  set: SQLiteUpdateSetSource<T>;
+}
+
+/** Where a store keeps its schema's history (readiness compares it with the shipped one). */
+export interface Migrations {
+  /** The migrations this version ships for this database, applied at start-up. */
+  readonly folder: string;
+  /** The (schema-qualified) table drizzle records applied migrations in. */
+  readonly table: string;
+}
 
 export interface TxOptions {
   /**
@@ -22,8 +57,23 @@ export interface TxOptions {
 }
 
 export interface Store {
-  readonly dialect: Dialect;
   readonly db: Db;
+  /** The metadata tables, as this store's database declares them. */
+  readonly tables: Tables;
+  /** The raw SQL fragments this store's database spells its own way (JSON, lists). */
+  readonly sql: SqlFns;
+  /**
+   * Whether several processes may share this database (PostgreSQL): work, locks and leases
+   * are then claimed across processes. SQLite serves one process.
+   */
+  readonly shared: boolean;
+  readonly migrations: Migrations;
+  /**
+   * Updates with `spec.set` and returns the first row matching `spec.where` (by
+   * `spec.orderBy`), or nothing when none does; when several processes claim at once, each
+   * gets a different row (PostgreSQL: `FOR UPDATE SKIP LOCKED`; SQLite: its one writer).
+   */
+  claimOne<T extends SQLiteTable>(spec: ClaimSpec<T>): Promise<T['$inferSelect'] | undefined>;
   /**
    * Runs `fn` in one transaction: every write lands or none does. Nested calls run in a
    * savepoint of the outer transaction. Run the statements of one transaction one after the
@@ -84,6 +134,12 @@ export function storeOf(db: Db): Store {
   if (!s) throw new Error('this database handle belongs to no open store');
   return s;
 }
+
+/** The tables of the store `db` belongs to. */
+export const tablesOf = (db: Db): Tables => storeOf(db).tables;
+
+/** The dialect-specific SQL fragments of the store `db` belongs to. */
+export const sqlOf = (db: Db): SqlFns => storeOf(db).sql;
 
 /** One state change, one transaction: either every write lands or none does. */
 export function tx<T>(db: Db, fn: () => Promise<T>, opts?: TxOptions): Promise<T> {

@@ -2,14 +2,12 @@
 // "flow" (FLOWS.md). One run per flow at a time, claimed by a row in `flow_locks` (shared by
 // every server process); outputs commit only when every box succeeded.
 import { createReadStream } from 'node:fs';
-import { jsonText } from '../db/sql-fns.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { type Db, first, storeOf } from '../db/index.js';
-import { flowLocks, jobs as jobsTable } from '../db/tables.js';
+import { type Db, first, sqlOf, storeOf, tablesOf } from '../db/index.js';
 import type { Datasets } from '../data/datasets.js';
 import type { Loads, LoadTarget } from '../data/loads.js';
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
@@ -84,6 +82,7 @@ export class Flows {
     // The lock goes with the run, however it ends (OK, ERROR, CANCELLED).
     deps.jobs.onFinish(async (job) => {
       if (job.type !== 'flow') return;
+      const { flowLocks } = tablesOf(deps.db);
       await deps.db.delete(flowLocks).where(eq(flowLocks.jobId, job.id));
       await this.recordEnd(job);
     });
@@ -134,6 +133,7 @@ export class Flows {
     );
     await this.deps.loads.checkTargets(a.projectId, outputs);
     const { db, jobs } = this.deps;
+    const { flowLocks } = tablesOf(db);
     const since = nowIso();
     const claimed = (
       await db
@@ -196,13 +196,13 @@ export class Flows {
    */
   async recover(projectDirs: Array<{ projectId: string; dir: string }>): Promise<number> {
     const { db } = this.deps;
+    const { flowLocks, jobs: jobsTable } = tablesOf(db);
     // A lock with no job yet is a start under way (start() claims the lock, then submits the
     // job): in a cluster another process may be in that moment, so only an old one is stale.
-    // One process on SQLite has nothing under way while it starts.
-    const starting =
-      storeOf(db).dialect === 'sqlite'
-        ? sql`true`
-        : sql`${flowLocks.since} < ${new Date(Date.now() - START_GRACE_MS).toISOString()}`;
+    // A store no other process shares has nothing under way while this one starts.
+    const starting = storeOf(db).shared
+      ? sql`${flowLocks.since} < ${new Date(Date.now() - START_GRACE_MS).toISOString()}`
+      : sql`true`;
     const stale = await db
       .select({ jobId: flowLocks.jobId, projectId: flowLocks.projectId, flow: flowLocks.flow })
       .from(flowLocks)
@@ -281,6 +281,8 @@ export class Flows {
   }
 
   private async lastRun(projectId: string, flow: string): Promise<FlowListItem['lastRun']> {
+    const { jobs: jobsTable } = tablesOf(this.deps.db);
+    const { jsonText } = sqlOf(this.deps.db);
     const j = await this.deps.db
       .select()
       .from(jobsTable)
@@ -454,6 +456,7 @@ export class Flows {
   }
 
   private async lockOf(projectId: string, flow: string) {
+    const { flowLocks } = tablesOf(this.deps.db);
     return this.deps.db
       .select()
       .from(flowLocks)

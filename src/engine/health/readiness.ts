@@ -31,7 +31,6 @@ export interface ReadinessOptions {
   dataDir: string;
   /** Free bytes of the data directory's filesystem below which it is not ready (0: none). */
   minFreeBytes?: number;
-  migrationsFolder: string;
   log: Logger;
   /** A data directory that has not answered by then counts as failing (a hung network mount). */
   timeoutMs?: number;
@@ -54,7 +53,7 @@ export class Readiness {
 
   constructor(private readonly opts: ReadinessOptions) {
     this.probeFile = path.join(opts.dataDir, `.readyz-probe-${randomId(12)}`);
-    this.shipped = readMigrationFiles({ migrationsFolder: opts.migrationsFolder }).map(
+    this.shipped = readMigrationFiles({ migrationsFolder: opts.store.migrations.folder }).map(
       (m) => m.hash,
     );
     this.timeoutMs = opts.timeoutMs ?? 2_000;
@@ -82,11 +81,10 @@ export class Readiness {
 
   /** Applied migrations (drizzle records each one's hash) against those shipped. */
   private async checkMigrations(): Promise<void> {
-    // drizzle keeps the record in the `drizzle` schema on PostgreSQL, in the main one on SQLite.
-    const table = this.opts.store.dialect === 'postgres' ? sql`drizzle.` : sql``;
+    const table = sql.raw(this.opts.store.migrations.table);
     const applied = (
       await this.opts.store.rows<{ hash: string }>(
-        sql`SELECT hash FROM ${table}__drizzle_migrations ORDER BY created_at, id`,
+        sql`SELECT hash FROM ${table} ORDER BY created_at, id`,
       )
     ).map((r) => r.hash);
     const known = this.shipped;

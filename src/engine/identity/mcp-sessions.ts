@@ -3,8 +3,7 @@
 // process serves the session's requests statelessly after checking it here, so a load balancer
 // needs no session affinity.
 import { and, asc, eq, inArray, lt } from 'drizzle-orm';
-import { type Db, first, tx } from '../db/index.js';
-import { mcpSessions } from '../db/tables.js';
+import { type Db, first, tx, tablesOf } from '../db/index.js';
 import { nowIso } from '../ids.js';
 
 /** A session unused this long is over (its transport closed, its row deleted). */
@@ -26,6 +25,7 @@ export class McpSessions {
    * least recently used ones end to make room. Returns the ids ended.
    */
   async open(id: string, email: string, max = Infinity): Promise<string[]> {
+    const { mcpSessions } = tablesOf(this.db);
     const ended = await tx(
       this.db,
       async () => {
@@ -49,6 +49,7 @@ export class McpSessions {
 
   /** When the session was last used through any process (ms), or undefined when it is gone. */
   async lastSeen(id: string): Promise<number | undefined> {
+    const { mcpSessions } = tablesOf(this.db);
     const row = await this.db
       .select({ lastSeen: mcpSessions.lastSeen })
       .from(mcpSessions)
@@ -59,6 +60,7 @@ export class McpSessions {
 
   /** The user of a live session, or undefined (unknown, ended or idle too long). */
   async userOf(id: string): Promise<string | undefined> {
+    const { mcpSessions } = tablesOf(this.db);
     const row = await this.db.select().from(mcpSessions).where(eq(mcpSessions.id, id)).then(first);
     if (!row) return undefined;
     if (Date.parse(row.lastSeen) < Date.now() - this.idleMs) {
@@ -73,6 +75,7 @@ export class McpSessions {
    * the write found it ended (by another process): the caller drops its transport.
    */
   async touch(id: string): Promise<boolean> {
+    const { mcpSessions } = tablesOf(this.db);
     const now = Date.now();
     if (now - (this.touched.get(id) ?? 0) < TOUCH_EVERY_MS) return true;
     this.touched.set(id, now);
@@ -85,12 +88,14 @@ export class McpSessions {
   }
 
   async close(id: string): Promise<void> {
+    const { mcpSessions } = tablesOf(this.db);
     this.touched.delete(id);
     await this.db.delete(mcpSessions).where(eq(mcpSessions.id, id));
   }
 
   /** Forgets sessions idle longer than the limit (whichever process opened them). */
   async sweep(): Promise<void> {
+    const { mcpSessions } = tablesOf(this.db);
     const before = new Date(Date.now() - this.idleMs).toISOString();
     await this.db.delete(mcpSessions).where(and(lt(mcpSessions.lastSeen, before)));
     for (const [id, t] of this.touched) if (t < Date.now() - this.idleMs) this.touched.delete(id);

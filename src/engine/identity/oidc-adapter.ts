@@ -2,8 +2,7 @@
 // the `oidc_models` table, so clients, grants and refresh tokens survive restarts. Storage
 // only: what the payloads mean is oidc-provider's business.
 import { and, eq, lt, sql } from 'drizzle-orm';
-import { type Db, first } from '../db/index.js';
-import { oidcModels } from '../db/tables.js';
+import { type Db, first, tablesOf } from '../db/index.js';
 
 /** A model instance as oidc-provider hands it over (and expects it back). */
 export interface OidcPayload {
@@ -33,6 +32,7 @@ export class OidcModels {
 
   /** Removes rows that have expired; runs at most once a minute, from writes. */
   async sweep(force = false): Promise<number> {
+    const { oidcModels } = tablesOf(this.db);
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
@@ -45,6 +45,7 @@ export class OidcModels {
   }
 
   async upsert(kind: string, id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    const { oidcModels } = tablesOf(this.db);
     await this.sweep();
     const expiresAt =
       typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000).toISOString() : null;
@@ -70,6 +71,7 @@ export class OidcModels {
     by: 'id' | 'uid' | 'userCode',
     value: string,
   ): Promise<(OidcPayload & { consumed?: number }) | undefined> {
+    const { oidcModels } = tablesOf(this.db);
     const column = { id: oidcModels.id, uid: oidcModels.uid, userCode: oidcModels.userCode }[by];
     const row = await this.db
       .select()
@@ -89,6 +91,7 @@ export class OidcModels {
   }
 
   async consume(kind: string, id: string): Promise<void> {
+    const { oidcModels } = tablesOf(this.db);
     await this.db
       .update(oidcModels)
       .set({ consumed: new Date().toISOString() })
@@ -96,12 +99,14 @@ export class OidcModels {
   }
 
   async destroy(kind: string, id: string): Promise<void> {
+    const { oidcModels } = tablesOf(this.db);
     if (kind === 'Grant') this.onGrantRevoked(id);
     await this.db.delete(oidcModels).where(and(eq(oidcModels.kind, kind), eq(oidcModels.id, id)));
   }
 
   /** Everything issued under one grant (codes, access and refresh tokens), of any kind. */
   async revokeByGrantId(grantId: string): Promise<void> {
+    const { oidcModels } = tablesOf(this.db);
     this.onGrantRevoked(grantId);
     await this.db.delete(oidcModels).where(eq(oidcModels.grantId, grantId));
   }

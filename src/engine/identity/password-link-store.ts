@@ -2,8 +2,7 @@
 // works once, until it expires, and only while it is the newest one of its account.
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import { type Db, first, tx } from '../db/index.js';
-import { passwordLinks } from '../db/tables.js';
+import { type Db, first, tx, tablesOf } from '../db/index.js';
 
 export type LinkPurpose = 'invite' | 'reset';
 export type LinkEnd = 'used' | 'replaced' | 'password_set';
@@ -24,6 +23,7 @@ export async function createLink(
   purpose: LinkPurpose,
   ttlMs: number,
 ): Promise<{ token: string; expires: Date }> {
+  const { passwordLinks } = tablesOf(db);
   const token = randomBytes(32).toString('base64url');
   const now = new Date();
   const expires = new Date(now.getTime() + ttlMs);
@@ -44,6 +44,7 @@ export async function createLink(
 }
 
 export async function readLink(db: Db, token: string): Promise<LinkState> {
+  const { passwordLinks } = tablesOf(db);
   const row = await db
     .select()
     .from(passwordLinks)
@@ -57,6 +58,7 @@ export async function readLink(db: Db, token: string): Promise<LinkState> {
 
 /** Marks the link used when it is still good; call inside the transaction that acts on it. */
 export async function useLink(db: Db, token: string): Promise<LinkState> {
+  const { passwordLinks } = tablesOf(db);
   const state = await readLink(db, token);
   if (!state.ok) return state;
   // Only an open link is used: of two uses at once (on PostgreSQL, perhaps through two
@@ -71,6 +73,7 @@ export async function useLink(db: Db, token: string): Promise<LinkState> {
 
 /** Ends every open link of `email` (a newer link was sent, or the password was set). */
 export async function endLinks(db: Db, email: string, reason: LinkEnd): Promise<void> {
+  const { passwordLinks } = tablesOf(db);
   await db
     .update(passwordLinks)
     .set({ ended: reason, endedAt: new Date().toISOString() })

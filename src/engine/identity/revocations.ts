@@ -4,8 +4,7 @@
 // refuses the token from the next request on.
 import { lt, sql } from 'drizzle-orm';
 import type { JWTPayload } from 'jose';
-import { prepared, type Db } from '../db/index.js';
-import { tokenRevocations } from '../db/tables.js';
+import { prepared, type Db, tablesOf, type Tables } from '../db/index.js';
 
 /** The claim of our OAuth access tokens naming the grant they were issued under. */
 export const GRANT_CLAIM = 'gid';
@@ -15,13 +14,14 @@ const SWEEP_EVERY_MS = 60_000;
 // On every authenticated request: two primary-key probes in one statement that always returns
 // one row. SQLite ran `(kind, id) IN (VALUES …)` through an ephemeral table (about 19 µs) and
 // the equivalent OR as two merged index scans; EXISTS … OR EXISTS … is two seeks (about 2 µs).
-const probe = (kind: 'jti' | 'grant') =>
-  sql`exists (select 1 from ${tokenRevocations} where ${tokenRevocations.kind} = ${sql.raw(`'${kind}'`)} and ${tokenRevocations.id} = ${sql.placeholder(kind === 'jti' ? 'jti' : 'gid')})`;
-const lookup = prepared('revoked', (db) =>
-  db
-    .select({ hit: sql<boolean | number>`(${probe('jti')} or ${probe('grant')})` })
-    .from(sql`(select 1) as one`),
-);
+const probe = (t: Tables['tokenRevocations'], kind: 'jti' | 'grant') =>
+  sql`exists (select 1 from ${t} where ${t.kind} = ${sql.raw(`'${kind}'`)} and ${t.id} = ${sql.placeholder(kind === 'jti' ? 'jti' : 'gid')})`;
+const lookup = prepared('revoked', (db) => {
+  const { tokenRevocations: t } = tablesOf(db);
+  return db
+    .select({ hit: sql<boolean | number>`(${probe(t, 'jti')} or ${probe(t, 'grant')})` })
+    .from(sql`(select 1) as one`);
+});
 
 export class Revocations {
   private lastSweep = 0;
@@ -58,6 +58,7 @@ export class Revocations {
   }
 
   private async record(kind: 'jti' | 'grant', id: string, expires: Date): Promise<void> {
+    const { tokenRevocations } = tablesOf(this.db);
     const now = new Date();
     if (now.getTime() - this.lastSweep >= SWEEP_EVERY_MS) {
       this.lastSweep = now.getTime();

@@ -1,9 +1,7 @@
 // Browser sessions: a random cookie value, stored only as its hash, with an expiry.
 import { createHash, randomBytes } from 'node:crypto';
-import { jsonText } from '../db/sql-fns.js';
 import { and, eq, gt, lt } from 'drizzle-orm';
-import { first, type Db } from '../db/index.js';
-import { oidcModels, sessions } from '../db/tables.js';
+import { first, type Db, tablesOf, sqlOf } from '../db/index.js';
 
 const hash = (id: string) => createHash('sha256').update(id).digest('base64url');
 
@@ -12,6 +10,7 @@ export async function createSession(
   email: string,
   ttlSeconds: number,
 ): Promise<{ id: string; expires: Date }> {
+  const { sessions } = tablesOf(db);
   const id = randomBytes(32).toString('base64url');
   const now = new Date();
   const expires = new Date(now.getTime() + ttlSeconds * 1000);
@@ -26,6 +25,7 @@ export async function createSession(
 }
 
 export async function sessionEmail(db: Db, id: string): Promise<string | null> {
+  const { sessions } = tablesOf(db);
   const row = await db
     .select({ email: sessions.email })
     .from(sessions)
@@ -36,6 +36,7 @@ export async function sessionEmail(db: Db, id: string): Promise<string | null> {
 }
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
+  const { sessions } = tablesOf(db);
   await db.delete(sessions).where(eq(sessions.idHash, hash(id)));
 }
 
@@ -44,6 +45,8 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
  * (rows of kind `Session` whose payload names the account). Used when the password changes.
  */
 export async function endSessionsOf(db: Db, email: string): Promise<void> {
+  const { sessions, oidcModels } = tablesOf(db);
+  const { jsonText } = sqlOf(db);
   await db.delete(sessions).where(eq(sessions.email, email));
   await db
     .delete(oidcModels)

@@ -7,8 +7,7 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { eq, lt } from 'drizzle-orm';
-import { type Db, first, tx } from '../db/index.js';
-import { authThrottle } from '../db/tables.js';
+import { type Db, first, tx, tablesOf, type Tables } from '../db/index.js';
 
 /** Refuses for a while after `limit` failures, the wait doubling with each failure after. */
 export interface BackoffRule {
@@ -54,7 +53,7 @@ export interface Guess {
   succeeded(): Promise<void>;
 }
 
-type Row = typeof authThrottle.$inferSelect;
+type Row = Tables['authThrottle']['$inferSelect'];
 
 const SWEEP_EVERY_MS = MINUTE;
 
@@ -70,6 +69,7 @@ export class Throttle {
    * that address). A refused guess is not counted and must not be checked.
    */
   async guess(scope: string, account: string, address: string): Promise<Guess> {
+    const { authThrottle } = tablesOf(this.db);
     const pair = bucket(
       ACCOUNT_AT_ADDRESS,
       `${scope}\0${account.toLowerCase()}\0${addressKey(address)}`,
@@ -134,6 +134,7 @@ export class Throttle {
 
   /** Deletes rows that no longer decide anything; at most once a minute. */
   async sweep(force = false): Promise<number> {
+    const { authThrottle } = tablesOf(this.db);
     const now = Date.now();
     if (!force && now - this.lastSweep < SWEEP_EVERY_MS) return 0;
     this.lastSweep = now;
@@ -170,10 +171,12 @@ export class Throttle {
   }
 
   private async row(key: string): Promise<Row | undefined> {
+    const { authThrottle } = tablesOf(this.db);
     return this.db.select().from(authThrottle).where(eq(authThrottle.bucket, key)).then(first);
   }
 
   private async put(key: string, values: Omit<Row, 'bucket'>): Promise<void> {
+    const { authThrottle } = tablesOf(this.db);
     await this.db
       .insert(authThrottle)
       .values({ bucket: key, ...values })

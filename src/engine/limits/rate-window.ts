@@ -1,8 +1,7 @@
 // Sliding-window rate limits kept in the metadata DB (table rate_events), so that every server
 // process and a restart count the same requests: "at most N per key in the last window".
 import { and, asc, eq, gt, lt, sql } from 'drizzle-orm';
-import { type Db, first, tx } from '../db/index.js';
-import { rateEvents } from '../db/tables.js';
+import { type Db, first, tx, tablesOf } from '../db/index.js';
 
 export interface RateRule {
   scope: string;
@@ -19,6 +18,7 @@ export type RateDecision = { ok: true } | { ok: false; scope: string; retryAfter
  * two processes cannot both take the last slot.
  */
 export async function takeRate(db: Db, rules: RateRule[]): Promise<RateDecision> {
+  const { rateEvents } = tablesOf(db);
   return tx(
     db,
     async (): Promise<RateDecision> => {

@@ -2,11 +2,10 @@
 // (so cached query results made under an older model are never served).
 import { sameJson } from '../same-json.js';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { type Db, first, prepared, storeOf } from '../db/index.js';
-import { objectRevisions, objects, projects } from '../db/tables.js';
+import { type Db, first, prepared, storeOf, tablesOf, type Tables } from '../db/index.js';
 import { nowIso } from '../ids.js';
 
-export type ObjectRow = typeof objects.$inferSelect;
+export type ObjectRow = Tables['objects']['$inferSelect'];
 
 export interface ObjectInput {
   ident: string;
@@ -19,21 +18,23 @@ export interface ObjectInput {
   acl?: Array<{ userrole: string; acl: string }>;
 }
 
-export type RevisionRow = typeof objectRevisions.$inferSelect;
+export type RevisionRow = Tables['objectRevisions']['$inferSelect'];
 
 // Read by every query (which compiled query and stored result are current): built once.
-const readVersions = prepared('versions', (db) =>
-  db
+const readVersions = prepared('versions', (db) => {
+  const { projects } = tablesOf(db);
+  return db
     .select({ dataVersion: projects.dataVersion, modelVersion: projects.modelVersion })
     .from(projects)
     .where(eq(projects.id, sql.placeholder('projectId')))
-    .limit(1),
-);
+    .limit(1);
+});
 
 export class ModelStore {
   constructor(private readonly db: Db) {}
 
   async get(projectId: string, ident: string): Promise<ObjectRow | undefined> {
+    const { objects } = tablesOf(this.db);
     return this.db
       .select()
       .from(objects)
@@ -43,6 +44,7 @@ export class ModelStore {
 
   /** Revisions of an object, newest first. */
   async revisions(projectId: string, ident: string): Promise<RevisionRow[]> {
+    const { objectRevisions } = tablesOf(this.db);
     return this.db
       .select()
       .from(objectRevisions)
@@ -55,6 +57,7 @@ export class ModelStore {
     ident: string,
     revision: number,
   ): Promise<RevisionRow | undefined> {
+    const { objectRevisions } = tablesOf(this.db);
     return this.db
       .select()
       .from(objectRevisions)
@@ -72,6 +75,7 @@ export class ModelStore {
   async goneObjects(
     projectId: string,
   ): Promise<Array<{ ident: string; snapshot: Record<string, unknown> }>> {
+    const { objectRevisions } = tablesOf(this.db);
     const r = objectRevisions;
     return this.db
       .select({ ident: r.ident, snapshot: r.snapshot })
@@ -91,6 +95,7 @@ export class ModelStore {
   }
 
   async all(projectId: string): Promise<ObjectRow[]> {
+    const { objects } = tablesOf(this.db);
     return this.db
       .select()
       .from(objects)
@@ -99,6 +104,7 @@ export class ModelStore {
   }
 
   async listByType(projectId: string, types: string[]): Promise<ObjectRow[]> {
+    const { objects } = tablesOf(this.db);
     return this.db
       .select()
       .from(objects)
@@ -111,6 +117,7 @@ export class ModelStore {
    * many changed. Call inside the caller's transaction.
    */
   async upsert(projectId: string, inputs: ObjectInput[], user: string): Promise<number> {
+    const { objects, objectRevisions } = tablesOf(this.db);
     const now = nowIso();
     let changed = 0;
     for (const o of inputs) {
@@ -161,6 +168,7 @@ export class ModelStore {
   }
 
   private async lastRevision(projectId: string, ident: string): Promise<number> {
+    const { objectRevisions } = tablesOf(this.db);
     return (
       (
         await this.db
@@ -177,6 +185,7 @@ export class ModelStore {
    * that keep its meaning (start-up migration of saved AQL, aql/saved-refs.ts).
    */
   async rewriteDef(projectId: string, ident: string, def: Record<string, unknown>): Promise<void> {
+    const { objects } = tablesOf(this.db);
     await this.db
       .update(objects)
       .set({ def })
@@ -185,10 +194,12 @@ export class ModelStore {
 
   /** Every project's objects of these types (start-up migrations). */
   async allOfTypes(types: string[]): Promise<ObjectRow[]> {
+    const { objects } = tablesOf(this.db);
     return this.db.select().from(objects).where(inArray(objects.type, types));
   }
 
   async remove(projectId: string, idents: string[]): Promise<number> {
+    const { objects } = tablesOf(this.db);
     if (!idents.length) return 0;
     const r = await this.db
       .delete(objects)
@@ -199,6 +210,7 @@ export class ModelStore {
   }
 
   async bumpModelVersion(projectId: string): Promise<void> {
+    const { projects } = tablesOf(this.db);
     await this.db
       .update(projects)
       .set({ modelVersion: sql`${projects.modelVersion} + 1` })
@@ -206,6 +218,7 @@ export class ModelStore {
   }
 
   async bumpDataVersion(projectId: string): Promise<number> {
+    const { projects } = tablesOf(this.db);
     await this.db
       .update(projects)
       .set({ dataVersion: sql`${projects.dataVersion} + 1` })

@@ -1,7 +1,6 @@
 // Organizations own projects and hold the plan; their administrators may create projects.
 import { and, eq } from 'drizzle-orm';
-import { type Db, first, tx } from '../db/index.js';
-import { organizations, orgAdmins, users } from '../db/tables.js';
+import { type Db, first, tx, tablesOf } from '../db/index.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { Plans } from '../limits/plans.js';
@@ -23,6 +22,7 @@ export class Orgs {
   ) {}
 
   async create(id: string, name: string, plan: string): Promise<void> {
+    const { organizations } = tablesOf(this.db);
     if (!ORG_ID.test(id))
       throw invalid(`organization id "${id}" must be lowercase letters, digits, "-" or "_"`);
     if (!this.plans[plan])
@@ -32,14 +32,17 @@ export class Orgs {
   }
 
   async get(id: string) {
+    const { organizations } = tablesOf(this.db);
     return this.db.select().from(organizations).where(eq(organizations.id, id)).then(first);
   }
 
   async list() {
+    const { organizations } = tablesOf(this.db);
     return this.db.select().from(organizations);
   }
 
   async addAdmin(orgId: string, rawEmail: string): Promise<void> {
+    const { users, orgAdmins } = tablesOf(this.db);
     const email = normalizeEmail(rawEmail);
     if (!(await this.get(orgId))) throw notFound(`organization "${orgId}" does not exist`);
     await tx(this.db, async () => {
@@ -50,6 +53,7 @@ export class Orgs {
 
   /** The organizations this user administers (may create projects in), by id. */
   async administeredBy(email: string): Promise<string[]> {
+    const { orgAdmins } = tablesOf(this.db);
     return (
       await this.db
         .select({ id: orgAdmins.orgId })
@@ -60,6 +64,7 @@ export class Orgs {
   }
 
   async isAdmin(orgId: string, email: string): Promise<boolean> {
+    const { orgAdmins } = tablesOf(this.db);
     return Boolean(
       await this.db
         .select()

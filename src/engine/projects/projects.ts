@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { requireLevel, type Principal, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { projectCountLock } from '../db/lock-names.js';
-import { type Db, first, prepared, storeOf, tx } from '../db/index.js';
-import { projects, projectUsers, type Announcement, type WarehouseBinding } from '../db/tables.js';
+import { type Db, first, prepared, storeOf, tx, tablesOf, type Tables } from '../db/index.js';
+import { type Announcement, type WarehouseBinding } from '../db/tables.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
@@ -134,8 +134,9 @@ export interface AnnouncementView extends Announcement {
 
 export type ProjectHook = (projectId: string) => void | Promise<void>;
 
-const listProjects = prepared('projects', (db) =>
-  db
+const listProjects = prepared('projects', (db) => {
+  const { projects, projectUsers } = tablesOf(db);
+  return db
     .select({
       id: projects.id,
       label: projects.label,
@@ -146,8 +147,8 @@ const listProjects = prepared('projects', (db) =>
     .from(projectUsers)
     .innerJoin(projects, eq(projects.id, projectUsers.projectId))
     .where(eq(projectUsers.email, sql.placeholder('email')))
-    .orderBy(projects.label, projects.id),
-);
+    .orderBy(projects.label, projects.id);
+});
 
 /** "Project X was deleted": every process releases what it holds of it. */
 const CH_DELETED = 'ursa_project_deleted';
@@ -200,6 +201,7 @@ export class Projects {
 
   /** Every project's id (maintenance sweeps). */
   async allIds(): Promise<string[]> {
+    const { projects } = tablesOf(this.db);
     return (await this.db.select({ id: projects.id }).from(projects)).map((r) => r.id);
   }
 
@@ -208,6 +210,7 @@ export class Projects {
   }
 
   async orgOf(projectId: string): Promise<string> {
+    const { projects } = tablesOf(this.db);
     const row = await this.db
       .select({ org: projects.orgId })
       .from(projects)
@@ -218,6 +221,7 @@ export class Projects {
   }
 
   async countInOrg(orgId: string): Promise<number> {
+    const { projects } = tablesOf(this.db);
     return (
       (
         await this.db
@@ -235,6 +239,7 @@ export class Projects {
   }
 
   async create(p: Principal, body: unknown): Promise<ProjectDetails> {
+    const { projects, projectUsers } = tablesOf(this.db);
     const yours = await this.orgs.administeredBy(p.email);
     const input = parseInput(createSchema(yours), body, 'project');
     const entity = input.entity ?? this.defaultEntity(yours);
@@ -317,6 +322,7 @@ export class Projects {
   }
 
   async details(a: ProjectActor): Promise<ProjectDetails> {
+    const { projects } = tablesOf(this.db);
     const row = await this.db
       .select()
       .from(projects)
@@ -361,9 +367,10 @@ export class Projects {
   }
 
   async update(a: ProjectActor, body: unknown): Promise<ProjectDetails> {
+    const { projects } = tablesOf(this.db);
     requireLevel(a, 'admin');
     const input = parseInput(updateSchema, body, 'project update');
-    const changes: Partial<typeof projects.$inferInsert> = { updated: nowIso() };
+    const changes: Partial<Tables['projects']['$inferInsert']> = { updated: nowIso() };
     if (input.label !== undefined) changes.label = input.label;
     if (input.desc !== undefined) changes.description = input.desc;
     if (input.maintenance !== undefined) changes.maintenance = input.maintenance;
@@ -397,6 +404,7 @@ export class Projects {
   }
 
   async remove(a: ProjectActor): Promise<void> {
+    const { projects } = tablesOf(this.db);
     requireLevel(a, 'admin');
     for (const hook of this.deleteHooks) await hook(a.projectId);
     await this.db.delete(projects).where(eq(projects.id, a.projectId));
@@ -413,6 +421,7 @@ export class Projects {
   }
 
   async webdavTokenHash(projectId: string): Promise<string | null> {
+    const { projects } = tablesOf(this.db);
     return (
       (
         await this.db
@@ -425,6 +434,7 @@ export class Projects {
   }
 
   async getAnnouncement(a: ProjectActor): Promise<AnnouncementView | null> {
+    const { projects } = tablesOf(this.db);
     const row = await this.db
       .select({ a: projects.announcement })
       .from(projects)
@@ -434,6 +444,7 @@ export class Projects {
   }
 
   async setAnnouncement(a: ProjectActor, body: unknown): Promise<AnnouncementView | null> {
+    const { projects } = tablesOf(this.db);
     if (!a.admin && !a.useradmin) requireLevel(a, 'useradmin');
     const input = parseInput(announceSchema, body ?? {}, 'announcement');
     const value: Announcement | null =

@@ -21,9 +21,17 @@ import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { API_PREFIX } from '../config.js';
-import { first, isForeignKeyViolation, isUniqueViolation, tx, type Db } from '../db/index.js';
-import { jsonArrayHas } from '../db/sql-fns.js';
-import { projects, projectUsers, shares } from '../db/tables.js';
+import {
+  first,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  tx,
+  type Db,
+  tablesOf,
+  sqlOf,
+  type Tables,
+} from '../db/index.js';
+
 import { conflict, EngineError, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { shareNoticeMessage } from '../mail/share-notice.js';
@@ -124,7 +132,7 @@ const newToken = (): string => randomBytes(32).toString('base64url');
 /** The one answer for every public URL that does not show a dashboard now: no hints why. */
 const noSuchShare = () => notFound('no shared dashboard at this address');
 
-type ShareRow = typeof shares.$inferSelect;
+type ShareRow = Tables['shares']['$inferSelect'];
 
 export interface SharesDeps {
   db: Db;
@@ -143,6 +151,8 @@ export interface SharesDeps {
 
 /** Asked for every dashboard and report a member opens beyond their ACL: one keyed read. */
 function sharedWithRow(db: Db, project: string, dashboard: string, email: string) {
+  const { shares } = tablesOf(db);
+  const { jsonArrayHas } = sqlOf(db);
   return db
     .select({ one: sql<number>`1`.mapWith(Number) })
     .from(shares)
@@ -159,6 +169,7 @@ function sharedWithRow(db: Db, project: string, dashboard: string, email: string
 
 /** The public share behind a token, while the project allows embedding. */
 function publicRow(db: Db, token: string) {
+  const { shares, projects } = tablesOf(db);
   return db
     .select({
       projectId: shares.projectId,
@@ -195,6 +206,7 @@ export class Shares {
 
   /** The project's shares of dashboards the caller can see. */
   async list(a: ProjectActor): Promise<ShareView[]> {
+    const { shares } = tablesOf(this.db);
     const s = await this.deps.objects.scope(a);
     const rows = await this.db
       .select()
@@ -214,6 +226,7 @@ export class Shares {
   }
 
   async create(a: ProjectActor, body: unknown): Promise<ShareChange> {
+    const { shares } = tablesOf(this.db);
     const input = parseInput(createSchema, body, 'share');
     const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, input.object);
@@ -255,6 +268,7 @@ export class Shares {
   }
 
   async update(a: ProjectActor, dashboardId: string, body: unknown): Promise<ShareChange> {
+    const { shares } = tablesOf(this.db);
     const input = parseInput(updateSchema, body, 'share');
     if (input.object !== undefined && input.object !== dashboardId)
       throw invalid(
@@ -332,6 +346,7 @@ export class Shares {
   }
 
   async stop(a: ProjectActor, dashboardId: string): Promise<void> {
+    const { shares } = tablesOf(this.db);
     const s = await this.deps.objects.scope(a);
     const dash = this.dashboard(s, dashboardId);
     const before = await this.mustRow(a.projectId, dash);
@@ -411,6 +426,7 @@ export class Shares {
 
   /** A public share: the Admin level without a row filter, and dashboardEmbedding on. */
   private async mayPublish(a: ProjectActor): Promise<void> {
+    const { projects } = tablesOf(this.db);
     if (!publishes(a))
       throw forbidden(
         a.admin
@@ -442,6 +458,7 @@ export class Shares {
     users: string[],
     sendemail: boolean,
   ): Promise<InviteResult[]> {
+    const { projectUsers } = tablesOf(this.db);
     if (!users.length) return [];
     const known = new Set(
       (
@@ -529,6 +546,7 @@ export class Shares {
   // ---- storage and output ----
 
   private async row(projectId: string, dashboard: string): Promise<ShareRow | undefined> {
+    const { shares } = tablesOf(this.db);
     return this.db
       .select()
       .from(shares)
@@ -580,6 +598,7 @@ export class Shares {
 
   /** E-mails each user the link to the dashboard's page; a failed send is reported, not thrown. */
   private async notify(a: ProjectActor, dash: ObjectRow, users: string[]): Promise<Notified[]> {
+    const { projects } = tablesOf(this.db);
     const site = this.deps.siteUrl();
     const label =
       (

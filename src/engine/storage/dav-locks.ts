@@ -3,8 +3,7 @@
 // conflicts, which tokens a write needs) stay with the WebDAV door (src/rest/webdav/locks.ts);
 // this keeps the records, and takes a new lock only while its conflict check still holds.
 import { and, eq, gt, lte } from 'drizzle-orm';
-import { type Db, tx } from '../db/index.js';
-import { davLocks } from '../db/tables.js';
+import { type Db, tx, tablesOf, type Tables } from '../db/index.js';
 
 export interface DavLockRecord {
   token: string;
@@ -18,7 +17,7 @@ export interface DavLockRecord {
   expires: number;
 }
 
-type Row = typeof davLocks.$inferSelect;
+type Row = Tables['davLocks']['$inferSelect'];
 const toRecord = (r: Row): DavLockRecord => ({
   token: r.token,
   root: r.root,
@@ -36,6 +35,7 @@ export class DavLockStore {
 
   /** The project's locks that have not expired (expired ones are deleted on the way). */
   async live(projectId: string): Promise<DavLockRecord[]> {
+    const { davLocks } = tablesOf(this.db);
     const now = Date.now();
     const rows = await this.db
       .select()
@@ -53,6 +53,7 @@ export class DavLockStore {
     lock: DavLockRecord,
     check: (live: DavLockRecord[]) => void,
   ): Promise<void> {
+    const { davLocks } = tablesOf(this.db);
     await tx(
       this.db,
       async () => {
@@ -67,6 +68,7 @@ export class DavLockStore {
   }
 
   async refresh(token: string, timeoutSeconds: number, expires: number): Promise<void> {
+    const { davLocks } = tablesOf(this.db);
     await this.db
       .update(davLocks)
       .set({ timeoutSeconds, expires })
@@ -74,6 +76,7 @@ export class DavLockStore {
   }
 
   async remove(tokens: string[]): Promise<void> {
+    const { davLocks } = tablesOf(this.db);
     for (const token of tokens) await this.db.delete(davLocks).where(eq(davLocks.token, token));
   }
 }

@@ -3,8 +3,7 @@
 // whichever door (REST or WebDAV) deleted or moved the item; ProjectFiles.copy copies them
 // with the Depth of the copy. Front doors reach them only through ProjectFiles.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { storeOf, tx, type Db } from '../db/index.js';
-import { davProps } from '../db/tables.js';
+import { storeOf, tx, type Db, tablesOf, type Tables } from '../db/index.js';
 import type { Storage } from './storage.js';
 
 /** One dead property. `value` is the property element's own XML, self-contained (it
@@ -20,7 +19,7 @@ export type PropOp =
   | { op: 'remove'; ns: string; name: string };
 
 /** Rows of `path` itself and everything below it. */
-function tree(path: string): SQL {
+function tree(davProps: Tables['davProps'], path: string): SQL {
   if (path === '/') return sql`1 = 1`;
   // length() and substr() count characters in SQLite, not UTF-16 units: measure in SQL.
   const prefix = `${path}/`;
@@ -31,6 +30,7 @@ export class DavProps {
   constructor(private readonly db: Db) {}
 
   async list(projectId: string, path: string): Promise<DeadProp[]> {
+    const { davProps } = tablesOf(this.db);
     return this.db
       .select({ ns: davProps.ns, name: davProps.name, value: davProps.value })
       .from(davProps)
@@ -39,6 +39,7 @@ export class DavProps {
 
   /** Applies the operations in document order, all or nothing. */
   async patch(projectId: string, path: string, ops: PropOp[]): Promise<void> {
+    const { davProps } = tablesOf(this.db);
     await tx(this.db, async () => {
       for (const o of ops) {
         const key = and(
@@ -63,11 +64,15 @@ export class DavProps {
   }
 
   async removeTree(projectId: string, path: string): Promise<void> {
-    await this.db.delete(davProps).where(and(eq(davProps.projectId, projectId), tree(path)));
+    const { davProps } = tablesOf(this.db);
+    await this.db
+      .delete(davProps)
+      .where(and(eq(davProps.projectId, projectId), tree(davProps, path)));
   }
 
   /** Moves the properties of `from` and below to `to`, replacing whatever `to` had. */
   async moveTree(projectId: string, from: string, to: string): Promise<void> {
+    const { davProps } = tablesOf(this.db);
     await tx(this.db, async () => {
       await this.removeTree(projectId, to);
       await this.db
@@ -75,7 +80,7 @@ export class DavProps {
         .set({
           path: sql`cast(${to} as text) || substr(${davProps.path}, ${[...from].length + 1})`,
         })
-        .where(and(eq(davProps.projectId, projectId), tree(from)));
+        .where(and(eq(davProps.projectId, projectId), tree(davProps, from)));
     });
   }
 
@@ -86,9 +91,10 @@ export class DavProps {
     to: string,
     opts: { shallow?: boolean } = {},
   ): Promise<void> {
+    const { davProps } = tablesOf(this.db);
     await tx(this.db, async () => {
       await this.removeTree(projectId, to);
-      const scope = opts.shallow ? eq(davProps.path, from) : tree(from);
+      const scope = opts.shallow ? eq(davProps.path, from) : tree(davProps, from);
       await storeOf(this.db).run(sql`insert into ${davProps} (project_id, path, ns, name, value)
         select project_id, cast(${to} as text) || substr(path, ${[...from].length + 1}), ns, name, value
         from ${davProps} where ${and(eq(davProps.projectId, projectId), scope)}`);

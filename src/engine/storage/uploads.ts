@@ -5,8 +5,7 @@
 import { and, eq, lt } from 'drizzle-orm';
 import type { Readable } from 'node:stream';
 import type { ProjectActor } from '../access/actor.js';
-import { type Db, first, storeOf } from '../db/index.js';
-import { projects, uploads } from '../db/tables.js';
+import { type Db, first, storeOf, tablesOf, type Tables } from '../db/index.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { assertWithin } from '../limits/limits.js';
@@ -18,7 +17,7 @@ import type { Storage, StorageItem } from './storage.js';
 import { ChunkFiles, type ReceivingChunk } from './upload-chunks.js';
 import { parseChunkParams, parseWholeParams, type ChunkSpec } from './upload-params.js';
 
-type Row = typeof uploads.$inferSelect;
+type Row = Tables['uploads']['$inferSelect'];
 
 export type ChunkResult =
   | { uploadId: string; complete: false; received: number; total: number }
@@ -187,6 +186,7 @@ export class Uploads {
 
   /** Starts (or restarts, after an earlier completed one) the upload named by spec.ident. */
   private async begin(a: ProjectActor, spec: ChunkSpec): Promise<Row> {
+    const { uploads } = tablesOf(this.db);
     // Leftovers of an earlier upload under this identifier must not become part of this one.
     await this.chunks.removeChunks(a.projectId, spec.ident);
     const now = nowIso();
@@ -273,6 +273,7 @@ export class Uploads {
    * chunk folders no partial upload owns (left by a crash). Returns how many it removed.
    */
   async sweep(now = Date.now()): Promise<number> {
+    const { uploads, projects } = tablesOf(this.db);
     const cutoffMs = now - this.ttlHours * 3_600_000;
     const cutoff = new Date(cutoffMs).toISOString();
     let removed = 0;
@@ -312,6 +313,7 @@ export class Uploads {
    * which; a live write of any process is kept). Returns how many it removed.
    */
   async sweepLeftovers(): Promise<number> {
+    const { projects } = tablesOf(this.db);
     let removed = 0;
     for (const { id } of await this.db.select({ id: projects.id }).from(projects)) {
       removed += await this.storage.sweepTemporary(id);
@@ -337,6 +339,7 @@ export class Uploads {
   }
 
   private async row(projectId: string, ident: string): Promise<Row | undefined> {
+    const { uploads } = tablesOf(this.db);
     return this.db
       .select()
       .from(uploads)
@@ -349,6 +352,7 @@ export class Uploads {
     ident: string,
     status: 'partial' | 'complete',
   ): Promise<void> {
+    const { uploads } = tablesOf(this.db);
     await this.db
       .update(uploads)
       .set({ status, updated: nowIso() })

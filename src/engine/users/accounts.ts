@@ -1,7 +1,6 @@
 // User accounts (identities known to this server, keyed by e-mail) and their passwords.
 import { eq } from 'drizzle-orm';
-import { tx, type Db, first } from '../db/index.js';
-import { users } from '../db/tables.js';
+import { tx, type Db, first, tablesOf } from '../db/index.js';
 import { invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import { endLinks } from '../identity/password-link-store.js';
@@ -29,12 +28,14 @@ export class Accounts {
   constructor(private readonly db: Db) {}
 
   async ensure(rawEmail: string): Promise<string> {
+    const { users } = tablesOf(this.db);
     const email = normalizeEmail(rawEmail);
     await this.db.insert(users).values({ email, created: nowIso() }).onConflictDoNothing();
     return email;
   }
 
   async exists(email: string): Promise<boolean> {
+    const { users } = tablesOf(this.db);
     return Boolean(
       await this.db
         .select({ e: users.email })
@@ -56,6 +57,7 @@ export class Accounts {
   }
 
   async hasPassword(email: string): Promise<boolean> {
+    const { users } = tablesOf(this.db);
     const row = await this.db
       .select({ hash: users.passwordHash })
       .from(users)
@@ -69,6 +71,7 @@ export class Accounts {
    * account's sessions and its outstanding password links. Call inside a transaction.
    */
   async storeHash(email: string, hash: string): Promise<void> {
+    const { users } = tablesOf(this.db);
     await this.db.update(users).set({ passwordHash: hash }).where(eq(users.email, email));
     await endSessionsOf(this.db, email);
     await endLinks(this.db, email, 'password_set');
@@ -76,6 +79,7 @@ export class Accounts {
 
   /** The e-mail when the password matches, otherwise null (same timing either way). */
   async checkPassword(rawEmail: string, password: string): Promise<string | null> {
+    const { users } = tablesOf(this.db);
     let email: string;
     try {
       email = normalizeEmail(rawEmail);

@@ -6,9 +6,8 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { type Db, first, tx } from '../db/index.js';
+import { type Db, first, tx, tablesOf, type Tables } from '../db/index.js';
 import { membersLock } from '../db/lock-names.js';
-import { projects, projectUsers, users } from '../db/tables.js';
 import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { Limits } from '../limits/limits.js';
@@ -62,7 +61,7 @@ export interface InviteResult {
   emailError?: string;
 }
 
-type Row = typeof projectUsers.$inferSelect;
+type Row = Tables['projectUsers']['$inferSelect'];
 type Rights = Pick<
   Row,
   'active' | 'admin' | 'mdadmin' | 'useradmin' | 'roles' | 'filter' | 'filterByTitle'
@@ -104,6 +103,7 @@ export class Members {
   async allFilters(): Promise<
     Array<Pick<Row, 'projectId' | 'email' | 'filter' | 'filterByTitle'>>
   > {
+    const { projectUsers } = tablesOf(this.db);
     return this.db
       .select({
         projectId: projectUsers.projectId,
@@ -122,6 +122,7 @@ export class Members {
     filter: string,
     byTitle: number[],
   ): Promise<void> {
+    const { projectUsers } = tablesOf(this.db);
     await this.db
       .update(projectUsers)
       .set({ filter, filterByTitle: byTitle.length ? byTitle : null })
@@ -139,6 +140,7 @@ export class Members {
   }
 
   async countActive(projectId: string): Promise<number> {
+    const { projectUsers } = tablesOf(this.db);
     return (
       (
         await this.db
@@ -152,6 +154,7 @@ export class Members {
 
   /** Every distinct row-level filter of the project's members (active or not). */
   async rowFilters(projectId: string): Promise<string[]> {
+    const { projectUsers } = tablesOf(this.db);
     return (
       await this.db
         .selectDistinct({ filter: projectUsers.filter })
@@ -162,6 +165,7 @@ export class Members {
 
   /** How many members hold one of these row-level filters. */
   async countWithFilters(projectId: string, filters: string[]): Promise<number> {
+    const { projectUsers } = tablesOf(this.db);
     if (!filters.length) return 0;
     return (
       (
@@ -178,6 +182,7 @@ export class Members {
     a: ProjectActor,
     paging: { limit: number; offset: number },
   ): Promise<{ items: Member[]; total: number }> {
+    const { projectUsers } = tablesOf(this.db);
     requireLevel(a, 'useradmin');
     const where = eq(projectUsers.projectId, a.projectId);
     const rows = await this.db
@@ -206,6 +211,7 @@ export class Members {
   }
 
   async invite(a: ProjectActor, body: unknown): Promise<InviteResult[]> {
+    const { users, projectUsers } = tablesOf(this.db);
     requireLevel(a, 'useradmin');
     const parsed = parseInput(inviteBodySchema, body, 'invitation');
     const items = Array.isArray(parsed) ? parsed : [parsed];
@@ -280,6 +286,7 @@ export class Members {
   }
 
   async update(a: ProjectActor, userId: string, body: unknown): Promise<Member> {
+    const { projectUsers } = tablesOf(this.db);
     requireLevel(a, 'useradmin');
     const input = parseInput(updateSchema, body, 'user rights');
     const existing = await this.row(a.projectId, userId);
@@ -317,6 +324,7 @@ export class Members {
   }
 
   async remove(a: ProjectActor, userId: string): Promise<void> {
+    const { projectUsers } = tablesOf(this.db);
     requireLevel(a, 'useradmin');
     const existing = await this.row(a.projectId, userId);
     this.assertMayTouch(a, existing);
@@ -341,6 +349,7 @@ export class Members {
   }
 
   private async findRow(projectId: string, email: string): Promise<Row | undefined> {
+    const { projectUsers } = tablesOf(this.db);
     return this.db
       .select()
       .from(projectUsers)
@@ -425,6 +434,7 @@ export class Members {
   }
 
   private async assertAdminRemains(projectId: string): Promise<void> {
+    const { projectUsers } = tablesOf(this.db);
     const admins =
       (
         await this.db
@@ -451,6 +461,7 @@ export class Members {
     email: string,
     rights: { admin: boolean; mdadmin: boolean; useradmin: boolean },
   ) {
+    const { projects } = tablesOf(this.db);
     const project = await this.db
       .select({ label: projects.label })
       .from(projects)

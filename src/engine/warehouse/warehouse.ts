@@ -7,8 +7,8 @@ import { requireLevel, type ProjectActor } from '../access/actor.js';
 import { POSTGRES } from '../aql/dialect/postgres.js';
 import type { Relations, SqlTarget } from '../aql/dialect/dialect.js';
 import { formatCell } from '../aql/format.js';
-import { type Db, first } from '../db/index.js';
-import { projects, type WarehouseBinding } from '../db/tables.js';
+import { type Db, first, tablesOf } from '../db/index.js';
+import { type WarehouseBinding } from '../db/tables.js';
 import { EngineError, forbidden, invalid, notFound } from '../errors.js';
 import type { Credentials } from '../flows/connectors/types.js';
 import type { ModelScope } from '../model/scope.js';
@@ -111,6 +111,7 @@ export class Warehouse {
   }
 
   async binding(projectId: string): Promise<WarehouseBinding | null> {
+    const { projects } = tablesOf(this.deps.db);
     const row = await this.deps.db
       .select({ warehouse: projects.warehouse })
       .from(projects)

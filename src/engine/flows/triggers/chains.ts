@@ -6,9 +6,7 @@
 // URSA_TRIGGER_CHAIN_PER_MINUTE-th chained run of the last minute (counted in the metadata
 // database, whatever process started them), pauses its trigger instead (trigger_pauses).
 import { and, eq, gte, sql } from 'drizzle-orm';
-import { jsonNumber, jsonText } from '../../db/sql-fns.js';
-import { type Db, first } from '../../db/index.js';
-import { jobs, triggerPauses } from '../../db/tables.js';
+import { type Db, first, tablesOf, sqlOf } from '../../db/index.js';
 
 /** What a firing was caused by: the run before it, and the depth of the run it starts. */
 export interface Chain {
@@ -34,6 +32,7 @@ export function depthOf(params: Record<string, unknown> | undefined): number {
 
 /** The chain a firing caused by job `jobId` starts: one deeper than that run. */
 export async function chainAfter(db: Db, jobId: string): Promise<Chain> {
+  const { jobs } = tablesOf(db);
   const row = await db
     .select({ params: jobs.params })
     .from(jobs)
@@ -49,6 +48,8 @@ export async function chainedRunsSince(
   flow: string,
   since: string,
 ): Promise<number> {
+  const { jobs } = tablesOf(db);
+  const { jsonText, jsonNumber } = sqlOf(db);
   return (
     (
       await db
@@ -94,6 +95,7 @@ export async function pause(
   time: string,
   message: string,
 ): Promise<void> {
+  const { triggerPauses } = tablesOf(db);
   await db
     .insert(triggerPauses)
     .values({ projectId, trigger, time, message })
@@ -102,6 +104,7 @@ export async function pause(
 
 /** Lifts a trigger's pause; true when it was paused. */
 export async function unpause(db: Db, projectId: string, trigger: string): Promise<boolean> {
+  const { triggerPauses } = tablesOf(db);
   return (
     (
       await db
@@ -121,6 +124,7 @@ export async function pausesOf(
   projectId: string,
   created: (trigger: string) => string | undefined,
 ): Promise<Map<string, Pause>> {
+  const { triggerPauses } = tablesOf(db);
   const out = new Map<string, Pause>();
   for (const r of await db
     .select()
@@ -139,6 +143,7 @@ export async function pauseOf(
   trigger: string,
   created: string,
 ): Promise<Pause | null> {
+  const { triggerPauses } = tablesOf(db);
   const r = await db
     .select()
     .from(triggerPauses)

@@ -2,15 +2,14 @@
 // trigger, slot), taken with INSERT OR IGNORE. Whoever inserts it starts the run; every other
 // process (or a later tick of the same one) sees the row and leaves the slot alone.
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Db, first } from '../../db/index.js';
-import { flowLocks, jobs, triggerFirings, triggerState } from '../../db/tables.js';
+import { type Db, first, tablesOf, type Tables } from '../../db/index.js';
 
 /** `paused`: the chain limits paused the trigger instead (chains.ts). */
 export type Outcome = 'started' | 'skipped' | 'failed' | 'paused';
 /** Stored while the claimant starts the run; replaced by the outcome right after. */
 export const PENDING = 'pending';
 
-export type FiringRow = typeof triggerFirings.$inferSelect;
+export type FiringRow = Tables['triggerFirings']['$inferSelect'];
 
 /** Claims a slot; true when this call took it (and must fire), false when it was taken. */
 export async function claim(
@@ -20,6 +19,7 @@ export async function claim(
   slot: string,
   time: string,
 ): Promise<boolean> {
+  const { triggerFirings } = tablesOf(db);
   const r = await db
     .insert(triggerFirings)
     .values({ projectId, trigger, slot, time, outcome: PENDING })
@@ -38,6 +38,7 @@ export async function settle(
   jobId: string | null,
   message: string | null,
 ): Promise<void> {
+  const { triggerFirings } = tablesOf(db);
   await db
     .update(triggerFirings)
     .set({ outcome, jobId, message })
@@ -56,6 +57,7 @@ export async function hasClaim(
   trigger: string,
   slot: string,
 ): Promise<boolean> {
+  const { triggerFirings } = tablesOf(db);
   return !!(await db
     .select({ one: sql<number>`1`.mapWith(Number) })
     .from(triggerFirings)
@@ -71,6 +73,7 @@ export async function hasClaim(
 
 /** The latest firing of each trigger of a project (ties on time: the last inserted). */
 export async function lastFirings(db: Db, projectId: string): Promise<Map<string, FiringRow>> {
+  const { triggerFirings } = tablesOf(db);
   const rows = await db
     .select()
     .from(triggerFirings)
@@ -88,6 +91,7 @@ export async function lastFirings(db: Db, projectId: string): Promise<Map<string
 
 /** Every firing of a trigger, oldest first (tests and diagnostics). */
 export async function firingsOf(db: Db, projectId: string, trigger: string): Promise<FiringRow[]> {
+  const { triggerFirings } = tablesOf(db);
   return db
     .select()
     .from(triggerFirings)
@@ -97,6 +101,7 @@ export async function firingsOf(db: Db, projectId: string, trigger: string): Pro
 
 /** Current statuses of jobs by id. */
 export async function jobStatuses(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const { jobs } = tablesOf(db);
   if (!ids.length) return new Map();
   const rows = await db
     .select({ id: jobs.id, status: jobs.status })
@@ -111,6 +116,7 @@ export async function readState<T extends Record<string, unknown>>(
   projectId: string,
   trigger: string,
 ): Promise<T | null> {
+  const { triggerState } = tablesOf(db);
   const row = await db
     .select({ state: triggerState.state })
     .from(triggerState)
@@ -126,6 +132,7 @@ export async function writeState(
   state: Record<string, unknown>,
   time: string,
 ): Promise<void> {
+  const { triggerState } = tablesOf(db);
   await db
     .insert(triggerState)
     .values({ projectId, trigger, state, updated: time })
@@ -137,6 +144,7 @@ export async function writeState(
 
 /** The run holding a flow's lock (any process), or null. */
 export async function lockedBy(db: Db, projectId: string, flow: string): Promise<string | null> {
+  const { flowLocks } = tablesOf(db);
   return (
     (
       await db

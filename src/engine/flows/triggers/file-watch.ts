@@ -11,9 +11,7 @@
 import { LRUCache } from 'lru-cache';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import picomatch from 'picomatch';
-import { tx, type Db } from '../../db/index.js';
-import { jsonText } from '../../db/sql-fns.js';
-import { triggerState } from '../../db/tables.js';
+import { tx, type Db, tablesOf, sqlOf } from '../../db/index.js';
 import type { StorageChange } from '../../storage/storage.js';
 import type { Chain } from './chains.js';
 import { readState, writeState } from './claims.js';
@@ -126,6 +124,8 @@ export async function waitingBursts(
   t: BurstTiming,
   projectId?: string,
 ): Promise<Array<{ projectId: string; trigger: string; due: number }>> {
+  const { triggerState } = tablesOf(db);
+  const { jsonText } = sqlOf(db);
   const rows = await db
     .select({
       projectId: triggerState.projectId,

@@ -1,8 +1,7 @@
 // The trigger objects of every project, for the tick that runs every second: re-read only for
 // projects whose model version moved (every object write bumps it, in any process), so an
 // idle tick costs one small query instead of a scan of all objects.
-import type { Db } from '../../db/index.js';
-import { projects } from '../../db/tables.js';
+import { type Db, tablesOf } from '../../db/index.js';
 import type { ModelStore, ObjectRow } from '../../model/store.js';
 
 export class WatchedTriggers {
@@ -14,6 +13,7 @@ export class WatchedTriggers {
   ) {}
 
   async all(): Promise<ObjectRow[]> {
+    const { projects } = tablesOf(this.db);
     const versions = await this.db
       .select({ id: projects.id, version: projects.modelVersion })
       .from(projects);
