@@ -1,15 +1,23 @@
-// Starts the whole product in one process: engine + HTTP front doors on one port.
+// Starts the whole product in one process: the engine, and the front doors (REST, WebDAV,
+// site and app, MCP) composed on one port. No door mounts another: this file does.
+import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bootstrap, type BootstrapResult } from './engine/bootstrap.js';
-import type { Config } from './engine/config.js';
+import { API_PREFIX, MCP_PATH, type Config } from './engine/config.js';
 import { convertOldLayout } from './engine/data/convert-layout.js';
 import { Engine } from './engine/engine.js';
 import { uuid } from './engine/ids.js';
 import { createLogger, type Logger } from './engine/logger.js';
-import { createApp } from './rest/app.js';
-import { ALIVE, LIVE_PATH } from './rest/routes/health.js';
 import { claimDataDir, releaseDataDir } from './engine/server-record.js';
+import { errorHandler, notFound } from './http/error-handler.js';
+import { requestLog } from './http/request-log.js';
+import { refuseUnstorableUrl } from './http/storable.js';
+import { mcpRouter } from './mcp/http.js';
+import { ALIVE, LIVE_PATH, READY_PATH, restDoor } from './rest/door.js';
+import { siteRoutes } from './site/routes.js';
+import { webdavRouter } from './webdav/handler.js';
+import { mountRoutes } from './http/router.js';
 
 export interface RunningServer {
   url: string;
@@ -121,6 +129,36 @@ export async function startServer(
       releaseDataDir(config.dataDir);
     },
   };
+}
+
+/**
+ * The HTTP application: every door in its place, behind request ids and logs and the refusal
+ * of URLs holding NUL, before one error handler that answers every failure in the spec's shape.
+ */
+export async function createApp(engine: Engine): Promise<express.Express> {
+  const rest = await restDoor(engine);
+  const app = express();
+  app.disable('x-powered-by');
+  // Client addresses (attempt limits) come from X-Forwarded-For only through trusted proxies.
+  app.set('trust proxy', engine.config.trustProxy);
+  app.set('etag', false);
+  app.set('query parser', 'extended');
+
+  app.use(requestLog(engine, [LIVE_PATH, READY_PATH]));
+  // A path segment or query parameter holding NUL is refused at once, for every door below.
+  app.use(refuseUnstorableUrl);
+  app.use('/', rest.probes);
+  for (const [at, router] of rest.identity) app.use(at, router);
+  // WebDAV before the route table: its own methods, auth and errors, and PUT bodies streamed.
+  app.use(`${API_PREFIX}/projects/:project/webdav`, webdavRouter(engine));
+  app.use(API_PREFIX, rest.api);
+  // The public site and the app (/app).
+  app.use('/', mountRoutes(engine, siteRoutes));
+  app.use(MCP_PATH, mcpRouter(engine));
+
+  app.use(notFound);
+  app.use(errorHandler(engine));
+  return app;
 }
 
 /** A worker process (URSA_ROLE=worker) runs jobs and triggers; its port answers liveness. */

@@ -6,7 +6,7 @@
 // except that an Admin keeps GET/PUT/DELETE /projects/{project}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../src/rest/api.js';
-import { specPath, type Method } from '../src/rest/router.js';
+import { specPath, type Method } from '../src/http/router.js';
 import {
   ADMIN,
   AUTHZ_QUERY,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { LockLost } from '../src/engine/db/store.js';
 import type { McpContext } from '../src/mcp/tools/common.js';
 import { describeError } from '../src/mcp/tools/common.js';
-import { toErrorBody } from '../src/shared/errors.js';
+import { toErrorBody } from '../src/http/errors.js';
 
 /** An error as drizzle throws it: its own message, the driver's error as the cause. */
 const wrapped = (code: string) =>

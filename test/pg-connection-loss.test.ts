@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storeOf } from '../src/engine/db/store.js';
-import { toErrorBody } from '../src/shared/errors.js';
+import { toErrorBody } from '../src/http/errors.js';
 import { createProject, waitFor } from './helpers/fixtures.js';
 import { deferred } from './helpers/jobs.js';
 import { ON_PG, startTestServer, testDatabase, type TestServer } from './helpers/server.js';

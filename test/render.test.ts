@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { tabularFromList, toDelimited } from '../src/shared/delimited.js';
-import { renderApiIndex, renderResourcePage } from '../src/rest/render/html.js';
-import * as kit from '../src/web/html.js';
+import { renderApiIndex, renderResourcePage } from '../src/http/render/html.js';
+import * as kit from '../src/shared/html.js';
 
 const API = '/api/v1';
 

@@ -4,8 +4,8 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toErrorBody } from '../src/rest/errors.js';
-import { mountRoutes, type RouteDef } from '../src/rest/router.js';
+import { toErrorBody } from '../src/http/errors.js';
+import { mountRoutes, type RouteDef } from '../src/http/router.js';
 import { createProject } from './helpers/fixtures.js';
 import { invite, startTestServer, type TestServer } from './helpers/server.js';
 

@@ -3,6 +3,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { API_PREFIX } from '../contract/urls.js';
 import { parseAgentBudget, parseAiConfig, type AgentBudget, type AiConfig } from './ai/config.js';
 
 const bool = z
@@ -209,7 +210,8 @@ export interface Config {
   };
 }
 
-export const API_PREFIX = '/api/v1';
+/** The REST API's prefix (the contract's URL builder owns it). */
+export { API_PREFIX };
 export const MCP_PATH = '/mcp';
 
 /** The audience of MCP access tokens: URSA_MCP_AUDIENCE, else the MCP URL itself. */

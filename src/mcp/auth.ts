@@ -7,8 +7,8 @@ import type { Principal } from '../engine/access/actor.js';
 import { mcpAudience } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import { TokenError } from '../engine/identity/tokens.js';
-import { HttpError } from '../shared/errors.js';
-import { MCP_SCOPE } from '../rest/oauth/resources.js';
+import { HttpError } from '../http/errors.js';
+import { MCP_SCOPE } from '../http/oauth-resources.js';
 
 export const resourceMetadataUrl = (siteUrl: string) =>
   `${siteUrl}/.well-known/oauth-protected-resource/mcp`;

@@ -13,7 +13,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
-import { HttpError } from '../shared/errors.js';
+import { HttpError } from '../http/errors.js';
 import { parseJson } from '../shared/json.js';
 import { MCP_SESSION_IDLE_MS } from '../engine/identity/mcp-sessions.js';
 import { mcpPrincipal } from './auth.js';

@@ -3,7 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
-import { MCP_CAPABILITIES } from './capabilities.js';
+import { MCP_CAPABILITIES } from '../contract/mcp.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { registerAqlTools } from './tools/aql.js';

@@ -1,11 +1,11 @@
 // /api/v1: every REST route, and the interactive index built from them.
 import { API_PREFIX } from '../engine/config.js';
 import { sendPage } from '../web/page.js';
-import { identify } from './auth.js';
-import { negotiate } from './negotiate.js';
-import { renderApiIndex } from './render/html.js';
-import type { RouteDef } from './router.js';
-import { specPath } from './router.js';
+import { identify } from '../http/auth.js';
+import { negotiate } from '../http/negotiate.js';
+import { renderApiIndex } from '../http/render/html.js';
+import type { RouteDef } from '../http/router.js';
+import { specPath } from '../http/router.js';
 import { aiRoutes } from './routes/ai.js';
 import { aqlRoutes } from './routes/aql.js';
 import { batchRoutes } from './routes/batch.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unavailable } from '../engine/errors.js';
-import type { Ctx } from '../rest/router.js';
+import type { Ctx } from '../http/router.js';
 import { LOGO_PATH } from './assets.js';
 import { prepare, sendPrepared, type Prepared } from './send.js';
 

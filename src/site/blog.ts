@@ -1,7 +1,7 @@
 // The blog: an index of 24 posts per page (`?page=N`, 1-based) and one page per post at
 // /blog/<slug>. A page that is not a whole number ≥ 1 is a 400; one past the last is a 404.
 import { invalid, notFound } from '../engine/errors.js';
-import { html, raw, type Html } from '../web/html.js';
+import { html, raw, type Html } from '../shared/html.js';
 import type { Page } from '../web/page.js';
 import { sitePage } from './layout.js';
 import type { Post } from './posts.js';

@@ -2,7 +2,7 @@
 import { API_PREFIX } from '../engine/config.js';
 import { DIAGRAM_PATH } from './assets.js';
 import { postHref } from './blog.js';
-import { html } from '../web/html.js';
+import { html } from '../shared/html.js';
 import type { Page } from '../web/page.js';
 import { sitePage } from './layout.js';
 import type { Post } from './posts.js';

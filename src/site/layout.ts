@@ -1,7 +1,7 @@
 // The page shell every site page shares: head with the stylesheet, skip link, header with
 // the main navigation, the page's <main>, and a footer that links to every page again.
 import { API_PREFIX } from '../engine/config.js';
-import { html, type Html } from '../web/html.js';
+import { html, type Html } from '../shared/html.js';
 import { renderPage, type Page } from '../web/page.js';
 import { LOGO_PATH, STYLESHEET_PATH } from './assets.js';
 

@@ -2,7 +2,7 @@
 // shown as text, never passed through; links and images keep only http(s), mailto and
 // relative URLs; a post's headings start at <h2> because the page title is its one <h1>.
 import { Marked, type Tokens } from 'marked';
-import { html, raw } from '../web/html.js';
+import { html, raw } from '../shared/html.js';
 
 function safeUrl(href: string): string | null {
   try {

@@ -3,7 +3,7 @@
 // versions, and what needs authentication. Everything the MCP server does needs a bearer
 // token; only discovery documents are public.
 import { toolsOf } from '../engine/tools/catalog.js';
-import { MCP_CAPABILITIES } from '../mcp/capabilities.js';
+import { MCP_CAPABILITIES } from '../contract/mcp.js';
 import { SITE_VERSION } from './layout.js';
 
 export const SERVER_CARD_SCHEMA =

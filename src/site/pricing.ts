@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { LIMIT_NAMES, type LimitName } from '../engine/limits/plans.js';
-import { html, raw, type Html } from '../web/html.js';
+import { html, raw, type Html } from '../shared/html.js';
 import type { Page } from '../web/page.js';
 import { sitePage } from './layout.js';
 import { inlineMarkdownToHtml } from './markdown.js';

@@ -3,7 +3,7 @@
 // once when the server starts; requests only pick a prepared answer (with its ETag).
 import type { Engine } from '../engine/engine.js';
 import { notFound } from '../engine/errors.js';
-import type { Operation, RouteDef } from '../rest/router.js';
+import type { Operation, RouteDef } from '../http/router.js';
 import { diagram, DIAGRAM_PATH, logo, LOGO_PATH, stylesheet, STYLESHEET_PATH } from './assets.js';
 import { blogIndexPage, findPost, pageCount, pageOf, postPage } from './blog.js';
 import { loadDocs } from './docs.js';

@@ -3,11 +3,11 @@
 // embedOrigins) or JSON/YAML (each item's columns and rows). Never cached, never indexed, and
 // the token never leaves in a Referer.
 import { SHARE_PATH } from '../engine/sharing/shares.js';
-import { negotiate } from '../rest/negotiate.js';
-import type { Reply } from '../rest/respond.js';
-import type { Ctx } from '../rest/router.js';
-import { dashboardJson } from '../rest/routes/reports.js';
+import { negotiate } from '../http/negotiate.js';
+import type { Reply } from '../http/respond.js';
+import type { Ctx } from '../http/router.js';
 import { dashboardPage, foldDateFields } from '../web/report-pages.js';
+import { dashboardJson } from '../web/report-json.js';
 import { sendPage } from '../web/page.js';
 
 export const SHARE_HEADERS: Record<string, string> = {

@@ -4,7 +4,7 @@
 // be sent without one: inline CSS and scripts are allowed by their hash, nothing else runs.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { html, raw, type Html, type Interpolation } from './html.js';
+import { html, raw, type Html, type Interpolation } from '../shared/html.js';
 
 export interface PageSpec {
   /** The full <title>. */

@@ -2,13 +2,13 @@
 // nothing loaded from anywhere), tables, KPIs with the metric's format, and the dashboard's
 // layout grid, which stacks into one column on a phone. The same pages are printed to PDF.
 import type { ProjectActor } from '../engine/access/actor.js';
-import { API_PREFIX } from '../engine/config.js';
+import { apiHref } from '../contract/urls.js';
 import type { Engine } from '../engine/engine.js';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
 import { GRID_COLUMNS } from '../engine/reports/reports.js';
 import { defaultNumber, formatNumber } from '../shared/number-format.js';
 import { SHARE_PATH } from '../engine/sharing/shares.js';
-import { html, raw, type Html } from './html.js';
+import { html, raw, type Html } from '../shared/html.js';
 import { renderPage, type Page } from './page.js';
 
 /** Rows a page shows of a table (JSON and CSV hold them all). */
@@ -317,7 +317,7 @@ export async function sitePageHtml(
     const { run } = await engine.shares.publicDashboard(decodeURIComponent(share[1]!), filter);
     return { title: run.name, html: dashboardPage(run, { print: true }).html };
   }
-  const prefix = `${API_PREFIX}/projects/`;
+  const prefix = apiHref('/projects/');
   if (!url.pathname.startsWith(prefix)) return null;
   const parts = url.pathname.slice(prefix.length).split('/').map(decodeURIComponent);
   if (parts.length !== 4 || parts[1] !== 'app' || parts[0] !== actor.projectId) return null;

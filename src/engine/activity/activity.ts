@@ -7,27 +7,9 @@ import { invalid } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { ModelStore } from '../model/store.js';
 import { readerView, redact, visibleTo } from './reader-view.js';
+import { ACTIVITY_TYPES, type ActivityRecord, type ActivityType } from '../../contract/activity.js';
 
-export const ACTIVITY_TYPES = [
-  'data_load',
-  'flow_run',
-  'flow_trigger',
-  'obj_action',
-  'obj_share',
-  'project_action',
-  'user_action',
-] as const;
-export type ActivityType = (typeof ACTIVITY_TYPES)[number];
-
-export interface ActivityRecord {
-  id: number;
-  type: ActivityType;
-  time: string;
-  user: string | null;
-  object?: string;
-  message: string;
-  detail: Record<string, unknown>;
-}
+export { ACTIVITY_TYPES, type ActivityRecord, type ActivityType };
 
 export interface NewActivity {
   user: string | null;

@@ -10,7 +10,7 @@ import { seesEverything } from '../model/acl.js';
 import type { AclEntry } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
 import type { ModelStore } from '../model/store.js';
-import type { ActivityRecord } from './activity.js';
+import type { ActivityRecord } from '../../contract/activity.js';
 import { withoutCounts, withoutRowTotal } from '../jobs/withheld-counts.js';
 
 const RUN_COUNTS = new Set(['rows']);

@@ -4,7 +4,7 @@
 // model links to these URLs (the system prompt forbids making one up), and the answer keeps
 // the links it used (`AiAnswer.links`).
 import type { ProjectActor } from '../access/actor.js';
-import { API_PREFIX } from '../config.js';
+import { apiHref, dashboardPath, reportPath } from '../../contract/urls.js';
 import type { Reports } from '../reports/reports.js';
 import type { AiLink } from './types.js';
 
@@ -22,8 +22,8 @@ const KIND_WORDS = new Set(['dashboard', 'dashboards', 'report', 'reports']);
 
 /** Where a dashboard or report renders for a signed-in member (SHARING.md "Rendering"). */
 export function renderUrl(siteUrl: string, projectId: string, kind: LinkKind, ident: string) {
-  const enc = encodeURIComponent;
-  return `${siteUrl}${API_PREFIX}/projects/${enc(projectId)}/app/${kind}s/${enc(ident)}`;
+  const path = kind === 'dashboard' ? dashboardPath : reportPath;
+  return `${siteUrl}${apiHref(path(projectId, ident))}`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AggFn, DatePart, Frame, Leaf, ScalarFn, V, WindowFn } from './ir.j
 import { columnsIn, hasWindow } from './ir.js';
 import { sqlHabit } from './errors.js';
 import { examplesFor } from './examples.js';
-import { datasetRef, fail, posIn, resolveExpr, where, type Ctx } from './resolve.js';
+import { datasetRef, fail, posIn, where, type Ctx } from './resolve-ctx.js';
 import { kindOf } from './sqlgen.js';
 import { closest } from './suggest.js';
 
@@ -83,7 +83,7 @@ export function resolveCall(e: Call, ctx: Ctx): V {
   if ((AGGS as string[]).includes(name) || name === 'COUNT_DISTINCT') return aggregate(e, ctx);
   if ((PARTS as string[]).includes(name)) {
     arity(e, ctx, 1);
-    const arg = resolveExpr(e.args[0]!, ctx);
+    const arg = ctx.expr(e.args[0]!, ctx);
     const ok =
       arg.t === 'today' ||
       (arg.t === 'col' && (arg.col.dataType === 'date' || arg.col.dataType === 'datetime')) ||
@@ -102,7 +102,7 @@ export function resolveCall(e: Call, ctx: Ctx): V {
   if (name in SCALARS) {
     const [min, max] = SCALARS[name as ScalarFn];
     arity(e, ctx, min, max);
-    const args = e.args.map((a) => resolveExpr(a, ctx));
+    const args = e.args.map((a) => ctx.expr(a, ctx));
     if (name === 'DATE_TRUNC' || name === 'DATE_ADD' || name === 'DATE_DIFF')
       checkUnit(args[0]!, name, ctx);
     return { t: 'fn', name: name as ScalarFn, args, pos };
@@ -166,7 +166,7 @@ function aggregate(e: Call, ctx: Ctx): V {
     } else if (second) {
       countIn = second.k === 'ref' ? datasetRef(ctx, second.name, true) : null;
       if (!countIn) {
-        const other = resolveExpr(second, inner);
+        const other = inner.expr(second, inner);
         if (other.t !== 'col')
           throw fail(
             `the second argument of COUNT names the dataset that counts, e.g. COUNT(${ex().attribute()}, ${ex().dataset()})`,
@@ -199,7 +199,7 @@ function aggregate(e: Call, ctx: Ctx): V {
   }
   const arg: V = rows
     ? { t: 'const', v: null, pos: posIn(ctx, first.pos) }
-    : resolveExpr(first, inner);
+    : inner.expr(first, inner);
   if (fn === 'COUNT' && !rows && arg.t !== 'col')
     throw fail(
       `${name} takes an attribute, label or fact${name === 'COUNT' ? ', or a dataset' : ''}: COUNT(${ex().dataset()}) counts rows, COUNT(${ex().attribute()}) distinct values; count the rows that meet a condition with SUM(CASE WHEN … THEN 1 ELSE 0 END)`,
@@ -245,7 +245,7 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
   if (['RANK', 'DENSE_RANK', 'ROW_NUMBER'].includes(name)) arity(c, ctx, 0);
   else if (name === 'LAG' || name === 'LEAD') arity(c, ctx, 1, 3);
   else arity(c, ctx, 1);
-  const args = c.args.map((a) => resolveExpr(a, inner));
+  const args = c.args.map((a) => inner.expr(a, inner));
   if (name === 'LAG' || name === 'LEAD') {
     const off = args[1];
     if (off && !(off.t === 'const' && Number.isSafeInteger(off.v) && (off.v as number) >= 0))
@@ -254,7 +254,7 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
         where(ctx, off.pos),
       );
   }
-  const order = e.over.order.map((o) => ({ v: resolveExpr(o.e, inner), desc: o.desc }));
+  const order = e.over.order.map((o) => ({ v: inner.expr(o.e, inner), desc: o.desc }));
   if (
     !order.length &&
     name !== 'SUM' &&
@@ -267,7 +267,7 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
       `${name} needs ORDER BY inside OVER (…), since the rows have no order otherwise, e.g. ${name}(${args.length ? c.args[0]!.pos.text : ''}) OVER (ORDER BY MONTH(${examplesFor(ctx.env, ctx.trusted).date()}))`,
       where(ctx, e.pos),
     );
-  const partition = e.over.partition.map((p) => resolveExpr(p, inner));
+  const partition = e.over.partition.map((p) => inner.expr(p, inner));
   let frame: Frame | null = null;
   if (e.over.frame) {
     const f = e.over.frame;

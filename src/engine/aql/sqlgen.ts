@@ -6,7 +6,7 @@ import { DUCKDB } from './dialect/duckdb.js';
 import type { DateUnit, Dialect } from './dialect/dialect.js';
 import type { Column, V } from './ir.js';
 import type { AqlError } from './errors.js';
-import { fail } from './resolve.js';
+import { fail } from './resolve-ctx.js';
 
 export class Params {
   readonly values: (string | number | boolean | null)[] = [];

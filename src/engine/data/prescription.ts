@@ -6,15 +6,9 @@ import { z } from 'zod';
 import { invalid } from '../errors.js';
 import { parseInput } from '../validate.js';
 
-export const DATA_TYPE_NAMES = [
-  'string',
-  'integer',
-  'number',
-  'date',
-  'datetime',
-  'boolean',
-] as const;
-export type DataType = (typeof DATA_TYPE_NAMES)[number];
+import { DATA_TYPE_NAMES, type DataType } from '../../contract/data.js';
+
+export { DATA_TYPE_NAMES, type DataType };
 
 /** Every dataType with its meaning, in the order documented (docs/loading.md). */
 export const DATA_TYPES: readonly { readonly name: DataType; readonly meaning: string }[] = [

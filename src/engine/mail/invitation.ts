@@ -1,4 +1,4 @@
-import { html, type Html } from '../../web/html.js';
+import { html, type Html } from '../../shared/html.js';
 import { validFor } from './password-link.js';
 
 /** How the invited person gets in; decided by the identity provider and their account. */

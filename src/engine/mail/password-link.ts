@@ -1,5 +1,5 @@
 // The "set your password" e-mail of the forgot-password flow, and how a link's lifetime reads.
-import { html } from '../../web/html.js';
+import { html } from '../../shared/html.js';
 
 export interface PasswordLinkParams {
   to: string;

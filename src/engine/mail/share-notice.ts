@@ -1,6 +1,6 @@
 // The e-mail telling a member that a dashboard was shared with them (`emailNotif`): who shared
 // it, the dashboard's name and the link to its page. Sent with the mailer of invitations.
-import { html } from '../../web/html.js';
+import { html } from '../../shared/html.js';
 
 export interface ShareNoticeParams {
   to: string;

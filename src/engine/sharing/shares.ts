@@ -20,7 +20,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
-import { API_PREFIX } from '../config.js';
+import { apiHref, dashboardPath, sharePath } from '../../contract/urls.js';
 import {
   first,
   isForeignKeyViolation,
@@ -608,7 +608,7 @@ export class Shares {
           .where(eq(projects.id, a.projectId))
           .then(first)
       )?.label ?? a.projectId;
-    const dashboardUrl = `${site}${API_PREFIX}/projects/${encodeURIComponent(a.projectId)}/app/dashboards/${encodeURIComponent(dash.ident)}`;
+    const dashboardUrl = `${site}${apiHref(dashboardPath(a.projectId, dash.ident))}`;
     return Promise.all(
       users.map(async (to): Promise<Notified> => {
         try {
@@ -635,7 +635,7 @@ export class Shares {
 export const SHARE_PATH = '/share';
 
 const shareHref = (projectId: string, dashboard: string) =>
-  `${API_PREFIX}/projects/${encodeURIComponent(projectId)}/pmd/share/${encodeURIComponent(dashboard)}`;
+  apiHref(sharePath(projectId, dashboard));
 
 const notShared = (dashboard: string) =>
   notFound(`dashboard "${dashboard}" is not shared`, { dashboard });

@@ -15,16 +15,9 @@ import { newFileStream } from './new-file-stream.js';
 import { fileIdOf, isWithin, joinPath, nameOf, normalizeStoragePath, parentOf } from './paths.js';
 import { abandoned, holdTemp } from './temp-files.js';
 
-export interface StorageItem {
-  fileId: string;
-  name: string;
-  path: string;
-  type: 'file' | 'folder';
-  size: number;
-  modified: string;
-  /** withStats: number of files and folders below a folder. */
-  items?: number;
-}
+import type { StorageItem } from '../../contract/storage.js';
+
+export type { StorageItem };
 
 export interface WriteOptions {
   /** Known size (Content-Length): an upload too big for the plan is refused before it starts. */

@@ -9,7 +9,7 @@ import type { Engine } from '../../engine/engine.js';
 import { describeEngineError } from '../../engine/describe-error.js';
 import { EngineError, engineErrorOf, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
-import { toErrorBody } from '../../shared/errors.js';
+import { toErrorBody } from '../../http/errors.js';
 import { toolEntry } from '../../engine/tools/catalog.js';
 import { findUnstorable } from '../../shared/storable-text.js';
 import { capped, errorResult, type Reply } from '../limits.js';

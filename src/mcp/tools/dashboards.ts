@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import type { ProjectActor } from '../../engine/access/actor.js';
-import { API_PREFIX } from '../../engine/config.js';
+import { apiHref, dashboardPath, reportPath } from '../../contract/urls.js';
 import { EngineError, invalid, notFound } from '../../engine/errors.js';
 import type { ObjectRow } from '../../engine/model/store.js';
 import { PNG_WIDTH, svgToPng } from '../../engine/reports/png.js';
@@ -46,7 +46,7 @@ function pageUrl(
   filters: string[] = [],
 ): string {
   const query = filters.map((f) => `filter=${enc(f)}`).join('&');
-  const path = `${API_PREFIX}/projects/${enc(a.projectId)}/app/${kind}/${enc(ident)}`;
+  const path = apiHref((kind === 'dashboards' ? dashboardPath : reportPath)(a.projectId, ident));
   return `${ctx.engine.config.siteUrl}${path}${query ? `?${query}` : ''}`;
 }
 

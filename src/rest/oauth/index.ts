@@ -5,9 +5,9 @@
 import express, { type Router } from 'express';
 import type { Engine } from '../../engine/engine.js';
 import { metadataRouter, pinOrigin } from './metadata.js';
-import { changesState, refuseCrossSite } from '../same-origin.js';
+import { changesState, refuseCrossSite } from '../../http/same-origin.js';
 import { registrationLimit } from './registration-limit.js';
-import { INTERACTION_PATH, OAUTH_ROUTES } from './resources.js';
+import { INTERACTION_PATH, OAUTH_ROUTES } from '../../http/oauth-resources.js';
 
 /** The provider's enabled endpoints (below /auth), plus its discovery documents. */
 const SERVED = [

@@ -4,15 +4,15 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { errors, type Provider } from 'oidc-provider';
 import type { Engine } from '../../engine/engine.js';
-import { readCookie, SESSION_COOKIE } from '../auth.js';
-import { HttpError } from '../errors.js';
+import { readCookie, SESSION_COOKIE } from '../../http/auth.js';
+import { HttpError } from '../../http/errors.js';
 import { authPage } from '../routes/identity.js';
-import { changesState, refuseCrossSite } from '../same-origin.js';
-import { refuseUnstorable } from '../storable.js';
-import { clientAddress, SIGN_IN_SCOPE } from '../throttle.js';
-import { html, type Html } from '../../web/html.js';
+import { changesState, refuseCrossSite } from '../../http/same-origin.js';
+import { refuseUnstorable } from '../../http/storable.js';
+import { clientAddress, SIGN_IN_SCOPE } from '../../http/throttle.js';
+import { html, type Html } from '../../shared/html.js';
 import { sendPage } from '../../web/page.js';
-import { oauthResources } from './resources.js';
+import { oauthResources } from '../../http/oauth-resources.js';
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
 

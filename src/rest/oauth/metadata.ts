@@ -12,7 +12,7 @@ import {
   API_SCOPE,
   MCP_RESOURCE_METADATA_PATHS,
   MCP_SCOPE,
-} from './resources.js';
+} from '../../http/oauth-resources.js';
 
 const PROTECTED_RESOURCE_PATHS = [...MCP_RESOURCE_METADATA_PATHS, API_RESOURCE_METADATA_PATH];
 

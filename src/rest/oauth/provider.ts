@@ -8,7 +8,7 @@ import { Provider, errors, interactionPolicy, type Configuration } from 'oidc-pr
 import type { Engine } from '../../engine/engine.js';
 import { GRANT_CLAIM } from '../../engine/identity/revocations.js';
 import { authPage, OAUTH_SESSION_COOKIE } from '../routes/identity.js';
-import { html, raw } from '../../web/html.js';
+import { html, raw } from '../../shared/html.js';
 import { pageHeaders, type Page } from '../../web/page.js';
 import { oidcAdapterFactory } from './adapter.js';
 import { nativeRedirects } from './redirects.js';
@@ -18,7 +18,7 @@ import {
   MCP_SCOPE,
   OAUTH_ROUTES,
   oauthResources,
-} from './resources.js';
+} from '../../http/oauth-resources.js';
 
 const DAY = 24 * 3600;
 

@@ -4,7 +4,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Engine } from '../../engine/engine.js';
 import { addressKey } from '../../engine/identity/throttle.js';
-import { clientAddress } from '../throttle.js';
+import { clientAddress } from '../../http/throttle.js';
 
 const HOUR_MS = 3_600_000;
 

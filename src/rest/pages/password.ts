@@ -1,7 +1,7 @@
 // The password pages at /auth/password/…: forgot password, set a password from a one-time
 // link, and what a dead link says. Bodies only (inside the sign-in look of authPage); every
 // value is escaped by the template tag. Sent by src/rest/routes/password.ts.
-import { html, type Html } from '../../web/html.js';
+import { html, type Html } from '../../shared/html.js';
 
 const FORGOT = '/auth/password/forgot';
 const SET = '/auth/password/set';

@@ -2,9 +2,9 @@
 import type { ConversationView, MessageView } from '../../engine/ai/conversations.js';
 import { jsonAnswer } from '../../engine/ai/json-answer.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
-import { HttpError } from '../errors.js';
-import { enc, link, paging, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { HttpError } from '../../http/errors.js';
+import { enc, link, paging, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 import { addJobLinks, jobPath, jobStarted } from './jobs.js';
 
 const aiPath = (projectId: string) => `${projectPath(projectId)}/app/ai`;

@@ -4,9 +4,9 @@ import type { QueryResult } from '../../engine/aql/service.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import { parseInput } from '../../engine/validate.js';
 import { toValues } from '../../engine/aql/format.js';
-import { HttpError } from '../errors.js';
-import { enc, link, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { HttpError } from '../../http/errors.js';
+import { enc, href, link, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 import { addJobLinks, jobPath } from './jobs.js';
 
 // An empty query is the engine's to reject: its 400 says where (line 1, column 1) like any other.
@@ -51,7 +51,7 @@ function started(job: Job, title: string) {
       ],
       status: job.status,
     },
-    headers: { Location: `/api/v1${data}` } as Record<string, string>,
+    headers: { Location: href(data) } as Record<string, string>,
   };
 }
 

@@ -1,8 +1,8 @@
 // Batch access (SHARING.md "Batch access"): one role's access string on many objects, all or
 // nothing. engine.objects.setRoleAcl checks everything (the `a` position on each object);
 // this file only translates HTTP and adds links.
-import { enc, link, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { enc, link, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 
 const objectLink = (projectId: string, o: { ident: string; type: string; name: string }) =>
   link(`object.${o.type}`, `${projectPath(projectId)}/pmd/obj/${enc(o.ident)}`, {

@@ -1,6 +1,6 @@
 // Loading data: structure guess, load execution, and the data/model versions.
-import { link, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { link, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 import { jobStarted } from './jobs.js';
 import { invalid } from '../../engine/errors.js';
 import { runStarted } from './flows.js';

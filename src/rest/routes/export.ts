@@ -7,9 +7,9 @@ import { DEFAULT_TITLE } from '../../engine/export/exports.js';
 import { parsePdfOptions } from '../../engine/export/pdf-options.js';
 import { exportableSiteUrl, projectOfUrl } from '../../engine/export/site-url.js';
 import { sitePageHtml } from '../../web/report-pages.js';
-import { attachmentOf } from '../file-response.js';
-import { negotiate } from '../negotiate.js';
-import type { RouteDef } from '../router.js';
+import { attachmentOf } from '../../http/file-response.js';
+import { negotiate } from '../../http/negotiate.js';
+import type { RouteDef } from '../../http/router.js';
 
 /** PDF is the only representation: Accept must allow it (absent, `*\/*`, `application/pdf`). */
 function requirePdf(req: Request): void {

@@ -1,8 +1,8 @@
 // Flows: the box catalog, the flow list with running state and last run, stopping a run
 // (FLOWS.md). Running a flow is `kodiak/transform/execute` with type "flow" (data.ts).
 import type { Job } from '../../engine/jobs/jobs.js';
-import { link, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { link, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 import { jobPath, jobStarted, jobView } from './jobs.js';
 
 /** A flow run started: 201 with the run's `scache` link (FLOWS.md "Runs"). */

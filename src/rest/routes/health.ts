@@ -1,9 +1,9 @@
 // Probes for load balancers and orchestrators, at the site root (outside /api/v1): no
 // authentication, JSON whatever Accept says, never cached. Readiness is the engine's verdict.
 import { unavailable } from '../../engine/errors.js';
-import { toErrorBody } from '../errors.js';
-import { sendJson } from '../respond.js';
-import type { RouteDef } from '../router.js';
+import { toErrorBody } from '../../http/errors.js';
+import { sendJson } from '../../http/respond.js';
+import type { RouteDef } from '../../http/router.js';
 
 export const LIVE_PATH = '/healthz';
 export const READY_PATH = '/readyz';

@@ -1,6 +1,7 @@
 // The browser sign-in at {site_url}/auth that sets the session cookie, and the answers for
 // discovery and JWKS when the identity provider is external. With the built-in provider those
 // documents are the OAuth server's (src/rest/oauth), which also reuses this page's look.
+import { API_PREFIX } from '../../contract/urls.js';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
@@ -12,11 +13,11 @@ import {
   sealLoginState,
 } from '../../engine/identity/external-login.js';
 import { parseInput } from '../../engine/validate.js';
-import { readCookie, SESSION_COOKIE } from '../auth.js';
-import { HttpError } from '../errors.js';
-import type { RouteDef } from '../router.js';
-import { guessOrRefuse, SIGN_IN_SCOPE } from '../throttle.js';
-import { html, type Html } from '../../web/html.js';
+import { readCookie, SESSION_COOKIE } from '../../http/auth.js';
+import { HttpError } from '../../http/errors.js';
+import type { RouteDef } from '../../http/router.js';
+import { guessOrRefuse, SIGN_IN_SCOPE } from '../../http/throttle.js';
+import { html, type Html } from '../../shared/html.js';
 import { renderPage, sendPage, type Page } from '../../web/page.js';
 
 /** The OAuth server's own sign-in cookie (src/rest/oauth), ended with the browser session. */
@@ -43,7 +44,7 @@ function externalIssuer(engine: { config: { auth: { issuer: string } } }): never
 function safeNext(next: string | undefined): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\')
     ? next
-    : '/api/v1';
+    : API_PREFIX;
 }
 
 function wantsJson(req: Request): boolean {

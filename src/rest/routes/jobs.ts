@@ -1,13 +1,13 @@
 // Jobs (scache): list, poll, cancel.
+import { jobPath } from '../../contract/urls.js';
 import { jsonAnswer } from '../../engine/ai/json-answer.js';
 import type { AiAnswer } from '../../engine/ai/types.js';
 import type { Job } from '../../engine/jobs/jobs.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
-import { enc, link, paging, projectPath, type Link } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { href, type Link, link, paging, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 
-export const jobPath = (projectId: string, id: string) =>
-  `${projectPath(projectId)}/kodiak/scache/obj/${enc(id)}`;
+export { jobPath };
 
 /** Areas add links to their jobs (e.g. a query job links its result). */
 const jobLinkMakers: Array<(job: Job) => Link[]> = [];
@@ -35,7 +35,7 @@ export function jobStarted(job: Job) {
     status: 202,
     title: 'Job started',
     body: { link: [link('scache', jobPath(job.projectId, job.id), { id: job.id })] },
-    headers: { Location: `/api/v1${jobPath(job.projectId, job.id)}` },
+    headers: { Location: href(jobPath(job.projectId, job.id)) },
   };
 }
 

@@ -1,14 +1,14 @@
 // The semantic model (spec "Semantic model"): objects, their history, bulk reads, search,
 // folders, the LDM and ODM graphs and the model checks. Every rule lives in
 // engine.objects; this file only translates HTTP and adds links.
+import { objectPath } from '../../contract/urls.js';
 import type { ObjectSummary, ObjectView, RevisionInfo } from '../../engine/model/objects.js';
 import { z } from 'zod';
 import { parseInput, zBool } from '../../engine/validate.js';
-import { addProjectLinks, enc, link, paging, projectPath, type Link } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { addProjectLinks, href, type Link, link, paging, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 
-const objPath = (projectId: string, ident: string) =>
-  `${projectPath(projectId)}/pmd/obj/${enc(ident)}`;
+const objPath = objectPath;
 
 /** The spec's object link: `rel: object.<type>`, with the object's id and title. */
 const objectLink = (projectId: string, o: ObjectSummary): Link =>
@@ -103,7 +103,7 @@ export const modelRoutes: RouteDef[] = [
               link: created.map((v) => objectLink(actor.projectId, v)),
             },
             headers: single
-              ? { Location: `/api/v1${objPath(actor.projectId, created[0]!.ident)}` }
+              ? { Location: href(objPath(actor.projectId, created[0]!.ident)) }
               : undefined,
           };
         },

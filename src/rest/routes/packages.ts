@@ -1,7 +1,7 @@
 // Data packages: prebuilt datasets (calendar, countries) loaded into a project and joined
 // to its data.
-import { link, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { link, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 import { jobStarted } from './jobs.js';
 
 export const packageRoutes: RouteDef[] = [

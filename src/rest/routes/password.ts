@@ -7,7 +7,7 @@ import { EngineError } from '../../engine/errors.js';
 import { validFor } from '../../engine/mail/password-link.js';
 import { MIN_PASSWORD_LENGTH } from '../../engine/users/accounts.js';
 import { parseInput } from '../../engine/validate.js';
-import { HttpError, STATUS_OF } from '../errors.js';
+import { HttpError, STATUS_OF } from '../../http/errors.js';
 import {
   forgotPage,
   forgotSentPage,
@@ -16,7 +16,7 @@ import {
   setPasswordPage,
   type Page,
 } from '../pages/password.js';
-import type { Ctx, RouteDef } from '../router.js';
+import type { Ctx, RouteDef } from '../../http/router.js';
 import { sendPage as sendWebPage } from '../../web/page.js';
 import { authPage } from './identity.js';
 

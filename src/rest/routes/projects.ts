@@ -2,8 +2,15 @@
 import { parseActivityTypes } from '../../engine/activity/activity.js';
 import type { ProjectDetails } from '../../engine/projects/projects.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
-import { addProjectLinks, link, paging, projectLinks, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import {
+  addProjectLinks,
+  href,
+  link,
+  paging,
+  projectLinks,
+  projectPath,
+} from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 
 addProjectLinks((id) => {
   const p = projectPath(id);
@@ -23,7 +30,7 @@ const detailsReply = (project: ProjectDetails, status = 200) => ({
   status,
   title: `Project ${project.label}`,
   body: { project, link: projectLinks(project.id) },
-  headers: status === 201 ? { Location: `/api/v1${projectPath(project.id)}` } : undefined,
+  headers: status === 201 ? { Location: href(projectPath(project.id)) } : undefined,
 });
 
 export const projectRoutes: RouteDef[] = [
@@ -51,7 +58,7 @@ export const projectRoutes: RouteDef[] = [
         handler: async ({ engine, principal }) => {
           const entries = (await engine.projects.list(principal)).map((e) => ({
             ...e,
-            href: `/api/v1${projectPath(e.id)}`,
+            href: href(projectPath(e.id)),
           }));
           return {
             title: 'Projects',

@@ -1,30 +1,22 @@
 // Reports and dashboards rendered for the caller (SHARING.md "Rendering"): HTML pages with
 // charts as inline SVG, JSON with each item's columns and rows, and a report's rows as
 // CSV/TSV. The engine computes everything as the caller; this file picks the format.
+import { dashboardPath, reportPath } from '../../contract/urls.js';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
-import type { DashboardItemRun, DashboardRun, ReportRun } from '../../engine/reports/reports.js';
-import { jsonRows } from '../../engine/aql/format.js';
 import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, foldDateFields, reportPage } from '../../web/report-pages.js';
+import { dashboardItemJson, dashboardJson, reportJson } from '../../web/report-json.js';
 import { sendPage } from '../../web/page.js';
-import { enc, href, link, projectPath } from '../links.js';
-import { negotiate, type Format } from '../negotiate.js';
-import type { RouteDef } from '../router.js';
+import { enc, href, link, projectPath } from '../../http/links.js';
+import { negotiate, type Format } from '../../http/negotiate.js';
+import type { RouteDef } from '../../http/router.js';
 
 const pagingSchema = z.object({
   limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
   offset: z.coerce.number().int().min(0).default(0),
 });
-
-/** Rows of a dashboard item in JSON (a report's own page gives all, in pages). */
-const ITEM_ROWS = 1000;
-
-export const reportPath = (projectId: string, ident: string) =>
-  `${projectPath(projectId)}/app/reports/${enc(ident)}`;
-export const dashboardPath = (projectId: string, ident: string) =>
-  `${projectPath(projectId)}/app/dashboards/${enc(ident)}`;
 
 /** Aborted when the caller goes away: queries still running for them stop. */
 function untilGone(res: Response): AbortSignal {
@@ -38,36 +30,6 @@ const format = (req: Request, offered: Format[]) =>
     { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
     offered,
   );
-
-/** What JSON says of a computed report: typed cells, the chart as its spec and SVG, or the KPI. */
-export function reportJson(r: ReportRun, rows: string[][] = r.rows) {
-  return {
-    columns: r.columns,
-    rows: jsonRows(r.columns, rows),
-    rowCount: r.rows.length,
-    ...(r.kpi ? { kpi: r.kpi } : {}),
-    ...(r.chart ? { chart: r.chart } : {}),
-    ...(r.warnings ? { warnings: r.warnings } : {}),
-  };
-}
-
-/** A computed dashboard as JSON (the app's route and a public share's page). */
-export const dashboardJson = (d: DashboardRun) => ({
-  dashboard: { ident: d.ident, name: d.name, description: d.description },
-  filters: d.filters,
-  items: d.items.map(dashboardItemJson),
-});
-
-export function dashboardItemJson(i: DashboardItemRun) {
-  return {
-    id: i.id,
-    title: i.title,
-    ...(i.report ? { report: i.report } : { text: i.text }),
-    layout: i.layout,
-    ...(i.error ? { error: i.error } : {}),
-    ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS)) : {}),
-  };
-}
 
 export const reportRoutes: RouteDef[] = [
   {

@@ -1,13 +1,12 @@
 // Dashboard shares (SHARING.md "Shares"): pmd/share and pmd/share/{dashboardId}. Every member
 // reaches these routes; the engine decides (the `s` position of the dashboard's ACL, the Admin
 // level for public shares, the project's dashboardEmbedding).
+import { dashboardPath, sharePath } from '../../contract/urls.js';
 import type { ShareChange, ShareView } from '../../engine/sharing/shares.js';
-import { enc, link, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
-import { dashboardPath } from './reports.js';
+import { enc, href, link, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 
-export const sharePath = (projectId: string, dashboard: string) =>
-  `${projectPath(projectId)}/pmd/share/${enc(dashboard)}`;
+export { sharePath };
 
 function shareLinks(projectId: string, s: ShareView) {
   return [
@@ -34,9 +33,7 @@ function changeReply(projectId: string, c: ShareChange, status: number) {
       notified: c.notified,
     },
     headers:
-      status === 201
-        ? { Location: `/api/v1${sharePath(projectId, c.share.dashboard)}` }
-        : undefined,
+      status === 201 ? { Location: href(sharePath(projectId, c.share.dashboard)) } : undefined,
   };
 }
 

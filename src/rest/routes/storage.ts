@@ -1,13 +1,13 @@
 // Storage over REST: list, create folder, details, delete, download (ranges), move. Who may
 // use the files is the engine's to check (engine.files), in every call.
-import type { Ctx, RouteDef } from '../router.js';
+import type { Ctx, RouteDef } from '../../http/router.js';
 import { z } from 'zod';
 import { pathOfFileId } from '../../engine/storage/paths.js';
 import type { StorageItem } from '../../engine/storage/project-files.js';
 import { parseInput } from '../../engine/validate.js';
-import { HttpError } from '../errors.js';
-import { sendStoredFile } from '../file-response.js';
-import { addProjectLinks, enc, link, projectPath } from '../links.js';
+import { HttpError } from '../../http/errors.js';
+import { sendStoredFile } from '../../http/file-response.js';
+import { addProjectLinks, enc, link, projectPath } from '../../http/links.js';
 
 const folderSchema = z.object({ folder: z.string().min(1) }).strict();
 const moveSchema = z.object({ source: z.string().min(1), target: z.string().min(1) }).strict();

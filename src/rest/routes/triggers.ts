@@ -1,6 +1,6 @@
 // Triggers: list with last and next run, enable/disable, run once now (FLOWS.md "Triggers").
 import type { TriggerView } from '../../engine/flows/triggers/triggers.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../../http/router.js';
 import { runStarted } from './flows.js';
 
 const tabular = (triggers: TriggerView[]) =>

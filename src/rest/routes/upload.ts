@@ -5,12 +5,12 @@
 import busboy from 'busboy';
 import { isChunk } from '../../engine/storage/upload-params.js';
 import type { ChunkResult } from '../../engine/storage/uploads.js';
-import { HttpError } from '../errors.js';
-import type { Reply } from '../respond.js';
+import { HttpError } from '../../http/errors.js';
+import type { Reply } from '../../http/respond.js';
 import { findUnstorable } from '../../shared/storable-text.js';
-import { unstorableError } from '../storable.js';
-import { uploadedReply } from '../upload-reply.js';
-import type { Ctx, RouteDef } from '../router.js';
+import { unstorableError } from '../../http/storable.js';
+import { uploadedReply } from '../../http/upload-reply.js';
+import type { Ctx, RouteDef } from '../../http/router.js';
 
 /** Multipart fields beyond the protocol's dozen are not needed; these bound the parser. */
 const MULTIPART_LIMITS = { files: 1, fields: 50, fieldSize: 64 * 1024, parts: 51 };

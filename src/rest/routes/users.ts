@@ -1,8 +1,8 @@
 // Project users: invite, list, rights and roles, revoke, remove.
 import type { Member } from '../../engine/users/members.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
-import { enc, link, paging, projectPath } from '../links.js';
-import type { RouteDef } from '../router.js';
+import { enc, link, paging, projectPath } from '../../http/links.js';
+import type { RouteDef } from '../../http/router.js';
 
 const userPath = (projectId: string, email: string) =>
   `${projectPath(projectId)}/users/${enc(email)}`;

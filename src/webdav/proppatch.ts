@@ -2,9 +2,9 @@
 // that touches a protected live property changes nothing: that property answers 403 and
 // every other one 424 Failed Dependency.
 import type { Element } from '@xmldom/xmldom';
-import { notFound } from '../../engine/errors.js';
-import type { PropOp } from '../../engine/storage/project-files.js';
-import { HttpError } from '../errors.js';
+import { notFound } from '../engine/errors.js';
+import type { PropOp } from '../engine/storage/project-files.js';
+import { HttpError } from '../http/errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { isLiveProp } from './live-props.js';
 import { multistatus, responseXml, sendXml } from './respond.js';

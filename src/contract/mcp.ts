@@ -1,5 +1,6 @@
-// What the MCP server declares in `initialize`, and the public server card repeats
-// (src/site/mcp-card.ts): one constant, so the two cannot disagree. The lists of tools,
+// What the MCP server (src/mcp) declares in `initialize`, and the public server card of the
+// site (src/site/mcp-card.ts) repeats: one constant in the contract, so the two doors cannot
+// disagree without importing each other. The lists of tools,
 // resources and prompts are fixed for a session, so nothing announces list changes.
 export const MCP_CAPABILITIES = {
   tools: { listChanged: false },

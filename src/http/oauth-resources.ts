@@ -1,7 +1,7 @@
 // What the OAuth pieces share without loading the authorization server (oidc-provider is
 // imported only where OAuth is served: commands and external-IdP servers never load it).
-import { mcpAudience } from '../../engine/config.js';
-import type { Engine } from '../../engine/engine.js';
+import { mcpAudience } from '../engine/config.js';
+import type { Engine } from '../engine/engine.js';
 
 /** Where the provider's endpoints live under /auth. Every route is named, none is a default. */
 export const OAUTH_ROUTES = {

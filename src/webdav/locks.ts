@@ -4,9 +4,9 @@
 // is written through at once. A lock is on a path, like a URL: it does not follow a MOVE or a
 // COPY, and it ends when its resource is deleted or moved away.
 import { randomUUID } from 'node:crypto';
-import type { DavLockStore } from '../../engine/storage/dav-locks.js';
-import { isWithin, parentOf } from '../../engine/storage/paths.js';
-import { HttpError } from '../errors.js';
+import type { DavLockStore } from '../engine/storage/dav-locks.js';
+import { isWithin, parentOf } from '../engine/storage/paths.js';
+import { HttpError } from '../http/errors.js';
 
 export type LockScope = 'exclusive' | 'shared';
 export type LockDepth = '0' | 'infinity';

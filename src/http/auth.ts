@@ -5,7 +5,7 @@ import type { Principal } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
 import { TokenError } from '../engine/identity/tokens.js';
 import { HttpError } from './errors.js';
-import { API_RESOURCE_METADATA_PATH, API_SCOPE } from './oauth/resources.js';
+import { API_RESOURCE_METADATA_PATH, API_SCOPE } from './oauth-resources.js';
 
 export const SESSION_COOKIE = 'ursa_session';
 const REALM = 'ursa';

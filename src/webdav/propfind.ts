@@ -1,9 +1,9 @@
 // PROPFIND: live and dead properties of a resource and, with Depth 1 or infinity, of its
 // members. allprop, propname and prop requests; unknown properties get a 404 propstat.
 import type { Element } from '@xmldom/xmldom';
-import { notFound } from '../../engine/errors.js';
-import type { StorageItem } from '../../engine/storage/project-files.js';
-import { HttpError } from '../errors.js';
+import { notFound } from '../engine/errors.js';
+import type { StorageItem } from '../engine/storage/project-files.js';
+import { HttpError } from '../http/errors.js';
 import { href, type Dav } from './context.js';
 import { LIVE_PROPS, liveValue } from './live-props.js';
 import { multistatus, responseXml, sendXml } from './respond.js';

@@ -2,16 +2,16 @@
 // an encoded "/" (`..%2f`) or NUL can never become a separator or reach the file system; the
 // storage layer's normalizeStoragePath then refuses "..", "." and control characters.
 import type { Request } from 'express';
-import { API_PREFIX } from '../../engine/config.js';
-import { invalid } from '../../engine/errors.js';
-import { normalizeStoragePath } from '../../engine/storage/paths.js';
-import { findUnstorableInPath } from '../../shared/storable-text.js';
-import { HttpError } from '../errors.js';
-import { unstorableError } from '../storable.js';
+import { API_PREFIX, apiHref, webdavPath } from '../contract/urls.js';
+import { invalid } from '../engine/errors.js';
+import { normalizeStoragePath } from '../engine/storage/paths.js';
+import { findUnstorableInPath } from '../shared/storable-text.js';
+import { HttpError } from '../http/errors.js';
+import { unstorableError } from '../http/storable.js';
 
 /** URL path of a project's WebDAV root (no trailing slash). */
 export function davRoot(project: string): string {
-  return `${API_PREFIX}/projects/${encodeURIComponent(project)}/webdav`;
+  return apiHref(webdavPath(project));
 }
 
 /** The href of a storage path; collections end with "/". */

@@ -5,16 +5,16 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Request } from 'express';
-import type { ProjectActor } from '../../engine/access/actor.js';
-import type { Engine } from '../../engine/engine.js';
-import { verifyPassword } from '../../engine/identity/passwords.js';
-import { EngineError } from '../../engine/errors.js';
-import type { Guess } from '../../engine/identity/throttle.js';
-import { identify, challenge, type AuthedRequest } from '../auth.js';
-import { HttpError } from '../errors.js';
-import { guessOrRefuse } from '../throttle.js';
-import { unstorableError } from '../storable.js';
-import { findUnstorable } from '../../shared/storable-text.js';
+import type { ProjectActor } from '../engine/access/actor.js';
+import type { Engine } from '../engine/engine.js';
+import { verifyPassword } from '../engine/identity/passwords.js';
+import { EngineError } from '../engine/errors.js';
+import type { Guess } from '../engine/identity/throttle.js';
+import { identify, challenge, type AuthedRequest } from '../http/auth.js';
+import { HttpError } from '../http/errors.js';
+import { guessOrRefuse } from '../http/throttle.js';
+import { unstorableError } from '../http/storable.js';
+import { findUnstorable } from '../shared/storable-text.js';
 
 // scrypt takes tens of milliseconds by design and clients such as litmus or davfs2 send
 // hundreds of requests, each with the same Basic credentials: a verified credential is

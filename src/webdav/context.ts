@@ -1,12 +1,12 @@
 // What every WebDAV method handler gets, and the preconditions they share: the If header
 // (412 when false) and the lock tokens a write must submit (423 when missing).
 import type { Request, Response } from 'express';
-import type { ProjectActor } from '../../engine/access/actor.js';
-import type { Engine } from '../../engine/engine.js';
-import type { StorageItem } from '../../engine/storage/project-files.js';
-import { HttpError } from '../errors.js';
+import type { ProjectActor } from '../engine/access/actor.js';
+import type { Engine } from '../engine/engine.js';
+import type { StorageItem } from '../engine/storage/project-files.js';
+import { HttpError } from '../http/errors.js';
 import { evaluateIf, submittedTokens, type IfList, type ResourceState } from './if-header.js';
-import { etagOf } from '../file-response.js';
+import { etagOf } from '../http/file-response.js';
 import type { LockManager, WriteScope } from './locks.js';
 import { hrefOf, storagePathOfUrl } from './urls.js';
 

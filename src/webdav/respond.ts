@@ -2,8 +2,8 @@
 // plain HTTP failures (400 401 402 403 404 …), the spec's JSON error body.
 import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
-import type { Engine } from '../../engine/engine.js';
-import { toErrorBody } from '../errors.js';
+import type { Engine } from '../engine/engine.js';
+import { toErrorBody } from '../http/errors.js';
 import { challenges } from './auth.js';
 import { LockedError } from './locks.js';
 import { escapeXml, XML_DECL } from './xml.js';

@@ -1,7 +1,7 @@
 // Human-browsable HTML views of the REST API: resource pages and the interactive API index.
 // Pages are self-contained (inline CSS/JS, no external resources) and built with the html
 // tag of src/web, which escapes every value: resource content is user-controlled.
-import { html, type Html } from '../../web/html.js';
+import { html, type Html } from '../../shared/html.js';
 import { renderPage, type Page } from '../../web/page.js';
 
 export interface ResourcePageOptions {

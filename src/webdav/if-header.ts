@@ -1,7 +1,7 @@
 // The WebDAV If header (RFC 4918 §10.4): lists of conditions on lock tokens and entity tags,
 // untagged (about the request URI) or tagged with the resource they are about. The header is
 // true when any one list is true; a list is true when all its conditions are.
-import { invalid } from '../../engine/errors.js';
+import { invalid } from '../engine/errors.js';
 
 export interface Condition {
   not: boolean;

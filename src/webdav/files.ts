@@ -1,15 +1,15 @@
 // GET, HEAD, PUT, DELETE and MKCOL: plain resource methods over project storage. PUT streams
 // the request into the storage layer, which writes atomically and enforces the plan limit.
-import { forbidden, notFound } from '../../engine/errors.js';
-import { parentOf } from '../../engine/storage/paths.js';
-import type { StorageItem } from '../../engine/storage/project-files.js';
-import { HttpError } from '../errors.js';
+import { forbidden, notFound } from '../engine/errors.js';
+import { parentOf } from '../engine/storage/paths.js';
+import type { StorageItem } from '../engine/storage/project-files.js';
+import { HttpError } from '../http/errors.js';
 import { href, requireTokens, type Dav } from './context.js';
-import { etagOf, sendStoredFile } from '../file-response.js';
-import { uploadedReply } from '../upload-reply.js';
+import { etagOf, sendStoredFile } from '../http/file-response.js';
+import { uploadedReply } from '../http/upload-reply.js';
 import { readBody } from './xml.js';
-import { html } from '../../web/html.js';
-import { pageHeaders, renderPage, type Page } from '../../web/page.js';
+import { html } from '../shared/html.js';
+import { pageHeaders, renderPage, type Page } from '../web/page.js';
 
 export const FILE_METHODS =
   'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, COPY, MOVE, LOCK, UNLOCK';

@@ -1,21 +1,16 @@
-// Hypermedia links. hrefs are root-relative URLs under /api/v1, so they work behind any host.
-import { API_PREFIX } from '../engine/config.js';
+// Hypermedia links. hrefs are root-relative URLs under /api/v1 (src/contract/urls.ts), so
+// they work behind any host.
+import type { Link } from '../contract/links.js';
+import { apiHref, projectPath } from '../contract/urls.js';
 
-export interface Link {
-  href: string;
-  id?: string;
-  title?: string;
-  rel: string;
-}
-
-export const href = (path: string): string => `${API_PREFIX}${path}`;
+export type { Link };
+export { projectPath };
+export const href = apiHref;
 export const enc = encodeURIComponent;
 
 export function link(rel: string, path: string, extra: { id?: string; title?: string } = {}): Link {
   return { href: href(path), ...extra, rel };
 }
-
-export const projectPath = (id: string): string => `/projects/${enc(id)}`;
 
 /** Each area adds the links a project's details point to. */
 const projectLinkMakers: Array<(projectId: string) => Link[]> = [];

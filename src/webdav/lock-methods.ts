@@ -1,7 +1,7 @@
 // LOCK (new lock, or refresh when there is no body) and UNLOCK. A LOCK on an unmapped URL
 // creates an empty file, as RFC 4918 §7.3 asks (the old "lock-null" resources are gone).
-import { parentOf } from '../../engine/storage/paths.js';
-import { HttpError } from '../errors.js';
+import { parentOf } from '../engine/storage/paths.js';
+import { HttpError } from '../http/errors.js';
 import { href, requireTokens, type Dav } from './context.js';
 import { submittedTokens } from './if-header.js';
 import { activeLockXml } from './live-props.js';

@@ -4,7 +4,7 @@
 // namespace, so echoed dead properties in no namespace stay in no namespace.
 import { DOMParser, XMLSerializer, type Document, type Element, type Node } from '@xmldom/xmldom';
 import type { Request } from 'express';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../http/errors.js';
 
 export const DAV = 'DAV:';
 export const XML_DECL = '<?xml version="1.0" encoding="utf-8"?>\n';

@@ -1,7 +1,7 @@
 // Live properties: computed from the stored item and its locks, never stored, and protected
 // (PROPPATCH cannot set or remove them).
-import type { StorageItem } from '../../engine/storage/project-files.js';
-import { contentTypeOf, etagOf } from '../file-response.js';
+import type { StorageItem } from '../engine/storage/project-files.js';
+import { contentTypeOf, etagOf } from '../http/file-response.js';
 import type { DavLock } from './locks.js';
 import { escapeXml } from './xml.js';
 

@@ -4,7 +4,7 @@
 // the files' level (MD Admin) before any method runs, and has its If header checked. Request
 // bodies are never parsed by express here: PUT streams straight into storage.
 import express, { type Request, type Response, type Router } from 'express';
-import type { Engine } from '../../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 import { davActor } from './auth.js';
 import { checkIf, type Dav } from './context.js';
 import { copyOrMove } from './copymove.js';

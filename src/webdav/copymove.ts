@@ -1,9 +1,9 @@
 // COPY and MOVE within one project's WebDAV root. Overwrite: F refuses an existing target
 // (412); COPY of a collection is Depth infinity or 0 (the collection alone). Dead properties
 // go with the items; locks stay with their URLs (a moved resource leaves its locks behind).
-import { forbidden, notFound } from '../../engine/errors.js';
-import { isWithin } from '../../engine/storage/paths.js';
-import { HttpError } from '../errors.js';
+import { forbidden, notFound } from '../engine/errors.js';
+import { isWithin } from '../engine/storage/paths.js';
+import { HttpError } from '../http/errors.js';
 import { requireTokens, type Dav } from './context.js';
 import { destinationOf } from './urls.js';
 
