@@ -10,6 +10,9 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { KeyedLock } from '../keyed-lock.js';
 import type { DatasetVersion, VersionStore } from './versions.js';
 import { VersionWriter, type WriteTarget } from './version-writer.js';
+import { lit } from './duck-sql.js';
+
+export { datasetTable, fileLit, ident, lit } from './duck-sql.js';
 import { WriteLocks } from './write-lock.js';
 
 interface Entry {
@@ -281,20 +284,3 @@ export class ProjectDatabases {
 
 /** A version's attachment name in a read instance. */
 const alias = (versionId: string): string => `v_${versionId}`;
-
-/** A DuckDB identifier, quoted. Identifiers only ever come from validated model ids. */
-export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
-
-/**
- * A file path as a DuckDB string literal naming exactly that file. DuckDB's readers take
- * `*`, `?` and `[` in a path as a glob (`/in/report[1].csv` would read `/in/report1.csv`), so
- * each becomes a one-character class: `[*]`, `[?]`, `[[]`.
- */
-export const fileLit = (file: string): string =>
-  `'${file.replace(/[*?[]/g, (c) => `[${c}]`).replace(/'/g, "''")}'`;
-
-/** A SQL string literal (for read_csv options, ATTACH and SET, which take no parameters). */
-export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-
-/** The table holding a dataset's rows (in its version file; reads find it on their search path). */
-export const datasetTable = (cluster: string): string => ident(`ds_${cluster}`);

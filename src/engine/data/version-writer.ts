@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { randomId } from '../ids.js';
-import { datasetTable, ident, lit } from './databases.js';
+import { datasetTable, ident, lit } from './duck-sql.js';
 import { versionFile, type DatasetVersion } from './versions.js';
 
 export interface WriteTarget {
