@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ImageContent } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_IMAGES } from '../src/mcp/tools/dashboards.js';
+import { MAX_IMAGES } from '../src/mcp/tools/dashboard-views.js';
 import { asText, rowsOf } from './helpers/aql-demo.js';
 import { connectMcp } from './helpers/mcp-client.js';
 import { colourCount, pngHeader, pngPixels, PNG_SIGNATURE } from './helpers/png.js';

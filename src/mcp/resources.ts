@@ -19,8 +19,8 @@ import { toDelimited } from '../shared/delimited.js';
 import { findUnstorable, findUnstorableInPath } from '../shared/storable-text.js';
 import { MAX_OUTPUT_BYTES } from './limits.js';
 import { actorFor, describeError, type McpContext } from './tools/common.js';
-import { resultUri } from './tools/aql.js';
-import { findObject, objectOut } from './tools/model.js';
+import { resultUri } from './tools/aql-results.js';
+import { findObject, objectOut } from './tools/model-views.js';
 
 const enc = encodeURIComponent;
 const JSON_TYPE = 'application/json';

@@ -6,16 +6,8 @@ import type { Engine } from '../engine/engine.js';
 import { MCP_CAPABILITIES } from '../contract/mcp.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { registerAqlTools } from './tools/aql.js';
-import { registerHelpTools } from './tools/help.js';
-import { registerAskTool } from './tools/ask.js';
-import { registerDashboardTools } from './tools/dashboards.js';
-import { registerFlowRunTool, registerFlowTools } from './tools/flows.js';
 import type { McpContext } from './tools/common.js';
-import { registerModelTools } from './tools/model.js';
-import { registerProjectTools } from './tools/projects.js';
-import { registerWriteTools } from './tools/write.js';
-import { registerCreateProjectTool, registerWarehouseTools } from './tools/warehouse.js';
+import * as tools from './tools/index.js';
 
 const VERSION = '0.1.0';
 
@@ -50,23 +42,14 @@ export async function buildMcpServer(
     exposeInternalErrors: opts.exposeInternalErrors ?? false,
     defaultProject: opts.defaultProject,
   };
-  registerProjectTools(server, ctx);
-  registerModelTools(server, ctx);
-  registerAqlTools(server, ctx);
-  registerDashboardTools(server, ctx);
-  registerHelpTools(server, ctx);
-  registerAskTool(server, ctx);
-  registerFlowTools(server, ctx);
+  tools.registerReadTools(server, ctx);
   // Write tools only for users who are MD Admin (or Admin) somewhere, or who may create a
   // project (an organization administrator becomes its Admin); the engine still checks the
   // level in the project each call names.
   const orgAdmin = (await engine.orgs.administeredBy(principal.email)).length > 0;
-  if (orgAdmin) registerCreateProjectTool(server, ctx);
-  if (orgAdmin || (await engine.projects.list(principal)).some((p) => p.hasAccess && p.isMdAdmin)) {
-    registerWriteTools(server, ctx);
-    registerWarehouseTools(server, ctx);
-    registerFlowRunTool(server, ctx);
-  }
+  if (orgAdmin) tools.registerCreateProject(server, ctx);
+  if (orgAdmin || (await engine.projects.list(principal)).some((p) => p.hasAccess && p.isMdAdmin))
+    tools.registerWriteTools(server, ctx);
   registerResources(server, ctx);
   registerPrompts(server);
   // Registering marks every list as changing (listChanged: true); ours do not change.

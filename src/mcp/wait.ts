@@ -7,7 +7,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ProjectActor } from '../engine/access/actor.js';
 import { FINAL_STATUSES, type Job } from '../engine/jobs/jobs.js';
-import type { McpContext } from './tools/common.js';
+import type { McpContext } from './context.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

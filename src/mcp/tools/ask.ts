@@ -9,7 +9,7 @@ import { invalid } from '../../engine/errors.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, type ToolExtra } from '../wait.js';
-import { cellShape, CELLS_NOTE } from './aql.js';
+import { cellShape, CELLS_NOTE } from './aql-results.js';
 import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
 
 /** Rows of each query shown (the full tables are on the conversation over REST). */
@@ -109,7 +109,7 @@ async function settle(
   };
 }
 
-export function registerAskTool(server: McpServer, ctx: McpContext): void {
+export function registerAsk(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'ask',
     input: {

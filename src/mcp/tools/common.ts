@@ -4,8 +4,7 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal, ProjectActor } from '../../engine/access/actor.js';
-import type { Engine } from '../../engine/engine.js';
+import type { ProjectActor } from '../../engine/access/actor.js';
 import { describeEngineError } from '../../engine/describe-error.js';
 import { EngineError, engineErrorOf, invalid } from '../../engine/errors.js';
 import { uuid } from '../../engine/ids.js';
@@ -14,15 +13,9 @@ import { toolEntry } from '../../engine/tools/catalog.js';
 import { findUnstorable } from '../../shared/storable-text.js';
 import { capped, errorResult, type Reply } from '../limits.js';
 import type { ToolExtra } from '../wait.js';
+import type { McpContext } from '../context.js';
 
-export interface McpContext {
-  engine: Engine;
-  principal: Principal;
-  /** stdio: the user runs the server, so unexpected errors show their message. */
-  exposeInternalErrors: boolean;
-  /** Used when a call names no project (stdio's --project). */
-  defaultProject?: string;
-}
+export type { McpContext };
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 

@@ -1,9 +1,9 @@
-// list_projects: where the user can work, and at which level.
-import { z } from 'zod';
+// The list_projects tool (registered by ./index.ts).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { defineTool, READ_ONLY, type McpContext } from './common.js';
 
-export function registerProjectTools(server: McpServer, ctx: McpContext): void {
+export function registerListProjects(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'list_projects',
     input: {},

@@ -1,11 +1,11 @@
-// aql_help: the AQL cheatsheet as a tool (assistants that do not read resources still get it).
-import { z } from 'zod';
+// The aql_help tool (registered by ./index.ts).
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { CHEATSHEET } from '../../engine/aql/cheatsheet.js';
 import { TOOL_INPUTS } from '../../engine/tools/inputs.js';
 import { defineTool, READ_ONLY, type McpContext } from './common.js';
 
-export function registerHelpTools(server: McpServer, ctx: McpContext): void {
+export function registerAqlHelp(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
     name: 'aql_help',
     input: TOOL_INPUTS.aql_help(),

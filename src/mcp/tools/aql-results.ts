@@ -1,8 +1,7 @@
-// Queries: run AQL (a report job, waited for up to URSA_MCP_WAIT_MS, then RUNNING) and page
-// through its result with an opaque cursor bound to the query, explain a query, and list saved
-// reports (run_report, which also draws them, is in dashboards.ts).
+// What run_aql, explain_aql, run_report and ask share: the result shape (typed cells, paging
+// by an opaque cursor bound to the query), running a query as a report job waited for up to
+// URSA_MCP_WAIT_MS, and the resource URI of a result.
 import { z } from 'zod';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
@@ -13,7 +12,7 @@ import type { Reply } from '../limits.js';
 import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
 import { jsonRows } from '../../engine/aql/format.js';
 import type { QueryResult } from '../../engine/aql/service.js';
-import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
+import { type McpContext } from './common.js';
 
 export const DEFAULT_ROWS = TOOL_LIMITS.mcp.defaultRows;
 export const MAX_ROWS = TOOL_LIMITS.mcp.maxRows;
@@ -32,7 +31,7 @@ interface Cursor {
 
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
 
-function decodeCursor(text: string): Cursor {
+export function decodeCursor(text: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
     if (
@@ -54,7 +53,7 @@ function decodeCursor(text: string): Cursor {
 }
 
 /** A query quoted in an error, cut to a readable length. */
-const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+export const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
 // ---- results ----
 
@@ -103,7 +102,7 @@ function running(a: ProjectActor, job: Job, offset: number, limit: number): Repl
 }
 
 /** Rows offset… of a report job once finished, limited, with the cursor to the rest. */
-async function page(
+export async function page(
   ctx: McpContext,
   a: ProjectActor,
   job: Job,
@@ -170,134 +169,3 @@ export const RUN_AQL = TOOL_INPUTS.run_aql('mcp');
 
 export const RESULT_NARROW =
   'even one row is too large; select fewer or shorter columns (or read the csv resource)';
-
-export function registerAqlTools(server: McpServer, ctx: McpContext): void {
-  defineTool(server, ctx, {
-    name: 'run_aql',
-    input: {
-      project: projectArg,
-      // The catalog's aql, optional here: a cursor alone continues a query.
-      aql: RUN_AQL.aql.optional(),
-      cursor: z
-        .string()
-        .optional()
-        .describe('cursor of a previous answer: its next rows (or its rows once RUNNING ends)'),
-      limit: RUN_AQL.limit,
-    },
-    output: resultShape,
-    annotations: READ_ONLY,
-    narrow: RESULT_NARROW,
-    run: async ({ project, aql, cursor, limit }, extra) => {
-      if (cursor) {
-        const c = decodeCursor(cursor);
-        if (project && project !== c.p)
-          throw invalid(`the cursor belongs to project "${c.p}", not "${project}"`);
-        const a = await actorFor(ctx, c.p);
-        const job = await ctx.engine.jobs.get(a, c.j);
-        if (job.type !== 'report') throw invalid('invalid cursor: it does not point at a query');
-        // A cursor continues its own query only: rows of another query must never pass for
-        // this one's.
-        const own = String((job.params as { aql?: unknown }).aql ?? '');
-        if (aql !== undefined && aql.trim() !== own.trim())
-          throw invalid(
-            `the cursor belongs to a different query than this aql (the cursor's query: ${clip(own)}); pass the cursor alone to continue that query, or aql alone to run this one`,
-          );
-        return page(ctx, a, job, c.o, limit ?? c.l, extra);
-      }
-      if (!aql?.trim()) throw invalid('pass aql (the query to run) or cursor (to continue one)');
-      return execute(ctx, await actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS, extra);
-    },
-  });
-
-  defineTool(server, ctx, {
-    name: 'explain_aql',
-    input: { project: projectArg, ...TOOL_INPUTS.explain_aql() },
-    output: {
-      columns: z.array(z.object({ title: z.string(), kind: z.string(), dataType: z.string() })),
-      objects: z.array(z.object({ id: z.string(), type: z.string(), title: z.string() })),
-      leaves: z.array(
-        z.object({
-          leaf: z.string(),
-          anchor: z.string().describe('Dataset aggregated'),
-          grain: z.array(z.string()),
-          joins: z.array(z.string()),
-          filters: z.number(),
-        }),
-      ),
-      frame: z.string(),
-      sql: z.string(),
-      params: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])),
-      rowFilter: z.string().nullable().describe('Your row-level filter, always applied'),
-    },
-    annotations: READ_ONLY,
-    narrow: 'the query is too large to explain here; explain a part of it',
-    run: async ({ project, aql }) => {
-      const e = await ctx.engine.aql.explain(await actorFor(ctx, project), aql);
-      return {
-        data: {
-          columns: e.columns.map((c) => ({ title: c.title, kind: c.kind, dataType: c.dataType })),
-          objects: e.objects.map((o) => ({ id: o.ident, type: o.type, title: o.title })),
-          leaves: e.leaves.map((l) => ({
-            leaf: l.leaf,
-            anchor: l.anchor,
-            grain: l.grain,
-            joins: l.joins,
-            filters: l.filters,
-          })),
-          frame: e.frame,
-          sql: e.sql,
-          params: e.params,
-          rowFilter: e.rowFilter,
-        },
-      };
-    },
-  });
-
-  defineTool(server, ctx, {
-    name: 'list_reports',
-    input: {
-      project: projectArg,
-      search: z
-        .string()
-        .optional()
-        .describe('Only reports whose id, title, description or tags contain this'),
-      limit: z.number().int().min(1).max(200).optional().describe('Default 50'),
-      offset: z.number().int().min(0).optional(),
-    },
-    output: {
-      reports: z.array(
-        z.object({ id: z.string(), title: z.string(), description: z.string(), aql: z.string() }),
-      ),
-      total: z.number(),
-      nextOffset: z.number().nullable(),
-    },
-    annotations: READ_ONLY,
-    narrow: 'use a smaller limit or a search',
-    run: async ({ project, search, limit, offset }) => {
-      const r = await ctx.engine.objects.list(await actorFor(ctx, project), {
-        rel: 'object.report',
-        query: search,
-        limit: limit ?? 50,
-        offset: offset ?? 0,
-      });
-      const shape = (n: number) => {
-        const items = r.items.slice(0, n);
-        const next = r.offset + items.length;
-        return {
-          reports: items.map((o) => ({
-            id: o.ident,
-            title: o.name,
-            description: o.description,
-            aql: String(o.def.aql ?? ''),
-          })),
-          total: r.total,
-          nextOffset: next < r.total ? next : null,
-        };
-      };
-      return {
-        data: shape(r.items.length),
-        shrink: (d) => (d.reports.length > 1 ? shape(Math.ceil(d.reports.length / 2)) : null),
-      };
-    },
-  });
-}
