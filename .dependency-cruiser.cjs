@@ -74,6 +74,7 @@ module.exports = {
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts'],
     },
-    cache: { folder: 'node_modules/.cache/dependency-cruiser', strategy: 'content' },
+    // Per work tree (node_modules may be shared between work trees).
+    cache: { folder: '.tmp/dependency-cruiser', strategy: 'content' },
   },
 };

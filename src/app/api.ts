@@ -1,6 +1,7 @@
 // The app's only way to the server: the public REST API (/api/v1), with the browser session.
 // Errors keep the API's shape ({ statusCode, message, context }), so screens can show the
 // message and point at a field.
+import { API_PREFIX, projectPath } from '../contract/urls';
 
 export class ApiError extends Error {
   constructor(
@@ -12,7 +13,7 @@ export class ApiError extends Error {
   }
 }
 
-export const API = '/api/v1';
+export const API = API_PREFIX;
 
 /** Where to sign in and come back to this page. */
 export const signInUrl = (): string =>
@@ -80,4 +81,4 @@ export async function download(
 }
 
 /** The API path of a project. */
-export const projectApi = (project: string) => `/projects/${encodeURIComponent(project)}`;
+export const projectApi = projectPath;

@@ -1,6 +1,7 @@
 // The project's activity log, newest first, as the API shows it to the reader: filtered by
 // kind of event, a page at a time. The filter and the page are in the address
 // (/admin/activity?types=user_action,obj_action&offset=50).
+import type { ActivityRecord } from '../../../contract/activity';
 import { projectApi } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
@@ -27,15 +28,7 @@ const kindOf = (e: LogEvent) =>
     : (TYPES.find((x) => x[0] === e.type)?.[1] ?? e.type);
 const PAGE = 50;
 
-interface LogEvent {
-  id: number;
-  type: string;
-  time: string;
-  user: string;
-  object?: string;
-  message: string;
-  detail?: { action?: string };
-}
+type LogEvent = ActivityRecord;
 
 export function Activity() {
   const p = useProject();

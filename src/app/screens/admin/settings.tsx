@@ -1,6 +1,7 @@
 // Settings, for Admins: the project's WebDAV token (set, replace, clear; never shown again
 // once stored) and dashboard embedding (public shares allowed, and which sites may frame them).
 import { useEffect, useState } from 'preact/hooks';
+import { apiHref, webdavPath } from '../../../contract/urls';
 import { api, projectApi, type ApiError } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
@@ -66,7 +67,7 @@ function WebdavToken({ set, onSaved }: { set: boolean; onSaved: () => void }) {
   const [shown, setShown] = useState(false);
   const s = useSave(onSaved);
   const field = fieldOf(s.error) === 'webdavToken';
-  const dav = `${location.origin}/api/v1/projects/${encodeURIComponent(p.id)}/webdav/`;
+  const dav = `${location.origin}${apiHref(webdavPath(p.id))}/`;
   return (
     <form
       class="card admin-form"

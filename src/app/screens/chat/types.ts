@@ -1,11 +1,9 @@
 // The AI chat as the REST API answers it (docs/api.md "AI chat", docs/ai.md): conversations,
 // their messages, the `ai` job a question starts and the answer it ends with.
 
-export interface ApiLink {
-  href: string;
-  id?: string;
-  rel: string;
-}
+import type { Link } from '../../../contract/links';
+
+export type ApiLink = Link;
 
 export interface ConversationSummary {
   id: string;

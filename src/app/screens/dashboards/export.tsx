@@ -1,6 +1,7 @@
 // "Export to PDF": the server prints the dashboard's page as the member sees it, with the
 // filters of the address (POST app/export/url), and the browser saves it as <name>.pdf.
 import { useState } from 'preact/hooks';
+import { apiHref, dashboardPath } from '../../../contract/urls';
 import { ApiError, download, projectApi } from '../../api';
 import { ErrorNote } from '../../ui';
 
@@ -27,7 +28,7 @@ export function ExportButton({ project, id, name, query }: Props) {
     setDone(false);
     try {
       // The page's path on this site (the API reads it against its own address).
-      const url = `/api/v1${projectApi(project)}/app/dashboards/${encodeURIComponent(id)}${query}`;
+      const url = `${apiHref(dashboardPath(project, id))}${query}`;
       await download(
         'POST',
         `${projectApi(project)}/app/export/url`,

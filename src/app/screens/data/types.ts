@@ -1,24 +1,12 @@
 // The shapes the Data screen reads from the API (docs/api.md "Storage", "Loading data",
 // "Jobs", "Data integration"; docs/loading.md for the prescription).
 
-export interface StorageItem {
-  fileId: string;
-  name: string;
-  path: string;
-  type: 'file' | 'folder';
-  size: number;
-  modified: string;
-}
+import { DATA_TYPE_NAMES, type DataType } from '../../../contract/data';
+import { isFinal, type JobStatus } from '../../../contract/jobs';
+import type { StorageItem } from '../../../contract/storage';
 
-export type DataType = 'string' | 'integer' | 'number' | 'date' | 'datetime' | 'boolean';
-export const DATA_TYPES: DataType[] = [
-  'string',
-  'integer',
-  'number',
-  'date',
-  'datetime',
-  'boolean',
-];
+export { isFinal, type DataType, type JobStatus, type StorageItem };
+export const DATA_TYPES: readonly DataType[] = DATA_TYPE_NAMES;
 
 export type ObjectType = 'A' | 'L' | 'F';
 export const OBJECT_TYPES: Array<[ObjectType, string]> = [
@@ -50,10 +38,6 @@ export interface Guess {
   ident: string;
   prescription: Prescription;
 }
-
-export type JobStatus = 'PREPARED' | 'EXPANDING' | 'RUNNING' | 'OK' | 'ERROR' | 'CANCELLED';
-export const isFinal = (s: JobStatus | undefined) =>
-  s === 'OK' || s === 'ERROR' || s === 'CANCELLED';
 
 export interface Job {
   id: string;

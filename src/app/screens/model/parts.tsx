@@ -4,6 +4,7 @@ import { ApiError } from '../../api';
 import { formatDateTime } from '../../format';
 import { Link } from '../../router';
 import './parts.css';
+import type { Paging } from '../../../contract/links';
 
 /** An API error as a sentence; a 403 (a level too low, maintenance) says it is not allowed. */
 export function Problem({ error }: { error: ApiError | undefined }) {
@@ -29,11 +30,7 @@ export function When({ iso }: { iso: string | undefined | null }) {
   return <time dateTime={iso}>{formatDateTime(d)}</time>;
 }
 
-export interface Paging {
-  total: number;
-  limit: number;
-  offset: number;
-}
+export type { Paging };
 
 /** Previous/next links for a list answered with `paging`; `href(offset)` names the page. */
 export function Pager({
