@@ -1,6 +1,6 @@
 // The WebDAV lock records of every project, in the metadata: a lock taken through one process
 // of a cluster holds on every other. The protocol's rules (which lock covers which path, what
-// conflicts, which tokens a write needs) stay with the WebDAV door (src/rest/webdav/locks.ts);
+// conflicts, which tokens a write needs) stay with the WebDAV door (src/webdav/locks.ts);
 // this keeps the records, and takes a new lock only while its conflict check still holds.
 import { and, eq, gt, lte } from 'drizzle-orm';
 import { type Db, tx, tablesOf, type Tables } from '../db/index.js';

@@ -33,7 +33,7 @@ const SCOPE_TEXT: Record<string, string> = {
 
 export function interactionRouter(engine: Engine, provider: Provider): Router {
   const router = express.Router();
-  // Its forms' fields are checked like every REST body (src/rest/storable.ts).
+  // Its forms' fields are checked like every REST body (src/http/storable.ts).
   const form = [
     express.urlencoded({ extended: false, limit: '16kb' }),
     (req: Request, _res: Response, next: NextFunction) => {
