@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import yaml from 'js-yaml';
+import { parse as parseYamlText } from 'yaml';
 import { z } from 'zod';
 import { AiConfigError, parseAiConfig } from '../src/engine/ai/config.js';
 import type { AiAnswer, AiQuery } from '../src/engine/ai/types.js';
@@ -69,7 +69,7 @@ export function loadQuestions(file: string = DEFAULT_QUESTIONS): EvalQuestion[] 
   const parsed = z
     .array(questionSchema)
     .min(1)
-    .safeParse(yaml.load(fs.readFileSync(file, 'utf8')));
+    .safeParse(parseYamlText(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`${file} is not a valid question list:\n${issues.join('\n')}`);
