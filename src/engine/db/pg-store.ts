@@ -6,6 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type SQL } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { PgDialect } from 'drizzle-orm/pg-core';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { invalid } from '../errors.js';
@@ -149,20 +150,34 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       });
       let broken: Error | undefined;
       // A waiter that gives up cancels its lock request: the server would wait on otherwise.
+      // The cancel is repeated until the request ends: one that reaches the server before the
+      // request does (it was just sent) cancels nothing.
       const pid = (conn.client as unknown as { processID: number }).processID;
+      let waiting = true;
       const onAbort = () =>
-        void pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+        void (async () => {
+          while (waiting) {
+            await pool.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined);
+            if (waiting) await sleep(100);
+          }
+        })();
       try {
         signal?.addEventListener('abort', onAbort, { once: true });
         try {
+          // Given up while the connection was being checked out: the listener came too late.
+          signal?.throwIfAborted();
           await conn.client.query('SELECT pg_advisory_lock(hashtextextended($1, 1))', [name]);
           locked = true;
         } catch (err) {
-          if (signal?.aborted && (err as { code?: string }).code === QUERY_CANCELED)
+          if (
+            signal?.aborted &&
+            (err === signal.reason || (err as { code?: string }).code === QUERY_CANCELED)
+          )
             throw signal.reason as Error;
           broken = err as Error;
           throw err;
         } finally {
+          waiting = false;
           signal?.removeEventListener('abort', onAbort);
         }
         try {
