@@ -6,16 +6,9 @@ import type { RowOf } from '../db/index.js';
 
 export const JOB_TYPES = ['transform', 'flow', 'report', 'ai'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
-export const JOB_STATUSES = [
-  'PREPARED',
-  'EXPANDING',
-  'RUNNING',
-  'OK',
-  'ERROR',
-  'CANCELLED',
-] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-export const FINAL_STATUSES: readonly JobStatus[] = ['OK', 'ERROR', 'CANCELLED'];
+// The statuses are the API's (one list, in the contract the app shares).
+import { FINAL_STATUSES, JOB_STATUSES, type JobStatus } from '../../contract/jobs.js';
+export { FINAL_STATUSES, JOB_STATUSES, type JobStatus };
 /** Statuses of a job not finished yet: queued, planning, running. */
 export const ACTIVE: JobStatus[] = ['PREPARED', 'EXPANDING', 'RUNNING'];
 
