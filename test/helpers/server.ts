@@ -139,8 +139,15 @@ async function createTestDatabase(dataDir: string): Promise<void> {
  */
 export function copyTestDatabase(fromDir: string, toDir: string): void {
   const from = testDatabase(fromDir).URSA_DATABASE_URL;
-  const to = testDatabase(toDir).URSA_DATABASE_URL;
-  if (!from || !to) return;
+  if (!from) return;
+  // The copy starts empty (template0), not from the migrated template: the dump creates the
+  // schemas and tables itself, and would stop on "schema drizzle already exists".
+  const base = process.env.URSA_TEST_PG_URL!;
+  const name = databaseName(toDir);
+  execFileSync('psql', [base, '-qc', `DROP DATABASE IF EXISTS ${name}`], { stdio: 'pipe' });
+  execFileSync('psql', [base, '-qc', `CREATE DATABASE ${name} TEMPLATE template0`]);
+  createdDatabases.add(name);
+  const to = testDatabase(toDir).URSA_DATABASE_URL!;
   const dump = execFileSync('pg_dump', ['--no-owner', '--no-privileges', from], {
     maxBuffer: 256 * 1024 * 1024,
   });
