@@ -37,6 +37,11 @@ const workers = Number(process.env.URSA_TEST_WORKERS) || Math.max(2, os.availabl
 // the global setup below runs once for the whole run, not once per pass.
 const common = {
   pool: 'forks' as const,
+  // A worker runs its files one after another in one module graph: importing the server's
+  // modules anew for every file cost about a third of the suite's CPU. Test files share no
+  // state but the test servers they start and close themselves. URSA_TEST_ISOLATE=1 gives
+  // each file a fresh process (to rule out a leak between files).
+  isolate: process.env.URSA_TEST_ISOLATE === '1',
   testTimeout: 30_000,
   hookTimeout: 60_000,
 };

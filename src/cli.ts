@@ -4,13 +4,9 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadConfig, mcpAudience, type Config } from './engine/config.js';
-import { openStore } from './engine/db/index.js';
 import type { Engine } from './engine/engine.js';
-import { loadOrCreateSigningKey } from './engine/identity/keys.js';
-import { issueAccessToken } from './engine/identity/tokens.js';
 import { readServerRecord } from './engine/server-record.js';
 import { createLogger } from './engine/logger.js';
-import { Accounts } from './engine/users/accounts.js';
 
 const HELP = `Ursa — analytics platform
 
@@ -127,6 +123,14 @@ export async function main(argv: string[]): Promise<void> {
         throw new Error(
           'tokens are issued by the external identity provider configured in URSA_AUTH_ISSUER',
         );
+      // Loaded here, not at the top: `help` and a mistyped command need no database driver.
+      const [{ openStore }, { Accounts }, { loadOrCreateSigningKey }, { issueAccessToken }] =
+        await Promise.all([
+          import('./engine/db/index.js'),
+          import('./engine/users/accounts.js'),
+          import('./engine/identity/keys.js'),
+          import('./engine/identity/tokens.js'),
+        ]);
       const store = await openStore(config);
       try {
         if (!(await new Accounts(store.db).exists(email)))

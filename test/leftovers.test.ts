@@ -8,24 +8,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cliEnv, killTree, ROOT } from './helpers/cli.js';
+import { cliEnv, killTree, NODE_TSX, ROOT } from './helpers/cli.js';
 import { writePlansFile } from './helpers/fixtures.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
-
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 
 /** Starts the writer; resolves with it and its pid once its temporary files hold bytes. */
 async function startWriter(
   s: TestServer,
   uploadId: string,
 ): Promise<{ child: ChildProcess; pid: number }> {
-  const child = spawn(TSX, ['test/helpers/killed-writer.ts', s.demo, uploadId], {
-    cwd: ROOT,
-    env: cliEnv({ URSA_DATA_DIR: s.dataDir, URSA_LOG_LEVEL: 'silent' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own group: the kill reaches tsx's node process too
-  });
+  const child = spawn(
+    NODE_TSX.command,
+    [...NODE_TSX.args, 'test/helpers/killed-writer.ts', s.demo, uploadId],
+    {
+      cwd: ROOT,
+      env: cliEnv({ URSA_DATA_DIR: s.dataDir, URSA_LOG_LEVEL: 'silent' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own group: a kill reaches whatever it started
+    },
+  );
   let out = '';
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));

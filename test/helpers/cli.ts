@@ -1,11 +1,14 @@
-// Runs the real command line (`tsx src/cli.ts …`) as a child process.
+// Runs the real command line (`src/cli.ts` under tsx's loader) as a child process.
 import { testDatabase } from './server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+/**
+ * How tests run a TypeScript entry point: this Node with tsx's loader, one process (the `tsx`
+ * command starts a second node for the script, and each of them loads Node and tsx).
+ */
+export const NODE_TSX = { command: process.execPath, args: ['--import', 'tsx'] };
 
 export interface CliResult {
   code: number | null;
@@ -28,16 +31,16 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(TSX, ['src/cli.ts', ...args], {
+  return spawn(NODE_TSX.command, [...NODE_TSX.args, 'src/cli.ts', ...args], {
     cwd: ROOT,
     env: cliEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
-    // Its own process group: tsx runs the CLI in a child, and a kill must reach both.
+    // Its own process group: a kill must reach whatever the command started.
     detached: true,
   });
 }
 
-/** Kills the command and the node process tsx started for it. */
+/** Kills the command and whatever it started (its process group). */
 export function killTree(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
   if (child.pid === undefined) return;
   try {
