@@ -17,6 +17,10 @@ import { freePort } from '../scripts/throwaway-postgres.js';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 24);
 const ENV = { URSA_LOG_LEVEL: 'warn', URSA_DEFAULT_PLAN: 'enterprise' };
+/** BENCH_CPU_PROF=<dir>: each Ursa process writes a V8 CPU profile there when it stops. */
+const PROF = process.env.BENCH_CPU_PROF;
+const profiled = (name: string) =>
+  PROF ? ['--cpu-prof', '--cpu-prof-dir', path.join(path.resolve(PROF), name)] : [];
 
 interface Target {
   url: string;
@@ -226,9 +230,9 @@ const fmt = (n: number) => n.toFixed(1);
 const clusters: Cluster[] = [];
 try {
   // 1. Three processes against one, both behind HAProxy, both on PostgreSQL.
-  const three = await startCluster({ processes: 3, env: ENV });
+  const three = await startCluster({ processes: 3, env: ENV, nodeArgs: profiled('three') });
   clusters.push(three);
-  const one = await startCluster({ processes: 1, env: ENV });
+  const one = await startCluster({ processes: 1, env: ENV, nodeArgs: profiled('one') });
   clusters.push(one);
   const t3 = await prepare(three.url, await three.token(three.adminEmail));
   const t1 = await prepare(one.url, await one.token(one.adminEmail));

@@ -50,6 +50,8 @@ export interface ClusterOptions {
   /** Where the data directory goes (default: a new temporary directory, removed on stop). */
   dataDir?: string;
   log?: (line: string) => void;
+  /** Node options of every Ursa process (bench:cluster's BENCH_CPU_PROF: --cpu-prof …). */
+  nodeArgs?: string[];
 }
 
 /** Why a cluster cannot start here, or null. */
@@ -180,11 +182,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
   const spawnUrsa = (port: number) => {
     const out: string[] = [];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'start'], {
-      cwd: ROOT,
-      env: { ...env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/cli.ts', 'start'],
+      {
+        cwd: ROOT,
+        env: { ...env, PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const keep = (b: Buffer) => {
       out.push(b.toString());
       if (out.length > 200) out.shift();

@@ -70,6 +70,19 @@ async function ask(
   return { job, conversation: r.json.conversation, message: r.json.message };
 }
 
+/**
+ * The activity event of an AI message's job. The job's finish listener records it just after
+ * the final status is stored, so a poll can see the job end a moment before its event.
+ */
+async function activityOf(t: Setup, job: string): Promise<unknown> {
+  for (const deadline = Date.now() + 10_000; ;) {
+    const r = await t.s.api('GET', `/projects/${t.project}/activity?types=user_action`);
+    const ev = r.json.activity.find((e: { detail: { job?: string } }) => e.detail.job === job);
+    if (ev || Date.now() > deadline) return ev;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 /** The chat messages the provider received in request `i`, whatever its wire format. */
 function wire(t: Setup, i: number): string {
   return JSON.stringify(t.llm.requests[i]!.body);
@@ -427,8 +440,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
   it('records each message with its token counts in the activity log', async () => {
     t.llm.script({ text: 'Hello.', usage: { input: 321, output: 12 } });
     const { job, conversation } = await ask(t, 'Say hello');
-    const r = await t.s.api('GET', `/projects/${t.project}/activity?types=user_action`);
-    const ev = r.json.activity.find((e: { detail: { job?: string } }) => e.detail.job === job.id);
+    const ev = await activityOf(t, job.id);
     expect(ev).toMatchObject({
       type: 'user_action',
       user: ADMIN,
@@ -478,8 +490,7 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
     );
     expect(view.json.conversation.messages[0].status).toBe('CANCELLED');
     // Recorded like every message, with what it cost until then.
-    const act = await t.s.api('GET', `/projects/${t.project}/activity?types=user_action`);
-    const ev = act.json.activity.find((e: { detail: { job?: string } }) => e.detail.job === id);
+    const ev = (await activityOf(t, id)) as { detail: unknown };
     expect(ev.detail).toMatchObject({ action: 'ai_message', status: 'CANCELLED', steps: 0 });
   });
 
