@@ -22,7 +22,7 @@ import {
   type DashboardDef,
   type DefItem,
 } from './layout';
-import type { DashboardItem, DashboardRun } from './types';
+import type { DashboardItem, DashboardRun } from '../../../contract/dashboards';
 import { FilterField } from './value-picker';
 
 interface ModelObject {
