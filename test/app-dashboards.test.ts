@@ -238,6 +238,52 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
     }
   });
 
+  it('says why an item has no rows: a filter value that matches no member, with the closest', async () => {
+    await s.engine.model.upsert(
+      s.demo,
+      [
+        {
+          ident: 'report.typo_region',
+          type: 'report',
+          name: 'Typo region',
+          def: {
+            aql: 'SELECT [Carrier Name], [Flights Flown] WHERE [Origin Region] = "Wset"',
+            visualization: { type: 'table' },
+          },
+        },
+        {
+          ident: 'dashboard.typo',
+          type: 'dashboard',
+          name: 'Typo',
+          def: {
+            items: [{ id: 'typo', report: 'report.typo_region' }],
+            layout: [{ item: 'typo', x: 0, y: 0, w: 12, h: 4 }],
+          },
+        },
+      ],
+      ADMIN,
+    );
+    const rest = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.typo`);
+    expect(rest.status, rest.text).toBe(200);
+    const [warning] = rest.json.items[0].warnings as { message: string }[];
+    expect(warning!.message).toMatch(/has no member "Wset"; closest members: "West"/);
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `${list}/dashboard.typo`,
+    );
+    try {
+      const item = page.getByRole('region', { name: 'Typo region' });
+      await item.getByText('No rows.').waitFor();
+      await expect.poll(() => item.locator('.dash-warning').textContent()).toBe(warning!.message);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('shows each member their numbers: WEST their rows, VIEWER without the finance table', async () => {
     const west = await signedIn(browser, s, WEST, PASSWORD, ops);
     const viewer = await signedIn(browser, s, VIEWER, PASSWORD, ops);

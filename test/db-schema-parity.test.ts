@@ -276,37 +276,40 @@ describe('metadata schema parity (SQLite / PostgreSQL)', () => {
     });
 
     it('a table missing on one side, or under another export name, is reported', () => {
-      const { rateEvents, ...withoutRateEvents } = pgSchema;
-      expect(schemaDifferences(sqliteSchema, withoutRateEvents)).toEqual([
-        'schema.rateEvents: only in sqlite',
+      const { activity, ...withoutActivity } = pgSchema;
+      expect(schemaDifferences(sqliteSchema, withoutActivity)).toEqual([
+        'schema.activity: only in sqlite',
       ]);
-      expect(
-        schemaDifferences(sqliteSchema, { ...withoutRateEvents, rateEvent: rateEvents }),
-      ).toEqual(['schema.rateEvents: only in sqlite', 'schema.rateEvent: only in pg']);
+      expect(schemaDifferences(sqliteSchema, { ...withoutActivity, activities: activity })).toEqual(
+        ['schema.activity: only in sqlite', 'schema.activities: only in pg'],
+      );
     });
 
     it('a generated id that is not generated, and a renamed table, are reported', () => {
       const plain = pgTable(
-        'rate_events',
+        'activity',
         {
           id: integer('id').primaryKey(),
-          scope: text('scope').notNull(),
-          key: text('key').notNull(),
-          at: text('at').notNull(),
+          projectId: text('project_id')
+            .notNull()
+            .references(() => pgSchema.projects.id, { onDelete: 'cascade' }),
+          type: text('type').notNull(),
+          time: text('time').notNull(),
+          user: text('user'),
+          object: text('object'),
+          message: text('message').notNull(),
+          detail: pgCore.json('detail').notNull(),
         },
-        (t) => [
-          index('rate_events_key').on(t.scope, t.key, t.at),
-          index('rate_events_at').on(t.at),
-        ],
+        (t) => [index('activity_project_type').on(t.projectId, t.type, t.id)],
       );
-      expect(schemaDifferences(sqliteSchema, { ...pgSchema, rateEvents: plain })).toEqual([
-        'schema.rateEvents.columns.id.generatedId: sqlite true / pg false',
+      expect(schemaDifferences(sqliteSchema, { ...pgSchema, activity: plain })).toEqual([
+        'schema.activity.columns.id.generatedId: sqlite true / pg false',
       ]);
-      const renamed = pgTable('rate_event', {
+      const renamed = pgTable('activities', {
         id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
       });
-      const found = schemaDifferences(sqliteSchema, { ...pgSchema, rateEvents: renamed });
-      expect(found).toContain('schema.rateEvents.name: sqlite "rate_events" / pg "rate_event"');
+      const found = schemaDifferences(sqliteSchema, { ...pgSchema, activity: renamed });
+      expect(found).toContain('schema.activity.name: sqlite "activity" / pg "activities"');
     });
   });
 });

@@ -8,3 +8,6 @@ export const DATA_TYPE_NAMES = [
   'boolean',
 ] as const;
 export type DataType = (typeof DATA_TYPE_NAMES)[number];
+
+/** A result cell in JSON: a number column's cells are numbers, null when empty. */
+export type JsonCell = string | number | null;

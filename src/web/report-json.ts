@@ -1,5 +1,10 @@
 // Computed reports and dashboards as JSON: typed cells, the chart as its spec and SVG, the KPI.
 // The REST door's report routes and the site's public share pages answer in this shape.
+import type {
+  DashboardItem,
+  DashboardRun as DashboardJson,
+  ReportResult,
+} from '../contract/dashboards.js';
 import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
 import { jsonRows } from '../engine/aql/format.js';
 
@@ -7,7 +12,7 @@ import { jsonRows } from '../engine/aql/format.js';
 const ITEM_ROWS = 1000;
 
 /** What JSON says of a computed report: typed cells, the chart as its spec and SVG, or the KPI. */
-export function reportJson(r: ReportRun, rows: string[][] = r.rows) {
+export function reportJson(r: ReportRun, rows: string[][] = r.rows): ReportResult {
   return {
     columns: r.columns,
     rows: jsonRows(r.columns, rows),
@@ -19,13 +24,13 @@ export function reportJson(r: ReportRun, rows: string[][] = r.rows) {
 }
 
 /** A computed dashboard as JSON (the app's route and a public share's page). */
-export const dashboardJson = (d: DashboardRun) => ({
+export const dashboardJson = (d: DashboardRun): DashboardJson => ({
   dashboard: { ident: d.ident, name: d.name, description: d.description },
   filters: d.filters,
   items: d.items.map(dashboardItemJson),
 });
 
-export function dashboardItemJson(i: DashboardItemRun) {
+export function dashboardItemJson(i: DashboardItemRun): DashboardItem {
   return {
     id: i.id,
     title: i.title,

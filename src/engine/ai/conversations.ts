@@ -7,32 +7,16 @@ import { notFound } from '../errors.js';
 import { nowIso, uuid } from '../ids.js';
 import { FINAL_STATUSES, type Job, type JobStatus } from '../jobs/jobs.js';
 import type { AiAnswer } from './types.js';
+import type { ChatMessage, Conversation, ConversationSummary } from '../../contract/chat.js';
 
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  created: string;
-  updated: string;
-  messages: number;
-}
+export type { ConversationSummary };
 
-export interface MessageView {
-  id: string;
-  question: string;
-  /** The status of its `ai` job. */
-  status: JobStatus;
-  jobId: string;
-  created: string;
-  finished?: string;
-  /** Present once the job is OK. */
-  answer?: Omit<AiAnswer, 'conversation' | 'message' | 'question'>;
-  /** Why the job ended in ERROR or CANCELLED. */
-  error?: string;
-}
+/** A message as stored (text cells), before the door adds its links. */
+export type MessageView = Omit<ChatMessage<string>, 'link'>;
 
-export interface ConversationView extends Omit<ConversationSummary, 'messages'> {
+export type ConversationView = Omit<Conversation<string>, 'messages' | 'link'> & {
   messages: MessageView[];
-}
+};
 
 /** A message with its job's live status (a job ended by a restart never ran its listener). */
 type MessageRow = Tables['aiMessages']['$inferSelect'] & { jobMessage: string | null };

@@ -1,10 +1,9 @@
 // An answer's query results as JSON renderings of rows give them (aql/format.ts jsonCell):
 // stored answers keep text cells (the agent and the grounding check read text); what a client
 // reads — MCP ask, a conversation, the `ai` job — has number columns as JSON numbers.
-import { jsonRows, type JsonCell } from '../aql/format.js';
+import type { AiQuery as JsonQuery } from '../../contract/chat.js';
+import { jsonRows } from '../aql/format.js';
 import type { AiQuery } from './types.js';
-
-export type JsonQuery = Omit<AiQuery, 'rows'> & { rows: JsonCell[][] };
 
 export const jsonQuery = (q: AiQuery): JsonQuery => ({ ...q, rows: jsonRows(q.columns, q.rows) });
 

@@ -21,6 +21,7 @@ import { linksIn } from './dashboards.js';
 import { fill, loadChatPrompts, type ChatPrompts } from './prompts.js';
 import { AiProviderError, type ChatMessage, type ChatProvider } from './provider.js';
 import { agentTools, type AgentDeps, type AgentTool, type ToolContext } from './tools.js';
+import type { AiProgress } from '../../contract/chat.js';
 import type { AiAnswer, AiUsage } from './types.js';
 
 export const MAX_QUESTION_CHARS = 4000;
@@ -183,7 +184,7 @@ export class AiService {
             queries: ctx.queries.length,
             tool: p.tool ?? null,
             running: p.running ?? null,
-          });
+          } satisfies AiProgress);
         },
       });
       return {

@@ -1,5 +1,8 @@
 // Result cells as text: numbers without trailing zeros or exponent for ordinary magnitudes,
 // dates as YYYY-MM-DD, null as an empty cell; and those cells typed for JSON (jsonCell).
+import type { JsonCell } from '../../contract/data.js';
+
+export type { JsonCell };
 
 export function formatCell(v: unknown): string {
   if (v === null || v === undefined) return '';
@@ -29,9 +32,6 @@ export function toValues(rows: string[][]): string {
 }
 
 // ---- cells in JSON ----
-
-/** A result cell in JSON: a number column's cells are numbers, null when empty. */
-export type JsonCell = string | number | null;
 
 const NUMERIC = new Set(['integer', 'number']);
 

@@ -1,17 +1,12 @@
 // "No rows" explained: a text value compared in WHERE that matches no member of its attribute
 // (`[Carrier Name] = "delta"`) is the usual reason, so a 0-row answer names the closest
 // members — among those the reader may see (their row-level filter applies to the lookup).
+import type { QueryWarning } from '../../contract/dashboards.js';
 import type { ProjectActor } from '../access/actor.js';
 import type { ValueCheck } from './query-resolve.js';
 import { closest } from './suggest.js';
 
-export interface Warning {
-  message: string;
-  line: number;
-  column: number;
-  found: string;
-  suggestions: string[];
-}
+export type Warning = QueryWarning;
 
 /** How many members are compared with a value (an attribute with more is sampled). */
 const MAX_MEMBERS = 20_000;

@@ -7,6 +7,13 @@ import { invalid } from '../errors.js';
 import { parseInput } from '../validate.js';
 
 import { DATA_TYPE_NAMES, type DataType } from '../../contract/data.js';
+import {
+  COLUMN_KINDS,
+  type ColumnKind,
+  type CsvFormat,
+  type Prescription,
+  type PrescriptionColumn,
+} from '../../contract/guess.js';
 
 export { DATA_TYPE_NAMES, type DataType };
 
@@ -20,8 +27,8 @@ export const DATA_TYPES: readonly { readonly name: DataType; readonly meaning: s
   { name: 'boolean', meaning: 'true/false (also yes/no and 1/0)' },
 ];
 
-export const OBJECT_TYPES = ['A', 'L', 'F'] as const;
-export type ObjectType = (typeof OBJECT_TYPES)[number];
+export const OBJECT_TYPES = COLUMN_KINDS;
+export type ObjectType = ColumnKind;
 
 /** Types a primary key may have: values that compare exactly (no floating point). */
 export const PRIMARY_KEY_TYPES: readonly DataType[] = ['string', 'integer', 'date'];
@@ -56,7 +63,7 @@ const columnSchema = z
       .regex(/%/, { error: 'must be a strptime format such as %d.%m.%Y' })
       .optional(),
   })
-  .strict();
+  .strict() satisfies z.ZodType<PrescriptionColumn>;
 
 const formatSchema = z
   .object({
@@ -72,7 +79,7 @@ const formatSchema = z
       .regex(/%/, { error: 'must be a strptime format such as %d.%m.%Y' })
       .optional(),
   })
-  .strict();
+  .strict() satisfies z.ZodType<CsvFormat>;
 
 export const prescriptionSchema = z
   .object({
@@ -89,7 +96,7 @@ export const prescriptionSchema = z
     data: z.array(z.array(z.string())).max(1000).optional(),
     format: formatSchema,
   })
-  .strict();
+  .strict() satisfies z.ZodType<Prescription>;
 
 /** The CSV format DuckDB writes and the loader reads back (packages, flow outputs). */
 export const CSV_FORMAT = {
@@ -101,9 +108,8 @@ export const CSV_FORMAT = {
   bom: false,
 } as const satisfies z.infer<typeof formatSchema>;
 
-export type Column = z.infer<typeof columnSchema>;
-export type CsvFormat = z.infer<typeof formatSchema>;
-export type Prescription = z.infer<typeof prescriptionSchema>;
+export type { CsvFormat, Prescription };
+export type Column = PrescriptionColumn;
 
 /** Parses and checks a prescription; throws the engine's `invalid` error on the first problem. */
 export function validatePrescription(input: unknown): Prescription {

@@ -4,6 +4,7 @@
 import { sameJson } from '../same-json.js';
 import { Cron } from 'croner';
 import { z } from 'zod';
+import type { AclEntry } from '../../contract/model.js';
 import { validTimeZone } from '../config.js';
 import { DATA_TYPE_NAMES } from '../data/prescription.js';
 import { HEADER_NAME, RESERVED_HEADERS } from '../flows/connectors/http-headers.js';
@@ -372,8 +373,8 @@ export const aclEntry = z
       error: 'must be five positions "rwdsa" (read, write, delete, share, administer), "-" denies',
     }),
   })
-  .strict();
-export type AclEntry = z.infer<typeof aclEntry>;
+  .strict() satisfies z.ZodType<AclEntry>;
+export type { AclEntry };
 
 const zTags = z.array(z.string().trim().min(1).max(100)).max(100);
 

@@ -1,28 +1,16 @@
 // An object as the API shows it to one reader: its view (def without secrets, without
 // identifiers the reader cannot see, below MD Admin without a flow's values), summaries, and
 // the field selection of bulk reads.
+import type { ModelObject, ObjectSummary, RevisionInfo, SearchHit } from '../../contract/model.js';
 import { hasLevel } from '../access/actor.js';
 import { redactFlowDef } from '../flows/redact.js';
-import type { AclEntry } from './defs.js';
 import { showDef } from './saved-aql.js';
 import type { ModelScope } from './scope.js';
-import type { MatchKind, SearchField } from './search.js';
 import type { ObjectRow, RevisionRow } from './store.js';
 
-export interface ObjectView {
-  ident: string;
-  type: string;
-  name: string;
-  description: string;
-  def: Record<string, unknown>;
-  acl: AclEntry[];
-  tag: string[];
-  revision: number;
-  created: string;
-  createdBy: string;
-  updated: string;
-  updatedBy: string;
-}
+export type ObjectView = ModelObject;
+export type { ObjectSummary, RevisionInfo };
+
 export const VIEW_KEYS = [
   'ident',
   'type',
@@ -38,12 +26,6 @@ export const VIEW_KEYS = [
   'updatedBy',
 ] as const;
 
-export interface ObjectSummary {
-  ident: string;
-  type: string;
-  name: string;
-}
-
 export interface ObjectDetails {
   object: ObjectView;
   predecessors?: ObjectSummary[];
@@ -51,17 +33,7 @@ export interface ObjectDetails {
   history?: RevisionInfo[];
 }
 
-export interface RevisionInfo {
-  revision: number;
-  time: string;
-  user: string;
-}
-
-export interface SearchResult extends ObjectSummary {
-  description: string;
-  field: SearchField;
-  match: MatchKind;
-}
+export type SearchResult = SearchHit;
 
 export const summary = (r: ObjectRow): ObjectSummary => ({
   ident: r.ident,

@@ -1,14 +1,16 @@
 // Ranking of app/obj/search: a hit in a more important field always ranks above a hit in a
 // less important one (a name hit above any description hit); within a field, an exact match
 // ranks above a prefix, a prefix above the start of a word, that above any substring.
+import {
+  MATCH_KINDS,
+  SEARCH_FIELDS,
+  type MatchKind,
+  type SearchField,
+} from '../../contract/model.js';
 import { invalid } from '../errors.js';
 import type { ObjectRow } from './store.js';
 
-/** Searchable fields, most important first. */
-export const SEARCH_FIELDS = ['name', 'ident', 'tags', 'type', 'description'] as const;
-export type SearchField = (typeof SEARCH_FIELDS)[number];
-export const MATCH_KINDS = ['exact', 'prefix', 'word', 'substring'] as const;
-export type MatchKind = (typeof MATCH_KINDS)[number];
+export { MATCH_KINDS, SEARCH_FIELDS, type MatchKind, type SearchField };
 
 export interface SearchHit {
   row: ObjectRow;

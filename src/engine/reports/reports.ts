@@ -4,6 +4,7 @@
 // the ACL hides them, still under their own row filter. Dashboard filters (`def.filters`, with
 // values chosen by the caller) narrow every item the way a row filter does: wherever the
 // item's data reaches the attribute.
+import type { DashboardFilter, ReportColumn } from '../../contract/dashboards.js';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql, QueryResult } from '../aql/service.js';
 import type { ModelSnapshot } from '../aql/model.js';
@@ -33,13 +34,7 @@ export function metricFormats(snap: ModelSnapshot): Map<string, string> {
   return formats;
 }
 
-export interface ReportColumn {
-  title: string;
-  kind: string;
-  dataType: string;
-  /** The display format of the metric this column shows, when it has one. */
-  format?: string;
-}
+export type { ReportColumn };
 
 export interface ReportRun {
   ident: string;
@@ -67,15 +62,7 @@ export interface DashboardItemRun {
   error?: string;
 }
 
-export interface AppliedFilter {
-  attribute: string;
-  title: string;
-  /** Values selected (by the caller, else the dashboard's own); empty: all. */
-  values: string[];
-  aql?: string;
-  /** The attribute's data type (how its values are written in AQL). */
-  dataType: string;
-}
+export type AppliedFilter = DashboardFilter;
 
 export interface DashboardRun {
   ident: string;

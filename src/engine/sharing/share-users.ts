@@ -1,5 +1,6 @@
 // What a share does for the users it names: invites those who are not members (an Admin or User
 // Admin only) and, with emailNotif, e-mails each the link to the dashboard.
+import type { Notified } from '../../contract/dashboards.js';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
 import { apiHref, dashboardPath } from '../../contract/urls.js';
@@ -18,11 +19,7 @@ export interface ShareUsersDeps {
   siteUrl: () => string;
 }
 
-export interface Notified {
-  id: string;
-  emailSent: boolean;
-  emailError?: string;
-}
+export type { Notified };
 
 /**
  * Invites the named users who are not members yet, as plain members, through the members

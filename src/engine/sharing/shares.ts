@@ -23,6 +23,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
+import type { Share, ShareChange, ShareType } from '../../contract/dashboards.js';
 import { apiHref, sharePath } from '../../contract/urls.js';
 import {
   first,
@@ -38,7 +39,6 @@ import { conflict, invalid, notFound } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
-import type { InviteResult } from '../users/members.js';
 import { parseInput, zBool } from '../validate.js';
 import { publishes } from './public-pin.js';
 import {
@@ -49,12 +49,12 @@ import {
   type PublicShareDeps,
 } from './public-shares.js';
 import { dashboardOf, mayChange, mayPublish, mayShare } from './share-access.js';
-import { inviteNonMembers, notify, type Notified, type ShareUsersDeps } from './share-users.js';
+import { inviteNonMembers, notify, type ShareUsersDeps } from './share-users.js';
 
 export { SHARE_PATH, type PublicDashboard } from './public-shares.js';
 export type { Notified } from './share-users.js';
 
-export type ShareType = 'private' | 'public';
+export type { ShareType };
 
 /** At most this many users named by one share. */
 export const MAX_SHARE_USERS = 1000;
@@ -98,30 +98,10 @@ const updateSchema = z
   })
   .strict();
 
-/** A share as the API shows it. `url` only to those who may publish it: unfiltered Admins. */
-export interface ShareView {
-  dashboard: string;
-  /** The dashboard's name. */
-  name: string;
-  type: ShareType;
-  users: string[];
-  emailNotif: boolean;
-  url?: string;
-  createdBy: string;
-  created: string;
-  /** Who changed it last; for a public share, the Admin whose rights compute its page. */
-  updatedBy: string;
-  updated: string;
-}
+/** A share as the API shows it (src/contract/dashboards.ts). */
+export type ShareView = Share;
 
-/** What a create or change did besides the share itself. */
-export interface ShareChange {
-  share: ShareView;
-  /** Named users who were not members and were invited as plain members. */
-  invited: InviteResult[];
-  /** Users e-mailed a link to the dashboard (`emailNotif`): every one on create, new ones on change. */
-  notified: Notified[];
-}
+export type { ShareChange };
 
 type ShareRow = Tables['shares']['$inferSelect'];
 

@@ -4,6 +4,7 @@
 // user limit holds. A batch is all or nothing.
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { InviteResult } from '../../contract/dashboards.js';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { type Db, first, tx, tablesOf, type Tables } from '../db/index.js';
@@ -54,12 +55,7 @@ export interface Member {
   updated: string;
 }
 
-export interface InviteResult {
-  id: string;
-  status: 'invited' | 'updated';
-  emailSent?: boolean;
-  emailError?: string;
-}
+export type { InviteResult };
 
 type Row = Tables['projectUsers']['$inferSelect'];
 type Rights = Pick<

@@ -13,7 +13,7 @@ import {
   type LinkState,
 } from '../identity/password-link-store.js';
 import { hashPassword } from '../identity/passwords.js';
-import { takeRate, type RateDecision } from '../limits/rate-window.js';
+import { takeQuota, type QuotaDecision } from '../limits/counters.js';
 import type { InvitationSignIn } from '../mail/invitation.js';
 import type { Mailer } from '../mail/mailer.js';
 import { passwordLinkMessage } from '../mail/password-link.js';
@@ -66,21 +66,25 @@ export class PasswordLinks {
    * "Forgot password": mails a link when `rawEmail` is an account. Whether it is one shows
    * nowhere: the same rate limits apply and the mail leaves after the answer either way.
    */
-  async requestReset(rawEmail: string, clientAddress: string): Promise<RateDecision> {
+  async requestReset(rawEmail: string, clientAddress: string): Promise<QuotaDecision> {
     this.requireBuiltin();
     const email = normalizeEmail(rawEmail);
-    const decision = await takeRate(this.db, [
+    const decision = await takeQuota(this.db, [
       {
-        scope: 'password_reset_address',
-        key: clientAddress,
-        max: this.config.passwordLinks.resetsPerHourPerAddress,
-        windowMs: HOUR_MS,
+        rule: {
+          name: 'password_reset_address',
+          limit: this.config.passwordLinks.resetsPerHourPerAddress,
+          windowMs: HOUR_MS,
+        },
+        subject: clientAddress,
       },
       {
-        scope: 'password_reset_account',
-        key: email,
-        max: RESETS_PER_HOUR_PER_ACCOUNT,
-        windowMs: HOUR_MS,
+        rule: {
+          name: 'password_reset_account',
+          limit: RESETS_PER_HOUR_PER_ACCOUNT,
+          windowMs: HOUR_MS,
+        },
+        subject: email,
       },
     ]);
     if (decision.ok && (await this.accounts.exists(email))) this.background(this.mailReset(email));

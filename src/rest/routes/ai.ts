@@ -1,4 +1,5 @@
 // AI chat: ask (→ an `ai` job), conversations (list, read, delete) and a message's chart.
+import type { Asked, ChatMessage, Conversation } from '../../contract/chat.js';
 import type { ConversationView, MessageView } from '../../engine/ai/conversations.js';
 import { jsonAnswer } from '../../engine/ai/json-answer.js';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
@@ -24,7 +25,7 @@ addJobLinks((job) => {
     : [];
 });
 
-function messageView(projectId: string, conversation: string, m: MessageView) {
+function messageView(projectId: string, conversation: string, m: MessageView): ChatMessage {
   return {
     ...m,
     ...(m.answer ? { answer: jsonAnswer(m.answer) } : {}),
@@ -37,7 +38,7 @@ function messageView(projectId: string, conversation: string, m: MessageView) {
   };
 }
 
-function conversationView(projectId: string, c: ConversationView) {
+function conversationView(projectId: string, c: ConversationView): Conversation {
   return {
     ...c,
     messages: c.messages.map((m) => messageView(projectId, c.id, m)),
@@ -69,7 +70,7 @@ export const aiRoutes: RouteDef[] = [
               ],
               conversation: r.conversation,
               message: r.message,
-            },
+            } satisfies Asked,
           };
         },
       },

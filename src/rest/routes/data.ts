@@ -1,11 +1,12 @@
 // Loading data: structure guess, load execution, and the data/model versions.
+import type { Guess } from '../../contract/guess.js';
 import { link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
 import { jobStarted } from './jobs.js';
 import { invalid } from '../../engine/errors.js';
 import { runStarted } from './flows.js';
 
-const guessReply = (projectId: string, g: { ident: string; prescription: unknown }) => ({
+const guessReply = (projectId: string, g: Guess) => ({
   title: 'Structure guess',
   body: {
     ident: g.ident,

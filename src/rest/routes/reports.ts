@@ -1,6 +1,7 @@
 // Reports and dashboards rendered for the caller (SHARING.md "Rendering"): HTML pages with
 // charts as inline SVG, JSON with each item's columns and rows, and a report's rows as
 // CSV/TSV. The engine computes everything as the caller; this file picks the format.
+import type { DashboardSummary } from '../../contract/dashboards.js';
 import { dashboardPath, reportPath } from '../../contract/urls.js';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
@@ -52,7 +53,7 @@ export const reportRoutes: RouteDef[] = [
                 title: d.name,
               }),
             ],
-          }));
+          })) satisfies DashboardSummary[];
           return {
             title: 'Dashboards',
             body: { dashboards: list, link: list.map((d) => d.link[0]!) },

@@ -2,13 +2,13 @@
 // reaches these routes; the engine decides (the `s` position of the dashboard's ACL, the Admin
 // level for public shares, the project's dashboardEmbedding).
 import { dashboardPath, sharePath } from '../../contract/urls.js';
-import type { ShareChange, ShareView } from '../../engine/sharing/shares.js';
+import type { Share, ShareChange } from '../../contract/dashboards.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
 
 export { sharePath };
 
-function shareLinks(projectId: string, s: ShareView) {
+function shareLinks(projectId: string, s: Share) {
   return [
     link('self', sharePath(projectId, s.dashboard), { id: s.dashboard, title: s.name }),
     link('object.dashboard', `${projectPath(projectId)}/pmd/obj/${enc(s.dashboard)}`, {
@@ -20,7 +20,7 @@ function shareLinks(projectId: string, s: ShareView) {
 }
 
 /** The share record: `{ dashboard, name, type, users, emailNotif, url?, createdBy, created, updatedBy, updated, link }`. */
-const record = (projectId: string, s: ShareView) => ({ ...s, link: shareLinks(projectId, s) });
+const record = (projectId: string, s: Share) => ({ ...s, link: shareLinks(projectId, s) });
 
 function changeReply(projectId: string, c: ShareChange, status: number) {
   return {
@@ -31,7 +31,7 @@ function changeReply(projectId: string, c: ShareChange, status: number) {
       // Always lists, empty when nobody was invited or e-mailed: `.invited[]` never fails.
       invited: c.invited,
       notified: c.notified,
-    },
+    } satisfies ShareChange,
     headers:
       status === 201 ? { Location: href(sharePath(projectId, c.share.dashboard)) } : undefined,
   };

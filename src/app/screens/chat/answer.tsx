@@ -4,9 +4,9 @@ import { formatNumber } from '../../format';
 import { Chart } from './chart';
 import { Markdown, safeHref } from './markdown';
 import { Queries } from './queries';
-import type { AiAnswer } from './types';
+import type { MessageAnswer } from '../../../contract/chat';
 
-export function Answer({ answer }: { answer: AiAnswer }) {
+export function Answer({ answer }: { answer: MessageAnswer }) {
   const links = (answer.links ?? []).filter((l) => safeHref(l.url));
   const tokens = answer.usage ? answer.usage.inputTokens + answer.usage.outputTokens : 0;
   return (

@@ -2,7 +2,7 @@
 // shown as an image from a data: URL (the page's CSP allows data: images), with alt text
 // from the spec: the kind of chart, what it plots and, for a small one, its values.
 import { chartDataUrl } from '../../chart-svg';
-import type { AiChart } from './types';
+import type { AiChart } from '../../../contract/chat';
 
 const KINDS: Record<string, string> = {
   bar: 'Bar chart',

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../format';
 import { appPath, Link } from '../../router';
-import type { ConversationSummary } from './types';
+import type { ConversationSummary } from '../../../contract/chat';
 
 const when = formatDateTime;
 

@@ -1,6 +1,6 @@
 // What an answer being worked on shows: "Thinking…" from the moment it is asked, then the
 // steps the agent took as its job reports them (model calls, tools run, queries so far).
-import type { AiProgress } from './types';
+import type { AiProgress } from '../../../contract/chat';
 
 const TOOLS: Record<string, string> = {
   get_model: 'Read the data model',

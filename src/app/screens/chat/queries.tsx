@@ -2,7 +2,7 @@
 // rows the agent saw) or why it failed. Measures are written as everywhere in the app
 // (format.ts: their metric's format, else grouped), dimensions as they are (the year 2001).
 import { formatMeasure, formatNumber } from '../../format';
-import type { AiQuery } from './types';
+import type { AiQuery } from '../../../contract/chat';
 
 const NUMERIC_TYPES = new Set(['number', 'integer', 'decimal', 'float', 'double']);
 

@@ -1,7 +1,8 @@
 // The turns of a conversation: each question, then its answer, or why it has none.
 import type { ComponentChildren } from 'preact';
 import { Answer } from './answer';
-import { isFinal, type Message } from './types';
+import type { ChatMessage } from '../../../contract/chat';
+import { isFinal } from './types';
 
 export function Turn({ question, children }: { question: string; children?: ComponentChildren }) {
   return (
@@ -15,7 +16,7 @@ export function Turn({ question, children }: { question: string; children?: Comp
   );
 }
 
-export function MessageBody({ m }: { m: Pick<Message, 'status' | 'answer' | 'error'> }) {
+export function MessageBody({ m }: { m: Pick<ChatMessage, 'status' | 'answer' | 'error'> }) {
   if (m.status === 'OK' && m.answer) return <Answer answer={m.answer} />;
   if (m.status === 'CANCELLED') return <p class="chat-failed">Stopped before it was answered.</p>;
   if (isFinal(m.status))

@@ -9,15 +9,9 @@ import { appPath, navigate } from '../../router';
 import { plainText } from './markdown';
 import { stepText } from './progress';
 import type { UsageLimit } from './usage';
-import {
-  isFinal,
-  linkOf,
-  type AiJob,
-  type AiProgress,
-  type Asked,
-  type Conversation,
-  type ConversationSummary,
-} from './types';
+import type { AiProgress, Asked, Conversation, ConversationSummary } from '../../../contract/chat';
+import type { JobStatus } from '../../../contract/jobs';
+import { isFinal, linkOf, type AiJob } from './types';
 
 export interface Pending {
   question: string;
@@ -26,7 +20,7 @@ export interface Pending {
   message?: string;
   /** The job's API path. */
   job?: string;
-  status?: string;
+  status?: JobStatus;
   progress?: AiProgress;
   trail: string[];
   lastStep?: string;

@@ -22,17 +22,12 @@ import {
   type DashboardDef,
   type DefItem,
 } from './layout';
-import type { DashboardItem, DashboardRun } from './types';
+import type { DashboardItem, DashboardRun } from '../../../contract/dashboards';
+import type { ModelObject } from '../../../contract/model';
 import { FilterField } from './value-picker';
 
-interface ModelObject {
-  ident: string;
-  type: string;
-  name: string;
-  description?: string;
-  tag?: string[];
-  def: DashboardDef;
-}
+/** The dashboard object, its def read as a dashboard's. */
+type DashboardObject = Omit<ModelObject, 'def'> & { def: DashboardDef };
 
 type Listed = {
   ident: string;
@@ -51,10 +46,10 @@ interface Props {
 export function DashboardEditor({ id, run, onDone }: Props) {
   const project = useProject();
   const path = `${projectApi(project.id)}/pmd/obj/${encodeURIComponent(id)}`;
-  const [obj, setObj] = useState<ModelObject | undefined>();
+  const [obj, setObj] = useState<DashboardObject | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
   useEffect(() => {
-    get<{ object: ModelObject }>(path).then(
+    get<{ object: DashboardObject }>(path).then(
       (r) => setObj(r.object),
       (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
     );
@@ -69,7 +64,7 @@ function Editor({
   run,
   onDone,
 }: {
-  obj: ModelObject;
+  obj: DashboardObject;
   path: string;
   run: DashboardRun;
   onDone: Props['onDone'];

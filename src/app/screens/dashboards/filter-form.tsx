@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import type { ApiError } from '../../api';
 import { isDateType } from './date-range';
 import { textValues, valuesText, type Picks } from './filters';
-import type { DashboardFilter } from './types';
+import type { DashboardFilter } from '../../../contract/dashboards';
 import { FilterField } from './value-picker';
 
 interface Props {

@@ -4,8 +4,8 @@
 // to right.
 import { useRef } from 'preact/hooks';
 import { ChartImage } from './chart-image';
-import type { DashboardItem } from './types';
-import { DataTable, type Drill } from './table';
+import type { DashboardItem } from '../../../contract/dashboards';
+import { computed, DataTable, type ComputedItem, type Drill } from './table';
 
 /** Where an item's data downloads (the API's item route with the dashboard's filters). */
 export type ItemData = (item: DashboardItem, format: 'csv' | 'xlsx') => string;
@@ -66,8 +66,8 @@ function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; dri
         </p>
       )}
       {item.warnings?.map((w) => (
-        <p key={w} class="muted dash-warning">
-          {w}
+        <p key={w.message} class="muted dash-warning">
+          {w.message}
         </p>
       ))}
     </section>
@@ -76,8 +76,12 @@ function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; dri
 
 export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }) {
   if (item.text !== undefined) return <p class="dash-text">{item.text}</p>;
-  if (item.error)
-    return <p class="error dash-item-error">This item could not be shown: {item.error}</p>;
+  if (item.error || !computed(item))
+    return (
+      <p class="error dash-item-error">
+        This item could not be shown: {item.error ?? 'it has no result'}
+      </p>
+    );
   if (item.kpi)
     return (
       <p class="dash-kpi">
@@ -89,7 +93,7 @@ export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }
   return <DataTable item={item} drill={drill} />;
 }
 
-function ItemChart({ item, svg, drill }: { item: DashboardItem; svg: string; drill?: Drill }) {
+function ItemChart({ item, svg, drill }: { item: ComputedItem; svg: string; drill?: Drill }) {
   const data = useRef<HTMLDetailsElement>(null);
   // Said only when a value of the chart's data can filter the dashboard.
   const drills = Boolean(drill && item.columns.some((c) => drill({ [c.title]: '' })));

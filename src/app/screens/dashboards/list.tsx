@@ -4,7 +4,7 @@ import { useResource } from '../../data';
 import { useProject } from '../../project';
 import { appPath, Link } from '../../router';
 import { ErrorNote, Loading, Title } from '../../ui';
-import type { DashboardSummary } from './types';
+import type { DashboardSummary } from '../../../contract/dashboards';
 
 export function DashboardList() {
   const project = useProject();

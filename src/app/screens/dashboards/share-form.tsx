@@ -7,7 +7,7 @@ import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, projectApi } from '../../api';
 import { useProject, type ProjectDetails } from '../../project';
 import { EmbeddingSwitch, type Embedding } from './share-embedding';
-import type { Share, ShareChange, ShareType } from './types';
+import type { Share, ShareChange, ShareType } from '../../../contract/dashboards';
 
 /** GET /projects/{id} answers these settings too (project.ts does not type them). */
 type WithEmbedding = ProjectDetails & { dashboardEmbedding?: boolean };

@@ -8,7 +8,7 @@ import { useProject } from '../../project';
 import { ErrorNote, Loading } from '../../ui';
 import { ShareForm } from './share-form';
 import { PublicAddress } from './share-public';
-import type { Share } from './types';
+import type { Share } from '../../../contract/dashboards';
 
 /** The dashboard's share: null when it is not shared, undefined while it loads. */
 function useShare(id: string, open: boolean) {

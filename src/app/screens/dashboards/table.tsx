@@ -1,12 +1,23 @@
 // An item's columns and rows as a table: numbers right-aligned, measures in their metric's
 // format or grouped (format.ts).
 import { formatMeasure, formatNumber } from '../../format';
-import type { Cell, Column, DashboardItem } from './types';
+import type { JsonCell as Cell } from '../../../contract/data';
+import type {
+  DashboardItem,
+  ReportColumn as Column,
+  ReportResult,
+} from '../../../contract/dashboards';
 
 /**
  * Drill-down: what filtering the dashboard by values (column title → value) does, undefined
  * when the dashboard has a filter for none of those columns.
  */
+/** An item with its report's result (not a text item, nor one that failed). */
+export type ComputedItem = DashboardItem & ReportResult;
+
+export const computed = (i: DashboardItem): i is ComputedItem =>
+  i.columns !== undefined && i.rows !== undefined && i.rowCount !== undefined;
+
 export type Drill = (values: Record<string, string>) => (() => void) | undefined;
 
 const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
@@ -16,7 +27,7 @@ function cell(c: Column, v: Cell): string {
   return numeric(c) && c.kind === 'measure' ? formatMeasure(v, c.format) : String(v);
 }
 
-export function DataTable({ item, drill }: { item: DashboardItem; drill?: Drill }) {
+export function DataTable({ item, drill }: { item: ComputedItem; drill?: Drill }) {
   if (!item.rows.length) return <p class="muted">No rows.</p>;
   return (
     <div class="scroll" tabIndex={0} role="region" aria-label={`${item.title}: data`}>

@@ -12,7 +12,7 @@ import { FilterForm } from './filter-form';
 import { filterQuery, readPicks, type Picks } from './filters';
 import { Grid } from './grid';
 import { ShareButton } from './share';
-import type { DashboardRun } from './types';
+import type { DashboardRun } from '../../../contract/dashboards';
 
 /** A 400 about the `filter` parameter: shown next to the filters, not instead of the page. */
 export const isFilterError = (e: ApiError | undefined): e is ApiError =>

@@ -3,7 +3,7 @@
 // its first attribute that is not the key, with its first facts summed. Objects are named by
 // identifier (titles may have been made unique), columns titled (no raw AQL as a header).
 import { appPath } from '../../router';
-import type { Prescription } from './types';
+import type { Prescription } from '../../../contract/guess';
 
 /** Facts summed beside the count. */
 const FACTS = 2;

@@ -1,14 +1,12 @@
 // The columns of a prescription as a form table: per column its label, data type, role
 // (attribute, label, fact), what a label names, a reference to another dataset, and the
 // primary key (one radio group).
-import {
-  DATA_TYPES,
-  OBJECT_TYPES,
-  type Column,
-  type DataType,
-  type ObjectType,
-  type Prescription,
-} from './types';
+import type {
+  ColumnKind as ObjectType,
+  Prescription,
+  PrescriptionColumn as Column,
+} from '../../../contract/guess';
+import { DATA_TYPES, OBJECT_TYPES, type DataType } from './types';
 
 /** A column changed, with what no longer fits its role dropped. */
 export function withColumn(rx: Prescription, index: number, change: Partial<Column>): Prescription {

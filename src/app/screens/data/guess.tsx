@@ -14,7 +14,8 @@ import { ColumnsEditor, SampleRows } from './columns';
 import { jobIdOf } from './jobs';
 import { LoadJob } from './load-job';
 import { pathOfFileId } from './storage';
-import type { Dataset, Guess, JobLink, Prescription } from './types';
+import type { Guess, Prescription } from '../../../contract/guess';
+import type { Dataset, JobLink } from './types';
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 

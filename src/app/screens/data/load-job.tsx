@@ -5,7 +5,7 @@ import { appPath, Link } from '../../router';
 import { Problem } from '../model/parts';
 import { datasetQuery, exploreHref } from './aql';
 import { useJob } from './jobs';
-import type { Prescription } from './types';
+import type { Prescription } from '../../../contract/guess';
 
 export function LoadJob(props: { id: string; prescription: Prescription }) {
   const p = useProject();

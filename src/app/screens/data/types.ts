@@ -3,41 +3,18 @@
 
 import { DATA_TYPE_NAMES, type DataType } from '../../../contract/data';
 import { isFinal, type JobStatus } from '../../../contract/jobs';
+import type { ColumnKind } from '../../../contract/guess';
 import type { StorageItem } from '../../../contract/storage';
 
 export { isFinal, type DataType, type JobStatus, type StorageItem };
 export const DATA_TYPES: readonly DataType[] = DATA_TYPE_NAMES;
 
-export type ObjectType = 'A' | 'L' | 'F';
-export const OBJECT_TYPES: Array<[ObjectType, string]> = [
+/** The column kinds as the form names them. */
+export const OBJECT_TYPES: Array<[ColumnKind, string]> = [
   ['A', 'Attribute'],
   ['L', 'Label'],
   ['F', 'Fact'],
 ];
-
-export interface Column {
-  id: string;
-  originalheader: string;
-  objectType: ObjectType;
-  dataType: DataType;
-  label: string;
-  labelOf?: string;
-  reference?: string;
-  dateFormat?: string;
-}
-
-export interface Prescription {
-  clustername: string;
-  primarykey: string;
-  columns: Column[];
-  data?: string[][];
-  format?: Record<string, unknown>;
-}
-
-export interface Guess {
-  ident: string;
-  prescription: Prescription;
-}
 
 export interface Job {
   id: string;

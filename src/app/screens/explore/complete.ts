@@ -1,15 +1,12 @@
 // Completion in the AQL editor: what the caret is in (a reference after `[`, or a word that
 // may become a function), the choices for it, and the text once one is accepted.
+import type { ModelObject as ApiModelObject } from '../../../contract/model.js';
 import { AQL_FUNCTIONS, AQL_KEYWORDS } from './functions.js';
 
-/** A model object as GET pmd/obj lists it (the fields completion uses). */
-export interface ModelObject {
-  ident: string;
-  type: string;
-  name: string;
-  /** What the builder reads: a column's dataset and data type. */
+/** A model object as GET pmd/obj lists it, its def read for a column's dataset and data type. */
+export type ModelObject = Pick<ApiModelObject, 'ident' | 'type' | 'name'> & {
   def?: { dataset?: string; dataType?: string };
-}
+};
 
 export interface Context {
   kind: 'object' | 'function';

@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { get, projectApi } from '../../api';
 import { useResource } from '../../data';
+import type { Paging } from '../../../contract/links';
 import type { ModelObject } from './complete';
 
 const KINDS = ['attribute', 'label', 'fact', 'metric', 'filter'];
@@ -11,7 +12,7 @@ const LIMIT = 1000;
 
 interface ObjectList {
   objects: ModelObject[];
-  paging: { total: number };
+  paging: Paging;
 }
 
 const listPath = (project: string, extra = '') =>

@@ -2,29 +2,9 @@
 // and visualization, a dashboard's items and filters, a column's dataset, and so on; the
 // objects it names are links. The whole def is also there as JSON, for the rest.
 import type { ComponentChildren } from 'preact';
+import type { ModelObject } from '../../../contract/model';
 import { useProject } from '../../project';
 import { appPath, Link } from '../../router';
-
-export interface ModelObject {
-  ident: string;
-  type: string;
-  name: string;
-  description?: string;
-  def?: Record<string, unknown>;
-  acl?: Array<{ userrole: string; acl: string }>;
-  tag?: string[];
-  revision?: number;
-  created?: string;
-  createdBy?: string;
-  updated?: string;
-  updatedBy?: string;
-}
-
-export interface ObjectRef {
-  ident: string;
-  type: string;
-  name: string;
-}
 
 export const objectHref = (project: string, ident: string) => appPath('p', project, 'model', ident);
 

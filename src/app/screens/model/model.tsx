@@ -7,7 +7,13 @@ import { useResource } from '../../data';
 import { useProject } from '../../project';
 import { appPath, Link, navigate, useLocation } from '../../router';
 import { Loading, Title } from '../../ui';
-import { Definition, objectHref, ObjLink, type ModelObject, type ObjectRef } from './definition';
+import type {
+  ModelObject,
+  ObjectSummary as ObjectRef,
+  RevisionInfo,
+  SearchHit as Hit,
+} from '../../../contract/model';
+import { Definition, objectHref, ObjLink } from './definition';
 import { offsetOf, Pager, Problem, When, withQuery, type Paging } from './parts';
 import './model.css';
 
@@ -181,14 +187,6 @@ function TypeList({ type, offset, base }: { type: string; offset: number; base: 
   );
 }
 
-interface Hit {
-  ident: string;
-  type: string;
-  name: string;
-  description: string;
-  field: string;
-}
-
 function SearchResults({ q }: { q: string }) {
   const p = useProject();
   const r = useResource<{ hits: Hit[]; total: number }>(
@@ -240,7 +238,7 @@ function SearchResults({ q }: { q: string }) {
 }
 
 interface Revisions {
-  history: Array<{ revision: number; time: string; user: string }>;
+  history: RevisionInfo[];
 }
 
 /** One object: what it is, its definition, who may read it, what it uses and what uses it. */

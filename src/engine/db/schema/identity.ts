@@ -1,7 +1,7 @@
 // Metadata tables, declared once with the column kit (./kit.ts).
 // Accounts and sign-in: organizations and their admins, users, browser sessions, password
 // links, the OAuth server's state, attempt and rate limits, revoked tokens, MCP sessions.
-import { table, text, time, int, json, rowId, primaryKey, index } from './kit.js';
+import { table, text, time, int, json, primaryKey, index } from './kit.js';
 
 export const organizations = table('organizations', {
   id: text('id').primaryKey(),
@@ -89,12 +89,13 @@ export const oidcModels = table(
 );
 
 /**
- * Counters of the attempt limiter (src/engine/identity/throttle.ts): failed sign-ins and
- * WebDAV token checks per account and address, client registrations per address. Kept here,
- * not in memory, so every server process sees the same counts and a restart forgets nothing.
+ * Counters of the limits (src/engine/limits/counters.ts): quotas ("at most N per window":
+ * client registrations, password-reset mails) and the back-off on guessing secrets (failed
+ * sign-ins, WebDAV token checks). Kept here, not in memory, so every server process sees the
+ * same counts and a restart forgets nothing.
  */
-export const authThrottle = table(
-  'auth_throttle',
+export const limitCounters = table(
+  'limit_counters',
   {
     /** What is counted for whom: `<rule>:<sha256 of the subject>`. */
     bucket: text('bucket').primaryKey(),
@@ -108,7 +109,7 @@ export const authThrottle = table(
     /** ISO time after which the row no longer changes any decision (then deleted). */
     expiresAt: time('expires_at').notNull(),
   },
-  (t) => [index('auth_throttle_expires').on(t.expiresAt)],
+  (t) => [index('limit_counters_expires').on(t.expiresAt)],
 );
 
 /**
@@ -128,23 +129,6 @@ export const tokenRevocations = table(
     primaryKey({ columns: [t.kind, t.id] }),
     index('token_revocations_expires').on(t.expiresAt),
   ],
-);
-
-/**
- * Requests counted against a rate limit (sliding window): kept here, not in memory, so every
- * server process and a restart see the same counts.
- */
-export const rateEvents = table(
-  'rate_events',
-  {
-    id: rowId('id'),
-    /** What is limited, e.g. 'password_reset_address'. */
-    scope: text('scope').notNull(),
-    /** Who is limited within the scope: an address, an e-mail. */
-    key: text('key').notNull(),
-    at: time('at').notNull(),
-  },
-  (t) => [index('rate_events_key').on(t.scope, t.key, t.at), index('rate_events_at').on(t.at)],
 );
 
 /**

@@ -12,13 +12,12 @@ import {
 } from './data.js';
 import { flowLocks, triggerFirings, triggerPauses, triggerState } from './flows.js';
 import {
-  authThrottle,
+  limitCounters,
   mcpSessions,
   oidcModels,
   organizations,
   orgAdmins,
   passwordLinks,
-  rateEvents,
   sessions,
   tokenRevocations,
   users,
@@ -44,12 +43,11 @@ export const declarations = {
   objects,
   objectRevisions,
   oidcModels,
-  authThrottle,
+  limitCounters,
   tokenRevocations,
   aiConversations,
   aiMessages,
   passwordLinks,
-  rateEvents,
   flowLocks,
   triggerFirings,
   triggerState,

@@ -1,0 +1,112 @@
+// Computed reports and dashboards, and the shares of dashboards, as the API answers them
+// (docs/api.md "Sharing and export").
+import type { JsonCell } from './data.js';
+
+/** A column of a computed report. */
+export interface ReportColumn {
+  title: string;
+  kind: string;
+  dataType: string;
+  /** The display format of the metric this column shows, when it has one. */
+  format?: string;
+}
+
+/** "No rows" explained: a text value compared in WHERE that matches no member. */
+export interface QueryWarning {
+  message: string;
+  line: number;
+  column: number;
+  found: string;
+  suggestions: string[];
+}
+
+/** What JSON says of a computed report: typed cells, the chart as its spec and SVG, the KPI. */
+export interface ReportResult {
+  columns: ReportColumn[];
+  /** Integer and number columns as JSON numbers (text only beyond what a number holds). */
+  rows: JsonCell[][];
+  /** Rows the report has (an item shows at most the first 1000). */
+  rowCount: number;
+  kpi?: { title: string; value: JsonCell; formatted: string };
+  chart?: { spec: Record<string, unknown>; svg: string };
+  warnings?: QueryWarning[];
+}
+
+/** A dashboard in the list of those one can open. */
+export interface DashboardSummary {
+  ident: string;
+  name: string;
+  description: string;
+  /** How many items the dashboard has. */
+  items: number;
+}
+
+export interface DashboardFilter {
+  attribute: string;
+  title: string;
+  /** The values selected now: the caller's pick, else the dashboard's own; empty: all. */
+  values: string[];
+  aql?: string;
+  /** The attribute's data type (how its values are written in AQL). */
+  dataType: string;
+}
+
+/**
+ * One item of a computed dashboard: a report's result, or a text item's `text`, or why the
+ * item could not be computed (`error`; the rest of the dashboard still is).
+ */
+export interface DashboardItem extends Partial<ReportResult> {
+  id: string;
+  title: string;
+  report?: string;
+  text?: string;
+  layout: { x: number; y: number; w: number; h: number };
+  error?: string;
+}
+
+export interface DashboardRun {
+  dashboard: { ident: string; name: string; description: string };
+  filters: DashboardFilter[];
+  items: DashboardItem[];
+}
+
+export type ShareType = 'private' | 'public';
+
+/** A share of a dashboard. `url` only to those who may publish it: unfiltered Admins. */
+export interface Share {
+  dashboard: string;
+  /** The dashboard's name. */
+  name: string;
+  type: ShareType;
+  users: string[];
+  emailNotif: boolean;
+  url?: string;
+  createdBy: string;
+  created: string;
+  /** Who changed it last; for a public share, the Admin whose rights compute its page. */
+  updatedBy: string;
+  updated: string;
+}
+
+/** A user invited as a plain member (a share naming a non-member, or an invitation). */
+export interface InviteResult {
+  id: string;
+  status: 'invited' | 'updated';
+  emailSent?: boolean;
+  emailError?: string;
+}
+
+export interface Notified {
+  id: string;
+  emailSent: boolean;
+  emailError?: string;
+}
+
+/** What a create or change of a share did besides the share itself. */
+export interface ShareChange {
+  share: Share;
+  /** Named users who were not members and were invited as plain members. */
+  invited: InviteResult[];
+  /** Users e-mailed a link to the dashboard (`emailNotif`): every one on create, new ones on change. */
+  notified: Notified[];
+}
