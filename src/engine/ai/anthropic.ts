@@ -1,5 +1,6 @@
 // ChatProvider over the Anthropic messages API (`tools` / `tool_use` / `tool_result`).
-import Anthropic from '@anthropic-ai/sdk';
+// The SDK is loaded on the first call: a process that never asks the model does not load it.
+import type Anthropic from '@anthropic-ai/sdk';
 import type {
   ContentBlockParam,
   MessageCreateParamsBase,
@@ -62,20 +63,29 @@ function stopReason(reason: string | null | undefined, toolCalls: number): StopR
 export class AnthropicProvider implements ChatProvider {
   readonly name = 'anthropic' as const;
   readonly model: string;
-  private readonly client: Anthropic;
+  private readonly opts: ProviderOptions;
+  private sdk?: Promise<{ Sdk: typeof Anthropic; client: Anthropic }>;
   private readonly timeoutMs: number;
 
   constructor(opts: ProviderOptions) {
     this.model = opts.model;
     this.timeoutMs = opts.timeoutMs;
-    this.client = new Anthropic({
-      // Settings come from URSA_AI_* only, never from the SDK's own ANTHROPIC_* variables.
-      apiKey: opts.apiKey ?? null,
-      authToken: null,
-      baseURL: opts.baseUrl ?? null,
-      timeout: opts.timeoutMs,
-      maxRetries: 0,
-    });
+    this.opts = opts;
+  }
+
+  private loaded(): Promise<{ Sdk: typeof Anthropic; client: Anthropic }> {
+    const opts = this.opts;
+    return (this.sdk ??= import('@anthropic-ai/sdk').then(({ default: Sdk }) => ({
+      Sdk,
+      client: new Sdk({
+        // Settings come from URSA_AI_* only, never from the SDK's own ANTHROPIC_* variables.
+        apiKey: opts.apiKey ?? null,
+        authToken: null,
+        baseURL: opts.baseUrl ?? null,
+        timeout: opts.timeoutMs,
+        maxRetries: 0,
+      }),
+    })));
   }
 
   async complete(req: ChatRequest): Promise<ChatResult> {
@@ -94,17 +104,22 @@ export class AnthropicProvider implements ChatProvider {
         ? { tool_choice: { type: 'none' as const } }
         : {}),
     };
+    const { Sdk, client } = await this.loaded();
     try {
       return req.stream
-        ? await this.streamed(base, req.signal)
-        : await this.plain(base, req.signal);
+        ? await this.streamed(client, base, req.signal)
+        : await this.plain(client, base, req.signal);
     } catch (err) {
-      throw toProviderError(this.name, err, req.signal, this.timeoutMs, Anthropic);
+      throw toProviderError(this.name, err, req.signal, this.timeoutMs, Sdk);
     }
   }
 
-  private async plain(base: MessageCreateParamsBase, signal: AbortSignal): Promise<ChatResult> {
-    const res = await this.client.messages.create({ ...base, stream: false }, { signal });
+  private async plain(
+    client: Anthropic,
+    base: MessageCreateParamsBase,
+    signal: AbortSignal,
+  ): Promise<ChatResult> {
+    const res = await client.messages.create({ ...base, stream: false }, { signal });
     let text = '';
     const toolCalls: ToolCall[] = [];
     for (const block of res.content) {
@@ -129,8 +144,12 @@ export class AnthropicProvider implements ChatProvider {
     };
   }
 
-  private async streamed(base: MessageCreateParamsBase, signal: AbortSignal): Promise<ChatResult> {
-    const stream = await this.client.messages.create({ ...base, stream: true }, { signal });
+  private async streamed(
+    client: Anthropic,
+    base: MessageCreateParamsBase,
+    signal: AbortSignal,
+  ): Promise<ChatResult> {
+    const stream = await client.messages.create({ ...base, stream: true }, { signal });
     let text = '';
     let reason: string | null = null;
     const usage = { inputTokens: 0, outputTokens: 0 };

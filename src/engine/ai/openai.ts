@@ -1,6 +1,7 @@
 // ChatProvider over OpenAI chat completions (`tools` / `tool_calls`); works with any
 // OpenAI-compatible server (Ollama, vLLM, ...) through the base URL.
-import OpenAI from 'openai';
+// The SDK is loaded on the first call: a process that never asks the model does not load it.
+import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
@@ -54,22 +55,31 @@ function stopReason(finish: string | null | undefined, toolCalls: number): StopR
 export class OpenAiProvider implements ChatProvider {
   readonly name = 'openai' as const;
   readonly model: string;
-  private readonly client: OpenAI;
+  private readonly opts: ProviderOptions;
+  private sdk?: Promise<{ Sdk: typeof OpenAI; client: OpenAI }>;
   private readonly timeoutMs: number;
 
   constructor(opts: ProviderOptions) {
     this.model = opts.model;
     this.timeoutMs = opts.timeoutMs;
-    this.client = new OpenAI({
-      // Local OpenAI-compatible servers need no key, but the SDK insists on one.
-      apiKey: opts.apiKey ?? 'unused',
-      baseURL: opts.baseUrl ?? null,
-      // Settings come from URSA_AI_* only, never from the SDK's own OPENAI_* variables.
-      organization: null,
-      project: null,
-      timeout: opts.timeoutMs,
-      maxRetries: 0,
-    });
+    this.opts = opts;
+  }
+
+  private loaded(): Promise<{ Sdk: typeof OpenAI; client: OpenAI }> {
+    const opts = this.opts;
+    return (this.sdk ??= import('openai').then(({ default: Sdk }) => ({
+      Sdk,
+      client: new Sdk({
+        // Local OpenAI-compatible servers need no key, but the SDK insists on one.
+        apiKey: opts.apiKey ?? 'unused',
+        baseURL: opts.baseUrl ?? null,
+        // Settings come from URSA_AI_* only, never from the SDK's own OPENAI_* variables.
+        organization: null,
+        project: null,
+        timeout: opts.timeoutMs,
+        maxRetries: 0,
+      }),
+    })));
   }
 
   async complete(req: ChatRequest): Promise<ChatResult> {
@@ -84,20 +94,22 @@ export class OpenAiProvider implements ChatProvider {
       ...(tools.length > 0 ? { tools } : {}),
       ...(tools.length > 0 && req.toolChoice === 'none' ? { tool_choice: 'none' as const } : {}),
     };
+    const { Sdk, client } = await this.loaded();
     try {
       return req.stream
-        ? await this.streamed(base, req.signal)
-        : await this.plain(base, req.signal);
+        ? await this.streamed(client, base, req.signal)
+        : await this.plain(client, base, req.signal);
     } catch (err) {
-      throw toProviderError(this.name, err, req.signal, this.timeoutMs, OpenAI);
+      throw toProviderError(this.name, err, req.signal, this.timeoutMs, Sdk);
     }
   }
 
   private async plain(
+    client: OpenAI,
     base: ChatCompletionCreateParamsBase,
     signal: AbortSignal,
   ): Promise<ChatResult> {
-    const res = await this.client.chat.completions.create({ ...base, stream: false }, { signal });
+    const res = await client.chat.completions.create({ ...base, stream: false }, { signal });
     const choice = res.choices[0];
     const toolCalls: ToolCall[] = [];
     for (const c of choice?.message.tool_calls ?? []) {
@@ -120,10 +132,11 @@ export class OpenAiProvider implements ChatProvider {
   }
 
   private async streamed(
+    client: OpenAI,
     base: ChatCompletionCreateParamsBase,
     signal: AbortSignal,
   ): Promise<ChatResult> {
-    const stream = await this.client.chat.completions.create(
+    const stream = await client.chat.completions.create(
       { ...base, stream: true, stream_options: { include_usage: true } },
       { signal },
     );

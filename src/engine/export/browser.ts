@@ -8,7 +8,7 @@
 // deadline covers waiting and rendering; whatever happens the context is closed.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { conflict, EngineError, invalid, unavailable } from '../errors.js';
 import type { PdfOptions } from './pdf-options.js';
 
@@ -311,6 +311,8 @@ export class PdfRenderer {
         { setting: 'URSA_CHROMIUM_PATH', path },
       );
     try {
+      // Loaded with the first export: most processes never start Chromium.
+      const { chromium } = await import('playwright-core');
       const browser = await chromium.launch({ executablePath: path, args: CHROMIUM_ARGS });
       this.log?.info({ path, version: browser.version() }, 'chromium for PDF export launched');
       return browser;

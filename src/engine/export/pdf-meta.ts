@@ -1,6 +1,5 @@
 // The document information of an exported PDF: its title, the person who exported it, when,
 // and that Ursa made it (Chromium would otherwise name itself and leave the title empty).
-import { PDFDocument } from 'pdf-lib';
 
 export interface PdfMeta {
   title: string;
@@ -14,6 +13,8 @@ export const PRODUCER = 'Ursa';
 
 /** `pdf` with its document information set (title shown in viewers' title bars). */
 export async function withPdfMeta(pdf: Uint8Array, meta: PdfMeta): Promise<Buffer> {
+  // Loaded here: most processes never export a PDF.
+  const { PDFDocument } = await import('pdf-lib');
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   const date = meta.date ?? new Date();
   doc.setTitle(meta.title, { showInWindowTitleBar: true });
