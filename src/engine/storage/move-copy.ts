@@ -36,16 +36,7 @@ export async function moveItem(
   await replacing(ctx, projectId, to, parked, () =>
     fs.rename(ctx.tree.abs(projectId, from.path), ctx.tree.abs(projectId, to)),
   );
-  const item = (await ctx.tree.stat(projectId, to))!;
-  await ctx.emit({
-    projectId,
-    path: to,
-    kind: 'moved',
-    type: item.type,
-    from: from.path,
-    user: opts.user ?? null,
-  });
-  return { item, replaced };
+  return announced(ctx, projectId, 'moved', from.path, to, opts.user, replaced);
 }
 
 export async function copyItem(
@@ -111,15 +102,21 @@ async function copyVia(
     throw err;
   }
   const { replaced } = target;
+  return announced(ctx, projectId, 'copied', from.path, to, opts.user, replaced);
+}
+
+/** The item at its new place, once change listeners heard where it came from. */
+async function announced(
+  ctx: MoveContext,
+  projectId: string,
+  kind: 'moved' | 'copied',
+  from: string,
+  to: string,
+  user: string | null | undefined,
+  replaced: boolean,
+): Promise<{ item: StorageItem; replaced: boolean }> {
   const item = (await ctx.tree.stat(projectId, to))!;
-  await ctx.emit({
-    projectId,
-    path: to,
-    kind: 'copied',
-    type: item.type,
-    from: from.path,
-    user: opts.user ?? null,
-  });
+  await ctx.emit({ projectId, path: to, kind, type: item.type, from, user: user ?? null });
   return { item, replaced };
 }
 
