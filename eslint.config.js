@@ -17,6 +17,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // The launcher and its bundler run on Node as plain JavaScript (bin/).
+    files: ['bin/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly' } },
+  },
+  {
     // Tool configs that must be CommonJS (.dependency-cruiser.cjs).
     files: ['**/*.cjs'],
     languageOptions: {

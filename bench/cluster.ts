@@ -187,7 +187,7 @@ async function sqliteProcess() {
     URSA_DATA_DIR: dataDir,
     PORT: String(port),
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'start'], {
+  const child = spawn(process.execPath, ['bin/ursa.mjs', 'start'], {
     cwd: ROOT,
     env,
     stdio: 'ignore',
@@ -203,15 +203,11 @@ async function sqliteProcess() {
     await new Promise((r) => setTimeout(r, 200));
   }
   const out = await new Promise<string>((resolve, reject) => {
-    const c = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'token', 'admin@example.com'],
-      {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    );
+    const c = spawn(process.execPath, ['bin/ursa.mjs', 'token', 'admin@example.com'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let s = '';
     c.stdout.on('data', (b: Buffer) => (s += b.toString()));
     c.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error('token failed'))));

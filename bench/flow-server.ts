@@ -1,4 +1,4 @@
-// What bench:flow needs of a server: the real one as its own process (`tsx src/cli.ts start`,
+// What bench:flow needs of a server: the real one as its own process (`node bin/ursa.mjs start`,
 // as test/helpers/cli.ts starts it), a REST client for it (uploads, flows, runs polled until
 // they end) and the resident memory of its process and any children, sampled from /proc.
 import fs from 'node:fs';
@@ -35,7 +35,7 @@ export class ServerProcess {
   private constructor(
     readonly cli: StartedCli,
     readonly dataDir: string,
-    /** The node process serving (tsx runs the command in a child of its own). */
+    /** The node process serving (the one in the data directory's server.json). */
     readonly pid: number,
     readonly project: string,
     private readonly token: string,

@@ -1,5 +1,5 @@
 // bench:flow — flows (FLOWS.md) against their baselines, the server running as its own
-// process (`tsx src/cli.ts start`, enterprise plan, loopback APIs allowed), driven over REST
+// process (`node bin/ursa.mjs start`, enterprise plan, loopback APIs allowed), driven over REST
 // like a client: save the flow, `POST kodiak/transform/execute {type:"flow"}`, poll the job
 // until OK. Three parts (BENCH_FLOW_PART=agg|join|http, default all):
 //   agg  — 1M-row CSV in storage → filter → derive → aggregate → dataset, against the same

@@ -1,6 +1,6 @@
 // A whole Ursa cluster on this machine, for trying the shape out (`npm run cluster`) and for
 // the cluster test: a throwaway PostgreSQL from the system packages, N Ursa processes
-// (`node --import tsx src/cli.ts start`, so a process's pid is the server's own) sharing one
+// (`node bin/ursa.mjs start`, so a process's pid is the server's own) sharing one
 // data directory, and HAProxy in front on one loopback port, sending each request to any
 // process that answers /readyz. Everything is stopped and removed by stop().
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startPostgres, type TestPostgres } from './throwaway-postgres.js';
+import { ensureBundle } from '../bin/bundle.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const HAPROXY = '/usr/sbin/haproxy';
@@ -151,6 +152,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   if (missing) throw new Error(missing);
   const n = opts.processes ?? 3;
   const log = opts.log ?? (() => {});
+  // Built here once, not by each process starting beside the others.
+  await ensureBundle();
   const pg = await startPostgres({ maxConnections: 60 + n * 30 });
   // Processes on PostgreSQL's machine reach it through its Unix socket: every metadata read
   // is a round trip, and the socket's cost less than loopback TCP's.
@@ -182,15 +185,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
   const spawnUrsa = (port: number) => {
     const out: string[] = [];
-    const child = spawn(
-      process.execPath,
-      [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/cli.ts', 'start'],
-      {
-        cwd: ROOT,
-        env: { ...env, PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'bin/ursa.mjs', 'start'], {
+      cwd: ROOT,
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (b: Buffer) => {
       out.push(b.toString());
       if (out.length > 200) out.shift();
@@ -264,7 +263,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const token = async (email: string, o: { mcp?: boolean } = {}) => {
     const r = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', 'token', email, ...(o.mcp ? ['--mcp'] : [])],
+      ['bin/ursa.mjs', 'token', email, ...(o.mcp ? ['--mcp'] : [])],
       { cwd: ROOT, env: { ...env, URSA_LOG_LEVEL: 'error' }, encoding: 'utf8' },
     );
     if (r.status !== 0) throw new Error(`ursa token failed: ${r.stderr}`);

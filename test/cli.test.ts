@@ -1,4 +1,4 @@
-// The command line, run as a real child process (`tsx src/cli.ts …`) on a temporary data
+// The command line, run as a real child process (`node bin/ursa.mjs …`, what `npm run ursa` runs) on a temporary data
 // directory; a started server is checked over HTTP.
 import fs from 'node:fs';
 import os from 'node:os';

@@ -14,6 +14,7 @@ import { migrate as migrateSqlite } from 'drizzle-orm/better-sqlite3/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { ensureBundle } from '../bin/bundle.mjs';
 import {
   postgresMissing,
   startPostgres,
@@ -24,6 +25,8 @@ let server: TestPostgres | undefined;
 let tmp: string | undefined;
 
 export async function setup(): Promise<void> {
+  // The `ursa` command the tests start (test/helpers/cli.ts), built once for every worker.
+  await ensureBundle();
   // Workers are forked after this runs, so they inherit what it puts in process.env.
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-test-templates-'));
   process.env.URSA_TEST_SQLITE_TEMPLATE = sqliteTemplate(tmp);

@@ -9,7 +9,7 @@ import { generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateSigningKey } from '../src/engine/identity/keys.js';
 import { issueAccessToken } from '../src/engine/identity/tokens.js';
-import { NODE_TSX } from './helpers/cli.js';
+import { URSA } from './helpers/cli.js';
 import { rawRequest, setCookieValue, type RawResponse } from './helpers/http.js';
 import { startFakeIssuer, type FakeIssuer } from './helpers/oidc.js';
 import {
@@ -622,20 +622,16 @@ describe('CLI tokens', () => {
     async () => {
       // The CLI signs with the key in the data directory and names the issuer and audience of
       // its own configuration, so it is run with the server's data directory and site URL.
-      const { stdout } = await run(
-        NODE_TSX.command,
-        [...NODE_TSX.args, 'src/cli.ts', 'token', ADMIN],
-        {
-          cwd: path.resolve(import.meta.dirname, '..'),
-          timeout: 55_000,
-          env: {
-            ...process.env,
-            URSA_DATA_DIR: s.dataDir,
-            URSA_SITE_URL: s.engine.config.siteUrl,
-            URSA_LOG_LEVEL: 'silent',
-          },
+      const { stdout } = await run(URSA.command, [...URSA.args, 'token', ADMIN], {
+        cwd: path.resolve(import.meta.dirname, '..'),
+        timeout: 55_000,
+        env: {
+          ...process.env,
+          URSA_DATA_DIR: s.dataDir,
+          URSA_SITE_URL: s.engine.config.siteUrl,
+          URSA_LOG_LEVEL: 'silent',
         },
-      );
+      });
       const lines = stdout.trim().split('\n');
       const token = lines[lines.length - 1]!.trim();
       expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);

@@ -1,4 +1,4 @@
-// Crash safety of data loads with a real server process (`tsx src/cli.ts start`): a load is
+// Crash safety of data loads with a real server process (`node bin/ursa.mjs start`): a load is
 // killed (SIGKILL to the whole process group) while it runs; after a restart on the same
 // data directory the job is ERROR "interrupted by restart", the dataset still holds the rows
 // of the last published load (over HTTP and in its version file itself), the killed load's

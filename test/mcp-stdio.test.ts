@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { cliEnv, lastLine, NODE_TSX, ROOT, runCli } from './helpers/cli.js';
+import { cliEnv, lastLine, ROOT, runCli, URSA } from './helpers/cli.js';
 import { jobsPath, sleep } from './helpers/jobs.js';
 import {
   ADMIN,
@@ -27,8 +27,8 @@ interface Stdio {
 
 async function connectStdio(dataDir: string, args: string[]): Promise<Stdio> {
   const transport = new StdioClientTransport({
-    command: NODE_TSX.command,
-    args: [...NODE_TSX.args, 'src/cli.ts', 'mcp', '--stdio', ...args],
+    command: URSA.command,
+    args: [...URSA.args, 'mcp', '--stdio', ...args],
     cwd: ROOT,
     env: cliEnv({ URSA_DATA_DIR: dataDir }) as Record<string, string>,
     stderr: 'pipe',

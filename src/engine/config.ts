@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { API_PREFIX } from '../contract/urls.js';
 import { parseAgentBudget, parseAiConfig, type AgentBudget, type AiConfig } from './ai/config.js';
+import { installed } from '../shared/install-root.js';
 
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
@@ -284,9 +285,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ttlHours: e.URSA_PASSWORD_LINK_TTL_HOURS,
       resetsPerHourPerAddress: e.URSA_PASSWORD_RESETS_PER_HOUR,
     },
-    plansFile: path.resolve(
-      e.URSA_PLANS_FILE ?? new URL('../../config/plans.yaml', import.meta.url).pathname,
-    ),
+    plansFile: path.resolve(e.URSA_PLANS_FILE ?? installed('config', 'plans.yaml')),
     defaultPlan: e.URSA_DEFAULT_PLAN,
     logLevel: e.URSA_LOG_LEVEL,
     jobConcurrency: e.URSA_JOB_CONCURRENCY,

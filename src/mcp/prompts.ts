@@ -3,14 +3,14 @@
 // prompts. A malformed prompt file fails loudly with its file name.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { splitFrontMatter } from '../shared/front-matter.js';
 import { findUnstorable } from '../shared/storable-text.js';
+import { installed } from '../shared/install-root.js';
 
-export const PROMPTS_DIR = fileURLToPath(new URL('../../prompts/', import.meta.url));
+export const PROMPTS_DIR = installed('prompts') + path.sep;
 
 const frontMatter = z
   .object({

@@ -4,13 +4,13 @@
 // here and data: (charts), and requests to this origin, nothing else.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { unavailable } from '../engine/errors.js';
 import type { Ctx } from '../http/router.js';
 import { LOGO_PATH } from './assets.js';
 import { prepare, sendPrepared, type Prepared } from './send.js';
+import { installed } from '../shared/install-root.js';
 
-const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/app');
+const DIST = installed('dist', 'app');
 const TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',

@@ -1,7 +1,8 @@
-// Where the site's content lives: resolved from this file so that any working directory works.
-import { fileURLToPath } from 'node:url';
+// Where the site's content lives, inside the installation (any working directory works).
+import path from 'node:path';
+import { installed } from '../shared/install-root.js';
 
 /** site/: pricing.yaml and blog/*.md. */
-export const SITE_DIR = fileURLToPath(new URL('../../site/', import.meta.url));
+export const SITE_DIR = installed('site') + path.sep;
 /** docs/: the Markdown documentation that llms.txt links to. */
-export const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+export const DOCS_DIR = installed('docs') + path.sep;

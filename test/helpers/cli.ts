@@ -1,4 +1,4 @@
-// Runs the real command line (`src/cli.ts` under tsx's loader) as a child process.
+// Runs the real command line as a child process: `bin/ursa.mjs`, what `npm run ursa` runs.
 import { testDatabase } from './server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,8 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * command starts a second node for the script, and each of them loads Node and tsx).
  */
 export const NODE_TSX = { command: process.execPath, args: ['--import', 'tsx'] };
+/** How tests run the `ursa` command: its launcher, which starts the bundle of src/cli.ts. */
+export const URSA = { command: process.execPath, args: ['bin/ursa.mjs'] };
 
 export interface CliResult {
   code: number | null;
@@ -31,7 +33,7 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function spawnCli(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(NODE_TSX.command, [...NODE_TSX.args, 'src/cli.ts', ...args], {
+  return spawn(URSA.command, [...URSA.args, ...args], {
     cwd: ROOT,
     env: cliEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -2,11 +2,11 @@
 // nudges (tools are described in the one tool catalog, src/engine/tools/). Read once; a missing file or key fails at start-up.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseYaml } from '../../shared/yaml.js';
+import { installed } from '../../shared/install-root.js';
 
-export const CHAT_PROMPTS_DIR = fileURLToPath(new URL('../../../prompts/chat/', import.meta.url));
+export const CHAT_PROMPTS_DIR = installed('prompts', 'chat') + path.sep;
 
 const NUDGES = [
   'ungrounded',

@@ -3,14 +3,14 @@
 // migrator alone would let them race (each sees the migration missing, each runs it, all
 // but one fail on "already exists"), so the whole run holds a session-level advisory lock.
 // The first process migrates; the others wait, then find nothing left to apply.
-import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import type pg from 'pg';
 import { checkout } from './checkout.js';
+import { installed } from '../../shared/install-root.js';
 
 /** The PostgreSQL migrations this version ships (drizzle-pg/, generated from schema-pg.ts). */
-export const MIGRATIONS_PG = fileURLToPath(new URL('../../../drizzle-pg', import.meta.url));
+export const MIGRATIONS_PG = installed('drizzle-pg');
 
 /**
  * The advisory lock key of the metadata migrations ('URSA' in ASCII). Advisory locks are

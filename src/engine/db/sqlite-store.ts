@@ -8,7 +8,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type SQL } from 'drizzle-orm';
 import { drizzle as drizzleSync } from 'drizzle-orm/better-sqlite3';
@@ -21,9 +20,10 @@ import { memorySignals } from './signals.js';
 import { sqliteSql } from './sql-fns.js';
 import { register, type Db, type ExclusiveOptions, type Store, type TxOptions } from './store.js';
 import { sqliteTables } from './tables.js';
+import { installed } from '../../shared/install-root.js';
 
 /** The SQLite migrations this version ships (drizzle/, generated from schema.ts). */
-export const MIGRATIONS = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+export const MIGRATIONS = installed('drizzle');
 
 const WRITER = 'writer';
 

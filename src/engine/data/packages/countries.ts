@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { parseInput } from '../../validate.js';
 import type { DataPackage, PackageColumn } from './package.js';
+import { installed } from '../../../shared/install-root.js';
 
-export const COUNTRIES_FILE = new URL('./countries.csv', import.meta.url);
+export const COUNTRIES_FILE = installed('src', 'engine', 'data', 'packages', 'countries.csv');
 
 const COLUMNS: PackageColumn[] = [
   {
