@@ -105,6 +105,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'flow-expressions': UNIT,
   'flow-http-connector': CONNECTOR,
   guess: UNIT,
+  'http-caller-gone': UNIT,
   'json-cells': UNIT,
   mail: UNIT,
   'number-format': UNIT,

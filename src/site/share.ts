@@ -9,6 +9,7 @@ import type { Ctx } from '../http/router.js';
 import { dashboardPage, foldDateFields } from '../web/report-pages.js';
 import { dashboardJson } from '../web/report-json.js';
 import { sendPage } from '../web/page.js';
+import { untilCallerGone } from '../http/caller-gone.js';
 
 export const SHARE_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
@@ -23,14 +24,13 @@ export async function sharePage({ engine, req, res, params, query }: Ctx): Promi
     { method: req.method, accept: req.headers.accept, formatParam: query.format },
     ['json', 'yaml', 'html'],
   );
-  const gone = new AbortController();
-  res.once('close', () => gone.abort());
+  const gone = untilCallerGone(res);
   const token = params.token!;
   const { run, frameAncestors } = await engine.shares.publicDashboard(
     token,
     foldDateFields(query),
     {
-      signal: gone.signal,
+      signal: gone,
     },
   );
   if (format === 'html') {

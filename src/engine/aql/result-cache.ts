@@ -5,6 +5,7 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { Warning } from './member-hints.js';
 
 export interface QueryResult {
@@ -22,15 +23,25 @@ export interface CacheEntry {
   at: number;
   /** Served for this long after `at`, by this process only; null: while its file is stored. */
   ttlMs: number | null;
+  /** When this process last saw its file stored (wrote, read or touched it). */
+  seenAt: number;
 }
 
 /** Results up to this size are written without leaving the event loop (~0.1 ms). */
 const SYNC_WRITE_BYTES = 64 * 1024;
 /** Cells of recent results kept in memory (about a few MB). */
 const RECENT_CELLS = 200_000;
+/** Results whose whereabouts are remembered (a small record each). */
+const MEMO_ENTRIES = 20_000;
+/**
+ * A file this process saw stored this recently is still stored: the sweep removes results
+ * only when unread for the retention (URSA_RESULT_TTL_HOURS), so checking again within a
+ * second costs a system call (two, with the touch) per answer and tells nothing new.
+ */
+const SEEN_MS = 1_000;
 
 export class ResultCache {
-  private memo = new Map<string, CacheEntry>();
+  private memo = new LRUCache<string, CacheEntry>({ max: MEMO_ENTRIES });
   /** Results older than this (epoch ms) count as not stored (clear). */
   private forgottenBefore = 0;
   /** Result directories known to exist (a mkdir per query costs more than the write). */
@@ -68,7 +79,14 @@ export class ResultCache {
       const st = await fs.stat(file);
       if (st.mtimeMs < this.forgottenBefore) return null;
       const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
-      const entry = { key, file, rowCount: stored.rows.length, at: st.mtimeMs, ttlMs: null };
+      const entry = {
+        key,
+        file,
+        rowCount: stored.rows.length,
+        at: st.mtimeMs,
+        ttlMs: null,
+        seenAt: Date.now(),
+      };
       this.memo.set(k, entry);
       this.remember(k, stored); // its reader comes next
       return entry;
@@ -80,8 +98,10 @@ export class ResultCache {
   /** Marks a cached result as read now (retention counts from the last read); false if gone. */
   touch(projectId: string, entry: CacheEntry): boolean {
     const now = new Date();
+    if (now.getTime() - entry.seenAt < SEEN_MS) return true;
     try {
       fsSync.utimesSync(entry.file, now, now);
+      entry.seenAt = now.getTime();
       return true;
     } catch {
       this.memo.delete(`${projectId}/${entry.key}`);
@@ -97,7 +117,10 @@ export class ResultCache {
     const k = `${projectId}/${key}`;
     const mem = this.recent.get(k);
     if (mem) {
+      const entry = this.memo.get(k);
+      if (entry && Date.now() - entry.seenAt < SEEN_MS) return mem;
       await fs.access(file);
+      if (entry) entry.seenAt = Date.now();
       return mem;
     }
     // Computed by another process (or before a restart): kept for the next repeat.
@@ -153,7 +176,8 @@ export class ResultCache {
       await write();
     }
     const k = `${projectId}/${key}`;
-    this.memo.set(k, { key, file, rowCount: result.rows.length, at: Date.now(), ttlMs });
+    const now = Date.now();
+    this.memo.set(k, { key, file, rowCount: result.rows.length, at: now, ttlMs, seenAt: now });
     this.remember(k, result);
   }
 

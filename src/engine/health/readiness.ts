@@ -114,7 +114,8 @@ export class Readiness {
   private async probeDataDir(): Promise<void> {
     this.probing ??= (async () => {
       await fs.writeFile(this.probeFile, 'ready\n');
-      await fs.rm(this.probeFile, { force: true });
+      // unlink, not rm: rm walks the path as for a tree (lstat first) at every poll.
+      await fs.unlink(this.probeFile);
     })().finally(() => (this.probing = undefined));
     await this.bounded(this.probing);
   }

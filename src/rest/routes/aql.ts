@@ -8,6 +8,7 @@ import { HttpError } from '../../http/errors.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
 import { addJobLinks, jobPath } from './jobs.js';
+import { untilCallerGone } from '../../http/caller-gone.js';
 
 // An empty query is the engine's to reject: its 400 says where (line 1, column 1) like any other.
 const bodySchema = z.object({ aql: z.string() }).strict();
@@ -96,13 +97,11 @@ export const aqlRoutes: RouteDef[] = [
             return { status: 201, ...started(job, 'Query started') };
           }
           // Prefer: wait=<s> (RFC 7240): answer inline when the job ends within the wait.
-          const gone = new AbortController();
-          res.once('close', () => gone.abort());
           const { job, result } = await engine.aql.executeAndWait(
             actor,
             aql,
             wait * 1000,
-            gone.signal,
+            untilCallerGone(res),
           );
           const applied = { 'Preference-Applied': `wait=${wait}` };
           if (!FINAL_STATUSES.includes(job.status)) {

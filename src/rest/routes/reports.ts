@@ -3,7 +3,7 @@
 // CSV/TSV. The engine computes everything as the caller; this file picks the format.
 import type { DashboardSummary } from '../../contract/dashboards.js';
 import { dashboardPath, reportPath } from '../../contract/urls.js';
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 import { z } from 'zod';
 import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
@@ -13,18 +13,12 @@ import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import { negotiate, type Format } from '../../http/negotiate.js';
 import type { RouteDef } from '../../http/router.js';
+import { untilCallerGone } from '../../http/caller-gone.js';
 
 const pagingSchema = z.object({
   limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
   offset: z.coerce.number().int().min(0).default(0),
 });
-
-/** Aborted when the caller goes away: queries still running for them stop. */
-function untilGone(res: Response): AbortSignal {
-  const gone = new AbortController();
-  res.once('close', () => gone.abort());
-  return gone.signal;
-}
 
 const format = (req: Request, offered: Format[]) =>
   negotiate(
@@ -81,7 +75,9 @@ export const reportRoutes: RouteDef[] = [
           const f = format(req, ['json', 'yaml', 'csv', 'tsv', 'xlsx', 'html']);
           const page =
             f === 'json' || f === 'yaml' ? parseInput(pagingSchema, query, 'paging') : null;
-          const r = await engine.reports.report(actor, params.id!, { signal: untilGone(res) });
+          const r = await engine.reports.report(actor, params.id!, {
+            signal: untilCallerGone(res),
+          });
           const self = reportPath(actor.projectId, r.ident);
           if (f === 'html') {
             sendPage(
@@ -132,7 +128,7 @@ export const reportRoutes: RouteDef[] = [
           "One item of a dashboard computed for you with the dashboard's filters (`filter` as on the dashboard): JSON/YAML (`item` with its first 1000 rows), or CSV/TSV/XLSX (every row).",
         handler: async ({ engine, actor, params, query, res }) => {
           const d = await engine.reports.dashboard(actor, params.id!, query.filter, {
-            signal: untilGone(res),
+            signal: untilCallerGone(res),
             only: params.item!,
           });
           const item = d.items[0];
@@ -168,7 +164,7 @@ export const reportRoutes: RouteDef[] = [
         handler: async ({ engine, actor, params, query, req, res }) => {
           const f = format(req, ['json', 'yaml', 'html']);
           const d = await engine.reports.dashboard(actor, params.id!, foldDateFields(query), {
-            signal: untilGone(res),
+            signal: untilCallerGone(res),
           });
           const self = dashboardPath(actor.projectId, d.ident);
           if (f === 'html') {
