@@ -16,6 +16,7 @@ import {
 
 const MEMBER = 'app-member@example.com';
 const MEMBER_PASSWORD = 'member-password-1';
+const DESCRIPTION = 'Flights and carriers, loaded every night.';
 
 describe.skipIf(skipBrowser)('the web application (frame)', () => {
   let s: TestServer;
@@ -31,6 +32,8 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
       body: { title: 'Maintenance', message: 'Loads pause on Sunday.' },
     });
     expect(r.status, r.text).toBe(200);
+    const d = await s.api('PUT', `/projects/${s.demo}`, { body: { desc: DESCRIPTION } });
+    expect(d.status, d.text).toBe(200);
     browser = await launch();
   });
   afterAll(async () => {
@@ -57,7 +60,7 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
     expect((await fetch(`${s.url}/app/assets/nope.js`)).status).toBe(404);
   });
 
-  it('sends a visitor to sign in, then to the projects; a project shows its announcement', async () => {
+  it('sends a visitor to sign in, then to the projects; a project shows its description and announcement', async () => {
     const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD);
     try {
       await page.getByRole('heading', { name: 'Your projects' }).waitFor();
@@ -65,6 +68,8 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
       await screenshots(page, 'projects');
       await page.getByRole('link', { name: /Demo/ }).first().click();
       await page.getByRole('note').getByText('Loads pause on Sunday.').waitFor();
+      // The API names it `desc` (GET /projects/{id}); the page once read a `description`.
+      await page.getByText(DESCRIPTION).waitFor();
       expect(new URL(page.url()).pathname).toBe(`/app/p/${s.demo}`);
       const nav = page.getByRole('navigation', { name: 'Project' });
       expect(await nav.getByRole('link').allTextContents()).toEqual(

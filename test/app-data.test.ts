@@ -3,7 +3,8 @@
 // label, the key), loaded, the job followed to OK, the dataset listed with its rows and
 // queried over REST with the query the screen links to Explore; pause and resume of a 6 MiB
 // upload in 1 MiB chunks (chunks held by the test so the pause lands mid-upload); a flow run
-// from its card; and a plain member, who does not see the section.
+// from its card; a load by an MD Admin under a row-level filter, whose counts are withheld;
+// and a plain member, who does not see the section.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Route } from 'playwright-core';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
@@ -12,6 +13,8 @@ import { invite, startTestServer, type TestServer } from './helpers/server.js';
 
 const MD = 'data-md@example.com';
 const MEMBER = 'data-member@example.com';
+/** An MD Admin under a row-level filter: a load's counts are over every row, not theirs. */
+const FILTERED_MD = 'data-filtered-md@example.com';
 const PASSWORD = 'member-password-1';
 const CSV = 'person_id,name,city,score\n1,Ann,Oslo,7\n2,Bob,Bergen,5\n3,Cid,Oslo,9\n';
 
@@ -28,7 +31,12 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
     [s, browser] = await Promise.all([startTestServer(), launch()]);
     await invite(s, s.demo, MD, { mdadmin: true });
     await invite(s, s.demo, MEMBER);
-    for (const who of [MD, MEMBER]) await s.engine.accounts.setPassword(who, PASSWORD);
+    // A row-level filter is a condition on the model: it needs a dataset to name.
+    await loadDataset(s, s.demo, 'regions', 'region\nNorth\nSouth\n', '', [
+      ['region', 'A', 'string', 'Region Name'],
+    ]);
+    await invite(s, s.demo, FILTERED_MD, { mdadmin: true, filter: '[Region Name] = "North"' });
+    for (const who of [MD, MEMBER, FILTERED_MD]) await s.engine.accounts.setPassword(who, PASSWORD);
     data = `/app/p/${s.demo}/data`;
   });
   afterAll(async () => {
@@ -124,6 +132,32 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
       const row = page.locator('tr[data-dataset=people]');
       await expect(row.locator('.data-rows').textContent()).resolves.toBe('3');
       await expect(row.textContent()).resolves.toMatch(/3 rows \(full\)/);
+      expect(unexpected(problems)).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('says a load ended without its row counts to an MD Admin under a row-level filter', async () => {
+    const { page, problems, close } = await signedIn(browser, s, FILTERED_MD, PASSWORD, data);
+    page.setDefaultTimeout(10_000);
+    try {
+      await upload(page, 'towns.csv', Buffer.from('town_id,town\n1,Oslo\n2,Bergen\n'));
+      const item = uploadItem(page, 'towns.csv');
+      await item.getByText('Uploaded · 100 %').waitFor();
+      await item.getByRole('link', { name: 'Load as dataset' }).click();
+      await page.getByRole('heading', { name: 'Load a file', level: 1 }).waitFor();
+      await page.getByLabel('Dataset', { exact: true }).fill('towns');
+      await page.getByRole('button', { name: 'Load' }).click();
+      const job = page.locator('.data-job');
+      await job.getByText('OK', { exact: true }).waitFor();
+      // The job answers its counts as null to this reader (docs/api.md "Jobs").
+      await job
+        .getByText(
+          'Dataset “towns” is loaded (full); its row counts are hidden under your row-level filter.',
+        )
+        .waitFor();
+      expect(await job.textContent()).not.toMatch(/null/);
       expect(unexpected(problems)).toEqual([]);
     } finally {
       await close();

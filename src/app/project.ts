@@ -2,21 +2,9 @@
 // caller's levels, the announcement), shared by the screens through a context.
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import type { ProjectDetails } from '../contract/projects';
 
-export interface ProjectDetails {
-  id: string;
-  label: string;
-  description?: string;
-  access: {
-    admin: boolean;
-    mdadmin: boolean;
-    useradmin: boolean;
-    roles: string[];
-    /** The caller's row-level filter (AQL), null when none. */
-    filter?: string | null;
-  };
-  announcement: { title: string; message: string; current: boolean } | null;
-}
+export type { ProjectDetails };
 
 export const ProjectContext = createContext<ProjectDetails | null>(null);
 

@@ -21,3 +21,18 @@ export interface ActivityRecord {
   message: string;
   detail: Record<string, unknown>;
 }
+
+/**
+ * A data_load event's detail: a load's, or a warehouse mapping's (mode "map", nothing loaded
+ * or counted). Row counts are null for a reader with a row-level filter (they count every row).
+ */
+export type LoadDetail = { dataset: string; source: string; jobId: string; dataVersion: number } & (
+  | { mode: 'full' | 'incremental'; rowsLoaded: number | null; rows: number | null }
+  | { mode: 'map'; rowsLoaded?: null; rows?: null }
+);
+
+/** One event of GET /projects/{project}/activity/loads. */
+export interface LoadEvent extends Omit<ActivityRecord, 'type' | 'detail'> {
+  type: 'data_load';
+  detail: LoadDetail;
+}

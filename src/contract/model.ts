@@ -46,3 +46,10 @@ export interface SearchHit extends ObjectSummary {
   field: SearchField;
   match: MatchKind;
 }
+
+/** An attribute's or label's distinct values with their row counts (GET pmd/obj/{id}/values). */
+export interface AttributeValues {
+  values: Array<{ value: string; count: number }>;
+  /** More values match than the limit let through. */
+  truncated: boolean;
+}

@@ -7,7 +7,12 @@ import { invalid } from '../errors.js';
 import { nowIso } from '../ids.js';
 import type { ModelStore } from '../model/store.js';
 import { readerView, redact, visibleTo } from './reader-view.js';
-import { ACTIVITY_TYPES, type ActivityRecord, type ActivityType } from '../../contract/activity.js';
+import {
+  ACTIVITY_TYPES,
+  type ActivityRecord,
+  type ActivityType,
+  type LoadEvent,
+} from '../../contract/activity.js';
 
 export { ACTIVITY_TYPES, type ActivityRecord, type ActivityType };
 
@@ -88,7 +93,7 @@ export class ActivityLog {
    * The reader's data_load events (at most 1000, newest first); `latest`: the latest of each
    * dataset (events carry `detail.dataset`).
    */
-  async loads(a: ProjectActor, opts: { latest: boolean }): Promise<ActivityRecord[]> {
+  async loads(a: ProjectActor, opts: { latest: boolean }): Promise<LoadEvent[]> {
     const { activity } = tablesOf(this.db);
     const { jsonText } = sqlOf(this.db);
     const view = await readerView(a, this.model);
@@ -96,20 +101,24 @@ export class ActivityLog {
       ? sql`${activity.id} in (select max(id) from activity where project_id = ${a.projectId} and type = 'data_load' group by ${jsonText(activity.detail, 'dataset')})`
       : undefined;
     return (
-      await this.db
-        .select()
-        .from(activity)
-        .where(
-          and(
-            eq(activity.projectId, a.projectId),
-            eq(activity.type, 'data_load'),
-            latest,
-            visibleTo(this.db, view),
-          ),
-        )
-        .orderBy(desc(activity.id))
-        .limit(1000)
-    ).map((r) => redact(view, toRecord(r)));
+      (
+        await this.db
+          .select()
+          .from(activity)
+          .where(
+            and(
+              eq(activity.projectId, a.projectId),
+              eq(activity.type, 'data_load'),
+              latest,
+              visibleTo(this.db, view),
+            ),
+          )
+          .orderBy(desc(activity.id))
+          .limit(1000)
+      )
+        // Written by loads and mappings with a LoadDetail (data/loads.ts, warehouse/mapping.ts).
+        .map((r) => redact(view, toRecord(r)) as LoadEvent)
+    );
   }
 }
 

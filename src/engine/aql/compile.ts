@@ -1,6 +1,7 @@
 // Compiling a query, in four named phases: parse (parser.ts) → resolve (query-resolve.ts:
 // names, dimensions, measures, what each clause may hold) → plan (plan.ts: anchors, join
 // paths, aggregation groups, the frame) → SQL (sql-query.ts). Each phase has its own tests.
+import type { PlannedColumn } from '../../contract/queries.js';
 import type { Query } from './ast.js';
 import type { SqlTarget } from './dialect/dialect.js';
 import { AqlError } from './errors.js';
@@ -21,7 +22,7 @@ export interface Compiled {
   dialect: string;
   sql: string;
   params: (string | number | boolean | null)[];
-  columns: { title: string; kind: 'dimension' | 'measure'; dataType: string }[];
+  columns: PlannedColumn[];
   /** For explain: the objects used and the plan of every leaf. */
   objects: { ident: string; type: string; title: string }[];
   leaves: LeafPlan[];

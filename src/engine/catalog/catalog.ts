@@ -2,6 +2,7 @@
 // their attributes, labels, facts and metrics, each with its title, type, cardinality and a
 // few example values — compact, filterable, paginated, and only what the caller may see.
 import { createHash } from 'node:crypto';
+import type { AttributeValues } from '../../contract/model.js';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
 import type { DataProfile } from '../backends/backend.js';
@@ -203,7 +204,7 @@ export class CatalogService {
     a: ProjectActor,
     ref: string,
     opts: { prefix?: string; limit?: number },
-  ): Promise<{ values: { value: string; count: number }[]; truncated: boolean }> {
+  ): Promise<AttributeValues> {
     const obj = await this.find(a, ref);
     if (obj.type !== 'attribute' && obj.type !== 'label')
       throw invalid(`[${obj.name}] is a ${obj.type}; values are listed for attributes and labels`);

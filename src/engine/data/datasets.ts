@@ -8,6 +8,7 @@ import { TITLED_TYPES, titleKey } from '../model/defs.js';
 import { ModelScope } from '../model/scope.js';
 import type { ModelStore, ObjectInput } from '../model/store.js';
 import type { Column, Prescription } from './prescription.js';
+import type { Dataset, DataLoadStatus } from '../../contract/data.js';
 
 export interface DatasetInfo {
   name: string;
@@ -20,11 +21,8 @@ export interface DatasetInfo {
   dataVersion: number;
 }
 
-/** A dataset as a member sees it (kodiak/dataload). */
-export interface DatasetView extends Omit<DatasetInfo, 'rows'> {
-  /** Rows over the whole dataset; null for a reader with a row-level filter. */
-  rows: number | null;
-}
+/** A dataset as a member sees it (kodiak/dataload): rows null under a row-level filter. */
+export type DatasetView = Dataset;
 
 export const attrId = (cluster: string, column: string) => `attr.${cluster}.${column}`;
 export const labelId = (cluster: string, column: string) => `label.${cluster}.${column}`;
@@ -89,9 +87,7 @@ export class Datasets {
   }
 
   /** kodiak/dataload: the data and model versions and the datasets the reader can see. */
-  async status(
-    a: ProjectActor,
-  ): Promise<{ dataVersion: number; modelVersion: number; datasets: DatasetView[] }> {
+  async status(a: ProjectActor): Promise<DataLoadStatus> {
     return { ...(await this.model.versions(a.projectId)), datasets: await this.list(a) };
   }
 

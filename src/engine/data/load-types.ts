@@ -1,6 +1,7 @@
 // What a load is made of, shared by the loader (loads.ts), the dataset sinks that write it
 // (backends/*/sink.ts) and flows: kept apart so none of them imports another's module.
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { LoadedCluster, LoadJobResult } from '../../contract/jobs.js';
 import type { Prescription } from './prescription.js';
 
 export interface PlannedCluster {
@@ -23,9 +24,9 @@ export interface ClusterLoad extends PlannedCluster {
   stage(c: DuckDBConnection): Promise<void>;
 }
 
-export interface LoadResult {
-  clusters: Record<string, { rows: number; mode: string; loaded: number; source: string }>;
-  dataVersion: number;
+/** A load's result (the API's LoadJobResult) as the loader makes it: every count known. */
+export interface LoadResult extends LoadJobResult {
+  clusters: Record<string, { [K in keyof LoadedCluster]-?: NonNullable<LoadedCluster[K]> }>;
 }
 
 /** A dataset a load writes, and how. */

@@ -2,6 +2,7 @@
 // cluster from project storage into new dataset versions, all or nothing: they are published
 // together, so a failed or cancelled load leaves the previous data intact. Where the rows go
 // is the project's dataset sink (backends/): new DuckDB versions, or a warehouse's tables.
+import type { LoadDetail } from '../../contract/activity.js';
 import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
@@ -465,11 +466,11 @@ export class Loads {
             dataset: cl.name,
             mode: cl.mode,
             source: cl.source,
-            rowsLoaded: loaded[cl.name],
-            rows: totals[cl.name],
+            rowsLoaded: loaded[cl.name]!,
+            rows: totals[cl.name]!,
             jobId,
             dataVersion,
-          },
+          } satisfies LoadDetail,
         });
       }
     });

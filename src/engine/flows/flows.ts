@@ -5,6 +5,8 @@ import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { FlowListItem } from '../../contract/flows.js';
+import type { JobStatus } from '../../contract/jobs.js';
 import { requireLevel, resolveActor, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { type Db, first, sqlOf, storeOf, tablesOf } from '../db/index.js';
@@ -46,22 +48,7 @@ export interface FlowDeps {
   net: NetPolicy;
 }
 
-export interface FlowListItem {
-  id: string;
-  name: string;
-  inputs: Array<{ box: string; type: string; source: string }>;
-  outputs: Array<{ box: string; type: string; target: string }>;
-  running: boolean;
-  lastRun: {
-    job: string;
-    status: string;
-    started: string | null;
-    finished: string | null;
-    message?: string;
-  } | null;
-  def?: Record<string, unknown>;
-  triggers?: Array<{ id: string; name: string; type: string; enabled: boolean }>;
-}
+export type { FlowListItem };
 
 const scratchRoot = (projectDir: string) => path.join(projectDir, 'flow-runs');
 
@@ -299,7 +286,7 @@ export class Flows {
     if (!j) return null;
     return {
       job: j.id,
-      status: j.status,
+      status: j.status as JobStatus,
       started: j.started ?? null,
       finished: j.finished ?? null,
       ...(j.message ? { message: j.message } : {}),

@@ -4,11 +4,15 @@ import type { Logger } from 'pino';
 import type { ProjectActor } from '../access/actor.js';
 import type { RowOf } from '../db/index.js';
 
-export const JOB_TYPES = ['transform', 'flow', 'report', 'ai'] as const;
-export type JobType = (typeof JOB_TYPES)[number];
-// The statuses are the API's (one list, in the contract the app shares).
-import { FINAL_STATUSES, JOB_STATUSES, type JobStatus } from '../../contract/jobs.js';
-export { FINAL_STATUSES, JOB_STATUSES, type JobStatus };
+// The types and statuses are the API's (one list, in the contract the app shares).
+import {
+  FINAL_STATUSES,
+  JOB_STATUSES,
+  JOB_TYPES,
+  type JobStatus,
+  type JobType,
+} from '../../contract/jobs.js';
+export { FINAL_STATUSES, JOB_STATUSES, JOB_TYPES, type JobStatus, type JobType };
 /** Statuses of a job not finished yet: queued, planning, running. */
 export const ACTIVE: JobStatus[] = ['PREPARED', 'EXPANDING', 'RUNNING'];
 

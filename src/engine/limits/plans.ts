@@ -3,15 +3,9 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { parseYaml } from '../../shared/yaml.js';
 
-export const LIMIT_NAMES = [
-  'storageBytes',
-  'aiMessagesPerDay',
-  'datasetRows',
-  'users',
-  'flows',
-  'projects',
-] as const;
-export type LimitName = (typeof LIMIT_NAMES)[number];
+// The limit names are the API's (limitadherence answers one entry each).
+import { LIMIT_NAMES, type LimitName } from '../../contract/projects.js';
+export { LIMIT_NAMES, type LimitName };
 
 const limitValue = z.number().int().nonnegative();
 const planSchema = z.object({

@@ -8,7 +8,14 @@ import { requireLevel, type Principal, type ProjectActor } from '../access/actor
 import type { ActivityLog } from '../activity/activity.js';
 import { projectCountLock } from '../db/lock-names.js';
 import { type Db, first, prepared, storeOf, tx, tablesOf, type Tables } from '../db/index.js';
-import { type Announcement, type WarehouseBinding } from '../db/tables.js';
+import type {
+  Adherence,
+  Announcement,
+  AnnouncementView,
+  ProjectDetails,
+  ProjectListEntry,
+  WarehouseBinding,
+} from '../../contract/projects.js';
 import { forbidden, invalid, notFound } from '../errors.js';
 import { nowIso, randomId } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
@@ -85,52 +92,7 @@ const announceSchema = z
     path: ['endDate'],
   });
 
-export interface ProjectListEntry {
-  id: string;
-  label: string;
-  hasAccess: boolean;
-  isAdmin: boolean;
-  isMdAdmin: boolean;
-}
-
-export interface ProjectDetails {
-  id: string;
-  label: string;
-  desc: string;
-  entity: string;
-  plan: string;
-  maintenance: boolean;
-  webdavTokenSet: boolean;
-  /** Public shares of dashboards allowed. */
-  dashboardEmbedding: boolean;
-  /** Origins that may frame public shares; empty: any. */
-  embedOrigins: string[];
-  /** A warehouse project's binding (never the secret: that stays in the credentials). */
-  warehouse: WarehouseBinding | null;
-  created: string;
-  updated: string;
-  createdBy: string;
-  access: {
-    admin: boolean;
-    mdadmin: boolean;
-    useradmin: boolean;
-    roles: string[];
-    filter: string | null;
-  };
-  limits: Adherence;
-  announcement: AnnouncementView | null;
-}
-
-/** Plan limits with their usage; `datasetRows` usage is null for a row-filtered reader. */
-export type Adherence = Record<
-  keyof Awaited<ReturnType<Limits['adherence']>>,
-  { limit: number; value: number | null }
->;
-
-export interface AnnouncementView extends Announcement {
-  /** Whether today falls between startDate and endDate (open ends count as open). */
-  current: boolean;
-}
+export type { Adherence, AnnouncementView, ProjectDetails, ProjectListEntry };
 
 export type ProjectHook = (projectId: string) => void | Promise<void>;
 

@@ -5,6 +5,7 @@
 import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InviteResult } from '../../contract/dashboards.js';
+import type { ProjectMember } from '../../contract/users.js';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
 import { type Db, first, tx, tablesOf, type Tables } from '../db/index.js';
@@ -42,18 +43,8 @@ type RightsInput = z.infer<typeof updateSchema>;
 const LEVEL_FLAGS = ['admin', 'mdadmin', 'useradmin'] as const;
 const FLAG_TITLES = { admin: 'Admin', mdadmin: 'MD Admin', useradmin: 'User Admin' } as const;
 
-export interface Member {
-  id: string;
-  active: boolean;
-  admin: boolean;
-  mdadmin: boolean;
-  useradmin: boolean;
-  roles: string[];
-  filter: string | null;
-  invitedBy: string | null;
-  created: string;
-  updated: string;
-}
+/** A member as the API lists them. */
+export type Member = ProjectMember;
 
 export type { InviteResult };
 

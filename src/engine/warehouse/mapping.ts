@@ -2,6 +2,8 @@
 // "table"): the request is checked completely first (400s now, not failed jobs), then a job
 // checks the tables again and records the datasets and their model objects in one
 // transaction. Nothing is written to the warehouse.
+import type { LoadDetail } from '../../contract/activity.js';
+import type { LoadJobResult } from '../../contract/jobs.js';
 import type { ProjectActor } from '../access/actor.js';
 import { requireLevel } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
@@ -200,14 +202,20 @@ export class TableMapping {
           user: job.createdBy,
           object: cl.name,
           message: `mapped ${cl.schema}.${cl.table} of the warehouse as dataset "${cl.name}"`,
-          detail: { dataset: cl.name, mode: 'map', source: cl.source, jobId: job.id, dataVersion },
+          detail: {
+            dataset: cl.name,
+            mode: 'map',
+            source: cl.source,
+            jobId: job.id,
+            dataVersion,
+          } satisfies LoadDetail,
         });
     });
     return {
       clusters: Object.fromEntries(
-        plan.map((cl) => [cl.name, { rows: rows[cl.name], mode: 'map', source: cl.source }]),
+        plan.map((cl) => [cl.name, { rows: rows[cl.name]!, mode: 'map', source: cl.source }]),
       ),
       dataVersion,
-    };
+    } satisfies LoadJobResult;
   }
 }

@@ -1,5 +1,6 @@
 // Queries: execute (a job plus the link to its data), the data itself, and explain.
 import { z } from 'zod';
+import type { QueryAnswer, QueryData } from '../../contract/queries.js';
 import type { QueryResult } from '../../engine/aql/service.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import { parseInput } from '../../engine/validate.js';
@@ -51,7 +52,7 @@ function started(job: Job, title: string) {
         link('data.created', data, { id: job.id }),
       ],
       status: job.status,
-    },
+    } satisfies QueryAnswer,
     headers: { Location: href(data) } as Record<string, string>,
   };
 }
@@ -67,7 +68,7 @@ function failed(job: Job): void {
     });
 }
 
-function resultBody(r: QueryResult) {
+function resultBody(r: QueryResult): { data: QueryData } {
   return {
     data: {
       values: toValues(r.rows),
@@ -143,7 +144,7 @@ export const aqlRoutes: RouteDef[] = [
               body: {
                 status: job.status,
                 link: [link('scache', jobPath(actor.projectId, job.id), { id: job.id })],
-              },
+              } satisfies QueryAnswer,
             };
           }
           failed(job);

@@ -1,4 +1,5 @@
 // Loading data: structure guess, load execution, and the data/model versions.
+import type { DataLoadStatus } from '../../contract/data.js';
 import type { Guess } from '../../contract/guess.js';
 import { link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
@@ -118,7 +119,7 @@ export const dataRoutes: RouteDef[] = [
           "Current data and model versions and the loaded datasets; for a warehouse project, its schema, how long cached answers are served, and each dataset's rows as PostgreSQL has them now (rowsEstimated: true when they are its estimate).",
         handler: async ({ engine, actor }) => {
           const status = await engine.datasets.status(actor);
-          const dataload = {
+          const dataload: DataLoadStatus = {
             ...status,
             datasets: await engine.warehouse.withLiveRows(actor.projectId, status.datasets),
           };

@@ -1,4 +1,5 @@
 // Jobs (scache): list, poll, cancel.
+import type { JobStarted, JobView } from '../../contract/jobs.js';
 import { jobPath } from '../../contract/urls.js';
 import { jsonAnswer } from '../../engine/ai/json-answer.js';
 import type { AiAnswer } from '../../engine/ai/types.js';
@@ -16,7 +17,7 @@ export function addJobLinks(make: (job: Job) => Link[]): void {
 }
 
 /** A job as the API returns it: flat, with its links (API-DECISIONS "Jobs"). */
-export function jobView(job: Job) {
+export function jobView(job: Job): JobView {
   const { projectId, ...rest } = job;
   return {
     ...rest,
@@ -34,7 +35,9 @@ export function jobStarted(job: Job) {
   return {
     status: 202,
     title: 'Job started',
-    body: { link: [link('scache', jobPath(job.projectId, job.id), { id: job.id })] },
+    body: {
+      link: [link('scache', jobPath(job.projectId, job.id), { id: job.id })],
+    } satisfies JobStarted,
     headers: { Location: href(jobPath(job.projectId, job.id)) },
   };
 }

@@ -20,21 +20,9 @@ import {
   withQuery,
   type Paging,
 } from '../model/parts';
+import type { ProjectMember as Member } from '../../../contract/users';
 
 type Level = 'admin' | 'mdadmin' | 'useradmin';
-
-interface Member {
-  id: string;
-  active: boolean;
-  admin: boolean;
-  mdadmin: boolean;
-  useradmin: boolean;
-  roles: string[];
-  filter: string | null;
-  invitedBy: string;
-  created: string;
-  updated: string;
-}
 
 const LEVELS: Array<{ key: Level; title: string; hint: string }> = [
   { key: 'admin', title: 'Admin', hint: 'everything, settings included' },
@@ -331,7 +319,8 @@ function MemberCard(props: {
             <div>
               <dt>Invited</dt>
               <dd>
-                <When iso={u.created} /> by {u.invitedBy}
+                <When iso={u.created} />
+                {u.invitedBy && <> by {u.invitedBy}</>}
               </dd>
             </div>
           </dl>

@@ -4,15 +4,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { apiHref, webdavPath } from '../../../contract/urls';
 import { api, projectApi, type ApiError } from '../../api';
 import { useResource } from '../../data';
-import { useProject } from '../../project';
+import { useProject, type ProjectDetails } from '../../project';
 import { Loading } from '../../ui';
 import { asApiError, FieldError, fieldOf, Problem } from '../model/parts';
 
-interface ProjectSettings {
-  webdavTokenSet: boolean;
-  dashboardEmbedding: boolean;
-  embedOrigins: string[];
-}
+type ProjectSettings = Pick<
+  ProjectDetails,
+  'webdavTokenSet' | 'dashboardEmbedding' | 'embedOrigins'
+>;
 
 export function Settings() {
   const p = useProject();

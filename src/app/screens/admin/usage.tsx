@@ -6,8 +6,10 @@ import { formatNumber } from '../../format';
 import { useProject } from '../../project';
 import { Loading } from '../../ui';
 import { Problem } from '../model/parts';
+import type { Adherence } from '../../../contract/projects';
 
-type Usage = Record<string, { limit: number; value: number | null }>;
+/** Any limit by name: a limit this screen does not know yet is shown by its name. */
+type ByName = Partial<Record<string, Adherence['datasetRows']>>;
 
 const LIMITS: Record<string, { title: string; hint: string; bytes?: boolean }> = {
   storageBytes: { title: 'Storage', hint: 'files, uploads and data', bytes: true },
@@ -31,18 +33,19 @@ function bytes(n: number): string {
 
 export function Usage() {
   const p = useProject();
-  const r = useResource<Usage>(`${projectApi(p.id)}/limitadherence`);
+  const r = useResource<Adherence>(`${projectApi(p.id)}/limitadherence`);
   if (!r.value) return r.error ? <Problem error={r.error} /> : <Loading what="the usage" />;
+  const usage: ByName = r.value;
   const names = [
-    ...Object.keys(LIMITS).filter((k) => r.value![k]),
-    ...Object.keys(r.value).filter((k) => !LIMITS[k]),
+    ...Object.keys(LIMITS).filter((k) => usage[k]),
+    ...Object.keys(usage).filter((k) => !LIMITS[k]),
   ];
   return (
     <>
       <h2>Usage of the plan’s limits</h2>
       <ul class="usage">
         {names.map((k) => (
-          <Bar key={k} name={k} {...r.value![k]!} />
+          <Bar key={k} name={k} {...usage[k]!} />
         ))}
       </ul>
     </>

@@ -1,10 +1,9 @@
 // The project's AI messages over the last 24 hours against the plan's aiMessagesPerDay, from
 // GET /projects/{p}/limitadherence, so members see the limit coming before a 402.
 import { formatNumber } from '../../format';
-export interface UsageLimit {
-  limit: number;
-  value: number;
-}
+import type { Adherence } from '../../../contract/projects';
+
+export type UsageLimit = Adherence['aiMessagesPerDay'];
 
 export function UsageNote({ usage }: { usage: UsageLimit | undefined }) {
   if (!usage) return null;

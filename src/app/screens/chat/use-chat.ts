@@ -8,7 +8,7 @@ import { useResource } from '../../data';
 import { appPath, navigate } from '../../router';
 import { plainText } from './markdown';
 import { stepText } from './progress';
-import type { UsageLimit } from './usage';
+import type { Adherence } from '../../../contract/projects';
 import type { AiProgress, Asked, Conversation, ConversationSummary } from '../../../contract/chat';
 import type { JobStatus } from '../../../contract/jobs';
 import { isFinal, linkOf, type AiJob } from './types';
@@ -63,9 +63,7 @@ export function useChat(project: string, id: string | undefined) {
   const conv = useResource<{ conversation: Conversation }>(
     id ? `${base}/conversations/${enc(id)}` : null,
   );
-  const limits = useResource<{ aiMessagesPerDay?: UsageLimit }>(
-    `${projectApi(project)}/limitadherence`,
-  );
+  const limits = useResource<Adherence>(`${projectApi(project)}/limitadherence`);
   const [pending, setPending] = useState<Pending | null>(null);
   const [notice, setNotice] = useState<ApiError | null>(null);
   const [unavailable, setUnavailable] = useState(unavailableMessage);

@@ -5,12 +5,9 @@
 // is changed or stopped by an Admin only. The API's 400/403/409 messages are shown.
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, projectApi } from '../../api';
-import { useProject, type ProjectDetails } from '../../project';
+import { useProject } from '../../project';
 import { EmbeddingSwitch, type Embedding } from './share-embedding';
 import type { Share, ShareChange, ShareType } from '../../../contract/dashboards';
-
-/** GET /projects/{id} answers these settings too (project.ts does not type them). */
-type WithEmbedding = ProjectDetails & { dashboardEmbedding?: boolean };
 
 interface Props {
   id: string;
@@ -29,7 +26,7 @@ const emails = (text: string) =>
     .filter(Boolean);
 
 export function ShareForm({ id, share, onChange, onConflict, onEmbedding }: Props) {
-  const project = useProject() as WithEmbedding;
+  const project = useProject();
   const admin = project.access.admin;
   // A public share computes without row filter: only an unfiltered Admin makes one.
   const publisher = admin && !project.access.filter;

@@ -1,16 +1,16 @@
 // A public share's address: shown with a copy button, a link to open it, and an <iframe>
 // snippet for embedding it in a page (docs/sharing.md, "Embedding in a page").
 import { useState } from 'preact/hooks';
-import { useProject, type ProjectDetails } from '../../project';
+import { useProject } from '../../project';
 
 const attr = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function PublicAddress(p: { url: string; name: string; origins?: string[] }) {
   const { url, name } = p;
-  const project = useProject() as ProjectDetails & { embedOrigins?: string[] };
+  const project = useProject();
   const snippet = `<iframe src="${attr(url)}" title="${attr(name)}" width="100%" height="640" style="border:0" loading="lazy" referrerpolicy="no-referrer"></iframe>`;
-  const origins = p.origins ?? project.embedOrigins ?? [];
+  const origins = p.origins ?? project.embedOrigins;
   return (
     <div class="dash-public">
       <Copyable id="dash-public-url" label="Public address" text={url} />

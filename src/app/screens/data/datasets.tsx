@@ -69,20 +69,20 @@ export function Datasets() {
                     <td>
                       <code>{d.primaryKey || '—'}</code>
                     </td>
-                    <td class="data-source">{d.source}</td>
+                    <td class="data-source">{d.source ?? '—'}</td>
                     <td>
-                      {l && l.detail.mode === 'map' ? (
+                      {!l ? (
+                        <When iso={d.loaded} />
+                      ) : l.detail.mode === 'map' ? (
                         // A warehouse table mapped in place: nothing was loaded, nothing counted.
                         <>
                           <When iso={l.time} /> · {l.user} · mapped
                         </>
-                      ) : l ? (
+                      ) : (
                         <>
                           <When iso={l.time} /> · {l.user} · <Count n={l.detail.rowsLoaded} /> rows
                           ({l.detail.mode})
                         </>
-                      ) : (
-                        <When iso={d.loaded} />
                       )}
                     </td>
                   </tr>

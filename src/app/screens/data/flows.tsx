@@ -98,11 +98,18 @@ export function Flows() {
                 </p>
                 {f.lastRun && (
                   <p class="data-flow-last">
-                    Last run <When iso={f.lastRun.started} />
+                    {/* A run not started yet (queued, or cancelled first) has no start time. */}
+                    {f.lastRun.started ? (
+                      <>
+                        Last run <When iso={f.lastRun.started} />
+                      </>
+                    ) : (
+                      'Last run not started'
+                    )}
                     {f.lastRun.finished && (
                       <>
                         {' '}
-                        to <When iso={f.lastRun.finished} />
+                        {f.lastRun.started ? 'to' : 'ended'} <When iso={f.lastRun.finished} />
                       </>
                     )}
                   </p>

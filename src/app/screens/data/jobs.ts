@@ -9,7 +9,7 @@ export const POLL_MS = 400;
 
 export const jobIdOf = (r: JobLink): string => {
   const l = r.link.find((x) => x.rel === 'scache') ?? r.link[0];
-  if (!l) throw new Error('the API answered no job link');
+  if (!l?.id) throw new Error('the API answered no job link');
   return l.id;
 };
 

@@ -31,9 +31,12 @@ export function LoadJob(props: { id: string; prescription: Prescription }) {
       {status === 'OK' && (
         <>
           <p class="data-job-result">
-            {result
-              ? `Loaded ${result.loaded} rows into dataset “${ds}” (${result.mode}); it holds ${result.rows} rows.`
-              : `Dataset “${ds}” is loaded.`}
+            {!result
+              ? `Dataset “${ds}” is loaded.`
+              : // The counts are over every row: withheld (null) from a reader with a row filter.
+                result.loaded == null || result.rows === null
+                ? `Dataset “${ds}” is loaded (${result.mode}); its row counts are hidden under your row-level filter.`
+                : `Loaded ${result.loaded} rows into dataset “${ds}” (${result.mode}); it holds ${result.rows} rows.`}
           </p>
           <div class="actions">
             <Link class="button" href={exploreHref(p.id, datasetQuery(props.prescription))}>

@@ -1,12 +1,30 @@
 // The shapes the Data screen reads from the API (docs/api.md "Storage", "Loading data",
 // "Jobs", "Data integration"; docs/loading.md for the prescription).
 
-import { DATA_TYPE_NAMES, type DataType } from '../../../contract/data';
-import { isFinal, type JobStatus } from '../../../contract/jobs';
+import type { LoadEvent } from '../../../contract/activity';
+import { DATA_TYPE_NAMES, type Dataset, type DataType } from '../../../contract/data';
+import type { FlowListItem as Flow } from '../../../contract/flows';
 import type { ColumnKind } from '../../../contract/guess';
+import {
+  isFinal,
+  type JobStarted as JobLink,
+  type JobStatus,
+  type JobView,
+  type LoadJobResult,
+  type LoadProgress,
+} from '../../../contract/jobs';
 import type { StorageItem } from '../../../contract/storage';
 
-export { isFinal, type DataType, type JobStatus, type StorageItem };
+export {
+  isFinal,
+  type Dataset,
+  type DataType,
+  type Flow,
+  type JobLink,
+  type JobStatus,
+  type LoadEvent,
+  type StorageItem,
+};
 export const DATA_TYPES: readonly DataType[] = DATA_TYPE_NAMES;
 
 /** The column kinds as the form names them. */
@@ -16,62 +34,5 @@ export const OBJECT_TYPES: Array<[ColumnKind, string]> = [
   ['F', 'Fact'],
 ];
 
-export interface Job {
-  id: string;
-  type: string;
-  status: JobStatus;
-  message?: string;
-  progress?: { cluster?: string; percentage?: number; rowsLoaded?: number };
-  result?: {
-    clusters?: Record<string, { rows: number; loaded: number; mode: string; source: string }>;
-    outputs?: Array<{ box: string; type: string; dataset?: string; path?: string; rows: number }>;
-  };
-}
-
-/** A 201/202 answer that started a job: its `scache` link. */
-export interface JobLink {
-  link: Array<{ rel: string; id: string; href: string }>;
-}
-
-export interface Dataset {
-  name: string;
-  rows: number | null;
-  /** A warehouse table's rows are PostgreSQL's estimate. */
-  rowsEstimated?: boolean;
-  columns: number;
-  primaryKey: string;
-  source: string;
-  loaded: string;
-  loadedBy: string;
-  dataVersion: number;
-}
-
-export interface LoadEvent {
-  id: number;
-  time: string;
-  user: string;
-  message: string;
-  // Row counts are null for a reader under a row-level filter.
-  detail: {
-    dataset: string;
-    mode: string;
-    source: string;
-    rowsLoaded: number | null;
-    rows: number | null;
-  };
-}
-
-export interface Flow {
-  id: string;
-  name: string;
-  inputs: Array<{ box: string; type: string; source: string }>;
-  outputs: Array<{ box: string; type: string; target: string }>;
-  running: boolean;
-  lastRun: {
-    job: string;
-    status: JobStatus;
-    started: string;
-    finished?: string;
-    message?: string;
-  } | null;
-}
+/** A load job as the Data screen follows it. */
+export type Job = JobView<LoadJobResult, LoadProgress>;

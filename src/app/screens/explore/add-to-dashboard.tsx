@@ -9,9 +9,10 @@ import { ErrorNote } from '../../ui';
 import { Field } from './field';
 import { withReport, type DashboardDef } from './dashboard';
 import type { Saved } from './save';
+import type { DashboardSummary } from '../../../contract/dashboards';
 
 interface DashboardList {
-  dashboards: { ident: string; name: string; items: number }[];
+  dashboards: DashboardSummary[];
 }
 
 const NEW = '';

@@ -1,5 +1,6 @@
 // Running a query: POST app/aql/execute with `Prefer: wait=30` answers the result inline when
 // it ends within 30 s; a longer one answers 202 and its data link is polled until it ends.
+import type { PlannedColumn, QueryAnswer } from '../../../contract/queries';
 import { API, api, get, projectApi } from '../../api';
 import { readableTitle } from './builder-aql';
 import type { ResultColumn } from './chart-data';
@@ -13,18 +14,6 @@ export interface QueryResult {
   data: string;
   /** Values in WHERE that match no member (only on results without rows). */
   warnings: Problem[];
-}
-
-interface DataBody {
-  values: string;
-  visual: { column: { title: string }[] };
-  warnings?: Problem[];
-}
-
-interface Answer {
-  status?: string;
-  link?: { rel: string; href: string }[];
-  data?: DataBody;
 }
 
 const WAIT_S = 30;
@@ -43,7 +32,7 @@ export async function runQuery(
   aql: string,
   stale: () => boolean,
 ): Promise<QueryResult | null> {
-  const first = await api<Answer>(
+  const first = await api<QueryAnswer>(
     'POST',
     `${projectApi(project)}/app/aql/execute`,
     { aql },
@@ -55,12 +44,12 @@ export async function runQuery(
   while (!data) {
     await new Promise((r) => setTimeout(r, POLL_MS));
     if (stale()) return null;
-    data = (await get<Answer>(href)).data;
+    data = (await get<QueryAnswer>(href)).data;
   }
   // The plan (nothing runs) tells dimensions from measures and their types, for the chart;
   // asked once the query ran, so a mistake is refused once.
   const planned = (
-    await api<{ explain: { columns: ResultColumn[] } }>(
+    await api<{ explain: { columns: PlannedColumn[] } }>(
       'POST',
       `${projectApi(project)}/app/aql/explain`,
       { aql },

@@ -5,11 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, projectApi } from '../../api';
 import { formatNumber } from '../../format';
 import { ErrorNote } from '../../ui';
-
-interface Values {
-  values: { value: string; count: number }[];
-  truncated: boolean;
-}
+import type { AttributeValues } from '../../../contract/model';
 
 const LIMIT = 20;
 
@@ -21,14 +17,14 @@ export function ValuePicker(props: {
   onChange: (values: string[]) => void;
 }) {
   const [prefix, setPrefix] = useState('');
-  const [found, setFound] = useState<Values | null>(null);
+  const [found, setFound] = useState<AttributeValues | null>(null);
   const [error, setError] = useState<ApiError>();
   useEffect(() => {
     let live = true;
     const t = setTimeout(
       () => {
         const q = new URLSearchParams({ limit: String(LIMIT), ...(prefix ? { prefix } : {}) });
-        get<Values>(
+        get<AttributeValues>(
           `${projectApi(props.project)}/pmd/obj/${encodeURIComponent(props.ident)}/values?${q}`,
         ).then(
           (v) => live && (setFound(v), setError(undefined)),

@@ -10,7 +10,7 @@ export function Home() {
   return (
     <section>
       <Title text={p.label} />
-      {p.description && <p class="muted">{p.description}</p>}
+      {p.desc && <p class="muted">{p.desc}</p>}
       {a?.current && (
         <aside class="announcement" role="note">
           {a.title && <strong>{a.title}</strong>}

@@ -4,20 +4,13 @@ import { useEffect } from 'preact/hooks';
 import { useResource } from '../../data';
 import { appPath, BASE, Link, navigate } from '../../router';
 import { ErrorNote, Loading, Title } from '../../ui';
-
-interface Entry {
-  id: string;
-  label: string;
-  hasAccess: boolean;
-  isAdmin: boolean;
-  isMdAdmin: boolean;
-}
+import type { ProjectListEntry } from '../../../contract/projects';
 
 /** Whether this page was loaded at the list: only then may it skip it (once). */
 let openedAtList = location.pathname.replace(/\/+$/, '') === BASE;
 
 export function Projects() {
-  const r = useResource<{ projects: Record<string, Entry> }>('/projects');
+  const r = useResource<{ projects: Record<string, ProjectListEntry> }>('/projects');
   const list = Object.values(r.value?.projects ?? {}).filter((p) => p.hasAccess);
   const only = r.value && list.length === 1 ? list[0]!.id : undefined;
   useEffect(() => {

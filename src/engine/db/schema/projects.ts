@@ -2,6 +2,9 @@
 // Projects, their members and their activity log.
 import { table, text, time, int, bool, json, rowId, primaryKey, index } from './kit.js';
 import { organizations } from './identity.js';
+import type { Announcement, WarehouseBinding } from '../../../contract/projects.js';
+
+export type { Announcement, WarehouseBinding };
 
 export const projects = table('projects', {
   id: text('id').primaryKey(),
@@ -27,19 +30,6 @@ export const projects = table('projects', {
   /** A warehouse project's binding (SCALE.md): its data is read where it lives. */
   warehouse: json('warehouse').$type<WarehouseBinding | null>(),
 });
-
-/** A project bound to a PostgreSQL database: a credentials object and a schema. */
-export interface WarehouseBinding {
-  credentials: string;
-  schema: string;
-}
-
-export interface Announcement {
-  title: string;
-  message: string;
-  startDate: string | null;
-  endDate: string | null;
-}
 
 export const projectUsers = table(
   'project_users',
