@@ -19,7 +19,7 @@ export default tseslint.config(
   {
     // The launcher and its bundler run on Node as plain JavaScript (bin/).
     files: ['bin/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly' } },
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
     // Tool configs that must be CommonJS (.dependency-cruiser.cjs).

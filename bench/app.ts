@@ -23,6 +23,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startFakeLlm } from '../test/helpers/fake-llm.js';
 import { median, quantile, startBenchServer } from './compare.js';
+import { INSTALL_ROOT } from '../src/shared/install-root.js';
 
 const ROUNDS = Number(process.env.BENCH_APP_ROUNDS ?? 15);
 const GOAL_GZIP_KB = 150;
@@ -30,7 +31,7 @@ const GOAL_FIRST_MS = 1000;
 const GOAL_PROGRESS_MS = 300;
 const GOAL_DASHBOARD_MS = 1500;
 const FRAME_MS = 1000 / 60;
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const ROOT = INSTALL_ROOT;
 
 async function main(): Promise<void> {
   // ---- size -------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ const token: number[] = [];
 const floor: number[] = [];
 for (let i = 0; i < ROUNDS; i++) {
   floor.push(timed(['-e', '0']));
-  token.push(timed(['src/cli.ts', 'token', 'admin@example.com']));
+  token.push(timed(['bin/ursa.mjs', 'token', 'admin@example.com']));
 }
 fs.rmSync(dataDir, { recursive: true, force: true });
 const t = median(token);

@@ -16,7 +16,7 @@ interface Target {
 }
 
 async function startTarget(kind: 'ursa' | 'express'): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/http-target.ts', kind], {
+  const child = spawn(process.execPath, ['bin/run.mjs', 'bench/http-target.ts', kind], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, URSA_LOG_LEVEL: process.env.URSA_LOG_LEVEL ?? 'info' },
   });

@@ -4,3 +4,4 @@ export const ENTRY: string;
 export function bundleIsFresh(): boolean;
 export function buildBundle(): Promise<void>;
 export function ensureBundle(): Promise<void>;
+export const BUNDLE_OPTIONS: Record<string, unknown> & { absWorkingDir: string };

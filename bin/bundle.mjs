@@ -51,33 +51,38 @@ function writeAtomic(file, contents) {
   fs.renameSync(tmp, file);
 }
 
+/** How every bundle is built: ES modules for Node 24, split where code loads on first use. */
+export const BUNDLE_OPTIONS = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  splitting: true, // what loads on first use (AI SDKs, PDF) stays in its own chunk
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: '[name]-[hash]',
+  external: EXTERNAL,
+  // Node warns when code outside node_modules loads its deprecated punycode (whatwg-url
+  // does, for vega): in the bundle that code is outside, so it gets the package instead.
+  alias: { punycode: 'punycode/' },
+  // CommonJS packages inside the bundle call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __ursaRequire } from 'node:module'; const require = __ursaRequire(import.meta.url);",
+  },
+  logLevel: 'error',
+};
+
 export async function buildBundle() {
   const { build } = await import('esbuild');
   const built = Date.now();
   const result = await build({
-    absWorkingDir: ROOT,
+    ...BUNDLE_OPTIONS,
     entryPoints: { cli: 'src/cli.ts' },
-    bundle: true,
-    splitting: true, // what loads on first use (AI SDKs, PDF) stays in its own chunk
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
     outdir: OUT,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: '[name]-[hash]',
-    external: EXTERNAL,
-    // Node warns when code outside node_modules loads its deprecated punycode (whatwg-url
-    // does, for vega): in the bundle that code is outside, so it gets the package instead.
-    alias: { punycode: 'punycode/' },
-    // CommonJS packages inside the bundle call require() for Node's own modules.
-    banner: {
-      js: "import { createRequire as __ursaRequire } from 'node:module'; const require = __ursaRequire(import.meta.url);",
-    },
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,
     write: false,
-    logLevel: 'error',
   });
   fs.mkdirSync(OUT, { recursive: true });
   const written = new Set();

@@ -8,11 +8,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort, startPostgres, type TestPostgres } from './throwaway-postgres.js';
 import { ensureBundle } from '../bin/bundle.mjs';
+import { INSTALL_ROOT } from '../src/shared/install-root.js';
 
-export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const ROOT = INSTALL_ROOT;
 export const HAPROXY = '/usr/sbin/haproxy';
 export const HAPROXY_INSTALL = 'apt-get install haproxy';
 
