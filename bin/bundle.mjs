@@ -14,6 +14,7 @@ const INPUTS = path.join(OUT, 'inputs.json');
 
 /** Native addons and packages that find files next to themselves stay in node_modules. */
 const EXTERNAL = [
+  'esbuild',
   'better-sqlite3',
   '@duckdb/*',
   '@resvg/*',
@@ -69,6 +70,19 @@ export const BUNDLE_OPTIONS = {
   banner: {
     js: "import { createRequire as __ursaRequire } from 'node:module'; const require = __ursaRequire(import.meta.url);",
   },
+  // A program that builds the server's bundle (the cluster scripts) imports this file as it
+  // is: its paths are relative to bin/.
+  plugins: [
+    {
+      name: 'bundler-stays-outside',
+      setup(build) {
+        build.onResolve({ filter: /\/bin\/bundle\.mjs$/ }, (args) => ({
+          path: path.join(args.resolveDir, args.path),
+          external: true,
+        }));
+      },
+    },
+  ],
   logLevel: 'error',
 };
 

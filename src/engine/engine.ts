@@ -66,6 +66,7 @@ import { PasswordLinks } from './users/password-links.js';
 import { RowFilterGuard } from './users/row-filter-guard.js';
 
 export class Engine {
+  private readonly lifetime = new AbortController();
   readonly db: Db;
   readonly plans: Plans;
   readonly limits: Limits;
@@ -450,7 +451,13 @@ export class Engine {
     return randomId(20);
   }
 
+  /** Aborted when close() starts: what runs beside the engine (a door's timers) stops with it. */
+  get closing(): AbortSignal {
+    return this.lifetime.signal;
+  }
+
   async close(): Promise<void> {
+    this.lifetime.abort();
     this.unfollowDeletes();
     await this.exports.close();
     await this.triggers.stop();

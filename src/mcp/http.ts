@@ -102,6 +102,8 @@ export function mcpRouter(engine: Engine, opts: McpHttpOptions = {}): McpRouter 
     sweepIdle().catch((err: unknown) => engine.log.warn({ err }, 'MCP sessions not swept'));
   }, 60_000);
   sweep.unref();
+  // A tick after the engine closed would only report its closed database.
+  engine.closing.addEventListener('abort', () => clearInterval(sweep), { once: true });
 
   router.use((req: Request, res: Response, next: NextFunction) => {
     const origin = req.headers.origin;
