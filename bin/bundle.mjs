@@ -24,21 +24,21 @@ const EXTERNAL = [
   'pg-native',
 ];
 
-/** True when the bundle exists and no input changed since it was built. */
-export function bundleIsFresh() {
+/** True when the bundle in `out` exists and no input changed since it was built. */
+export function bundleIsFresh(out = OUT) {
   let record;
   try {
-    record = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
+    record = JSON.parse(fs.readFileSync(path.join(out, 'inputs.json'), 'utf8'));
   } catch {
     return false;
   }
-  if (!fs.existsSync(ENTRY)) return false;
+  if (!fs.existsSync(path.join(out, 'cli.mjs'))) return false;
   for (const f of record.inputs) {
     let st;
     try {
       st = fs.statSync(path.join(ROOT, f));
     } catch {
-      return false;
+      return false; // gone: its importer changed too, or the tree moved
     }
     if (st.mtimeMs > record.built) return false;
   }

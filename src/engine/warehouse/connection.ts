@@ -211,10 +211,13 @@ export class Server {
       };
     } catch (err) {
       signal?.throwIfAborted();
-      const e = err as { code?: string };
-      if (!e.code) broken = true;
+      const failure = this.describe(err, 'query');
+      // A lost connection (a socket error, or the server ending the session: 08…, 57P01–03)
+      // is never reused: the server's error arrives before its socket closes, so the pool
+      // would hand the dead connection to the next statement.
+      if (failure.phase === 'connect') broken = true;
       if (open && !broken) await client.query('ROLLBACK').catch(() => (broken = true));
-      throw this.describe(err, 'query');
+      throw failure;
     } finally {
       signal?.removeEventListener('abort', stop);
       held.release(broken);
