@@ -284,6 +284,25 @@ describe('the AQL cheatsheet', () => {
     expect(share(all)).toBeCloseTo(Number(ca) / Number(total), 9);
   });
 
+  it("says a sub-select keeps the query's WHERE and adds its own, computing what it says", async () => {
+    expect(CHEATSHEET).toMatch(/every sub-select too \(a sub-select's own WHERE adds to it\)/);
+    const rows = await rowsOf(s, ADMIN, exampleAfter('A sub-select keeps the query'));
+    const [want] = (await read(`SELECT count(*) FILTER (WHERE f.cancelled), count(*)
+      FROM ds_flights f JOIN ds_airports a ON a.code = f.origin WHERE a.state = 'CA'`)) as [
+      [unknown, unknown],
+    ];
+    // Per carrier, cancelled CA flights over CA flights: weighted back, the CA total share.
+    const flights = await rowsOf(
+      s,
+      ADMIN,
+      'SELECT [Carrier Name], COUNT([flights]) WHERE [Origin State] = "CA"',
+    );
+    const n = new Map(flights.map((r) => [r[0], Number(r[1])]));
+    const cancelled = rows.reduce((t, r) => t + Number(r[1]) * n.get(r[0])!, 0);
+    expect(cancelled).toBeCloseTo(Number(want![0]), 6);
+    expect(Number(want![0])).toBeLessThan(Number(want![1]));
+  });
+
   it('is an MCP resource and the aql_help tool', async () => {
     const listed = await mcp.listResources();
     expect(listed.resources.map((r) => r.uri)).toContain('ursa://aql/cheatsheet');

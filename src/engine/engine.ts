@@ -12,7 +12,7 @@ import {
 import { ActivityLog } from './activity/activity.js';
 import { providerFromConfig } from './ai/providers.js';
 import { AiService } from './ai/service.js';
-import { todayIn, type Config } from './config.js';
+import { API_PREFIX, MCP_PATH, mcpAudience, todayIn, type Config } from './config.js';
 import { first, openStore, tablesOf, type Db, type Store } from './db/index.js';
 import { Exports } from './export/exports.js';
 import { Readiness } from './health/readiness.js';
@@ -179,8 +179,22 @@ export class Engine {
     this.throttle = new Throttle(this.db);
     this.revocations = new Revocations(this.db, config.auth.tokenTtlSeconds);
     this.mcpSessions = new McpSessions(this.db, MCP_SESSION_IDLE_MS);
-    this.verifier = new TokenVerifier(config.auth, signingKey, (claims) =>
-      this.revocations.isRevoked(claims),
+    this.verifier = new TokenVerifier(
+      config.auth,
+      signingKey,
+      (claims) => this.revocations.isRevoked(claims),
+      [
+        {
+          url: config.auth.audience,
+          name: `the REST API (${API_PREFIX})`,
+          howToGet: `send one issued for ${config.auth.audience} (an OAuth client asks for that resource; "npm run ursa -- token <email>" prints one)`,
+        },
+        {
+          url: mcpAudience(config),
+          name: `the MCP server (${MCP_PATH})`,
+          howToGet: `send one issued for ${mcpAudience(config)} (an MCP client gets one through OAuth; "npm run ursa -- token <email> --mcp" prints one)`,
+        },
+      ],
     );
     this.storage = new Storage((p) => this.projects.dir(p), this.limits);
     this.files = new ProjectFiles(this.storage, DavProps.following(this.db, this.storage));

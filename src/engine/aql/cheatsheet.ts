@@ -10,7 +10,7 @@ const RULES = `- Name model objects in brackets, by title or identifier, in any 
 - Aggregate facts: SUM([<fact>]), AVG, MIN, MAX, MEDIAN, PERCENTILE([<fact>], 0.9), STDDEV. Count the rows of a dataset with COUNT([<dataset>]) (its name in brackets; there is no COUNT(*)); COUNT([<attribute>]) counts its distinct values, COUNT([<fact>]) the rows where the fact has a value.
 - Form: SELECT items [WHERE row condition] [HAVING measure condition] [QUALIFY window condition] [ORDER BY …] [LIMIT n [OFFSET m]]; LIMIT, not TOP.
 - Aliases in double quotes: SUM([<fact>]) AS "Total"; strings in quotes, dates as "YYYY-MM-DD".
-- Saved metrics are names too: [<Metric>]. Share of the total: [<Metric>] / (SELECT [<Metric>] BY ALL); the query's WHERE applies to BY ALL as well.`;
+- Saved metrics are names too: [<Metric>]. Share of the total: [<Metric>] / (SELECT [<Metric>] BY ALL); the query's WHERE applies inside BY ALL and every sub-select too (a sub-select's own WHERE adds to it).`;
 
 /** What follows every AQL error an assistant gets: the rules, and where the rest is. */
 export const CHEATSHEET_HEAD = `AQL in brief (the full cheatsheet: the aql_help tool, or the resource ursa://aql/cheatsheet):
@@ -34,6 +34,8 @@ Shares: BY ALL drops the dimensions but keeps the query's WHERE, so this is each
 SELECT [Carrier Name], COUNT([flights]) / (SELECT COUNT([flights]) BY ALL) AS "Share of CA flights" WHERE [Origin State] = "CA"
 For a share of the unfiltered total, filter only the part in a sub-select (its WHERE applies to it alone):
 SELECT [Carrier Name], (SELECT COUNT([flights]) WHERE [Origin State] = "CA") / (SELECT COUNT([flights]) BY ALL) AS "CA flights, share of all"
+A sub-select keeps the query's WHERE and adds its own: with WHERE [Origin State] = "CA" this is the cancelled share of CA flights:
+SELECT [Carrier Name], (SELECT COUNT([flights]) WHERE [Cancelled]) / COUNT([flights]) AS "Cancelled share in CA" WHERE [Origin State] = "CA"
 
 Dates: YEAR, QUARTER, MONTH, WEEK, DAY(d); DATE_TRUNC("month", d) is a date dimension;
 DATE_ADD("day", -30, TODAY()); DATE_DIFF("day", a, b); d + 7 and d - 7 move by days.

@@ -23,6 +23,13 @@ export interface TokenSettings {
   tokenTtlSeconds: number;
 }
 
+/** An audience this server issues tokens for: what it is called and how a caller gets one. */
+export interface KnownAudience {
+  url: string;
+  name: string;
+  howToGet: string;
+}
+
 /** Why a bearer token was refused, in RFC 6750 terms. */
 export class TokenError extends EngineError {
   constructor(
@@ -102,6 +109,8 @@ export class TokenVerifier {
     private readonly s: TokenSettings,
     private readonly localKey?: SigningKey,
     private readonly isRevoked: (claims: JWTPayload) => Promise<boolean> = async () => false,
+    /** Audiences a refused token may have been meant for: the refusal then says which. */
+    private readonly known: KnownAudience[] = [],
   ) {}
 
   private getKeys(): Promise<IssuerKeys> {
@@ -117,6 +126,19 @@ export class TokenVerifier {
       this.keys.catch(() => (this.keys = undefined));
     }
     return this.keys;
+  }
+
+  /**
+   * A signed token of ours sent to the other door (a REST token to /mcp, an MCP token to the
+   * REST API): which one it is for and how to get the right one; undefined for anything else.
+   */
+  private wrongAudience(err: unknown, wanted: string): string | undefined {
+    if (!(err instanceof joseErrors.JWTClaimValidationFailed) || err.claim !== 'aud') return;
+    const aud = err.payload.aud;
+    const sent = this.known.find((k) => (Array.isArray(aud) ? aud : [aud]).includes(k.url));
+    const want = this.known.find((k) => k.url === wanted);
+    if (!sent || !want || sent === want) return;
+    return `this access token was issued for ${sent.name}, not for ${want.name}: ${want.howToGet}`;
   }
 
   async verify(token: string, audience = this.s.audience): Promise<VerifiedToken> {
@@ -143,7 +165,10 @@ export class TokenVerifier {
         requiredClaims: ['exp'],
       }));
     } catch (err) {
-      throw new TokenError('invalid_token', describeJoseError(err));
+      throw new TokenError(
+        'invalid_token',
+        this.wrongAudience(err, audience) ?? describeJoseError(err),
+      );
     }
     const raw = payload[this.s.emailClaim] ?? payload.sub;
     if (typeof raw !== 'string' || !raw.includes('@')) {
