@@ -846,13 +846,15 @@ describe('MCP over Streamable HTTP', () => {
       expect(r.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
       // The refusal says which door the token is for and how to get one for this door.
       const said = ((await r.json()) as { message: string }).message;
-      expect(said).toMatch(/issued for the REST API \(\/api\/v1\), not for the MCP server/);
+      expect(said).toMatch(
+        /issued for the REST API \(\/api\/v1\) \(its "aud" claim\), not for the MCP server/,
+      );
       expect(said).toContain(mcpAudience(s.engine.config));
       expect(said).toContain('npm run ursa -- token <email> --mcp');
       const onRest = await s.api('GET', '/projects', { bearer: await mcpToken(ADMIN) });
       expect(onRest.status).toBe(401);
       expect(onRest.json.message).toMatch(
-        /issued for the MCP server \(\/mcp\), not for the REST API .*"npm run ursa -- token <email>"/,
+        /issued for the MCP server \(\/mcp\) \(its "aud" claim\), not for the REST API .*"npm run ursa -- token <email>"/,
       );
       expect((await s.api('GET', '/projects', { bearer: rest })).status).toBe(200);
     });

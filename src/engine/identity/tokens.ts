@@ -138,7 +138,7 @@ export class TokenVerifier {
     const sent = this.known.find((k) => (Array.isArray(aud) ? aud : [aud]).includes(k.url));
     const want = this.known.find((k) => k.url === wanted);
     if (!sent || !want || sent === want) return;
-    return `this access token was issued for ${sent.name}, not for ${want.name}: ${want.howToGet}`;
+    return `this access token was issued for ${sent.name} (its "aud" claim), not for ${want.name}: ${want.howToGet}`;
   }
 
   async verify(token: string, audience = this.s.audience): Promise<VerifiedToken> {
