@@ -46,6 +46,10 @@ export class VersionWriter {
       const from = this.current.find((v) => v.cluster === t.name);
       if (t.mode === 'incremental' && from)
         await fs.copyFile(path.join(this.projectDir, from.file), abs);
+      // Attachments belong to the DuckDB instance, not the connection: a write of this project
+      // that failed while a statement still used its file may have left this name attached
+      // (its DETACH failed). The project's write lock is ours, so no writer uses it now.
+      await this.conn.run(`DETACH DATABASE IF EXISTS ${alias(t.name)}`);
       await this.conn.run(`ATTACH ${lit(abs)} AS ${alias(t.name)}`);
     }
     return this.conn;
