@@ -10,16 +10,8 @@ import type { ModelStore, ObjectInput } from '../model/store.js';
 import type { Column, Prescription } from './prescription.js';
 import type { Dataset, DataLoadStatus } from '../../contract/data.js';
 
-export interface DatasetInfo {
-  name: string;
-  rows: number;
-  columns: number;
-  primaryKey: string | null;
-  source: string | null;
-  loaded: string;
-  loadedBy: string;
-  dataVersion: number;
-}
+/** A dataset as recorded: the answer's fields, its row count always known. */
+export type DatasetInfo = Omit<Dataset, 'rows' | 'rowsEstimated'> & { rows: number };
 
 /** A dataset as a member sees it (kodiak/dataload): rows null under a row-level filter. */
 export type DatasetView = Dataset;
