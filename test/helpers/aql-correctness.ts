@@ -18,6 +18,7 @@ import { isFinal, pollJob } from './jobs.js';
 import { ADMIN, startTestServer, type TestServer } from './server.js';
 import { rawStorage } from './storage.js';
 import { bindWarehouse, grantReader, startWarehouse, type TestWarehouse } from './warehouse.js';
+import { v3Cases } from './aql-correctness-v3.js';
 
 // ---------------------------------------------------------------------------------------
 // Generated data
@@ -605,6 +606,7 @@ export function correctnessSuite(engine: 'duckdb' | 'postgres'): void {
         ['metric', 'Revenue Share', 'SELECT [Revenue] / (SELECT [Revenue] BY ALL)'],
         ['metric', 'Total Refund', 'SELECT SUM([Refund])'],
         ['metric', 'Net', 'SELECT IFNULL([Revenue], 0) - IFNULL([Total Refund], 0)'],
+        ['metric', 'Avg Customer Revenue', 'SELECT AVG([Revenue] BY [Customer])'],
         ['filter', 'Only EU', '[Region] = "EU"'],
         ['filter', 'Paid Orders', '[Status] = "paid"'],
         ['filter', 'Big', '[Amount] > 250'],
@@ -1854,4 +1856,35 @@ export function correctnessSuite(engine: 'duckdb' | 'postgres'): void {
       expect(admin.warnings![0]!.suggestions).toContain('US');
     });
   });
+
+  v3Cases({
+    engine,
+    check,
+    refused,
+    run,
+    hand: engine === 'postgres' ? async (sql) => (await wh!.exec(sql)).rows : null,
+  });
 }
+
+/** What the cases of AQL v3 (aql-correctness-v3.ts) use from here. */
+export const DATA = { ORDERS, RETURNS, CUSTOMERS, RLS };
+export const CALC = {
+  leaf,
+  countLeaf,
+  assemble,
+  sum,
+  avg,
+  min,
+  max,
+  median,
+  countPresent,
+  amounts,
+  refunds,
+  region,
+  customerKey,
+  year,
+  month,
+  EU,
+  status,
+};
+export type { Val, Row, Answer };

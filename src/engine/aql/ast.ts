@@ -18,7 +18,8 @@ export type Expr =
   | { k: 'bare'; name: string; pos: Pos }
   /** `*`, as in COUNT(*): an error that teaches COUNT([<dataset>]). */
   | { k: 'star'; pos: Pos }
-  | { k: 'call'; name: string; args: Expr[]; pos: Pos }
+  /** `by`: an aggregation over groups, `MEDIAN(SUM([Net]) BY [Order ID])`. */
+  | { k: 'call'; name: string; args: Expr[]; by?: Expr[]; pos: Pos }
   | { k: 'neg'; e: Expr; pos: Pos }
   | { k: 'arith'; op: '+' | '-' | '*' | '/' | '||'; l: Expr; r: Expr; pos: Pos }
   | { k: 'cmp'; op: '=' | '<>' | '<' | '<=' | '>' | '>='; l: Expr; r: Expr; pos: Pos }

@@ -6,9 +6,9 @@ import type { Query } from './ast.js';
 import type { SqlTarget } from './dialect/dialect.js';
 import { AqlError } from './errors.js';
 import { examplesFor } from './examples.js';
-import { columnsIn, leavesIn, type V } from './ir.js';
+import { columnsIn, leavesIn, type Leaf, type V } from './ir.js';
 import type { ModelSnapshot } from './model.js';
-import { planQuery, type LeafPlan } from './plan.js';
+import { leafPlans, planQuery, type LeafPlan } from './plan.js';
 import { parse } from './parser.js';
 import { resolveQuery, type ValueCheck } from './query-resolve.js';
 import type { ResolveEnv } from './resolve.js';
@@ -58,9 +58,13 @@ export function compileQuery(
         ...(rq.having ? [rq.having] : []),
         ...rq.dims.flatMap((d) => [d.key, d.display]),
       ],
-      plan.leaves.flatMap((l) => [l.arg, ...l.where]),
+      allLeaves(plan.leaves).flatMap((l) => [
+        l.arg,
+        ...l.where,
+        ...(l.by ?? []).flatMap((d) => [d.key, d.display]),
+      ]),
     ),
-    leaves: plan.planned.map((p) => p.plan),
+    leaves: leafPlans(plan),
     frame: plan.frameDesc,
     valueChecks: rq.valueChecks,
   };
@@ -96,6 +100,11 @@ export const datasetsOf = (c: Compiled): string[] => [
       .map((o) => o.ident.split('.')[1]!),
   ]),
 ];
+
+/** Leaves and the leaves of their measures (aggregations over groups), at every depth. */
+function allLeaves(leaves: Leaf[]): Leaf[] {
+  return leaves.flatMap((l) => [l, ...(l.by ? allLeaves(leavesIn(l.arg)) : [])]);
+}
 
 function usedObjects(top: V[], inLeaves: V[]): Compiled['objects'] {
   const used = new Map<string, Compiled['objects'][number]>();

@@ -3,7 +3,7 @@
 import type { Pos } from './ast.js';
 import type { Examples } from './examples.js';
 import { columnsIn, mapV, shapeKey, type Column, type Leaf, type V } from './ir.js';
-import { fail } from './resolve.js';
+import { fail } from './resolve-ctx.js';
 import { kindOf } from './sqlgen.js';
 
 export interface Dim {

@@ -272,11 +272,18 @@ export abstract class ExprGrammar extends EmbeddedActionsParser {
     this.CONSUME(T.LParen);
     const args: Expr[] = [];
     this.MANY_SEP({ SEP: T.Comma, DEF: () => args.push(this.SUBRULE(this.orExpr)) });
+    // `AVG(SUM([Sales]) BY [Month])`: an aggregation of a measure computed per group.
+    const by: Expr[] = [];
+    this.OPTION2(() => {
+      this.CONSUME(T.By);
+      this.AT_LEAST_ONE_SEP({ SEP: T.Comma, DEF: () => by.push(this.SUBRULE2(this.orExpr)) });
+    });
     this.CONSUME(T.RParen);
     const call: Call = {
       k: 'call',
       name: name.image.toUpperCase(),
       args,
+      ...(by.length ? { by } : {}),
       pos: this.ACTION(() => this.span(name, this.last())),
     };
     let over: Over | null = null;

@@ -2,6 +2,7 @@
 // that knows its own filters and grain modifier.
 import type { ObjectRow } from '../model/store.js';
 import type { Pos } from './ast.js';
+import type { Dim } from './dims.js';
 
 export interface Column {
   dataset: string;
@@ -49,6 +50,11 @@ export interface Leaf {
   distinct?: boolean;
   /** PERCENTILE's fraction, 0 to 1. */
   fraction?: number;
+  /**
+   * An aggregation over groups (`MEDIAN(SUM([Net]) BY [Order ID])`): `arg` is a measure,
+   * computed at the leaf's grain plus these dimensions, then aggregated to the leaf's grain.
+   */
+  by?: Dim[];
   /** Metric-level conditions, ANDed. */
   where: V[];
   /** BY ALL: null = query grain; [] = no dimensions; else attribute columns removed. */

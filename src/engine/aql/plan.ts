@@ -10,6 +10,7 @@ import { columnsIn, leavesIn, shapeKey, type Column, type Leaf, type V } from '.
 import { describePath, type Edge, type ModelSnapshot } from './model.js';
 import type { ResolvedQuery } from './query-resolve.js';
 import { fail } from './resolve.js';
+import { groupsQuery } from './plan-groups.js';
 
 export interface LeafPlan {
   leaf: string;
@@ -17,6 +18,8 @@ export interface LeafPlan {
   grain: string[];
   joins: string[];
   filters: number;
+  /** An aggregation over groups: the BY dimensions (its measure's leaves are listed after it). */
+  groupedBy?: string[];
 }
 
 export interface PlannedLeaf {
@@ -25,6 +28,8 @@ export interface PlannedLeaf {
   conditions: V[];
   needed: { dataset: string; why: string }[];
   plan: LeafPlan;
+  /** An aggregation over groups: the query computing its measure per group. */
+  groups?: { rq: ResolvedQuery; plan: QueryPlan };
 }
 
 /** One aggregation query (l<g>): its leaves are its value columns v0, v1, … */
@@ -72,6 +77,7 @@ export function leafKey(l: Leaf): string {
     l.arg,
     l.where,
     l.byAll?.map((c) => `${c.dataset}.${c.column}`) ?? null,
+    l.by?.map((d) => d.key) ?? null,
   ]);
 }
 
@@ -102,13 +108,18 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
   // anchor, metric conditions and grain are then computed by one aggregation query (one scan).
   // That never changes a value: every join is many-to-one onto a primary key, so another
   // leaf's joins neither add nor drop a row of the anchor.
-  const planned = leaves.map((l, i) => planLeaf(l, grainOf[i]!, dims, rq.where, rq.security, snap));
+  const planned = leaves.map((l, i) =>
+    l.by
+      ? planGroups(l, grainOf[i]!, rq, snap)
+      : planLeaf(l, grainOf[i]!, dims, rq.where, rq.security, snap),
+  );
   // A leaf at a coarser grain (BY ALL) whose twin (same aggregation, argument and metric
   // WHERE) is computed at the full grain is that twin's groups added up again — a sum of
   // sums, a minimum of minimums, a maximum of maximums, a sum of row counts — since every
   // anchor row lies in exactly one full-grain group.
+  // Not an aggregation over groups: its groups at a coarser grain are other groups.
   const rollupOf = (l: Leaf, anchor: string) =>
-    REAGGREGATE[l.fn] ?? (isRowCount(l, anchor, snap) ? 'sum' : undefined);
+    l.by ? undefined : (REAGGREGATE[l.fn] ?? (isRowCount(l, anchor, snap) ? 'sum' : undefined));
   const twinKey = (l: Leaf) => leafKey({ ...l, byAll: null });
   const fullTwin = new Map<string, number>();
   leaves.forEach((l, i) => {
@@ -126,7 +137,8 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
   const groupOf = new Map<string, number>();
   leaves.forEach((l, i) => {
     if (derivedFrom.has(i)) return;
-    const key = shapeKey([planned[i]!.anchor, l.where, grainOf[i]]);
+    // An aggregation over groups is a query of its own: a group alone.
+    const key = l.by ? `groups ${i}` : shapeKey([planned[i]!.anchor, l.where, grainOf[i]]);
     let g = groupOf.get(key);
     if (g === undefined) {
       g = groups.length;
@@ -316,6 +328,33 @@ function planLeaf(
       filters: conditions.length,
     },
   };
+}
+
+/** An aggregation over groups: its measure planned as a query at the grain plus BY. */
+function planGroups(l: Leaf, grain: number[], rq: ResolvedQuery, snap: ModelSnapshot): PlannedLeaf {
+  const inner = groupsQuery(l, grain, rq);
+  const plan = planQuery(inner, snap);
+  // The dataset its measure's first aggregation counts in (what a metric "is on").
+  const anchor = plan.planned[0]!.anchor;
+  return {
+    anchor,
+    conditions: [],
+    needed: [],
+    groups: { rq: inner, plan },
+    plan: {
+      leaf: l.text,
+      anchor,
+      grain: grain.map((d) => dimTitle(rq.dims[d]!)),
+      joins: [],
+      filters: 0,
+      groupedBy: l.by!.map(dimTitle),
+    },
+  };
+}
+
+/** Every leaf's plan, those inside aggregations over groups after their own. */
+export function leafPlans(plan: QueryPlan): LeafPlan[] {
+  return plan.planned.flatMap((p) => [p.plan, ...(p.groups ? leafPlans(p.groups.plan) : [])]);
 }
 
 /**

@@ -8,6 +8,7 @@ import { examplesFor } from './examples.js';
 import { datasetRef, fail, posIn, where, type Ctx } from './resolve-ctx.js';
 import { kindOf } from './sqlgen.js';
 import { closest } from './suggest.js';
+import { aggregateOverGroups } from './resolve-groups.js';
 
 const AGGS: AggFn[] = ['SUM', 'AVG', 'MIN', 'MAX', 'MEDIAN', 'COUNT', 'PERCENTILE', 'STDDEV'];
 const PARTS: DatePart[] = ['YEAR', 'QUARTER', 'MONTH', 'WEEK', 'DAY'];
@@ -80,14 +81,15 @@ function arity(e: Call, ctx: Ctx, min: number, max: number | null = min): void {
 export function resolveCall(e: Call, ctx: Ctx): V {
   const name = e.name;
   const pos = posIn(ctx, e.pos);
+  if (e.by) return aggregateOverGroups(e, ctx);
   if ((AGGS as string[]).includes(name) || name === 'COUNT_DISTINCT') return aggregate(e, ctx);
   if ((PARTS as string[]).includes(name)) {
     arity(e, ctx, 1);
     const arg = ctx.expr(e.args[0]!, ctx);
-    const ok =
-      arg.t === 'today' ||
-      (arg.t === 'col' && (arg.col.dataType === 'date' || arg.col.dataType === 'datetime')) ||
-      (arg.t === 'fn' && (arg.name === 'DATE_TRUNC' || arg.name === 'DATE_ADD'));
+    // Any date: a date attribute, TODAY(), a date function, or a measure that is one
+    // (YEAR(MIN([Order Date])), the year of the first order).
+    const k = kindOf(arg);
+    const ok = k === 'date' || k === 'datetime';
     if (!ok)
       throw fail(
         `${name} takes a date, e.g. ${name}(${examplesFor(ctx.env, ctx.trusted).date()}); "${e.args[0]!.pos.text}" is not one`,
@@ -142,7 +144,7 @@ function aggregate(e: Call, ctx: Ctx): V {
   const ex = () => examplesFor(ctx.env, ctx.trusted);
   if (ctx.inAgg)
     throw fail(
-      `${name} inside another aggregation: aggregations cannot be nested${ctx.inWindow ? '' : `; to aggregate a result over other rows, use a window: SUM(SUM(${ex().fact()})) OVER (…)`}`,
+      `${name} inside another aggregation: aggregations cannot be nested, but an aggregation of per-group values can, naming its groups with BY, e.g. AVG(SUM(${ex().fact()}) BY ${ex().attribute()})${ctx.inWindow ? '' : `; to aggregate the result's rows, use a window: SUM(SUM(${ex().fact()})) OVER (…)`}`,
       where(ctx, e.pos),
     );
   const inner = { ...ctx, inAgg: true };
@@ -241,6 +243,11 @@ export function resolveWindow(e: Extract<Expr, { k: 'window' }>, ctx: Ctx): V {
       { functions: WINDOW_FNS },
     );
   const c: Call = e.call;
+  if (c.by)
+    throw fail(
+      `${name}(… BY …) OVER (…): a window aggregates the result's rows and takes no BY; aggregate per group without OVER, or window over a measure, e.g. SUM(SUM(${examplesFor(ctx.env, ctx.trusted).fact()})) OVER (…)`,
+      where(ctx, e.pos),
+    );
   const inner: Ctx = { ...ctx, inWindow: true };
   if (['RANK', 'DENSE_RANK', 'ROW_NUMBER'].includes(name)) arity(c, ctx, 0);
   else if (name === 'LAG' || name === 'LEAD') arity(c, ctx, 1, 3);

@@ -25,11 +25,86 @@ export function toSql(
   today: string,
   target: SqlTarget,
 ): QuerySql {
-  const { dialect, relations } = target;
+  const { dialect } = target;
   const params = new Params(today, dialect);
+  const { dims } = rq;
+  const q = parts(rq, plan, snap, params, target.relations, '');
+  const select = rq.items.map((it, i) => ({
+    sql:
+      it.kind === 'dimension'
+        ? `${q.frame}.x${dims.findIndex((x) => x.item === i)}`
+        : q.assemble(it.v, it.pos),
+    as: `c${i}`,
+  }));
+  const where = rq.having ? q.assemble(rq.having, rq.having.pos, true) : null;
+  const qualify = rq.qualify ? q.assemble(rq.qualify, rq.qualify.pos, true) : null;
+  const order = rq.order.map((o) => ({
+    sql: 'col' in o.ref ? `c${o.ref.col}` : q.assemble(o.ref.v, o.pos),
+    desc: o.desc,
+  }));
+  // Dimensions break ties, so results are stable: the shown value, then the key (two
+  // customers of one name are two rows, always in the same order).
+  order.push(
+    ...dims.flatMap((_, d) => [
+      { sql: `${q.frame}.x${d}`, desc: false },
+      { sql: `${q.frame}.k${d}`, desc: false },
+    ]),
+  );
+  return {
+    sql: dialect.assemble({
+      ctes: q.ctes,
+      select,
+      from: q.from,
+      where,
+      qualify,
+      order,
+      limit: rq.limit,
+      offset: rq.offset,
+    }),
+    params: params.values,
+  };
+}
+
+/** The CTEs of a plan, the assembled rows' FROM and how to write a value over them. */
+interface Parts {
+  ctes: string[];
+  /** The CTE whose rows are the result's (its k<d>, x<d>). */
+  frame: string;
+  from: string;
+  assemble: (v: V, pos: Pos, condition?: boolean) => string;
+}
+
+/**
+ * `p`: a prefix for every CTE name, so the query inside an aggregation over groups puts its
+ * CTEs beside the outer ones.
+ */
+function parts(
+  rq: ResolvedQuery,
+  plan: QueryPlan,
+  snap: ModelSnapshot,
+  params: Params,
+  relations: Relations,
+  p: string,
+): Parts {
+  const { dialect } = params;
   const { dims } = rq;
   const ctes: string[] = [];
   plan.groups.forEach((grp, g) => {
+    const inner = plan.planned[grp.leaves[0]!]!.groups;
+    if (inner) {
+      ctes.push(
+        ...groupsCtes(
+          plan.leaves[grp.leaves[0]!]!,
+          inner,
+          grp.grain,
+          snap,
+          params,
+          relations,
+          `${p}l${g}`,
+        ),
+      );
+      return;
+    }
     if (grp.rollup) {
       const keys = grp.grain.map((d) => `k${d}, x${d}`).join(', ');
       const fn = grp.rollup.fn;
@@ -37,7 +112,7 @@ export function toSql(
       const kind = kindOf(plan.leaves[grp.leaves[0]!]!.arg);
       const agg = `${fn === 'min' || fn === 'max' ? dialect.minMax(fn, v, kind) : `${fn}(${v})`} AS v0`;
       ctes.push(
-        `l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM l${grp.rollup.from.g}${keys ? ` GROUP BY ${keys}` : ''})`,
+        `${p}l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM ${p}l${grp.rollup.from.g}${keys ? ` GROUP BY ${keys}` : ''})`,
       );
       return;
     }
@@ -49,27 +124,27 @@ export function toSql(
       params,
       relations,
     );
-    ctes.push(`l${g} AS (${sql})`);
+    ctes.push(`${p}l${g} AS (${sql})`);
   });
 
-  let frame = 'f';
+  let frame = `${p}f`;
   /** Groups whose values the frame itself carries (as g<g>_v<j>). */
   const inFrame = new Set<number>();
   const f = plan.frame;
-  if (f.kind === 'one') ctes.push('f AS (SELECT 1 AS one)');
-  else if (f.kind === 'group') frame = `l${f.g}`;
+  if (f.kind === 'one') ctes.push(`${p}f AS (SELECT 1 AS one)`);
+  else if (f.kind === 'group') frame = `${p}l${f.g}`;
   else if (f.kind === 'union') {
     // Full-grain groups of different anchors: one FULL JOIN on the dimension keys (a row
     // missing on one side keeps the other's values), carrying every group's values along.
     const [first, ...rest] = f.groups as [number, ...number[]];
     const either = (col: string, upTo: number) => {
-      const cols = f.groups.slice(0, upTo + 1).map((g) => `l${g}.${col}`);
+      const cols = f.groups.slice(0, upTo + 1).map((g) => `${p}l${g}.${col}`);
       return cols.length === 1 ? cols[0]! : `coalesce(${cols.join(', ')})`;
     };
     const from = rest
       .map((g, i) => {
-        const on = dims.map((_, d) => dialect.sameKey(either(`k${d}`, i), `l${g}.k${d}`));
-        return ` FULL JOIN l${g} ON ${on.join(' AND ')}`;
+        const on = dims.map((_, d) => dialect.sameKey(either(`k${d}`, i), `${p}l${g}.k${d}`));
+        return ` FULL JOIN ${p}l${g} ON ${on.join(' AND ')}`;
       })
       .join('');
     const keys = dims.map(
@@ -77,17 +152,17 @@ export function toSql(
         `${either(`k${d}`, f.groups.length - 1)} AS k${d}, ${either(`x${d}`, f.groups.length - 1)} AS x${d}`,
     );
     const values = f.groups.flatMap((g) =>
-      plan.groups[g]!.leaves.map((_, j) => `l${g}.v${j} AS g${g}_v${j}`),
+      plan.groups[g]!.leaves.map((_, j) => `${p}l${g}.v${j} AS g${g}_v${j}`),
     );
-    ctes.push(`f AS (SELECT ${[...keys, ...values].join(', ')} FROM l${first}${from})`);
+    ctes.push(`${p}f AS (SELECT ${[...keys, ...values].join(', ')} FROM ${p}l${first}${from})`);
     f.groups.forEach((g) => inFrame.add(g));
-  } else ctes.push(`f AS (${distinctSql(f, dims, snap, params, relations)})`);
+  } else ctes.push(`${p}f AS (${distinctSql(f, dims, snap, params, relations)})`);
 
   const joins = plan.groups
     .map((grp, g) => {
-      if (`l${g}` === frame || inFrame.has(g)) return '';
-      const on = grp.grain.map((d) => dialect.sameKey(`l${g}.k${d}`, `${frame}.k${d}`));
-      return ` LEFT JOIN l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
+      if (`${p}l${g}` === frame || inFrame.has(g)) return '';
+      const on = grp.grain.map((d) => dialect.sameKey(`${p}l${g}.k${d}`, `${frame}.k${d}`));
+      return ` LEFT JOIN ${p}l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
     })
     .join('');
   const tiebreak = dims.flatMap((_, d) => [
@@ -101,7 +176,7 @@ export function toSql(
       tiebreak,
       agg: (a) => {
         const s = plan.slot.get(plan.leafIndex.get(a.leaf.id)!)!;
-        const value = inFrame.has(s.g) ? `f.g${s.g}_v${s.j}` : `l${s.g}.v${s.j}`;
+        const value = inFrame.has(s.g) ? `${p}f.g${s.g}_v${s.j}` : `${p}l${s.g}.v${s.j}`;
         // A group with nothing to count has a count of 0, not an empty cell.
         return a.leaf.fn === 'COUNT' ? `coalesce(${value}, 0)` : value;
       },
@@ -112,40 +187,47 @@ export function toSql(
         return `${frame}.x${d}`;
       },
     });
-  const select = rq.items.map((it, i) => ({
-    sql:
-      it.kind === 'dimension'
-        ? `${frame}.x${dims.findIndex((x) => x.item === i)}`
-        : assemble(it.v, it.pos),
-    as: `c${i}`,
-  }));
-  const where = rq.having ? assemble(rq.having, rq.having.pos, true) : null;
-  const qualify = rq.qualify ? assemble(rq.qualify, rq.qualify.pos, true) : null;
-  const order = rq.order.map((o) => ({
-    sql: 'col' in o.ref ? `c${o.ref.col}` : assemble(o.ref.v, o.pos),
-    desc: o.desc,
-  }));
-  // Dimensions break ties, so results are stable: the shown value, then the key (two
-  // customers of one name are two rows, always in the same order).
-  order.push(
-    ...dims.flatMap((_, d) => [
-      { sql: `${frame}.x${d}`, desc: false },
-      { sql: `${frame}.k${d}`, desc: false },
-    ]),
-  );
-  return {
-    sql: dialect.assemble({
-      ctes,
-      select,
-      from: `${frame}${joins}`,
-      where,
-      qualify,
-      order,
-      limit: rq.limit,
-      offset: rq.offset,
-    }),
-    params: params.values,
-  };
+  return { ctes, frame, from: `${frame}${joins}`, assemble };
+}
+
+/**
+ * An aggregation over groups as CTEs named `name`…: the query of its measure per group
+ * (`name`q: k<i>, x<i> of its dimensions, v), then the outer function over those values per
+ * the leaf's grain (`name`: k<d>, x<d>, v0, like any group). The inner query's first
+ * dimensions are the grain's, in order (plan-groups.ts).
+ */
+function groupsCtes(
+  leaf: Leaf,
+  inner: NonNullable<QueryPlan['planned'][number]['groups']>,
+  grain: number[],
+  snap: ModelSnapshot,
+  params: Params,
+  relations: Relations,
+  name: string,
+): string[] {
+  const { dialect } = params;
+  const q = parts(inner.rq, inner.plan, snap, params, relations, `${name}_`);
+  const measure = inner.rq.items.at(-1)!;
+  const cols = inner.rq.dims.map((_, i) => `${q.frame}.k${i} AS k${i}, ${q.frame}.x${i} AS x${i}`);
+  const perGroup = `${name}q AS (SELECT ${[...cols, `${q.assemble(measure.v, measure.pos)} AS v`].join(', ')} FROM ${q.from})`;
+  const kind = kindOf(leaf.arg);
+  const v = 'v';
+  const agg =
+    leaf.fn === 'COUNT'
+      ? `count(${leaf.distinct ? 'DISTINCT ' : ''}${v})`
+      : leaf.fn === 'MIN' || leaf.fn === 'MAX'
+        ? dialect.minMax(leaf.fn === 'MIN' ? 'min' : 'max', v, kind)
+        : leaf.fn === 'MEDIAN'
+          ? dialect.median(v, kind)
+          : leaf.fn === 'PERCENTILE'
+            ? dialect.percentile(v, Number(leaf.fraction))
+            : leaf.fn === 'STDDEV'
+              ? dialect.stddev(v)
+              : `${leaf.fn.toLowerCase()}(${v})`;
+  const keys = grain.map((d, i) => `k${i} AS k${d}, x${i} AS x${d}`);
+  const groupBy = grain.map((_, i) => `k${i}, x${i}`);
+  const outer = `${name} AS (SELECT ${[...keys, `${agg} AS v0`].join(', ')} FROM ${name}q${groupBy.length ? ` GROUP BY ${groupBy.join(', ')}` : ''})`;
+  return [...q.ctes, perGroup, outer];
 }
 
 /** One aggregation query for leaves sharing anchor, conditions and grain. */
