@@ -312,11 +312,19 @@ describe('the AQL cheatsheet', () => {
     expect((help.structuredContent as { cheatsheet: string }).cheatsheet).toBe(CHEATSHEET);
   });
 
-  it('its first lines follow every AQL error an assistant gets over MCP, not over REST', async () => {
+  it('the rules an AQL error is about follow it over MCP (not the whole list), not over REST', async () => {
+    const rules = CHEATSHEET_HEAD.split('\n').slice(1);
+    const [brackets, , aggregate, form, quotes, metrics] = rules as [string, ...string[]];
     const r = await runAql('SELECT [Origin State], SUM([Distance]');
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/^AQL error: syntax error at line 1, column 38/);
-    expect(r.text).toContain(CHEATSHEET_HEAD);
+    expect(r.text).toContain('AQL in brief (the full cheatsheet: the aql_help tool');
+    for (const rule of [brackets, form, quotes]) expect(r.text).toContain(rule);
+    expect(r.text).not.toContain(metrics);
+    const nested = await runAql('SELECT AVG(SUM([Distance]))');
+    expect(nested.text).toContain(aggregate);
+    expect(nested.text).toMatch(/AVG\(SUM\(\[<fact>\]\) BY \[<attribute>\]\)/);
+    expect(nested.text).not.toContain(quotes);
     const rest = await refused('SELECT [Origin State], SUM([Distance]');
     expect(rest.message).not.toContain('AQL in brief');
   });

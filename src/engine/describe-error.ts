@@ -1,6 +1,6 @@
 // An engine error as text a language model can fix its call from (MCP tool errors, the AI
 // agent's tool results): AQL errors say where, what was found and what would fit.
-import { CHEATSHEET_HEAD } from './aql/cheatsheet.js';
+import { rulesFor } from './aql/cheatsheet.js';
 import type { EngineError } from './errors.js';
 
 export function describeEngineError(
@@ -27,8 +27,8 @@ export function describeEngineError(
     if (more.length && !/did you mean/i.test(err.message))
       lines.push(`did you mean: ${more.map((s) => (/[[(]/.test(s) ? s : `[${s}]`)).join(', ')}`);
     lines.push(`Fix the query and call the tool again (${toolHint}).`);
-    // Assistants repeat SQL habits: the rules that fix most of them come with every error.
-    lines.push('', CHEATSHEET_HEAD);
+    // Assistants repeat SQL habits: the rules about this error come with it.
+    lines.push('', rulesFor(`${err.message} ${c.found ?? ''}`));
     return lines.join('\n');
   }
   if (err.kind === 'forbidden') return `permission denied: ${err.message}`;

@@ -1,20 +1,56 @@
 // AQL in brief, for AI assistants with SQL habits: the MCP resource ursa://aql/cheatsheet and
-// the aql_help tool of MCP and the chat (CHEATSHEET), and the tail of every AQL error they get
-// (CHEATSHEET_HEAD). The rules name no model's objects (they follow errors in any project);
+// the aql_help tool of MCP and the chat (CHEATSHEET), and after every AQL error they get, the
+// rules that error is about (rulesFor). The rules name no model's objects (they follow errors in any project);
 // every line of the examples starting with SELECT is a complete query on the demo project (a
 // test runs them).
 
-/** The rules that fix most first attempts; they stand alone. */
-const RULES = `- Name model objects in brackets, by title or identifier, in any case: [<Title>]; get_model lists them.
-- No FROM, JOIN or GROUP BY: the model finds the datasets and joins them; every item that is not aggregated is a dimension the rows are grouped by.
-- Aggregate facts: SUM([<fact>]), AVG, MIN, MAX, MEDIAN, PERCENTILE([<fact>], 0.9), STDDEV. Count the rows of a dataset with COUNT([<dataset>]) (its name in brackets; there is no COUNT(*)); COUNT([<attribute>]) counts its distinct values, COUNT([<fact>]) the rows where the fact has a value.
-- Form: SELECT items [WHERE row condition] [HAVING measure condition] [QUALIFY window condition] [ORDER BY …] [LIMIT n [OFFSET m]]; LIMIT, not TOP.
-- Aliases in double quotes: SUM([<fact>]) AS "Total"; strings in quotes, dates as "YYYY-MM-DD".
-- Saved metrics are names too: [<Metric>]. Share of the total: [<Metric>] / (SELECT [<Metric>] BY ALL); the query's WHERE applies inside BY ALL and every sub-select too (a sub-select's own WHERE adds to it).`;
+/**
+ * The rules that fix most first attempts; they stand alone. `when`: what in an error's message
+ * makes the rule worth repeating after it (rulesFor).
+ */
+const RULE_LIST: { text: string; when: RegExp }[] = [
+  {
+    text: '- Name model objects in brackets, by title or identifier, in any case: [<Title>]; get_model lists them.',
+    when: /unknown object|brackets|ambiguous|no object|is a dataset|syntax/i,
+  },
+  {
+    text: '- No FROM, JOIN or GROUP BY: the model finds the datasets and joins them; every item that is not aggregated is a dimension the rows are grouped by.',
+    when: /\bFROM\b|\bJOIN\b|GROUP BY|dimension|neither|inside a calculation|reference path/i,
+  },
+  {
+    text: '- Aggregate facts: SUM([<fact>]), AVG, MIN, MAX, MEDIAN, PERCENTILE([<fact>], 0.9), STDDEV. Count the rows of a dataset with COUNT([<dataset>]) (its name in brackets; there is no COUNT(*)); COUNT([<attribute>]) counts its distinct values, COUNT([<fact>]) the rows where the fact has a value. An aggregation of per-group values names the groups: AVG(SUM([<fact>]) BY [<attribute>]).',
+    when: /COUNT|aggregat|is a fact|\*|nested|\bBY\b/i,
+  },
+  {
+    text: '- Form: SELECT items [WHERE row condition] [HAVING measure condition] [QUALIFY window condition] [ORDER BY …] [LIMIT n [OFFSET m]]; LIMIT, not TOP.',
+    when: /syntax|LIMIT|\bTOP\b|HAVING|QUALIFY|ORDER BY|WHERE|window/i,
+  },
+  {
+    text: '- Aliases in double quotes: SUM([<fact>]) AS "Total"; strings in quotes, dates as "YYYY-MM-DD".',
+    when: /syntax|alias|text|quote|date|string/i,
+  },
+  {
+    text: "- Saved metrics are names too: [<Metric>]. Share of the total: [<Metric>] / (SELECT [<Metric>] BY ALL); the query's WHERE applies inside BY ALL and every sub-select too (a sub-select's own WHERE adds to it).",
+    when: /metric|BY ALL|sub-select|share/i,
+  },
+];
 
-/** What follows every AQL error an assistant gets: the rules, and where the rest is. */
-export const CHEATSHEET_HEAD = `AQL in brief (the full cheatsheet: the aql_help tool, or the resource ursa://aql/cheatsheet):
-${RULES}`;
+const RULES = RULE_LIST.map((r) => r.text).join('\n');
+
+const HEAD =
+  'AQL in brief (the full cheatsheet: the aql_help tool, or the resource ursa://aql/cheatsheet):';
+
+/** Every rule, as the cheatsheet starts. */
+export const CHEATSHEET_HEAD = `${HEAD}\n${RULES}`;
+
+/**
+ * What follows an AQL error an assistant gets: the rules its message is about (the first two,
+ * the commonest SQL habits, when none is), not the whole list every time.
+ */
+export function rulesFor(message: string): string {
+  const hit = RULE_LIST.filter((r) => r.when.test(message));
+  return [HEAD, ...(hit.length ? hit : RULE_LIST.slice(0, 2)).map((r) => r.text)].join('\n');
+}
 
 const BODY = `
 Examples (demo flights project):
@@ -36,6 +72,13 @@ For a share of the unfiltered total, filter only the part in a sub-select (its W
 SELECT [Carrier Name], (SELECT COUNT([flights]) WHERE [Origin State] = "CA") / (SELECT COUNT([flights]) BY ALL) AS "CA flights, share of all"
 A sub-select keeps the query's WHERE and adds its own: with WHERE [Origin State] = "CA" this is the cancelled share of CA flights:
 SELECT [Carrier Name], (SELECT COUNT([flights]) WHERE [Cancelled]) / COUNT([flights]) AS "Cancelled share in CA" WHERE [Origin State] = "CA"
+
+Aggregations over groups: AGG(measure BY dimensions) computes the measure per group (within each result row), then
+aggregates those values: SUM AVG MIN MAX MEDIAN PERCENTILE STDDEV, or COUNT (the groups where it has a value).
+SELECT [Carrier Name], AVG(COUNT([flights]) BY [Flight Date]) AS "Flights per day", MAX(COUNT([flights]) BY [Flight Date]) AS "Busiest day"
+SELECT COUNT(CASE WHEN YEAR(MIN([Flight Date])) = 2025 THEN 1 END BY [Origin], [Destination]) AS "Routes first flown in 2025"
+The number of rows a breakdown has is a count of groups (run_aql's totalRows also gives it):
+SELECT COUNT(COUNT([flights]) BY [Origin], [Destination]) AS "Routes flown"
 
 Dates: YEAR, QUARTER, MONTH, WEEK, DAY(d); DATE_TRUNC("month", d) is a date dimension;
 DATE_ADD("day", -30, TODAY()); DATE_DIFF("day", a, b); d + 7 and d - 7 move by days.

@@ -11,6 +11,8 @@ import { describePath, type Edge, type ModelSnapshot } from './model.js';
 import type { ResolvedQuery } from './query-resolve.js';
 import { fail } from './resolve.js';
 import { groupsQuery } from './plan-groups.js';
+import { anchorHint } from './plan-hints.js';
+import { AqlError, type AqlErrorContext } from './errors.js';
 
 export interface LeafPlan {
   leaf: string;
@@ -280,6 +282,23 @@ export function colRenderer(tree: JoinTree) {
     `${tree.aliasOf.get(c.dataset)!}.${tree.relations.column(c.dataset, c.column)}`;
 }
 
+/** A missing path from an aggregation of attributes only: say where it is computed, and the fix. */
+function withAnchorHint(err: unknown, l: Leaf, anchor: string, snap: ModelSnapshot): unknown {
+  if (!(err instanceof AqlError) || l.origin) return err;
+  const to = err.context?.to;
+  if (typeof to !== 'string' || err.context?.from !== anchor) return err;
+  const hint = anchorHint(l, anchor, to, snap);
+  if (!hint) return err;
+  const ctx = err.context as AqlErrorContext;
+  const fix = hint.rewrite
+    ? `, e.g. ${hint.rewrite}`
+    : `, or count its rows with a condition: (SELECT COUNT([${hint.dataset}]) WHERE …)`;
+  return new AqlError(
+    `${err.message}. ${l.text} names only columns of dataset ${anchor}, so it is computed on the rows of ${anchor}; to compute it on the rows of ${hint.dataset}, name columns of ${hint.dataset}${fix}`,
+    { ...ctx, ...(hint.rewrite ? { suggestions: [hint.rewrite] } : {}) },
+  );
+}
+
 /** Conditions a dataset can evaluate: the row filter applies wherever it is reachable. */
 function securityFor(anchor: string, security: V | null, snap: ModelSnapshot): V | null {
   if (!security) return null;
@@ -315,7 +334,12 @@ function planLeaf(
     ...columnsIn(l.arg).map((c) => ({ dataset: c.dataset, why: `computed from [${title(c)}]` })),
   ];
   // Planning checks the paths and describes them; the SQL joins are made for the target.
-  const tree = joinTree(anchor, needed, snap, pos, l.origin ?? l.text, BY_NAME);
+  let tree: JoinTree;
+  try {
+    tree = joinTree(anchor, needed, snap, pos, l.origin ?? l.text, BY_NAME);
+  } catch (err) {
+    throw withAnchorHint(err, l, anchor, snap);
+  }
   return {
     anchor,
     conditions,
