@@ -236,8 +236,27 @@ describe('SQL', () => {
     const { sql } = sqlOf(
       'SELECT [Origin State], COUNT([Flight]) / (SELECT COUNT([Flight]) BY ALL)',
     );
-    expect(sql).toContain('l1 AS (SELECT sum(v0) AS v0 FROM l0)');
+    // A window over the frame's rows, which are the twin's: no second aggregation.
+    expect(sql).toContain('sum(l0.v0) OVER ()');
+    expect(sql).not.toContain('l1 AS');
     expect(sql.match(/FROM "ds_flights"|FROM ds_flights/g) ?? []).toHaveLength(1);
+    const kept = sqlOf(
+      'SELECT [Origin Region], [Origin State], COUNT([Flight]) / (SELECT COUNT([Flight]) BY ALL [Origin State])',
+    ).sql;
+    expect(kept).toContain('sum(l0.v0) OVER (PARTITION BY l0.k0)');
+  });
+
+  it('under HAVING or beside a window of its own, it is a second aggregation of the twin', () => {
+    for (const tail of [
+      'HAVING COUNT([Flight]) > 10',
+      'QUALIFY RANK() OVER (ORDER BY COUNT([Flight])) < 3',
+    ]) {
+      const { sql } = sqlOf(
+        `SELECT [Origin State], COUNT([Flight]) / (SELECT COUNT([Flight]) BY ALL) ${tail}`,
+      );
+      expect(sql).toContain('l1 AS (SELECT sum(v0) AS v0 FROM l0)');
+      expect(sql).not.toContain('OVER ()');
+    }
   });
 });
 

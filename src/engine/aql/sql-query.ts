@@ -6,7 +6,7 @@
 import type { Pos } from './ast.js';
 import type { Relations, SqlTarget } from './dialect/dialect.js';
 import { DIM, sameCol, type Dim } from './dims.js';
-import type { Leaf, V } from './ir.js';
+import { hasWindow, type Leaf, type V } from './ir.js';
 import type { ModelSnapshot } from './model.js';
 import { colRenderer, isRowCount, joinTree, type QueryPlan } from './plan.js';
 import type { ResolvedQuery } from './query-resolve.js';
@@ -89,7 +89,29 @@ function parts(
   const { dialect } = params;
   const { dims } = rq;
   const ctes: string[] = [];
+  const f = plan.frame;
+  /** Groups the frame's rows are (or carry): one frame row per row of theirs. */
+  const framed = new Set(f.kind === 'group' ? [f.g] : f.kind === 'union' ? f.groups : []);
+  // A coarser sum, minimum or maximum of a framed group is a window over the frame's rows
+  // (`sum(v) OVER (PARTITION BY kept dimensions)`): one pass over the aggregated rows instead
+  // of a second aggregation joined back. Not under HAVING, which drops rows before windows,
+  // nor beside the query's own windows (a window cannot hold another).
+  const windowed = new Map<number, string>();
+  const ownWindows =
+    rq.qualify !== null ||
+    rq.items.some((i) => hasWindow(i.v)) ||
+    rq.order.some((o) => 'v' in o.ref && hasWindow(o.ref.v));
+  if (!rq.having && !ownWindows)
+    plan.groups.forEach((grp, g) => {
+      if (!grp.rollup || !framed.has(grp.rollup.from.g)) return;
+      const kind = kindOf(plan.leaves[grp.leaves[0]!]!.arg);
+      const v = '\u0000';
+      const fn = grp.rollup.fn;
+      const agg = fn === 'min' || fn === 'max' ? dialect.minMax(fn, v, kind) : `${fn}(${v})`;
+      if (agg === `${fn}(${v})`) windowed.set(g, fn);
+    });
   plan.groups.forEach((grp, g) => {
+    if (windowed.has(g)) return;
     const inner = plan.planned[grp.leaves[0]!]!.groups;
     if (inner) {
       ctes.push(
@@ -130,7 +152,6 @@ function parts(
   let frame = `${p}f`;
   /** Groups whose values the frame itself carries (as g<g>_v<j>). */
   const inFrame = new Set<number>();
-  const f = plan.frame;
   if (f.kind === 'one') ctes.push(`${p}f AS (SELECT 1 AS one)`);
   else if (f.kind === 'group') frame = `${p}l${f.g}`;
   else if (f.kind === 'union') {
@@ -160,7 +181,7 @@ function parts(
 
   const joins = plan.groups
     .map((grp, g) => {
-      if (`${p}l${g}` === frame || inFrame.has(g)) return '';
+      if (`${p}l${g}` === frame || inFrame.has(g) || windowed.has(g)) return '';
       const on = grp.grain.map((d) => dialect.sameKey(`${p}l${g}.k${d}`, `${frame}.k${d}`));
       return ` LEFT JOIN ${p}l${g} ON ${on.length ? on.join(' AND ') : 'true'}`;
     })
@@ -176,7 +197,14 @@ function parts(
       tiebreak,
       agg: (a) => {
         const s = plan.slot.get(plan.leafIndex.get(a.leaf.id)!)!;
-        const value = inFrame.has(s.g) ? `${p}f.g${s.g}_v${s.j}` : `${p}l${s.g}.v${s.j}`;
+        const at = (x: { g: number; j: number }) =>
+          inFrame.has(x.g) ? `${p}f.g${x.g}_v${x.j}` : `${p}l${x.g}.v${x.j}`;
+        const grp = plan.groups[s.g]!;
+        const fn = windowed.get(s.g);
+        const keys = grp.grain.map((d) => `${frame}.k${d}`).join(', ');
+        const value = fn
+          ? `${fn}(${at(grp.rollup!.from)}) OVER (${keys ? `PARTITION BY ${keys}` : ''})`
+          : at(s);
         // A group with nothing to count has a count of 0, not an empty cell.
         return a.leaf.fn === 'COUNT' ? `coalesce(${value}, 0)` : value;
       },
