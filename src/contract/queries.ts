@@ -26,5 +26,7 @@ export interface QueryAnswer {
 export interface PlannedColumn {
   title: string;
   kind: 'dimension' | 'measure';
+  /** `nested` for NEST(SELECT …): each cell is a list of rows with `columns`. */
   dataType: string;
+  columns?: PlannedColumn[];
 }

@@ -32,6 +32,8 @@ export type Expr =
   | { k: 'and' | 'or'; l: Expr; r: Expr; pos: Pos }
   | { k: 'case'; whens: { when: Expr; then: Expr }[]; else: Expr | null; pos: Pos }
   | { k: 'sub'; metric: MetricBody; pos: Pos }
+  /** `NEST(SELECT …)`: a SELECT item holding a breakdown per result row. */
+  | { k: 'nest'; query: Query; pos: Pos }
   /** `fn(args) OVER (PARTITION BY … ORDER BY … frame)`: computed over the assembled result. */
   | { k: 'window'; call: Extract<Expr, { k: 'call' }>; over: Over; pos: Pos };
 

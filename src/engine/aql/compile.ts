@@ -50,7 +50,12 @@ export function compileQuery(
     dialect: target.dialect.name,
     sql,
     params,
-    columns: rq.items.map((i) => ({ title: i.title, kind: i.kind, dataType: i.dataType })),
+    columns: rq.items.map((i) => ({
+      title: i.title,
+      kind: i.kind,
+      dataType: i.dataType,
+      ...(i.columns ? { columns: i.columns } : {}),
+    })),
     objects: usedObjects(
       [
         ...rq.items.map((i) => i.v),

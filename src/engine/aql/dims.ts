@@ -2,23 +2,11 @@
 // BY and windows refer to them: by repeating a dimension's expression.
 import type { Pos } from './ast.js';
 import type { Examples } from './examples.js';
-import { columnsIn, mapV, shapeKey, type Column, type Leaf, type V } from './ir.js';
+import { columnsIn, mapV, shapeKey, type Column, type Dim, type Leaf, type V } from './ir.js';
 import { fail } from './resolve-ctx.js';
 import { kindOf } from './sqlgen.js';
 
-export interface Dim {
-  /** What groups (an attribute, the attribute of a label, or an expression of attributes). */
-  key: V;
-  /** What is shown (the label for a label). */
-  display: V;
-  /** The attributes it is built on: BY ALL [x] removes the dimensions built on x. */
-  attrs: Column[];
-  item: number;
-  /** The SELECT item's text, the title of a computed dimension. */
-  text: string;
-  pos: Pos;
-  dataType: string;
-}
+export type { Dim } from './ir.js';
 
 const title = (c: Column) => c.obj.name;
 

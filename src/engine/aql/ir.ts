@@ -2,7 +2,6 @@
 // that knows its own filters and grain modifier.
 import type { ObjectRow } from '../model/store.js';
 import type { Pos } from './ast.js';
-import type { Dim } from './dims.js';
 
 export interface Column {
   dataset: string;
@@ -15,7 +14,17 @@ export interface Column {
 }
 
 export type DatePart = 'YEAR' | 'QUARTER' | 'MONTH' | 'WEEK' | 'DAY';
-export type AggFn = 'SUM' | 'AVG' | 'MIN' | 'MAX' | 'MEDIAN' | 'COUNT' | 'PERCENTILE' | 'STDDEV';
+export type AggFn =
+  | 'SUM'
+  | 'AVG'
+  | 'MIN'
+  | 'MAX'
+  | 'MEDIAN'
+  | 'COUNT'
+  | 'PERCENTILE'
+  | 'STDDEV'
+  /** NEST(SELECT …): the rows of `nest` per result row, as a JSON list. */
+  | 'NEST';
 
 /** Functions computed over the assembled result (after aggregation). */
 export type WindowFn =
@@ -55,6 +64,8 @@ export interface Leaf {
    * computed at the leaf's grain plus these dimensions, then aggregated to the leaf's grain.
    */
   by?: Dim[];
+  /** NEST(SELECT …): the nested query, resolved on its own (its dimensions come after the outer ones). */
+  nest?: ResolvedQuery;
   /** Metric-level conditions, ANDed. */
   where: V[];
   /** BY ALL: null = query grain; [] = no dimensions; else attribute columns removed. */
@@ -64,6 +75,56 @@ export interface Leaf {
   origin?: string | null;
   /** Where the user wrote it (for a saved metric: where the query names the metric). */
   pos: Pos;
+}
+
+// ---- the resolved query (query-resolve.ts makes it, plan.ts plans it) ----
+
+export interface Dim {
+  /** What groups (an attribute, the attribute of a label, or an expression of attributes). */
+  key: V;
+  /** What is shown (the label for a label). */
+  display: V;
+  /** The attributes it is built on: BY ALL [x] removes the dimensions built on x. */
+  attrs: Column[];
+  item: number;
+  /** The SELECT item's text, the title of a computed dimension. */
+  text: string;
+  pos: Pos;
+  dataType: string;
+}
+
+export interface Item {
+  v: V;
+  kind: 'dimension' | 'measure';
+  pos: Pos;
+  title: string;
+  dataType: string;
+  /** NEST(SELECT …): the nested rows' columns. */
+  columns?: Pick<Item, 'title' | 'kind' | 'dataType'>[];
+}
+
+export type OrderRef = { col: number } | { v: V };
+
+/** A text value compared with a text attribute in WHERE: a 0-row answer checks it exists. */
+export interface ValueCheck {
+  col: Column;
+  value: string;
+  pos: Pos;
+}
+
+export interface ResolvedQuery {
+  items: Item[];
+  dims: Dim[];
+  where: V | null;
+  having: V | null;
+  qualify: V | null;
+  order: { ref: OrderRef; desc: boolean; pos: Pos }[];
+  /** The caller's row-level filter, resolved (trusted: it may name hidden objects). */
+  security: V | null;
+  limit: number | null;
+  offset: number | null;
+  objects: { ident: string; type: string; title: string }[];
+  valueChecks: ValueCheck[];
 }
 
 /** Scalar functions: the same at row level and over the assembled result. */

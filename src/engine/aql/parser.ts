@@ -89,7 +89,23 @@ class AqlParser extends WindowGrammar {
 
   private selectItem = this.RULE('selectItem', (): SelectItem => {
     const start = this.LA(1);
-    const expr = this.SUBRULE(this.orExpr);
+    const expr = this.OR7([
+      {
+        // NEST(SELECT …): a breakdown inside each result row (sql-nest.ts).
+        GATE: () =>
+          this.LA(1).image?.toUpperCase() === 'NEST' &&
+          this.LA(2).tokenType === T.LParen &&
+          this.LA(3).tokenType === T.Select,
+        ALT: () => {
+          const name = this.CONSUME2(T.Identifier);
+          this.CONSUME(T.LParen);
+          const query = this.SUBRULE(this.query);
+          this.CONSUME(T.RParen);
+          return { k: 'nest' as const, query, pos: this.within(name) } as Expr;
+        },
+      },
+      { ALT: () => this.SUBRULE(this.orExpr) },
+    ]);
     let alias: string | null = null;
     this.OPTION(() => {
       this.CONSUME(T.As);

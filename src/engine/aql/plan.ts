@@ -11,6 +11,7 @@ import { describePath, type Edge, type ModelSnapshot } from './model.js';
 import type { ResolvedQuery } from './query-resolve.js';
 import { fail } from './resolve.js';
 import { groupsQuery } from './plan-groups.js';
+import { nestQuery } from './plan-nest.js';
 import { anchorHint } from './plan-hints.js';
 import { AqlError, type AqlErrorContext } from './errors.js';
 
@@ -22,6 +23,8 @@ export interface LeafPlan {
   filters: number;
   /** An aggregation over groups: the BY dimensions (its measure's leaves are listed after it). */
   groupedBy?: string[];
+  /** NEST(SELECT …): its own dimensions (its leaves are listed after it). */
+  nested?: string[];
 }
 
 export interface PlannedLeaf {
@@ -80,6 +83,8 @@ export function leafKey(l: Leaf): string {
     l.where,
     l.byAll?.map((c) => `${c.dataset}.${c.column}`) ?? null,
     l.by?.map((d) => d.key) ?? null,
+    // Each NEST is its own query.
+    l.nest ? l.id : null,
   ]);
 }
 
@@ -111,9 +116,11 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
   // That never changes a value: every join is many-to-one onto a primary key, so another
   // leaf's joins neither add nor drop a row of the anchor.
   const planned = leaves.map((l, i) =>
-    l.by
-      ? planGroups(l, grainOf[i]!, rq, snap)
-      : planLeaf(l, grainOf[i]!, dims, rq.where, rq.security, snap),
+    l.nest
+      ? planNest(l, rq, snap)
+      : l.by
+        ? planGroups(l, grainOf[i]!, rq, snap)
+        : planLeaf(l, grainOf[i]!, dims, rq.where, rq.security, snap),
   );
   // A leaf at a coarser grain (BY ALL) whose twin (same aggregation, argument and metric
   // WHERE) is computed at the full grain is that twin's groups added up again — a sum of
@@ -121,7 +128,9 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
   // anchor row lies in exactly one full-grain group.
   // Not an aggregation over groups: its groups at a coarser grain are other groups.
   const rollupOf = (l: Leaf, anchor: string) =>
-    l.by ? undefined : (REAGGREGATE[l.fn] ?? (isRowCount(l, anchor, snap) ? 'sum' : undefined));
+    l.by || l.nest
+      ? undefined
+      : (REAGGREGATE[l.fn] ?? (isRowCount(l, anchor, snap) ? 'sum' : undefined));
   const twinKey = (l: Leaf) => leafKey({ ...l, byAll: null });
   const fullTwin = new Map<string, number>();
   leaves.forEach((l, i) => {
@@ -140,7 +149,8 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
   leaves.forEach((l, i) => {
     if (derivedFrom.has(i)) return;
     // An aggregation over groups is a query of its own: a group alone.
-    const key = l.by ? `groups ${i}` : shapeKey([planned[i]!.anchor, l.where, grainOf[i]]);
+    const key =
+      l.by || l.nest ? `groups ${i}` : shapeKey([planned[i]!.anchor, l.where, grainOf[i]]);
     let g = groupOf.get(key);
     if (g === undefined) {
       g = groups.length;
@@ -372,6 +382,28 @@ function planGroups(l: Leaf, grain: number[], rq: ResolvedQuery, snap: ModelSnap
       joins: [],
       filters: 0,
       groupedBy: l.by!.map(dimTitle),
+    },
+  };
+}
+
+/** NEST(SELECT …): its query planned with the outer dimensions first. */
+function planNest(l: Leaf, rq: ResolvedQuery, snap: ModelSnapshot): PlannedLeaf {
+  const inner = nestQuery(l, rq);
+  const plan = planQuery(inner, snap);
+  const f = plan.frame;
+  const anchor = plan.planned[0]?.anchor ?? (f.kind === 'distinct' ? f.dataset : '');
+  return {
+    anchor,
+    conditions: [],
+    needed: [],
+    groups: { rq: inner, plan },
+    plan: {
+      leaf: l.text,
+      anchor,
+      grain: rq.dims.map((d) => dimTitle(d)),
+      joins: [],
+      filters: 0,
+      nested: inner.dims.slice(rq.dims.length).map(dimTitle),
     },
   };
 }

@@ -1,51 +1,32 @@
 // Phase 2 of compiling a query (parse → resolve → plan → SQL): names become model columns,
 // SELECT items become dimensions or measures, and each clause is checked for what it may
 // hold — before any join path or SQL is considered.
-import type { Pos, Query } from './ast.js';
+import type { Expr, Pos, Query } from './ast.js';
 import { checkAssembled, dataTypeOf, dimsAsColumns, toDim, type Dim } from './dims.js';
-import { columnsIn, hasAgg, hasWindow, walk, type Column, type V } from './ir.js';
+import {
+  columnsIn,
+  hasAgg,
+  hasWindow,
+  walk,
+  type Item,
+  type Leaf,
+  type ResolvedQuery,
+  type V,
+  type ValueCheck,
+} from './ir.js';
 import { examplesFor } from './examples.js';
 import { parse } from './parser.js';
 import { fail, resolveExpr, rootCtx, type ResolveEnv } from './resolve.js';
 import { kindOf } from './sqlgen.js';
 
-export interface Item {
-  v: V;
-  kind: 'dimension' | 'measure';
-  pos: Pos;
-  title: string;
-  dataType: string;
-}
-
-export type OrderRef = { col: number } | { v: V };
-
-/** A text value compared with a text attribute in WHERE: a 0-row answer checks it exists. */
-export interface ValueCheck {
-  col: Column;
-  value: string;
-  pos: Pos;
-}
-
-export interface ResolvedQuery {
-  items: Item[];
-  dims: Dim[];
-  where: V | null;
-  having: V | null;
-  qualify: V | null;
-  order: { ref: OrderRef; desc: boolean; pos: Pos }[];
-  /** The caller's row-level filter, resolved (trusted: it may name hidden objects). */
-  security: V | null;
-  limit: number | null;
-  offset: number | null;
-  objects: { ident: string; type: string; title: string }[];
-  valueChecks: ValueCheck[];
-}
+export type { Item, OrderRef, ResolvedQuery, ValueCheck } from './ir.js';
 
 export function resolveQuery(q: Query, env: ResolveEnv, rowFilter: string | null): ResolvedQuery {
   const ctx = rootCtx(env);
   const ex = examplesFor(env);
   const dims: Dim[] = [];
   const raw = q.items.map((it, i) => {
+    if (it.expr.k === 'nest') return { v: nestLeaf(it.expr, env, rowFilter), measure: true };
     const v = resolveExpr(it.expr, ctx);
     const measure = hasAgg(v) || hasWindow(v);
     if (!measure) dims.push(toDim(v, it.pos, i, ex));
@@ -73,12 +54,20 @@ export function resolveQuery(q: Query, env: ResolveEnv, rowFilter: string | null
           env.snap.byTitle.get(it.expr.name.toLowerCase())?.[0])
         : undefined;
     const k = kindOf(assembled);
+    const nest = assembled.t === 'agg' ? assembled.leaf.nest : undefined;
     return {
       v: assembled,
       kind: 'measure',
       pos: it.pos,
       title: it.alias ?? single?.name ?? it.pos.text,
-      dataType: k === 'number' || k === 'unknown' ? 'number' : dataTypeOf(assembled),
+      dataType: nest
+        ? 'nested'
+        : k === 'number' || k === 'unknown'
+          ? 'number'
+          : dataTypeOf(assembled),
+      ...(nest
+        ? { columns: nest.items.map(({ title, kind, dataType }) => ({ title, kind, dataType })) }
+        : {}),
     };
   });
 
@@ -164,6 +153,32 @@ export function resolveQuery(q: Query, env: ResolveEnv, rowFilter: string | null
     objects: [],
     valueChecks: where ? valueChecks(where) : [],
   };
+}
+
+/**
+ * NEST(SELECT …): the nested query resolved on its own, as a leaf computed per result row
+ * (plan-nest.ts). Its rows are ordered and limited within each result row.
+ */
+function nestLeaf(e: Extract<Expr, { k: 'nest' }>, env: ResolveEnv, rowFilter: string | null): V {
+  const inner = resolveQuery(e.query, env, rowFilter);
+  if (inner.qualify || inner.items.some((i) => hasWindow(i.v) || i.columns))
+    throw fail(
+      'NEST(SELECT …) holds dimensions and measures, without windows, QUALIFY or another NEST',
+      e.pos,
+    );
+  const leaf: Leaf = {
+    id: env.counter.n++,
+    fn: 'NEST',
+    arg: { t: 'const', v: null, pos: e.pos },
+    countIn: null,
+    nest: inner,
+    where: [],
+    byAll: null,
+    text: e.pos.text,
+    origin: null,
+    pos: e.pos,
+  };
+  return { t: 'agg', leaf, pos: e.pos };
 }
 
 /** HAVING, QUALIFY and ORDER BY: dimensions as columns, nothing else outside aggregations. */

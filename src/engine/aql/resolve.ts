@@ -189,6 +189,11 @@ export function resolveExpr(e: Expr, ctx: Ctx): V {
         else: e.else ? go(e.else) : null,
         pos,
       };
+    case 'nest':
+      throw fail(
+        'NEST(SELECT …) is a SELECT item of its own (its rows per result row); it cannot be part of an expression, a condition or a metric',
+        where(ctx, e.pos),
+      );
     case 'sub':
       if (ctx.inAgg) throw fail('a sub-select cannot be inside an aggregation', where(ctx, e.pos));
       return resolveMetricBody(e.metric, { ...ctx, at: ctx.at ?? e.pos });

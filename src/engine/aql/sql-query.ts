@@ -12,6 +12,7 @@ import { colRenderer, isRowCount, joinTree, type QueryPlan } from './plan.js';
 import type { ResolvedQuery } from './query-resolve.js';
 import { fail } from './resolve.js';
 import { kindOf, Params, render, renderCondition } from './sqlgen.js';
+import { nestCtes } from './sql-nest.js';
 
 export interface QuerySql {
   sql: string;
@@ -85,6 +86,8 @@ function parts(
   params: Params,
   relations: Relations,
   p: string,
+  /** Whether values may be windows (NEST numbers its rows by them: they may not). */
+  windows = true,
 ): Parts {
   const { dialect } = params;
   const { dims } = rq;
@@ -101,7 +104,7 @@ function parts(
     rq.qualify !== null ||
     rq.items.some((i) => hasWindow(i.v)) ||
     rq.order.some((o) => 'v' in o.ref && hasWindow(o.ref.v));
-  if (!rq.having && !ownWindows)
+  if (windows && !rq.having && !ownWindows)
     plan.groups.forEach((grp, g) => {
       if (!grp.rollup || !framed.has(grp.rollup.from.g)) return;
       const kind = kindOf(plan.leaves[grp.leaves[0]!]!.arg);
@@ -113,6 +116,13 @@ function parts(
   plan.groups.forEach((grp, g) => {
     if (windowed.has(g)) return;
     const inner = plan.planned[grp.leaves[0]!]!.groups;
+    const nest = plan.leaves[grp.leaves[0]!]!.nest;
+    if (inner && nest) {
+      const name = `${p}l${g}`;
+      const q = parts(inner.rq, inner.plan, snap, params, relations, `${name}_`, false);
+      ctes.push(...nestCtes(inner.rq, dims.length, q, params, name));
+      return;
+    }
     if (inner) {
       ctes.push(
         ...groupsCtes(

@@ -99,6 +99,18 @@ export abstract class Dialect {
   /** The median of a group; dates give a timestamp. */
   abstract median(sql: string, kind: ValueKind): string;
 
+  /**
+   * The rows of a group meeting `filter` as one JSON list of objects (text), ordered by
+   * `order`; `[]` when none does (NEST). `bind` makes a value a parameter (the keys are titles
+   * a query may choose).
+   */
+  abstract jsonList(
+    fields: { name: string; sql: string }[],
+    order: string,
+    filter: string,
+    bind: (v: string) => string,
+  ): string;
+
   stddev(sql: string): string {
     return `stddev_samp(${sql})`;
   }

@@ -54,6 +54,12 @@ export class DuckDbDialect extends Dialect {
     return `median(${sql})`;
   }
 
+  /** Struct fields are identifiers: the titles are quoted, not bound. */
+  jsonList(fields: { name: string; sql: string }[], order: string, filter: string): string {
+    const struct = fields.map((f) => `${this.quote(f.name)} := ${f.sql}`).join(', ');
+    return `coalesce(CAST(to_json(list(struct_pack(${struct}) ORDER BY ${order}) FILTER (WHERE ${filter})) AS VARCHAR), '[]')`;
+  }
+
   assemble(a: Assembly): string {
     const select = a.select.map((s) => `${s.sql} AS ${s.as}`).join(', ');
     return (

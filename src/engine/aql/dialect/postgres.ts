@@ -145,6 +145,16 @@ export class PostgresDialect extends Dialect {
    * No QUALIFY: the rows, the condition and the order's values are computed in a subquery,
    * and the outer query keeps the rows meeting the condition.
    */
+  jsonList(
+    fields: { name: string; sql: string }[],
+    order: string,
+    filter: string,
+    bind: (v: string) => string,
+  ): string {
+    const pairs = fields.map((f) => `CAST(${bind(f.name)} AS text), ${f.sql}`).join(', ');
+    return `coalesce(CAST(json_agg(json_build_object(${pairs}) ORDER BY ${order}) FILTER (WHERE ${filter}) AS text), '[]')`;
+  }
+
   assemble(a: Assembly): string {
     const head = `WITH ${a.ctes.join(', ')} SELECT `;
     const where = a.where ? ` WHERE ${a.where}` : '';
