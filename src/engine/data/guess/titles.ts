@@ -64,6 +64,15 @@ export function columnTitle(column: string, table: string): string {
   return humanize(column);
 }
 
+/**
+ * A file header's title: a machine name of several words (`unit_price`, `orderDate`) said in
+ * words ("Unit Price", "Order Date"); a header people wrote (with spaces, or one word) as is.
+ */
+export function headerTitle(header: string): string {
+  const h = header.trim();
+  return !/\s/.test(h) && words(h).length > 1 ? humanize(h) : h;
+}
+
 /** Whether a text column's name says it names its table's rows (`name`, `customer_name`). */
 export function isNamingColumn(column: string, table: string): boolean {
   const w = words(column).join('_');
