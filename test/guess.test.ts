@@ -418,6 +418,20 @@ describe('names', () => {
     expect(col(p, 'column_8').label).toBe('---');
   });
 
+  it('says machine-named headers in words; headers people wrote stay as written', async () => {
+    const p = await guess(
+      'order_id,unitPrice,product_sku,Region Name,amount,at-zone\n1,2.5,A,EU,3,x\n2,3.5,B,US,4,y\n',
+    );
+    expect(p.columns.map((c) => c.label)).toEqual([
+      'Order ID',
+      'Unit Price',
+      'Product SKU',
+      'Region Name',
+      'amount',
+      'At Zone',
+    ]);
+  });
+
   it('derives the cluster name from the file name', async () => {
     const name = async (f: string) => (await guess('a,b\nx,1\n', f)).clustername;
     expect(await name('Flights 2024.csv')).toBe('flights_2024');

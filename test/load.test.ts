@@ -393,7 +393,7 @@ describe('guess, edit, load: the file flow of the spec', () => {
     });
     expect(await s.engine.model.get(p, 'label.countries.country_name')).toMatchObject({
       type: 'label',
-      name: 'country_name',
+      name: 'Country Name',
       def: {
         dataset: 'countries',
         column: 'country_name',
@@ -1049,7 +1049,7 @@ describe('file formats', () => {
         originalheader: 'at_zone',
         objectType: 'A',
         dataType: 'datetime',
-        label: 'at_zone',
+        label: 'At Zone',
       },
     ]);
     await loadOk(p, { dates: wd('/dates.csv') });

@@ -72,6 +72,7 @@ export const BOTH_PASSES = [
   'users',
   'warehouse',
   'warehouse-features',
+  'warehouse-first-contact',
   'warehouse-limits',
   'warehouse-load',
   'warehouse-mcp',

@@ -189,7 +189,7 @@ describe('titles are unique in any case', () => {
     const g = await s.api('GET', `/projects/${p}/data/guessupload/${item.fileId}`);
     expect(g.status, g.text).toBe(200);
     expect(g.json.prescription.columns.map((c: { label: string }) => c.label)).toEqual([
-      'staff_id',
+      'Staff ID',
       'region (staff)',
       'dept (staff)',
     ]);

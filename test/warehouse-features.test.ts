@@ -53,7 +53,7 @@ const OBJECTS = [
     type: 'report',
     name: 'Orders per customer',
     def: {
-      aql: 'SELECT [customer_name], COUNT([order_id]) AS "Orders", [Revenue] ORDER BY 1',
+      aql: 'SELECT [Customer Name], COUNT([Order ID]) AS "Orders", [Revenue] ORDER BY 1',
       visualization: { type: 'table' },
     },
   },
@@ -271,7 +271,7 @@ describe('assistants on a warehouse project', () => {
     const customers = m.datasets.find((d: { name: string }) => d.name === 'customers');
     expect(customers.rows).toBe(3);
     const name = customers.columns.find(
-      (c: { id: string }) => c.id === 'attr.customers.customer_name',
+      (c: { id: string }) => c.id === 'label.customers.customer_name',
     );
     expect(name.cardinality).toBe(3);
     expect(name.examples).toEqual(['Ann', 'Bob', 'Cleo']);
@@ -288,7 +288,7 @@ describe('assistants on a warehouse project', () => {
     ]);
     const prefixed = await tool('get_attribute_values', {
       project: p,
-      attribute: 'customer_name',
+      attribute: 'Customer Name',
       prefix: 'c',
     });
     expect(prefixed.values).toEqual([{ value: 'Cleo', count: 1 }]);

@@ -253,7 +253,7 @@ describe('a warehouse project from zero over MCP', () => {
       const viewerNames = (await viewer.listTools()).tools.map((t) => t.name);
       expect(viewerNames).not.toContain('map_tables');
       expect(viewerNames).toContain('run_aql');
-      const r = await call(viewer, 'run_aql', { project, aql: 'SELECT COUNT([order_id])' });
+      const r = await call(viewer, 'run_aql', { project, aql: 'SELECT COUNT([Order ID])' });
       expect(r.data.rows).toEqual([[5]]);
     } finally {
       await md.close();

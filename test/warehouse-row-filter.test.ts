@@ -79,7 +79,7 @@ describe('a warehouse table read outside AQL, by an Admin or MD Admin with a row
     // AQL applies their filter: what everything else is held to.
     const aql = await s.api('POST', `/projects/${p}/app/aql/execute`, {
       as: MD_EU,
-      body: { aql: 'SELECT [customer_name], SUM([amount])' },
+      body: { aql: 'SELECT [Customer Name], SUM([amount])' },
       headers: { prefer: 'wait=20' },
     });
     expect(aql.status, aql.text).toBe(200);

@@ -296,12 +296,12 @@ describe('mapping tables and views', () => {
 
 describe('AQL on the warehouse', () => {
   it('answers through references (orders → customers → regions), in PostgreSQL', async () => {
-    expect(await values('SELECT [Region Name], SUM([amount]), COUNT([order_id])')).toBe(
+    expect(await values('SELECT [Region Name], SUM([amount]), COUNT([Order ID])')).toBe(
       'Europe\t230.75\t4\nUnited States\t200\t1',
     );
     expect(await values('SELECT SUM([Big Amount])')).toBe('320.5');
     const ex = await s.api('POST', `/projects/${p}/app/aql/explain`, {
-      body: { aql: 'SELECT [customer_name], SUM([amount]) WHERE [ordered_on] >= "2024-02-01"' },
+      body: { aql: 'SELECT [Customer Name], SUM([amount]) WHERE [Ordered On] >= "2024-02-01"' },
     });
     expect(ex.status, ex.text).toBe(200);
     const explained = JSON.stringify(ex.json);
@@ -313,13 +313,13 @@ describe('AQL on the warehouse', () => {
   it('QUALIFY, windows, dates and TODAY() compile for PostgreSQL', async () => {
     expect(
       await values(
-        'SELECT [customer_name], SUM([amount]) AS "A" QUALIFY RANK() OVER (ORDER BY SUM([amount]) DESC) <= 2',
+        'SELECT [Customer Name], SUM([amount]) AS "A" QUALIFY RANK() OVER (ORDER BY SUM([amount]) DESC) <= 2',
       ),
     ).toBe('Ann\t150.75\nBob\t200');
     expect(
-      await values('SELECT MONTH([ordered_on]), COUNT([order_id]) WHERE [ordered_on] < TODAY()'),
+      await values('SELECT MONTH([Ordered On]), COUNT([Order ID]) WHERE [Ordered On] < TODAY()'),
     ).toBe('1\t1\n2\t2\n3\t2');
-    expect(await values('SELECT DATE_DIFF("day", "2024-01-01", MAX([ordered_on]))')).toBe('74');
+    expect(await values('SELECT DATE_DIFF("day", "2024-01-01", MAX([Ordered On]))')).toBe('74');
   });
 
   it('attribute values and the model catalog (cardinalities, examples) come from the warehouse', async () => {
@@ -336,7 +336,7 @@ describe('AQL on the warehouse', () => {
 
   it('a row-level filter applies as on DuckDB', async () => {
     const inv = await s.api('POST', `/projects/${p}/users`, {
-      body: { id: 'eu@example.com', filter: '[region_code] = "EU"' },
+      body: { id: 'eu@example.com', filter: '[Region Code] = "EU"' },
     });
     expect(inv.status, inv.text).toBe(200);
     expect(await values('SELECT SUM([amount])', 'eu@example.com')).toBe('230.75');

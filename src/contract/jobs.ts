@@ -59,6 +59,18 @@ export interface LoadedCluster {
 export interface LoadJobResult {
   clusters: Record<string, LoadedCluster>;
   dataVersion: number;
+  /** A table mapping's proposed metrics (not created): create_metric / POST pmd/obj each. */
+  suggestedMetrics?: SuggestedMetric[];
+  /** A table mapping with `calendar: true` that loads the calendar: that load's job. */
+  calendarJobId?: string;
+}
+
+/** A metric a table mapping proposes: the fields a metric object is created with. */
+export interface SuggestedMetric {
+  title: string;
+  aql: string;
+  description: string;
+  format: string;
 }
 
 /** A load job's progress: the dataset being written, how far (rows null as above). */

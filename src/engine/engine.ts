@@ -261,6 +261,7 @@ export class Engine {
         model: this.model,
         activity: this.activity,
         jobs: this.jobs,
+        storage: this.storage,
       }),
     );
     this.aql = new Aql(

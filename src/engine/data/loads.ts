@@ -42,10 +42,25 @@ const clusterSchema = z
     source: z.string().min(1),
     mode: z.enum(['full', 'incremental']).default('full'),
     prescription: z.unknown().optional(),
+    // A mapped table's (source_type "table") words: its description and columns' titles.
+    description: z.string().max(10_000).optional(),
+    columns: z
+      .record(
+        z.string(),
+        z
+          .object({
+            title: z.string().trim().min(1).max(255).optional(),
+            description: z.string().max(10_000).optional(),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
 const bodySchema = z.object({
   type: z.literal('cluster'),
+  /** Mapping tables: link date columns to the calendar (warehouse/mapping.ts). */
+  calendar: z.boolean().optional(),
   clusters: z.record(
     z
       .string()
@@ -154,8 +169,17 @@ export class Loads {
         throw invalid('map tables (source_type "table") and load files in separate requests', {
           field: 'clusters',
         });
-      return this.tableMapper.start(a, input.clusters);
+      return this.tableMapper.start(a, input.clusters, { calendar: input.calendar });
     }
+    // What only a mapping takes: a file's titles and descriptions are its prescription's.
+    const only = names.find(
+      (n) => input.clusters[n]!.description !== undefined || input.clusters[n]!.columns,
+    );
+    if (only || input.calendar !== undefined)
+      throw invalid(
+        `${only ? `cluster "${only}": description and columns` : 'calendar'} are for mapping tables (source_type "table"); a file's titles and descriptions are set in its prescription`,
+        { field: only ? `clusters.${only}` : 'calendar' },
+      );
     const planned: PlannedCluster[] = [];
     // Titles of the clusters planned so far: guessed labels of the next ones avoid them.
     const taken = new Set<string>();
@@ -491,6 +515,7 @@ export interface TableMapper {
   start(
     a: ProjectActor,
     clusters: Record<string, { source_type: string; source: string; prescription?: unknown }>,
+    options: { calendar?: boolean },
   ): Promise<Job>;
   run(ctx: JobContext): Promise<unknown>;
 }

@@ -1,8 +1,11 @@
 // A warehouse schema's catalog as Ursa's structure guess: the tables and views a project may
 // map, and for one of them a prescription (columns typed from PostgreSQL's types, the primary
 // key, single-column foreign keys onto another table's primary key as references, sample
-// rows). Nothing is copied; the prescription only names the columns that are read in place.
+// rows), titled in words, a naming column as a label of the key, and the database's own
+// comments (COMMENT ON) as descriptions. Nothing is copied; the prescription only names the
+// columns that are read in place.
 import { slugId } from '../data/guess.js';
+import { columnTitle, isNamingColumn } from '../data/guess/titles.js';
 import { CSV_FORMAT, SAMPLE_ROWS, type Column, type Prescription } from '../data/prescription.js';
 import { WarehouseError, type Server } from './connection.js';
 
@@ -16,6 +19,8 @@ export interface WarehouseTable {
   readable: boolean;
   /** The dataset name it is mapped to by default. */
   dataset: string;
+  /** Its COMMENT ON TABLE text, or null. */
+  description: string | null;
 }
 
 /** PostgreSQL type OIDs read as AQL types; other types are left out of the guess. */
@@ -43,19 +48,21 @@ export const datasetNameOf = (table: string) => slugId(table, 'table');
 
 export async function listTables(server: Server, schema: string): Promise<WarehouseTable[]> {
   const r = await server.query(
-    `SELECT c.relname, c.relkind IN ('v', 'm'), has_table_privilege(c.oid, 'SELECT')
+    `SELECT c.relname, c.relkind IN ('v', 'm'), has_table_privilege(c.oid, 'SELECT'),
+            obj_description(c.oid, 'pg_class')
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1::text AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
       ORDER BY c.relname`,
     [schema],
   );
-  return r.rows.map(([name, view, readable]) => ({
+  return r.rows.map(([name, view, readable, comment]) => ({
     ident: `${schema}.${String(name)}`,
     schema,
     name: String(name),
     kind: view ? 'view' : 'table',
     readable: Boolean(readable),
     dataset: datasetNameOf(String(name)),
+    description: comment ? String(comment) : null,
   }));
 }
 
@@ -63,6 +70,7 @@ interface CatalogColumn {
   name: string;
   oid: number;
   type: string;
+  comment: string | null;
 }
 
 /** The relation's oid, or null when the schema holds no such table or view. */
@@ -116,17 +124,22 @@ export async function guessTable(
   if (oid === null) return null;
   const cols = (
     await server.query(
-      `SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod)
+      `SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod),
+              col_description(a.attrelid, a.attnum)
          FROM pg_attribute a
         WHERE a.attrelid = $1::bigint::oid AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY a.attnum`,
       [oid],
     )
-  ).rows.map(([name, typ, type]): CatalogColumn => ({
+  ).rows.map(([name, typ, type, comment]): CatalogColumn => ({
     name: String(name),
     oid: Number(typ),
     type: String(type),
+    comment: comment ? String(comment) : null,
   }));
+  const tableComment = (
+    await server.query(`SELECT obj_description($1::bigint::oid, 'pg_class')`, [oid])
+  ).rows[0]?.[0];
   const pk = (
     await server.query(
       `SELECT a.attname FROM pg_index i
@@ -177,12 +190,27 @@ export async function guessTable(
         originalheader: c.name,
         objectType,
         dataType,
-        label: c.name,
+        label: columnTitle(c.name, table),
+        ...(c.comment ? { description: c.comment } : {}),
         ...(fk ? { reference: datasets.get(fk.target) ?? datasetNameOf(fk.table) } : {}),
       },
     });
   }
   const pkColumn = kept.find((k) => k.c.name === pk);
+  // A text column naming the rows (`name`, `customer_name`) labels the key: two customers of
+  // one name stay two when grouped by it.
+  if (pkColumn)
+    for (const k of kept)
+      if (
+        k !== pkColumn &&
+        k.column.dataType === 'string' &&
+        k.column.objectType === 'A' &&
+        !k.column.reference &&
+        isNamingColumn(k.c.name, table)
+      ) {
+        k.column.objectType = 'L';
+        k.column.labelOf = pkColumn.column.id;
+      }
   // Nothing selected: no sample read.
   const select = withSample
     ? kept.map((k) => `CAST(${quoteIdent(k.c.name)} AS TEXT)`).join(', ')
@@ -205,6 +233,7 @@ export async function guessTable(
     prescription: {
       clustername: datasets.get(`${schema}.${table}`) ?? datasetNameOf(table),
       primarykey: pkColumn?.column.id ?? '',
+      ...(tableComment ? { description: String(tableComment) } : {}),
       columns: kept.map((k) => k.column),
       data: sample,
       format: { ...CSV_FORMAT },

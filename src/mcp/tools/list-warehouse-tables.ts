@@ -26,6 +26,7 @@ export function registerListWarehouseTables(server: McpServer, ctx: McpContext):
             readable: t.readable,
             dataset: t.dataset,
             mapped: t.mapped,
+            description: t.description,
           })),
         },
       };

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
+import type { LoadJobResult } from '../../contract/jobs.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 
 export const warehouseArg = z
@@ -34,6 +35,7 @@ export const tableShape = z.object({
   readable: z.boolean().describe('Whether the login may read it; only readable ones map'),
   dataset: z.string().describe('The dataset name map_tables gives it by default'),
   mapped: z.string().nullable().describe('The dataset it is mapped as, or null'),
+  description: z.string().nullable().describe("The table's COMMENT ON text, or null"),
 });
 
 export const mapShape = {
@@ -56,6 +58,22 @@ export const mapShape = {
       }),
     )
     .describe('Each table and the dataset it is mapped as'),
+  suggestedMetrics: z
+    .array(
+      z.object({
+        title: z.string(),
+        aql: z.string(),
+        description: z.string(),
+        format: z.string(),
+      }),
+    )
+    .describe(
+      'Proposed, not created: counts of fact tables, sums of money-like facts; create those you want with create_metric (these fields as its arguments)',
+    ),
+  calendar: z
+    .object({ jobId: z.string(), status: z.string(), message: z.string().optional() })
+    .optional()
+    .describe('The calendar load a mapping with calendar: true started'),
   next: z.string().describe('What to do now'),
 };
 type MapOut = z.infer<z.ZodObject<typeof mapShape>>;
@@ -67,13 +85,14 @@ interface PlannedTable {
 }
 
 /** A table-mapping job as the tool answers it; a failed one is an error the model can act on. */
-export function mapOut(a: ProjectActor, job: Job): MapOut {
+export function mapOut(a: ProjectActor, job: Job, calendar?: Job): MapOut {
   if (job.status === 'ERROR')
     throw invalid(`mapping failed (job ${job.id}): ${job.message ?? 'no reason given'}`);
   if (job.status === 'CANCELLED') throw invalid(`mapping job ${job.id} was cancelled`);
   const plan = (job.params as { clusters?: PlannedTable[] }).clusters ?? [];
-  const rows = (job.result as { clusters?: Record<string, { rows: number }> } | undefined)
-    ?.clusters;
+  const result = job.result as Partial<LoadJobResult> | undefined;
+  const rows = result?.clusters;
+  const suggestedMetrics = result?.suggestedMetrics ?? [];
   const done = FINAL_STATUSES.includes(job.status);
   return {
     project: a.projectId,
@@ -84,8 +103,18 @@ export function mapOut(a: ProjectActor, job: Job): MapOut {
       table: `${c.schema}.${c.table}`,
       rows: rows?.[c.name]?.rows ?? null,
     })),
+    suggestedMetrics,
+    ...(calendar
+      ? {
+          calendar: {
+            jobId: calendar.id,
+            status: calendar.status,
+            ...(calendar.message ? { message: calendar.message } : {}),
+          },
+        }
+      : {}),
     next: done
-      ? 'get_model shows the new attributes, facts and references; then run_aql'
+      ? `get_model shows the new attributes, labels, facts and references; ${suggestedMetrics.length ? 'create the suggestedMetrics you want with create_metric; ' : ''}then run_aql`
       : 'still mapping: call map_tables again with only { project, jobId }',
   };
 }

@@ -2,6 +2,7 @@
 // column, and the primary key.
 import { PRIMARY_KEY_TYPES, type Column, type DataType, type ObjectType } from '../prescription.js';
 import { slugId, uniqueId, words } from './names.js';
+import { headerTitle } from './titles.js';
 import { isUnique, type Table } from './table.js';
 
 const ID_WORDS = new Set(['id', 'code', 'key', 'no']);
@@ -25,7 +26,7 @@ export function buildColumns(table: Table): Column[] {
       originalheader: original,
       objectType: objectTypeOf(t.dataType, w, table, index),
       dataType: t.dataType,
-      label: trimmed || `Column ${index + 1}`,
+      label: trimmed ? headerTitle(trimmed) : `Column ${index + 1}`,
       ...(t.dateFormat ? { dateFormat: t.dateFormat } : {}),
     };
     return { column, words: w, index };
