@@ -178,8 +178,8 @@ describe.each([
     expect(second).toMatch(/AQL error/);
     expect(second).toMatch(/Region/);
     if (provider === 'anthropic') expect(second).toContain('"is_error":true');
-    // The corrected query's rows reached the model.
-    expect(wire(t, 2)).toContain('[\\"US\\",\\"450\\"]');
+    // The corrected query's rows reached the model, typed: numbers are numbers.
+    expect(wire(t, 2)).toContain('[\\"US\\",450]');
   });
 });
 

@@ -1,5 +1,6 @@
-// Result cells in JSON (aql/format.ts jsonCell): number columns as JSON numbers, exactly, or
-// their exact text when no JSON number holds the value; null for an empty number cell; every
+// Result cells in JSON (aql/format.ts jsonCell): number columns as JSON numbers, fractions
+// rounded to 15 significant digits (with `exact`, their exact text when no JSON number holds
+// them), whole numbers beyond 2^53 as their exact text; null for an empty number cell; every
 // other column as its text. The renderings over HTTP are in reports, sharing and
 // mcp-dashboards tests; this pins the edge values.
 import { describe, expect, it } from 'vitest';
@@ -23,11 +24,33 @@ describe('jsonCell', () => {
   it.each([
     ['9007199254740993', 'integer', 'beyond 2^53, odd'],
     ['123456789012345678901234567890', 'integer', 'a HUGEINT'],
-    ['0.12345678901234567890123', 'number', 'more digits than a double keeps'],
     ['Infinity', 'number', 'no JSON number'],
     ['-Infinity', 'number', 'no JSON number'],
   ])('%s in a %s column stays its exact text (%s)', (text, dataType) => {
     expect(jsonCell(text, dataType)).toBe(text);
+  });
+
+  it.each([
+    // A PostgreSQL numeric AVG over integers, a DuckDB DECIMAL sum, a ratio.
+    ['2.3333333333333333', 2.33333333333333, '2.3333333333333333'],
+    ['0.12345678901234567890123', 0.123456789012346, '0.12345678901234567890123'],
+    ['12345678901234567.25', 12345678901234600, '12345678901234567.25'],
+    ['0.1', 0.1, 0.1],
+    ['1.2345678901234567', 1.23456789012346, 1.2345678901234567],
+  ])(
+    'a fraction %s is rounded to 15 significant digits; exact gives what no double holds as text',
+    (text, rounded, exact) => {
+      expect(jsonCell(text, 'number')).toBe(rounded);
+      expect(jsonCell(text, 'number', true)).toBe(exact);
+      expect(jsonRows([{ dataType: 'number' }], [[text]], true)).toEqual([[exact]]);
+    },
+  );
+
+  it('exact changes no whole number and no other column', () => {
+    expect(jsonCell('9007199254740993', 'integer', true)).toBe('9007199254740993');
+    expect(jsonCell('42', 'integer', true)).toBe(42);
+    expect(jsonCell('', 'number', true)).toBeNull();
+    expect(jsonCell('1.50', 'string', true)).toBe('1.50');
   });
 
   it('an empty number cell (null) is null; other columns keep their text', () => {

@@ -67,6 +67,7 @@ export const BOTH_PASSES = [
   'throttle',
   'titles',
   'tool-catalog',
+  'typed-numbers',
   'upload',
   'upload-abort',
   'users',

@@ -11,6 +11,8 @@ import { renderResourcePage } from './render/html.js';
 export interface Tabular {
   columns: string[];
   rows: unknown[][];
+  /** The cells an XLSX writes, when typed otherwise than `rows` (numbers as numbers). */
+  sheet?: unknown[][];
 }
 
 export interface Reply {
@@ -73,14 +75,14 @@ export function write(
     case 'csv':
     case 'tsv':
     case 'xlsx': {
-      const t = Array.isArray(reply.tabular)
+      const t: Tabular = Array.isArray(reply.tabular)
         ? tabularFromList(reply.tabular as Record<string, unknown>[])
         : reply.tabular!;
       const name = `${reply.filename ?? 'data'}.${format}`;
       res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
       if (format !== 'xlsx')
         return end(res, type, toDelimited(t.columns, t.rows, format === 'csv' ? ',' : '\t'));
-      const book = toXlsx(t.columns, t.rows, reply.filename);
+      const book = toXlsx(t.columns, t.sheet ?? t.rows, reply.filename);
       res.setHeader('Content-Type', mimeOf(format));
       res.setHeader('Content-Length', book.length);
       res.end(book);

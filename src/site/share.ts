@@ -7,7 +7,7 @@ import { negotiate } from '../http/negotiate.js';
 import type { Reply } from '../http/respond.js';
 import type { Ctx } from '../http/router.js';
 import { dashboardPage, foldDateFields } from '../web/report-pages.js';
-import { dashboardJson } from '../web/report-json.js';
+import { dashboardJson, exactParam } from '../web/report-json.js';
 import { sendPage } from '../web/page.js';
 import { untilCallerGone } from '../http/caller-gone.js';
 
@@ -24,6 +24,7 @@ export async function sharePage({ engine, req, res, params, query }: Ctx): Promi
     { method: req.method, accept: req.headers.accept, formatParam: query.format },
     ['json', 'yaml', 'html'],
   );
+  const exact = exactParam(query);
   const gone = untilCallerGone(res);
   const token = params.token!;
   const { run, frameAncestors } = await engine.shares.publicDashboard(
@@ -46,6 +47,6 @@ export async function sharePage({ engine, req, res, params, query }: Ctx): Promi
   }
   return {
     title: run.name,
-    body: dashboardJson(run),
+    body: dashboardJson(run, exact),
   };
 }

@@ -5,38 +5,54 @@ import type {
   DashboardRun as DashboardJson,
   ReportResult,
 } from '../contract/dashboards.js';
-import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
+import {
+  kpiJson,
+  type DashboardItemRun,
+  type DashboardRun,
+  type ReportRun,
+} from '../engine/reports/reports.js';
+import { z } from 'zod';
 import { jsonRows } from '../engine/aql/format.js';
+import { parseInput } from '../engine/validate.js';
+
+const exactSchema = z.object({ exact: z.enum(['true', 'false']).optional() });
+
+/** The `exact` query parameter of a JSON answer with cells: true or false (400 otherwise). */
+export const exactParam = (query: unknown): boolean =>
+  parseInput(exactSchema, query, 'query').exact === 'true';
 
 /** Rows of a dashboard item in JSON (a report's own page gives all, in pages). */
 const ITEM_ROWS = 1000;
 
-/** What JSON says of a computed report: typed cells, the chart as its spec and SVG, or the KPI. */
-export function reportJson(r: ReportRun, rows: string[][] = r.rows): ReportResult {
+/**
+ * What JSON says of a computed report: typed cells, the chart as its spec and SVG, or the KPI.
+ * `exact`: fractions no JSON number holds as their exact text (the `exact=true` parameter).
+ */
+export function reportJson(r: ReportRun, rows: string[][] = r.rows, exact = false): ReportResult {
   return {
     columns: r.columns,
-    rows: jsonRows(r.columns, rows),
+    rows: jsonRows(r.columns, rows, exact),
     rowCount: r.rows.length,
-    ...(r.kpi ? { kpi: r.kpi } : {}),
+    ...(r.kpi ? { kpi: kpiJson(r, exact) } : {}),
     ...(r.chart ? { chart: r.chart } : {}),
     ...(r.warnings ? { warnings: r.warnings } : {}),
   };
 }
 
 /** A computed dashboard as JSON (the app's route and a public share's page). */
-export const dashboardJson = (d: DashboardRun): DashboardJson => ({
+export const dashboardJson = (d: DashboardRun, exact = false): DashboardJson => ({
   dashboard: { ident: d.ident, name: d.name, description: d.description },
   filters: d.filters,
-  items: d.items.map(dashboardItemJson),
+  items: d.items.map((i) => dashboardItemJson(i, exact)),
 });
 
-export function dashboardItemJson(i: DashboardItemRun): DashboardItem {
+export function dashboardItemJson(i: DashboardItemRun, exact = false): DashboardItem {
   return {
     id: i.id,
     title: i.title,
     ...(i.report ? { report: i.report } : { text: i.text }),
     layout: i.layout,
     ...(i.error ? { error: i.error } : {}),
-    ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS)) : {}),
+    ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS), exact) : {}),
   };
 }

@@ -1,5 +1,5 @@
 // An answer's query results as JSON renderings of rows give them (aql/format.ts jsonCell):
-// stored answers keep text cells (the agent and the grounding check read text); what a client
+// stored answers keep text cells (the grounding check reads text); what a client
 // reads — MCP ask, a conversation, the `ai` job — has number columns as JSON numbers.
 import type { AiQuery as JsonQuery } from '../../contract/chat.js';
 import { jsonRows } from '../aql/format.js';

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ProjectActor } from '../access/actor.js';
 import { CHEATSHEET } from '../aql/cheatsheet.js';
+import { jsonRows } from '../aql/format.js';
 import { TOOL_LIMITS, toolEntry } from '../tools/catalog.js';
 import { TOOL_INPUTS } from '../tools/inputs.js';
 import type { Aql } from '../aql/service.js';
@@ -210,7 +211,8 @@ export function agentTools(deps: AgentDeps): AgentTool[] {
         return fit(r.rows.slice(0, limit ?? TOOL_LIMITS.chat.defaultRows), (rows, cut) => ({
           query: id,
           columns: columns.map((c) => c.title),
-          rows,
+          // Typed as every door's cells (aql/format.ts jsonCell): numbers are numbers.
+          rows: jsonRows(columns, rows),
           totalRows: r.rows.length,
           ...(rows.length < r.rows.length
             ? { note: `first ${rows.length} of ${r.rows.length} rows${cut ? ' (cut to fit)' : ''}` }

@@ -35,23 +35,39 @@ export function toValues(rows: string[][]): string {
 
 const NUMERIC = new Set(['integer', 'number']);
 
+/** Significant digits of a fraction in a JSON cell: as `values` prints a double. */
+export const JSON_DIGITS = 15;
+
 /**
  * A cell as JSON renderings of rows with column types give it (REST report and dashboard
- * JSON, public shares, MCP tools; the spec's `data.values` stays TSV text): in an `integer`
- * or `number` column a JSON number, or null for an empty cell; kept as its text only when no
- * JSON number holds exactly that value (beyond 2^53, more digits than a double keeps,
- * Infinity). Other columns keep their text.
+ * JSON, public shares, MCP tools, the chat agent; the spec's `data.values` stays TSV text):
+ * in an `integer` or `number` column a JSON number, or null for an empty cell, on every
+ * backend (a PostgreSQL numeric or a DuckDB DECIMAL as a double would be). A fraction is
+ * rounded to 15 significant digits; with `exact`, one no JSON number holds exactly keeps
+ * its exact text instead. A whole number beyond 2^53 keeps its exact text either way (a
+ * count or an id must not change), as does what no JSON number is (Infinity, NaN). Other
+ * columns keep their text.
  */
-export function jsonCell(text: string, dataType: string): JsonCell {
+export function jsonCell(text: string, dataType: string, exact = false): JsonCell {
   if (!NUMERIC.has(dataType)) return text;
   if (text === '') return null;
   const n = Number(text);
-  return Number.isFinite(n) && sameDecimal(String(n), text) ? n : text;
+  if (!Number.isFinite(n) || !decimal(text)) return text;
+  if (sameDecimal(String(n), text)) return Number.isInteger(n) || exact ? n : rounded(n);
+  return exact || WHOLE.test(text) ? text : rounded(n);
 }
 
+const WHOLE = /^[+-]?\d+$/;
+
+const rounded = (n: number) => Number(n.toPrecision(JSON_DIGITS));
+
 /** Rows with each cell as jsonCell gives it for its column. */
-export const jsonRows = (columns: { dataType: string }[], rows: string[][]): JsonCell[][] =>
-  rows.map((row) => row.map((cell, i) => jsonCell(cell, columns[i]?.dataType ?? 'string')));
+export const jsonRows = (
+  columns: { dataType: string }[],
+  rows: string[][],
+  exact = false,
+): JsonCell[][] =>
+  rows.map((row) => row.map((cell, i) => jsonCell(cell, columns[i]?.dataType ?? 'string', exact)));
 
 /** Whether two decimal numerals (optional sign, fraction, exponent) have the same value. */
 function sameDecimal(a: string, b: string): boolean {

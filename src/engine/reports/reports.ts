@@ -50,6 +50,17 @@ export interface ReportRun {
   warnings?: QueryResult['warnings'];
 }
 
+/**
+ * A run's KPI as JSON answers give it: `value` as jsonCell gives the cell, rounded or, with
+ * `exact`, a fraction no JSON number holds as its exact text (aql/format.ts).
+ */
+export function kpiJson(r: ReportRun, exact = false): ReportRun['kpi'] {
+  if (!r.kpi || !exact || !r.rows.length) return r.kpi;
+  const i = kpiColumn(r.visualization, r);
+  const col = r.columns[i];
+  return { ...r.kpi, value: jsonCell(r.rows[0]?.[i] ?? '', col?.dataType ?? 'string', true) };
+}
+
 export interface DashboardItemRun {
   id: string;
   title: string;

@@ -60,7 +60,7 @@ export const TOOLS = {
   run_aql: {
     title: 'Run an AQL query',
     description:
-      'Run an AQL query as you (your permissions and row-level filter apply), e.g. SELECT [<attribute>], SUM([<fact>]) WHERE [<attribute>] = "value" ORDER BY 2 DESC (get_model has the names). Returns up to limit rows; when truncated (or status RUNNING), call again with cursor (and no aql) for the next rows. With no rows, warnings name filter values that match no member. aql_help has the cheatsheet.',
+      'Run an AQL query as you (your permissions and row filter apply), e.g. SELECT [<attribute>], SUM([<fact>]) WHERE [<attribute>] = "value" ORDER BY 2 DESC (names: get_model; rules: aql_help). Returns up to limit rows, number columns as JSON numbers (fractions to 15 significant digits); when truncated or RUNNING, call again with cursor alone. No rows: warnings name filter values matching no member.',
     doors: ['mcp', 'chat'],
     readOnly: true,
   },
@@ -81,7 +81,7 @@ export const TOOLS = {
   ask: {
     title: 'Ask a question',
     description:
-      "Ask a question about the project's data in plain language; Ursa's own agent finds the objects, runs AQL as you and answers in Markdown with the queries it ran. Continue with conversation. Counts against the plan's AI messages per day.",
+      "Ask a question about the project's data in plain language; Ursa's own agent finds the objects, runs AQL as you and answers in Markdown with the queries it ran (their cells typed as in run_aql). Continue with conversation. Counts against the plan's AI messages per day.",
     doors: ['mcp'],
     readOnly: false,
   },
@@ -95,7 +95,7 @@ export const TOOLS = {
   run_report: {
     title: 'Run a report',
     description:
-      'Run a saved report (by id or title) as you and return its rows like run_aql (continue with run_aql and the cursor); a KPI report adds its formatted number, a chart report its chart as a PNG image; url is its web page.',
+      'Run a saved report (by id or title) as you and return its rows like run_aql (continue with run_aql and the cursor); a KPI report adds its formatted number, a chart report its chart as a PNG image; url is its web page. Cells and the KPI value are typed as in run_aql.',
     doors: ['mcp'],
     readOnly: true,
   },
@@ -109,7 +109,7 @@ export const TOOLS = {
   get_dashboard: {
     title: 'Get a dashboard',
     description:
-      'A dashboard (by id or title) computed as you (your permissions and row-level filter apply): each item\'s columns and rows, KPI numbers formatted, per-item errors, and each chart as a PNG image. filters sets its filter values as "attribute:value"; url is its web page.',
+      'A dashboard (by id or title) computed as you (your permissions and row-level filter apply): each item\'s columns and rows, KPI numbers formatted, per-item errors, and each chart as a PNG image. filters sets its filter values as "attribute:value"; url is its web page. Cells and KPI values are typed as in run_aql.',
     doors: ['mcp'],
     readOnly: true,
   },

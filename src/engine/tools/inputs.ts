@@ -11,6 +11,21 @@ const rows = (door: Door) => TOOL_LIMITS[door];
 const limit = (what: string, def: number, max: number) =>
   z.number().int().min(1).max(max).optional().describe(`${what} (default ${def}, max ${max})`);
 
+/**
+ * `exact` of the MCP tools answering cells (aql/format.ts jsonCell); the chat agent reads
+ * rounded numbers.
+ */
+export const EXACT_INPUT = z
+  .boolean()
+  .optional()
+  .describe(
+    'true: a fraction no JSON number holds exactly (e.g. a PostgreSQL numeric AVG) comes as its exact decimal text instead of a number rounded to 15 significant digits',
+  );
+
+/** Arguments only the MCP door carries. */
+const mcpOnly = <T extends z.ZodRawShape>(door: Door, shape: T): Partial<T> =>
+  door === 'mcp' ? shape : {};
+
 export const TOOL_INPUTS = {
   get_model: (door: Door) => ({
     search: z
@@ -36,6 +51,7 @@ export const TOOL_INPUTS = {
   run_aql: (door: Door) => ({
     aql: z.string().min(1).describe('The AQL query'),
     limit: limit('Rows to return', rows(door).defaultRows, rows(door).maxRows),
+    ...mcpOnly(door, { exact: EXACT_INPUT }),
   }),
   explain_aql: () => ({ aql: z.string().min(1).describe('The AQL query') }),
   aql_help: () => ({}),

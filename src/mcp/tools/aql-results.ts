@@ -6,7 +6,7 @@ import type { ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { ProjectActor } from '../../engine/access/actor.js';
 import { invalid } from '../../engine/errors.js';
 import { TOOL_LIMITS } from '../../engine/tools/catalog.js';
-import { TOOL_INPUTS } from '../../engine/tools/inputs.js';
+import { EXACT_INPUT, TOOL_INPUTS } from '../../engine/tools/inputs.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, withProgress, type ToolExtra } from '../wait.js';
@@ -27,7 +27,11 @@ interface Cursor {
   j: string;
   o: number;
   l: number;
+  /** The first page asked for exact cells: the next pages are exact too. */
+  x?: boolean;
 }
+
+const exactMark = (exact: boolean) => (exact ? { x: true } : {});
 
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
 
@@ -41,7 +45,8 @@ export function decodeCursor(text: string): Cursor {
       c.o >= 0 &&
       Number.isInteger(c.l) &&
       c.l >= 1 &&
-      c.l <= MAX_ROWS
+      c.l <= MAX_ROWS &&
+      (c.x === undefined || typeof c.x === 'boolean')
     )
       return c;
   } catch {
@@ -60,7 +65,10 @@ export const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)
 /** A result cell (aql/format.ts jsonCell): numbers as JSON numbers, exact text beyond them. */
 export const cellShape = z.union([z.string(), z.number(), z.null()]);
 export const CELLS_NOTE =
-  'Cells in column order: integer and number columns as JSON numbers (null when empty; a value no JSON number holds exactly, beyond 2^53, stays its exact text), other columns as text';
+  'Cells in column order: integer and number columns as JSON numbers on every project (null when empty; fractions rounded to 15 significant digits unless exact; a whole number beyond 2^53 stays its exact text), other columns as text';
+
+/** The `exact` input of every tool answering cells (the catalog's, as run_aql has it). */
+export const exactArg = EXACT_INPUT;
 
 export const resultShape = {
   status: z
@@ -83,7 +91,13 @@ export const resultShape = {
 export type ResultOut = z.infer<z.ZodObject<typeof resultShape>>;
 
 /** A query not finished within the wait: no rows yet, the cursor collects them. */
-function running(a: ProjectActor, job: Job, offset: number, limit: number): Reply<ResultOut> {
+function running(
+  a: ProjectActor,
+  job: Job,
+  offset: number,
+  limit: number,
+  exact: boolean,
+): Reply<ResultOut> {
   const columns = (job.params as { columns?: { title: string; dataType: string }[] }).columns;
   return {
     data: {
@@ -95,7 +109,7 @@ function running(a: ProjectActor, job: Job, offset: number, limit: number): Repl
       offset,
       totalRows: null,
       truncated: true,
-      cursor: encodeCursor({ p: a.projectId, j: job.id, o: offset, l: limit }),
+      cursor: encodeCursor({ p: a.projectId, j: job.id, o: offset, l: limit, ...exactMark(exact) }),
       csv: resultUri(a.projectId, job.id),
     },
   };
@@ -111,16 +125,18 @@ export async function page(
   extra: ToolExtra,
   /** The result, when the caller already has it. */
   known?: QueryResult,
+  /** Fractions as exact text when no JSON number holds them (jsonCell). */
+  exact = false,
 ): Promise<Reply<ResultOut>> {
   const done = known ? job : await waitForJob(ctx, a, job, extra, 'the query');
-  if (!FINAL_STATUSES.includes(done.status)) return running(a, done, offset, limit);
+  if (!FINAL_STATUSES.includes(done.status)) return running(a, done, offset, limit, exact);
   if (done.status === 'ERROR') throw invalid(`the query failed: ${done.message ?? 'no reason'}`);
   if (done.status === 'CANCELLED') throw invalid('the query was cancelled; run it again');
   const r = known ?? (await ctx.engine.aql.result(a, done));
   const total = r.rows.length;
   const csv = resultUri(a.projectId, done.id);
   const shape = (n: number): ResultOut => {
-    const rows = jsonRows(r.columns, r.rows.slice(offset, offset + n));
+    const rows = jsonRows(r.columns, r.rows.slice(offset, offset + n), exact);
     const next = offset + rows.length;
     return {
       status: 'OK',
@@ -131,7 +147,10 @@ export async function page(
       offset,
       totalRows: total,
       truncated: next < total,
-      cursor: next < total ? encodeCursor({ p: a.projectId, j: done.id, o: next, l: limit }) : null,
+      cursor:
+        next < total
+          ? encodeCursor({ p: a.projectId, j: done.id, o: next, l: limit, ...exactMark(exact) })
+          : null,
       csv,
       // No rows: text values in WHERE that match no member, with the closest members.
       ...(r.warnings ? { warnings: r.warnings.map((w) => w.message) } : {}),
@@ -157,12 +176,13 @@ export async function execute(
   aql: string,
   limit: number,
   extra: ToolExtra,
+  exact = false,
 ) {
   // The engine's own wait (as REST's Prefer: wait), with progress notifications meanwhile.
   const { job, result } = await withProgress(extra, 'the query', (started) =>
     ctx.engine.aql.executeAndWait(a, aql, ctx.engine.config.mcpWaitMs, extra.signal, started),
   );
-  return page(ctx, a, job, 0, limit, extra, result);
+  return page(ctx, a, job, 0, limit, extra, result, exact);
 }
 
 export const RUN_AQL = TOOL_INPUTS.run_aql('mcp');

@@ -9,7 +9,7 @@ import { invalid } from '../../engine/errors.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import type { Reply } from '../limits.js';
 import { waitForJob, type ToolExtra } from '../wait.js';
-import { cellShape, CELLS_NOTE } from './aql-results.js';
+import { cellShape, CELLS_NOTE, exactArg } from './aql-results.js';
 import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
 
 /** Rows of each query shown (the full tables are on the conversation over REST). */
@@ -51,7 +51,7 @@ const output = {
 };
 type Out = z.infer<z.ZodObject<typeof output>>;
 
-function reply(job: Job, conversation: string, rows: number): Out {
+function reply(job: Job, conversation: string, rows: number, exact: boolean): Out {
   const r = job.result as AiAnswer | undefined;
   if (job.status !== 'OK' || !r)
     return {
@@ -74,7 +74,7 @@ function reply(job: Job, conversation: string, rows: number): Out {
       id: q.id,
       aql: q.aql,
       columns: q.columns.map((c) => c.title),
-      rows: jsonRows(q.columns, q.rows.slice(0, rows)),
+      rows: jsonRows(q.columns, q.rows.slice(0, rows), exact),
       totalRows: q.totalRows,
       ...(q.error ? { error: q.error } : {}),
     })),
@@ -91,20 +91,22 @@ async function settle(
   a: ProjectActor,
   job: Job,
   extra: ToolExtra,
+  exact: boolean,
 ): Promise<Reply<Out>> {
   const conversation = String((job.params as { conversation?: string }).conversation ?? '');
   const done = await waitForJob(ctx, a, job, extra, 'the answer');
-  if (!FINAL_STATUSES.includes(done.status)) return { data: reply(done, conversation, ROWS_SHOWN) };
+  if (!FINAL_STATUSES.includes(done.status))
+    return { data: reply(done, conversation, ROWS_SHOWN, exact) };
   if (done.status === 'ERROR') throw invalid(`the question could not be answered: ${done.message}`);
   if (done.status === 'CANCELLED') throw invalid('answering was cancelled; ask again');
   if (!done.result) throw invalid('this answer was deleted with its conversation');
   return {
-    data: reply(done, conversation, ROWS_SHOWN),
+    data: reply(done, conversation, ROWS_SHOWN, exact),
     // Fewer rows per query, then none: the answer text always fits.
     shrink: (d) => {
       const most = Math.max(0, ...d.queries.map((q) => q.rows.length));
       if (most === 0) return d.chart ? { ...d, chart: null } : null;
-      return reply(done, conversation, Math.floor(most / 2));
+      return reply(done, conversation, Math.floor(most / 2), exact);
     },
   };
 }
@@ -117,11 +119,12 @@ export function registerAsk(server: McpServer, ctx: McpContext): void {
       question: z.string().optional().describe('The question; not needed with job'),
       conversation: z.string().optional().describe('Conversation id of an earlier answer'),
       job: z.string().optional().describe('job of a RUNNING answer: waits for it'),
+      exact: exactArg,
     },
     output,
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     narrow: 'ask a narrower question',
-    run: async ({ project, question, conversation, job }, extra) => {
+    run: async ({ project, question, conversation, job, exact }, extra) => {
       const a = await actorFor(ctx, project);
       if (job) {
         const j = await ctx.engine.jobs.get(a, job);
@@ -138,14 +141,14 @@ export function registerAsk(server: McpServer, ctx: McpContext): void {
           throw invalid(
             `job "${job}" answers a different question (${JSON.stringify(asked ?? '')}); pass job alone to collect its answer, or question alone to ask a new one`,
           );
-        return settle(ctx, a, j, extra);
+        return settle(ctx, a, j, extra, exact === true);
       }
       if (!question?.trim()) throw invalid('pass question (to ask) or job (to collect an answer)');
       const r = await ctx.engine.ai.ask(a, {
         question,
         ...(conversation ? { conversation } : {}),
       });
-      return settle(ctx, a, r.job, extra);
+      return settle(ctx, a, r.job, extra, exact === true);
     },
   });
 }

@@ -9,7 +9,12 @@ import { apiHref, dashboardPath, reportPath } from '../../contract/urls.js';
 import { EngineError, invalid, notFound } from '../../engine/errors.js';
 import type { ObjectRow } from '../../engine/model/store.js';
 import { svgToPng } from '../../engine/reports/png.js';
-import type { DashboardItemRun, ReportColumn, ReportRun } from '../../engine/reports/reports.js';
+import {
+  kpiJson,
+  type DashboardItemRun,
+  type ReportColumn,
+  type ReportRun,
+} from '../../engine/reports/reports.js';
 import { jsonRows } from '../../engine/aql/format.js';
 import { CELLS_NOTE, cellShape, resultShape } from './aql-results.js';
 import { type McpContext } from './common.js';
@@ -163,12 +168,12 @@ export const dashboardShape = {
 };
 export type DashboardOut = z.infer<z.ZodObject<typeof dashboardShape>>;
 
-export function itemOut(i: DashboardItemRun, n: number): ItemOut {
+export function itemOut(i: DashboardItemRun, n: number, exact = false): ItemOut {
   if (i.text !== undefined) return { id: i.id, title: i.title, layout: i.layout, text: i.text };
   const base = { id: i.id, title: i.title, report: i.report, layout: i.layout };
   const r = i.result;
   if (!r) return { ...base, error: i.error ?? 'not computed' };
-  const rows = jsonRows(r.columns, r.rows.slice(0, n));
+  const rows = jsonRows(r.columns, r.rows.slice(0, n), exact);
   return {
     ...base,
     visualization: r.visualization.type,
@@ -176,7 +181,7 @@ export function itemOut(i: DashboardItemRun, n: number): ItemOut {
     rows,
     totalRows: r.rows.length,
     truncated: rows.length < r.rows.length,
-    ...(r.kpi ? { kpi: r.kpi } : {}),
+    ...(r.kpi ? { kpi: kpiJson(r, exact) } : {}),
     ...warningsOut(r),
   };
 }

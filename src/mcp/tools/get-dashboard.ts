@@ -6,7 +6,7 @@ import { EngineError } from '../../engine/errors.js';
 import { PNG_WIDTH } from '../../engine/reports/png.js';
 import { GRID_COLUMNS } from '../../engine/reports/reports.js';
 import { isChart } from '../../engine/reports/visualization.js';
-import { DEFAULT_ROWS, MAX_ROWS } from './aql-results.js';
+import { DEFAULT_ROWS, exactArg, MAX_ROWS } from './aql-results.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 import {
   MAX_IMAGES,
@@ -39,11 +39,12 @@ export function registerGetDashboard(server: McpServer, ctx: McpContext): void {
         .max(MAX_ROWS)
         .optional()
         .describe(`Rows per item (default ${DEFAULT_ROWS}, max ${MAX_ROWS})`),
+      exact: exactArg,
     },
     output: dashboardShape,
     annotations: READ_ONLY,
     narrow: 'ask for fewer rows per item with limit, or run its reports one by one with run_report',
-    run: async ({ project, dashboard, filters, limit }, extra) => {
+    run: async ({ project, dashboard, filters, limit, exact }, extra) => {
       const a = await actorFor(ctx, project);
       const row = await resolve(ctx, a, 'dashboard', dashboard);
       const d = await ctx.engine.reports.dashboard(a, row.ident, filters ?? [], {
@@ -94,7 +95,7 @@ export function registerGetDashboard(server: McpServer, ctx: McpContext): void {
       };
       const shape = (n: number): DashboardOut => {
         const items = d.items.map((i) => {
-          const out = itemOut(i, n);
+          const out = itemOut(i, n, exact === true);
           const image = imageOf.get(i.id);
           const note = imageNotes.get(i.id);
           return { ...out, ...(image ? { image } : {}), ...(note ? { imageNote: note } : {}) };

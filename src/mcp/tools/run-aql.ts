@@ -12,6 +12,7 @@ import {
   execute,
   RUN_AQL,
   RESULT_NARROW,
+  exactArg,
 } from './aql-results.js';
 
 export function registerRunAql(server: McpServer, ctx: McpContext): void {
@@ -26,11 +27,12 @@ export function registerRunAql(server: McpServer, ctx: McpContext): void {
         .optional()
         .describe('cursor of a previous answer: its next rows (or its rows once RUNNING ends)'),
       limit: RUN_AQL.limit,
+      exact: exactArg,
     },
     output: resultShape,
     annotations: READ_ONLY,
     narrow: RESULT_NARROW,
-    run: async ({ project, aql, cursor, limit }, extra) => {
+    run: async ({ project, aql, cursor, limit, exact }, extra) => {
       if (cursor) {
         const c = decodeCursor(cursor);
         if (project && project !== c.p)
@@ -45,10 +47,17 @@ export function registerRunAql(server: McpServer, ctx: McpContext): void {
           throw invalid(
             `the cursor belongs to a different query than this aql (the cursor's query: ${clip(own)}); pass the cursor alone to continue that query, or aql alone to run this one`,
           );
-        return page(ctx, a, job, c.o, limit ?? c.l, extra);
+        return page(ctx, a, job, c.o, limit ?? c.l, extra, undefined, exact ?? c.x === true);
       }
       if (!aql?.trim()) throw invalid('pass aql (the query to run) or cursor (to continue one)');
-      return execute(ctx, await actorFor(ctx, project), aql, limit ?? DEFAULT_ROWS, extra);
+      return execute(
+        ctx,
+        await actorFor(ctx, project),
+        aql,
+        limit ?? DEFAULT_ROWS,
+        extra,
+        exact === true,
+      );
     },
   });
 }

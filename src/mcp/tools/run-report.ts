@@ -4,10 +4,17 @@ import { z } from 'zod';
 import type { ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import { EngineError } from '../../engine/errors.js';
 import { PNG_WIDTH } from '../../engine/reports/png.js';
-import type { ReportRun } from '../../engine/reports/reports.js';
+import { kpiJson, type ReportRun } from '../../engine/reports/reports.js';
 import { isChart } from '../../engine/reports/visualization.js';
 import { jsonRows } from '../../engine/aql/format.js';
-import { DEFAULT_ROWS, execute, RESULT_NARROW, RUN_AQL, type ResultOut } from './aql-results.js';
+import {
+  DEFAULT_ROWS,
+  exactArg,
+  execute,
+  RESULT_NARROW,
+  RUN_AQL,
+  type ResultOut,
+} from './aql-results.js';
 import type { Reply } from '../limits.js';
 import { actorFor, defineTool, projectArg, READ_ONLY, type McpContext } from './common.js';
 import {
@@ -27,11 +34,13 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
       project: projectArg,
       report: z.string().min(1).describe('Report id or title'),
       limit: RUN_AQL.limit,
+      exact: exactArg,
     },
     output: reportShape,
     annotations: READ_ONLY,
     narrow: RESULT_NARROW,
-    run: async ({ project, report, limit }, extra) => {
+    run: async ({ project, report, limit, exact: asked }, extra) => {
+      const exact = asked === true;
       const a = await actorFor(ctx, project);
       const row = await resolve(ctx, a, 'report', report);
       const def = row.def as { aql?: unknown; visualization?: { type?: unknown } };
@@ -51,7 +60,7 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
       // the chart and number from the engine's report run, which reads the job's cached result.
       let paged: Reply<ResultOut>;
       try {
-        paged = await execute(ctx, a, aql, n, extra);
+        paged = await execute(ctx, a, aql, n, extra, exact);
       } catch (err) {
         if (!(err instanceof EngineError)) throw err;
         // A report opened through a dashboard share may name objects the caller's roles hide:
@@ -105,7 +114,7 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
       async function visuals(
         r: ReportRun,
       ): Promise<{ data: Partial<ReportOut>; images: ImageContent[] }> {
-        const data: Partial<ReportOut> = r.kpi ? { kpi: r.kpi } : {};
+        const data: Partial<ReportOut> = r.kpi ? { kpi: kpiJson(r, exact) } : {};
         if (!r.chart) {
           if (isChart(r.visualization.type)) data.note = 'no rows, so no chart';
           return { data, images: [] };
@@ -125,7 +134,7 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
       async function fromRun(r: ReportRun): Promise<Reply<ReportOut>> {
         const v = await visuals(r);
         const shape = (count: number): ReportOut => {
-          const rows = jsonRows(r.columns, r.rows.slice(0, count));
+          const rows = jsonRows(r.columns, r.rows.slice(0, count), exact);
           return {
             ...head,
             status: 'OK',

@@ -4,7 +4,7 @@ import type { QueryAnswer, QueryData } from '../../contract/queries.js';
 import type { QueryResult } from '../../engine/aql/service.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import { parseInput } from '../../engine/validate.js';
-import { toValues } from '../../engine/aql/format.js';
+import { jsonRows, toValues } from '../../engine/aql/format.js';
 import { HttpError } from '../../http/errors.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
@@ -79,7 +79,12 @@ function resultBody(r: QueryResult): { data: QueryData } {
   };
 }
 
-const tabularOf = (r: QueryResult) => ({ columns: r.columns.map((c) => c.title), rows: r.rows });
+/** CSV/TSV print the cells' text; XLSX writes number columns as numbers (jsonCell). */
+const tabularOf = (r: QueryResult) => ({
+  columns: r.columns.map((c) => c.title),
+  rows: r.rows,
+  sheet: jsonRows(r.columns, r.rows),
+});
 
 export const aqlRoutes: RouteDef[] = [
   {

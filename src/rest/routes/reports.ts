@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, foldDateFields, reportPage } from '../../web/report-pages.js';
-import { dashboardItemJson, dashboardJson, reportJson } from '../../web/report-json.js';
+import { dashboardItemJson, dashboardJson, exactParam, reportJson } from '../../web/report-json.js';
+import { jsonRows } from '../../engine/aql/format.js';
 import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import { negotiate, type Format } from '../../http/negotiate.js';
@@ -25,6 +26,13 @@ const format = (req: Request, offered: Format[]) =>
     { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
     offered,
   );
+
+/** Rows for CSV/TSV (their text) and XLSX (number columns as numbers, aql/format.ts jsonCell). */
+const sheetOf = (r: { columns: { title: string; dataType: string }[]; rows: string[][] }) => ({
+  columns: r.columns.map((c) => c.title),
+  rows: r.rows,
+  sheet: jsonRows(r.columns, r.rows),
+});
 
 export const reportRoutes: RouteDef[] = [
   {
@@ -75,6 +83,7 @@ export const reportRoutes: RouteDef[] = [
           const f = format(req, ['json', 'yaml', 'csv', 'tsv', 'xlsx', 'html']);
           const page =
             f === 'json' || f === 'yaml' ? parseInput(pagingSchema, query, 'paging') : null;
+          const exact = exactParam(query);
           const r = await engine.reports.report(actor, params.id!, {
             signal: untilCallerGone(res),
           });
@@ -102,7 +111,7 @@ export const reportRoutes: RouteDef[] = [
                 description: r.description,
                 visualization: r.visualization,
               },
-              ...reportJson(r, rows),
+              ...reportJson(r, rows, exact),
               ...(page ? { paging: { total: r.rows.length, ...page } } : {}),
               link: [
                 link('object.report', `${projectPath(actor.projectId)}/pmd/obj/${enc(r.ident)}`, {
@@ -111,7 +120,7 @@ export const reportRoutes: RouteDef[] = [
                 }),
               ],
             },
-            tabular: { columns: r.columns.map((c) => c.title), rows: r.rows },
+            tabular: sheetOf(r),
             filename: r.ident,
           };
         },
@@ -131,6 +140,7 @@ export const reportRoutes: RouteDef[] = [
             signal: untilCallerGone(res),
             only: params.item!,
           });
+          const exact = exactParam(query);
           const item = d.items[0];
           const r = item?.result;
           if (!item || !r)
@@ -143,10 +153,10 @@ export const reportRoutes: RouteDef[] = [
           return {
             title: `${d.name}: ${item.title}`,
             body: {
-              item: dashboardItemJson(item),
+              item: dashboardItemJson(item, exact),
               link: [link('dashboard', dashboardPath(actor.projectId, d.ident), { id: d.ident })],
             },
-            tabular: { columns: r.columns.map((c) => c.title), rows: r.rows },
+            tabular: sheetOf(r),
             filename: `${d.ident}.${item.id}`,
           };
         },
@@ -163,6 +173,7 @@ export const reportRoutes: RouteDef[] = [
           "A dashboard computed for you: HTML (its layout grid, charts, tables, KPIs) or JSON/YAML (each item's columns and rows). `filter=<attribute>:<value>` (repeatable) or `filter[<attribute>]=<value>` sets its filters.",
         handler: async ({ engine, actor, params, query, req, res }) => {
           const f = format(req, ['json', 'yaml', 'html']);
+          const exact = exactParam(query);
           const d = await engine.reports.dashboard(actor, params.id!, foldDateFields(query), {
             signal: untilCallerGone(res),
           });
@@ -181,7 +192,7 @@ export const reportRoutes: RouteDef[] = [
           return {
             title: d.name,
             body: {
-              ...dashboardJson(d),
+              ...dashboardJson(d, exact),
               link: [
                 link(
                   'object.dashboard',
