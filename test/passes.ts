@@ -151,6 +151,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'aql-security': `${AQL} (row filters are stored and changed in member-rights, both passes)`,
   'aql-sql-rewrite': AQL,
   'aql-v2': AQL,
+  'aql-nest': AQL,
   reports: `${AQL}, rendered as HTML, SVG and CSV`,
   'mcp-dashboards': `${AQL}, rendered over MCP (MCP sessions: mcp, both passes)`,
   'docs-api-routes': DOCS,

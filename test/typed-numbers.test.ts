@@ -29,7 +29,7 @@ const SCHEMA = `
 const CSV = 'sale_id,store_id,qty,price\n1,1,1,10.10\n2,1,2,20.20\n3,1,4,3.34\n4,2,5,7.77\n';
 
 const QUERY =
-  'SELECT [store_id], AVG([qty]), MEDIAN([qty]), SUM([qty]), COUNT([sale_id]), ROUND(AVG([price]), 2), SUM([qty]) / 3, SUM([price]), AVG([price]) ORDER BY 1';
+  'SELECT [attr.sales.store_id], AVG([fact.sales.qty]), MEDIAN([fact.sales.qty]), SUM([fact.sales.qty]), COUNT([attr.sales.sale_id]), ROUND(AVG([fact.sales.price]), 2), SUM([fact.sales.qty]) / 3, SUM([fact.sales.price]), AVG([fact.sales.price]) ORDER BY 1';
 /** What both engines answer: every cell a JSON number, fractions to 15 significant digits. */
 const ROWS = [
   [1, 2.33333333333333, 2, 7, 3, 11.21, 2.33333333333333, 33.64, 11.2133333333333],
@@ -47,7 +47,10 @@ const REPORTS = [
     ident: 'report.avg_qty',
     type: 'report',
     name: 'Average quantity',
-    def: { aql: 'SELECT AVG([qty]) WHERE [store_id] = 1', visualization: { type: 'kpi' } },
+    def: {
+      aql: 'SELECT AVG([fact.sales.qty]) WHERE [attr.sales.store_id] = 1',
+      visualization: { type: 'kpi' },
+    },
   },
   {
     ident: 'dashboard.sales',
@@ -220,7 +223,7 @@ describe('the exact form, when asked', () => {
   });
 
   it('a whole number beyond 2^53 is its exact text either way; the TSV keeps every digit', async () => {
-    const aql = 'SELECT [store_id], MAX([big]) ORDER BY 1';
+    const aql = 'SELECT [attr.sales.store_id], MAX([fact.sales.big]) ORDER BY 1';
     const expected = [
       [1, '9007199254740993'],
       [2, 7],
@@ -228,7 +231,9 @@ describe('the exact form, when asked', () => {
     expect((await tool('run_aql', { project: wh, aql })).rows).toEqual(expected);
     expect((await tool('run_aql', { project: wh, aql, exact: true })).rows).toEqual(expected);
     const r = await s.api('POST', `/projects/${wh}/app/aql/execute`, {
-      body: { aql: 'SELECT [store_id], AVG([qty]), MAX([big]) ORDER BY 1' },
+      body: {
+        aql: 'SELECT [attr.sales.store_id], AVG([fact.sales.qty]), MAX([fact.sales.big]) ORDER BY 1',
+      },
       headers: { prefer: 'wait=20' },
     });
     expect(r.status, r.text).toBe(200);

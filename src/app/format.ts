@@ -57,3 +57,14 @@ export function dateLabeller(values: string[]): (v: string) => string {
     return (months ? monthStyle : dayStyle).format(d);
   };
 }
+
+/** A NEST cell in one line: each nested row's values, rows separated by "; ". */
+export function nestedText(rows: Record<string, string | number | boolean | null>[]): string {
+  return rows
+    .map((r) =>
+      Object.values(r)
+        .map((v) => (typeof v === 'number' ? formatNumber(v) : v === null ? '–' : String(v)))
+        .join(' '),
+    )
+    .join('; ');
+}

@@ -9,8 +9,14 @@ export const DATA_TYPE_NAMES = [
 ] as const;
 export type DataType = (typeof DATA_TYPE_NAMES)[number];
 
-/** A result cell in JSON: a number column's cells are numbers, null when empty. */
-export type JsonCell = string | number | null;
+/** One row of a NEST(SELECT …) cell: its column titles to its values. */
+export type NestedRow = Record<string, string | number | boolean | null>;
+
+/**
+ * A result cell in JSON: a number column's cells are numbers, null when empty; a `nested`
+ * column's cells are lists of rows.
+ */
+export type JsonCell = string | number | null | NestedRow[];
 
 /** A loaded dataset as GET kodiak/dataload lists it. */
 export interface Dataset {

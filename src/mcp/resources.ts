@@ -16,6 +16,7 @@ import type { Catalog } from '../engine/catalog/catalog.js';
 import { AqlError } from '../engine/aql/errors.js';
 import { engineErrorOf, invalid, notFound } from '../engine/errors.js';
 import { toDelimited } from '../shared/delimited.js';
+import { flatTable } from '../engine/aql/format.js';
 import { findUnstorable, findUnstorableInPath } from '../shared/storable-text.js';
 import { MAX_OUTPUT_BYTES } from './limits.js';
 import { actorFor, describeError, type McpContext } from './tools/common.js';
@@ -107,13 +108,16 @@ async function csvPage(
   const total = r.rows.length;
   if (offset > total)
     throw invalid(`offset ${offset} is past the last row: the result has ${total} rows`);
-  const titles = r.columns.map((c) => c.title);
+  // Nested columns (NEST) flattened: a result row takes a line per nested row.
+  const titles = flatTable(r.columns, []).columns.map((c) => c.title);
   const header = toDelimited(titles, [], ',');
   let text = header;
   let size = bytes(header);
   let end = offset;
   for (; end < total; end++) {
-    const line = toDelimited(titles, [r.rows[end]!], ',').slice(header.length);
+    const line = toDelimited(titles, flatTable(r.columns, [r.rows[end]!]).rows, ',').slice(
+      header.length,
+    );
     const more = bytes(line) - 2; // the quotes of a JSON string are counted once
     if (size + more > MAX_OUTPUT_BYTES - PAGE_OVERHEAD && end > offset) break;
     text += line;

@@ -217,6 +217,76 @@ export function v3Cases(t: V3): void {
       expect(CUSTOMERS.some((c) => c.region !== 'EU')).toBe(true);
     });
 
+    it('NEST: per region, its two statuses with the largest amount (ties by status), beside a measure', async () => {
+      const aql =
+        'SELECT [Region], COUNT([Order ID]) AS "Orders", NEST(SELECT [Status], SUM([Amount]) AS "Amount" ORDER BY 2 DESC LIMIT 2) AS "Top statuses"';
+      const a = await t.run(aql);
+      expect(a.titles).toEqual(['Region', 'Orders', 'Top statuses']);
+      const byRegion = CALC.leaf(ORDERS, [region], (os) => os.length);
+      const expected = assemble(byRegion).map(([r, n]) => {
+        const statuses = CALC.leaf(
+          ORDERS.filter((o) => region(o) === r),
+          [CALC.status],
+          (os) => sum(amounts(os)),
+        );
+        const top = [...statuses.values()]
+          .map((e) => ({ Status: e.key[0], Amount: e.v }))
+          .sort((x, y) =>
+            x.Amount === y.Amount
+              ? String(x.Status) < String(y.Status)
+                ? -1
+                : 1
+              : x.Amount === null
+                ? 1
+                : y.Amount === null
+                  ? -1
+                  : (y.Amount as number) - (x.Amount as number),
+          )
+          .slice(0, 2);
+        return [r, n, top] as const;
+      });
+      expect(a.rows.map((row) => row[0] || null)).toEqual(expected.map((e) => e[0]));
+      a.rows.forEach((row, i) => {
+        expect(Number(row[1])).toBe(expected[i]![1]);
+        const got = JSON.parse(row[2]!) as { Status: string; Amount: number }[];
+        const want = expected[i]![2];
+        expect(got.map((g) => g.Status)).toEqual(want.map((w) => w.Status));
+        got.forEach((g, j) => expect(g.Amount).toBeCloseTo(want[j]!.Amount as number, 6));
+      });
+    });
+
+    it("NEST: its WHERE adds to the query's, HAVING and OFFSET apply per row (an empty list, not a lost row), and the row filter applies inside", async () => {
+      const a = await t.run(
+        'SELECT [Region], NEST(SELECT YEAR([Order Date]) AS "Year", COUNT([Order ID]) AS "Orders" WHERE [Status] = "paid" HAVING COUNT([Order ID]) > 40 ORDER BY 1 LIMIT 1 OFFSET 1) AS "Second busy year" WHERE [Amount] > 100',
+      );
+      const rows = ORDERS.filter((o) => (o.amount ?? 0) > 100);
+      const regions = [...new Set(rows.map(region))];
+      const want = new Map(
+        regions.map((r) => {
+          const years = [
+            ...CALC.leaf(
+              rows.filter((o) => region(o) === r && o.status === 'paid'),
+              [year],
+              (os) => os.length,
+            ).values(),
+          ]
+            .filter((e) => (e.v as number) > 40)
+            .sort((x, y) => (x.key[0] as number) - (y.key[0] as number))
+            .slice(1, 2)
+            .map((e) => ({ Year: e.key[0], Orders: e.v }));
+          return [r, years];
+        }),
+      );
+      expect(a.rows.length).toBe(regions.length);
+      for (const row of a.rows) expect(JSON.parse(row[1]!)).toEqual(want.get(row[0] || null));
+      expect(a.rows.some((row) => row[1] === '[]')).toBe(true);
+      const eu = await t.run(
+        'SELECT NEST(SELECT [Region], COUNT([Order ID]) AS "Orders") AS "Regions"',
+        RLS,
+      );
+      expect(JSON.parse(eu.rows[0]![0]!)).toEqual([{ Region: 'EU', Orders: EU(ORDERS).length }]);
+    });
+
     it('refuses what is not an aggregation over groups, saying how to write one', async () => {
       expect((await refused('SELECT MEDIAN(SUM([Amount]))')).message).toMatch(
         /cannot be nested.*BY, e\.g\. AVG\(SUM\(\[[^\]]+\]\) BY \[/,

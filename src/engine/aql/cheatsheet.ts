@@ -80,6 +80,9 @@ SELECT COUNT(CASE WHEN YEAR(MIN([Flight Date])) = 2025 THEN 1 END BY [Origin], [
 The number of rows a breakdown has is a count of groups (run_aql's totalRows also gives it):
 SELECT COUNT(COUNT([flights]) BY [Origin], [Destination]) AS "Routes flown"
 
+A breakdown inside each row (its ORDER BY and LIMIT apply per row; the cell is a list of rows):
+SELECT [Origin Region], COUNT([flights]) AS "Flights", NEST(SELECT [Origin State], COUNT([flights]) AS "Flights" ORDER BY 2 DESC LIMIT 3) AS "Top states"
+
 Dates: YEAR, QUARTER, MONTH, WEEK, DAY(d); DATE_TRUNC("month", d) is a date dimension;
 DATE_ADD("day", -30, TODAY()); DATE_DIFF("day", a, b); d + 7 and d - 7 move by days.
 SELECT DATE_TRUNC("month", [Flight Date]) AS "Month", COUNT([flights]) WHERE [Flight Date] >= DATE_ADD("month", -3, "2025-01-31")

@@ -1,6 +1,6 @@
 // Result cells as text: numbers without trailing zeros or exponent for ordinary magnitudes,
 // dates as YYYY-MM-DD, null as an empty cell; and those cells typed for JSON (jsonCell).
-import type { JsonCell } from '../../contract/data.js';
+import type { JsonCell, NestedRow } from '../../contract/data.js';
 
 export type { JsonCell };
 
@@ -49,6 +49,7 @@ export const JSON_DIGITS = 15;
  * columns keep their text.
  */
 export function jsonCell(text: string, dataType: string, exact = false): JsonCell {
+  if (dataType === 'nested') return nestedRows(text, exact);
   if (!NUMERIC.has(dataType)) return text;
   if (text === '') return null;
   const n = Number(text);
@@ -87,4 +88,66 @@ function decimal(text: string): string | null {
   digits = digits.slice(0, digits.length - zeros);
   e += zeros;
   return `${sign === '-' ? '-' : ''}${digits}e${e}`;
+}
+
+// ---- NEST(SELECT …) cells ----
+
+/**
+ * A nested cell's rows: the JSON list the database wrote, its fractions rounded as jsonCell
+ * rounds them (unless `exact`).
+ */
+export function nestedRows(text: string, exact = false): NestedRow[] {
+  let rows: unknown;
+  try {
+    rows = text ? JSON.parse(text) : [];
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(rows)) return [];
+  return rows.map((r) =>
+    Object.fromEntries(
+      Object.entries(r as NestedRow).map(([k, v]) => [
+        k,
+        typeof v === 'number' && !Number.isInteger(v) && !exact ? rounded(v) : v,
+      ]),
+    ),
+  );
+}
+
+interface ResultColumn {
+  title: string;
+  dataType: string;
+  columns?: { title: string; dataType: string }[];
+}
+
+/**
+ * A result with nested columns as one flat table (CSV, TSV, XLSX): each nested column becomes
+ * its own columns ("Top states: Origin State"), and a result row takes as many lines as its
+ * longest nested list, its other cells repeated on each (a list's missing lines are empty).
+ */
+export function flatTable(
+  columns: ResultColumn[],
+  rows: string[][],
+): { columns: { title: string; dataType: string }[]; rows: string[][] } {
+  if (!columns.some((c) => c.columns))
+    return { columns: columns.map(({ title, dataType }) => ({ title, dataType })), rows };
+  const flat = columns.flatMap((c) =>
+    c.columns
+      ? c.columns.map((i) => ({ title: `${c.title}: ${i.title}`, dataType: i.dataType }))
+      : [{ title: c.title, dataType: c.dataType }],
+  );
+  const out: string[][] = [];
+  for (const row of rows) {
+    const lists = columns.map((c, i) => (c.columns ? nestedRows(row[i] ?? '', true) : null));
+    const lines = Math.max(1, ...lists.map((l) => l?.length ?? 0));
+    for (let k = 0; k < lines; k++)
+      out.push(
+        columns.flatMap((c, i) =>
+          c.columns
+            ? c.columns.map((inner) => formatCell(lists[i]![k]?.[inner.title] ?? null))
+            : [row[i] ?? ''],
+        ),
+      );
+  }
+  return { columns: flat, rows: out };
 }

@@ -63,7 +63,13 @@ export const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 200)
 // ---- results ----
 
 /** A result cell (aql/format.ts jsonCell): numbers as JSON numbers, exact text beyond them. */
-export const cellShape = z.union([z.string(), z.number(), z.null()]);
+export const cellShape = z.union([
+  z.string(),
+  z.number(),
+  z.null(),
+  // NEST(SELECT …): the nested rows of the result row.
+  z.array(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+]);
 export const CELLS_NOTE =
   'Cells in column order: integer and number columns as JSON numbers on every project (null when empty; fractions rounded to 15 significant digits unless exact; a whole number beyond 2^53 stays its exact text), other columns as text';
 

@@ -4,7 +4,7 @@ import type { QueryAnswer, QueryData } from '../../contract/queries.js';
 import type { QueryResult } from '../../engine/aql/service.js';
 import { FINAL_STATUSES, type Job } from '../../engine/jobs/jobs.js';
 import { parseInput } from '../../engine/validate.js';
-import { jsonRows, toValues } from '../../engine/aql/format.js';
+import { flatTable, jsonRows, toValues } from '../../engine/aql/format.js';
 import { HttpError } from '../../http/errors.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
@@ -80,11 +80,15 @@ function resultBody(r: QueryResult): { data: QueryData } {
 }
 
 /** CSV/TSV print the cells' text; XLSX writes number columns as numbers (jsonCell). */
-const tabularOf = (r: QueryResult) => ({
-  columns: r.columns.map((c) => c.title),
-  rows: r.rows,
-  sheet: jsonRows(r.columns, r.rows),
-});
+const tabularOf = (r: QueryResult) => {
+  // Nested columns (NEST) flattened: a row per nested row, its own cells repeated.
+  const t = flatTable(r.columns, r.rows);
+  return {
+    columns: t.columns.map((c) => c.title),
+    rows: t.rows,
+    sheet: jsonRows(t.columns, t.rows),
+  };
+};
 
 export const aqlRoutes: RouteDef[] = [
   {

@@ -9,7 +9,7 @@ import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, foldDateFields, reportPage } from '../../web/report-pages.js';
 import { dashboardItemJson, dashboardJson, exactParam, reportJson } from '../../web/report-json.js';
-import { jsonRows } from '../../engine/aql/format.js';
+import { flatTable, jsonRows } from '../../engine/aql/format.js';
 import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import { negotiate, type Format } from '../../http/negotiate.js';
@@ -28,11 +28,15 @@ const format = (req: Request, offered: Format[]) =>
   );
 
 /** Rows for CSV/TSV (their text) and XLSX (number columns as numbers, aql/format.ts jsonCell). */
-const sheetOf = (r: { columns: { title: string; dataType: string }[]; rows: string[][] }) => ({
-  columns: r.columns.map((c) => c.title),
-  rows: r.rows,
-  sheet: jsonRows(r.columns, r.rows),
-});
+const sheetOf = (r: { columns: Parameters<typeof flatTable>[0]; rows: string[][] }) => {
+  // Nested columns (NEST) flattened: a row per nested row, its own cells repeated.
+  const t = flatTable(r.columns, r.rows);
+  return {
+    columns: t.columns.map((c) => c.title),
+    rows: t.rows,
+    sheet: jsonRows(t.columns, t.rows),
+  };
+};
 
 export const reportRoutes: RouteDef[] = [
   {

@@ -1,7 +1,7 @@
 // The queries behind an answer, each folded: its AQL, then its result table (the first 200
 // rows the agent saw) or why it failed. Measures are written as everywhere in the app
 // (format.ts: their metric's format, else grouped), dimensions as they are (the year 2001).
-import { formatMeasure, formatNumber } from '../../format';
+import { formatMeasure, formatNumber, nestedText } from '../../format';
 import type { AiQuery } from '../../../contract/chat';
 
 const NUMERIC_TYPES = new Set(['number', 'integer', 'decimal', 'float', 'double']);
@@ -19,8 +19,9 @@ function Result({ q }: { q: AiQuery }) {
       </p>
     );
   const numeric = q.columns.map((c) => NUMERIC_TYPES.has(c.dataType.toLowerCase()));
-  const cell = (i: number, v: string | number | null | undefined): string => {
+  const cell = (i: number, v: AiQuery['rows'][number][number] | undefined): string => {
     if (v === null || v === undefined || v === '') return '';
+    if (Array.isArray(v)) return nestedText(v);
     const c = q.columns[i]!;
     return numeric[i] && c.kind === 'measure' ? formatMeasure(v, c.format) : String(v);
   };

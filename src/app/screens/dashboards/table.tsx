@@ -1,6 +1,6 @@
 // An item's columns and rows as a table: numbers right-aligned, measures in their metric's
 // format or grouped (format.ts).
-import { formatMeasure, formatNumber } from '../../format';
+import { formatMeasure, formatNumber, nestedText } from '../../format';
 import type { JsonCell as Cell } from '../../../contract/data';
 import type {
   DashboardItem,
@@ -24,6 +24,7 @@ const NUMERIC = new Set(['number', 'integer', 'decimal', 'float', 'double']);
 const numeric = (c: Column) => NUMERIC.has(c.dataType);
 function cell(c: Column, v: Cell): string {
   if (v === null || v === '') return '–';
+  if (Array.isArray(v)) return nestedText(v);
   return numeric(c) && c.kind === 'measure' ? formatMeasure(v, c.format) : String(v);
 }
 
