@@ -84,9 +84,12 @@ describe('NEST(SELECT …)', () => {
     const expected = [...want].flatMap(([region, list]) =>
       list.map(([state, n]) => [region, state, String(n)]),
     );
-    expect(lines.slice(1).map((l) => l.split(',')).map((c) => [c[0], c[2], c[3]])).toEqual(
-      expected,
-    );
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(','))
+        .map((c) => [c[0], c[2], c[3]]),
+    ).toEqual(expected);
     const tsv = await execute(TOP, 'text/tab-separated-values');
     expect(tsv.text.trimEnd().split('\n')).toHaveLength(expected.length + 1);
   });
