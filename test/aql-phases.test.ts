@@ -246,6 +246,22 @@ describe('SQL', () => {
     expect(kept).toContain('sum(l0.v0) OVER (PARTITION BY l0.k0)');
   });
 
+  it('a total beside a NEST or an aggregation over groups of the same measure adds up their finer groups: one scan', () => {
+    for (const aql of [
+      'SELECT [Origin State], COUNT([Flight]), NEST(SELECT [Carrier Name], COUNT([Flight]) ORDER BY 2 DESC LIMIT 3)',
+      'SELECT [Origin State], COUNT([Flight]), AVG(COUNT([Flight]) BY [Flight Date])',
+    ]) {
+      const { sql } = sqlOf(aql);
+      expect(sql, aql).toMatch(/sum\(v0\) AS v0 FROM l0_l0 GROUP BY/);
+      expect(sql.match(/FROM "ds_flights"|FROM ds_flights/g) ?? [], aql).toHaveLength(1);
+    }
+    // A NEST's own WHERE filters its rows only: the total is computed on its own.
+    const own = sqlOf(
+      'SELECT [Origin State], COUNT([Flight]), NEST(SELECT [Carrier Name], COUNT([Flight]) WHERE [Cancelled])',
+    ).sql;
+    expect(own.match(/FROM "ds_flights"|FROM ds_flights/g) ?? []).toHaveLength(2);
+  });
+
   it('under HAVING or beside a window of its own, it is a second aggregation of the twin', () => {
     for (const tail of [
       'HAVING COUNT([Flight]) > 10',

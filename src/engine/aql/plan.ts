@@ -42,7 +42,11 @@ export interface Group {
   leaves: number[];
   grain: number[];
   /** Computed from another group's rows: `fn` of that group's value column. */
-  rollup: { from: { g: number; j: number }; fn: string } | null;
+  /**
+   * Computed from another group's rows: `fn` of that group's value column; with `inner`, of
+   * group `inner` of the query inside group `from.g` (an aggregation over groups or a NEST).
+   */
+  rollup: { from: { g: number; j: number }; fn: string; inner?: number } | null;
 }
 
 export type FramePlan =
@@ -143,11 +147,32 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
     if (twin !== undefined && rollupOf(l, planned[i]!.anchor)) derivedFrom.set(i, twin);
   });
 
+  // A full-grain leaf whose twin the query of an aggregation over groups or of a NEST computes
+  // at a finer grain (the full grain first, then theirs) is that twin's groups added up again:
+  // the breakdown and its per-row total read the rows once.
+  const external = new Map<number, { holder: number; t: number }>();
+  if (dims.length)
+    leaves.forEach((l, i) => {
+      if (l.by || l.nest || derivedFrom.has(i) || grainOf[i]!.length !== dims.length) return;
+      if (!rollupOf(l, planned[i]!.anchor)) return;
+      const key = leafKey(l);
+      planned.forEach((p, holder) => {
+        const inner = p.groups;
+        if (external.has(i) || !inner || grainOf[holder]!.length !== dims.length) return;
+        if (leaves[holder]!.nest?.where) return; // a NEST's own WHERE filters its rows only
+        const t = inner.plan.leaves.findIndex((x) => leafKey(x) === key);
+        const at = t < 0 ? undefined : inner.plan.slot.get(t);
+        const ig = at && inner.plan.groups[at.g]!;
+        if (ig && !ig.rollup && ig.grain.length === inner.rq.dims.length)
+          external.set(i, { holder, t });
+      });
+    });
+
   const groups: Group[] = [];
   const slot = new Map<number, { g: number; j: number }>();
   const groupOf = new Map<string, number>();
   leaves.forEach((l, i) => {
-    if (derivedFrom.has(i)) return;
+    if (derivedFrom.has(i) || external.has(i)) return;
     // An aggregation over groups is a query of its own: a group alone.
     const key =
       l.by || l.nest ? `groups ${i}` : shapeKey([planned[i]!.anchor, l.where, grainOf[i]]);
@@ -160,6 +185,19 @@ export function planQuery(rq: ResolvedQuery, snap: ModelSnapshot): QueryPlan {
     slot.set(i, { g, j: groups[g]!.leaves.length });
     groups[g]!.leaves.push(i);
   });
+  for (const [i, { holder, t }] of external) {
+    const at = planned[holder]!.groups!.plan.slot.get(t)!;
+    slot.set(i, { g: groups.length, j: 0 });
+    groups.push({
+      leaves: [i],
+      grain: grainOf[i]!,
+      rollup: {
+        from: { g: slot.get(holder)!.g, j: at.j },
+        fn: rollupOf(leaves[i]!, planned[i]!.anchor)!,
+        inner: at.g,
+      },
+    });
+  }
   for (const [i, twin] of derivedFrom) {
     const g = groups.length;
     groups.push({

@@ -106,7 +106,7 @@ function parts(
     rq.order.some((o) => 'v' in o.ref && hasWindow(o.ref.v));
   if (windows && !rq.having && !ownWindows)
     plan.groups.forEach((grp, g) => {
-      if (!grp.rollup || !framed.has(grp.rollup.from.g)) return;
+      if (!grp.rollup || grp.rollup.inner !== undefined || !framed.has(grp.rollup.from.g)) return;
       const kind = kindOf(plan.leaves[grp.leaves[0]!]!.arg);
       const v = '\u0000';
       const fn = grp.rollup.fn;
@@ -144,7 +144,7 @@ function parts(
       const kind = kindOf(plan.leaves[grp.leaves[0]!]!.arg);
       const agg = `${fn === 'min' || fn === 'max' ? dialect.minMax(fn, v, kind) : `${fn}(${v})`} AS v0`;
       ctes.push(
-        `${p}l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM ${p}l${grp.rollup.from.g}${keys ? ` GROUP BY ${keys}` : ''})`,
+        `${p}l${g} AS (SELECT ${keys ? `${keys}, ` : ''}${agg} FROM ${p}l${grp.rollup.from.g}${grp.rollup.inner !== undefined ? `_l${grp.rollup.inner}` : ''}${keys ? ` GROUP BY ${keys}` : ''})`,
       );
       return;
     }
