@@ -107,6 +107,24 @@ export const CASES: Case[] = [
           FROM ${FA} GROUP BY a.state, f.origin QUALIFY r <= 3 ORDER BY 1 NULLS LAST, 2 NULLS LAST`,
   },
   {
+    // Issue 32: an aggregation over groups; the hand query aggregates twice, as it must.
+    name: 'over groups: flights per day, averaged per state',
+    aql: 'SELECT [State], AVG(COUNT([Distance]) BY DATE_TRUNC("day", [Date])) AS "Flights per day"',
+    sql: `SELECT state, avg(n) FROM (SELECT a.state, CAST(date_trunc('day', f.date) AS DATE) AS d,
+          count(f.distance) AS n FROM ${FA} GROUP BY 1, 2) g GROUP BY state ORDER BY state NULLS LAST`,
+  },
+  {
+    // Issue 32: NEST, the top 5 destinations of each state beside its flights; the hand query
+    // reads the rows once and adds the state's flights up from its destinations.
+    name: 'nested: top 5 destinations per state',
+    aql: 'SELECT [State], COUNT([Distance]) AS "Flights", NEST(SELECT [Destination], COUNT([Distance]) AS "Flights" ORDER BY 2 DESC LIMIT 5) AS "Top destinations"',
+    sql: `WITH d AS (SELECT a.state, f.destination, count(f.distance) AS n FROM ${FA} GROUP BY 1, 2),
+          r AS (SELECT *, row_number() OVER (PARTITION BY state ORDER BY n DESC, destination) AS rn FROM d)
+          SELECT state, sum(n), CAST(to_json(list(struct_pack("Destination" := destination, "Flights" := n) ORDER BY rn)
+            FILTER (WHERE rn <= 5)) AS VARCHAR)
+          FROM r GROUP BY state ORDER BY state NULLS LAST`,
+  },
+  {
     name: 'relative window (DATE_ADD)',
     aql: 'SELECT [State], COUNT([Distance]) AS "Flights", AVG([Delay]) AS "Avg Delay" WHERE [Date] >= DATE_ADD("day", -30, "2001-06-30")',
     sql: `SELECT a.state, count(f.distance), avg(f.delay) FROM ${FA}

@@ -20,6 +20,12 @@ export function sameRows(a: string[][], b: string[][]): string | null {
     if (x.length !== y.length) return `row ${i}: ${x.length} cells vs ${y.length}`;
     for (let j = 0; j < x.length; j++) {
       if (x[j] === y[j]) continue;
+      // A nested cell (NEST): the same JSON whatever the spacing the database writes it with.
+      if (x[j]!.startsWith('[') && y[j]!.startsWith('[')) {
+        const diff = sameJson(x[j]!, y[j]!);
+        if (diff) return `row ${i} cell ${j}: ${diff}`;
+        continue;
+      }
       const p = Number(x[j]);
       const q = Number(y[j]);
       const close =
@@ -30,6 +36,27 @@ export function sameRows(a: string[][], b: string[][]): string | null {
     }
   }
   return null;
+}
+
+/** Two JSON texts with the same value (numbers within 1e-9 relative); null when they are. */
+function sameJson(a: string, b: string): string | null {
+  let x: unknown;
+  let y: unknown;
+  try {
+    [x, y] = [JSON.parse(a), JSON.parse(b)];
+  } catch {
+    return `${a} vs ${b}`;
+  }
+  const same = (p: unknown, q: unknown): boolean =>
+    typeof p === 'number' && typeof q === 'number'
+      ? Math.abs(p - q) <= 1e-9 * Math.max(1, Math.abs(p), Math.abs(q))
+      : Array.isArray(p) && Array.isArray(q)
+        ? p.length === q.length && p.every((v, i) => same(v, q[i]))
+        : p && q && typeof p === 'object' && typeof q === 'object'
+          ? JSON.stringify(Object.keys(p)) === JSON.stringify(Object.keys(q)) &&
+            Object.keys(p).every((k) => same((p as never)[k], (q as never)[k]))
+          : p === q;
+  return same(x, y) ? null : `${a} vs ${b}`;
 }
 
 /** The whole server in-process on a loopback port, with an empty data directory under `dir`. */

@@ -61,6 +61,15 @@ const HAND: Record<string, string> = {
         rank() OVER (PARTITION BY a.state ORDER BY count(f.distance) DESC) AS r
       FROM ${FA} GROUP BY a.state, f.origin) q
     WHERE r <= 3 ORDER BY 1 NULLS LAST, 2 NULLS LAST`,
+  'over groups: flights per day, averaged per state': `SELECT state, avg(n) FROM (
+      SELECT a.state, CAST(date_trunc('day', f.date) AS DATE) AS d, count(f.distance) AS n
+      FROM ${FA} GROUP BY 1, 2) g GROUP BY state ORDER BY state NULLS LAST`,
+  'nested: top 5 destinations per state': `WITH d AS (SELECT a.state, f.destination, count(f.distance) AS n
+      FROM ${FA} GROUP BY 1, 2),
+    r AS (SELECT *, row_number() OVER (PARTITION BY state ORDER BY n DESC, destination) AS rn FROM d)
+    SELECT state, sum(n), CAST(json_agg(json_build_object('Destination', destination, 'Flights', n)
+      ORDER BY rn) FILTER (WHERE rn <= 5) AS text)
+    FROM r GROUP BY state ORDER BY state NULLS LAST`,
   'relative window (DATE_ADD)': `SELECT a.state, count(f.distance), avg(f.delay) FROM ${FA}
     WHERE f.date >= DATE '2001-06-30' - 30 GROUP BY a.state ORDER BY a.state NULLS LAST`,
 };

@@ -92,6 +92,19 @@ function decimal(text: string): string | null {
 
 // ---- NEST(SELECT …) cells ----
 
+/** A row with its nested cells (at `at`) as compact JSON: the same text from every database. */
+export function compactNested(row: string[], at: number[]): string[] {
+  const out = [...row];
+  for (const i of at) {
+    try {
+      out[i] = JSON.stringify(JSON.parse(out[i] || '[]'));
+    } catch {
+      // not JSON: kept as the database wrote it
+    }
+  }
+  return out;
+}
+
 /**
  * A nested cell's rows: the JSON list the database wrote, its fractions rounded as jsonCell
  * rounds them (unless `exact`).

@@ -17,6 +17,7 @@ import { compileText, datasetsOf, type Compiled } from './compile.js';
 import { AqlError } from './errors.js';
 import { examplesFor } from './examples.js';
 import { hasAgg } from './ir.js';
+import { compactNested } from './format.js';
 import { ModelSnapshot } from './model.js';
 import { parse } from './parser.js';
 import { lookup, resolveExpr, resolveMetricBody, rootCtx, type ResolveEnv } from './resolve.js';
@@ -380,6 +381,9 @@ export class Aql {
       throw new JobFailure(why);
     }
     signal.throwIfAborted();
+    // Nested cells (NEST) as compact JSON, whichever database wrote them and its spacing.
+    const nested = p.columns.flatMap((c, i) => (c.dataType === 'nested' ? [i] : []));
+    if (nested.length) rows = rows.map((r) => compactNested(r, nested));
     await this.results.store(
       projectId,
       p.key,
