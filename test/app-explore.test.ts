@@ -758,6 +758,36 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     }
   });
 
+  it('shows a NEST column as a small table of its rows in each result row, and leaves it out of the chart', async () => {
+    const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const aql =
+        'SELECT [Origin Region], COUNT([Flight]) AS "Flights", NEST(SELECT [Origin State], COUNT([Flight]) AS "Flights" ORDER BY 2 DESC LIMIT 2) AS "Top states"';
+      await editor(page).fill(aql);
+      await editor(page).press('Control+Enter');
+      await columns(page, ['Origin Region', 'Flights', 'Top states']);
+      const rows = await rowsOf(s, MEMBER, aql);
+      const nested = page.locator('.explore-result table.nested');
+      await expect.poll(() => nested.count()).toBe(rows.length);
+      // Each nested table holds the rows of its cell: states and their counts, formatted.
+      const first = JSON.parse(rows[0]![2]!) as { 'Origin State': string; Flights: number }[];
+      const shown = await nested
+        .first()
+        .locator('tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+        );
+      expect(shown).toEqual(first.map((x) => [x['Origin State'], formatNumber(String(x.Flights))]));
+      expect(await nested.first().getAttribute('aria-label')).toBe('Top states');
+      // The chart draws the flights, not the nested column.
+      await expect.poll(() => page.locator('.explore-chart svg rect').count()).toBeGreaterThan(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('opens the AQL reference as a page of the app in a new tab, keeping the query', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
     page.context().setDefaultTimeout(10_000);

@@ -67,7 +67,13 @@ export function ResultView({ result }: { result: QueryResult }) {
               <tr key={i}>
                 {columns.map((_, j) => (
                   <td key={j} class={numeric[j] ? 'n' : undefined}>
-                    {measure[j] && numeric[j] && r[j] ? formatNumber(r[j]) : (r[j] ?? '')}
+                    {columns[j]!.dataType === 'nested' ? (
+                      <NestedCell text={r[j] ?? ''} title={columns[j]!.title} />
+                    ) : measure[j] && numeric[j] && r[j] ? (
+                      formatNumber(r[j])
+                    ) : (
+                      (r[j] ?? '')
+                    )}
                   </td>
                 ))}
               </tr>
@@ -77,6 +83,32 @@ export function ResultView({ result }: { result: QueryResult }) {
       </div>
       {rows.length === 0 && <p class="muted">No rows.</p>}
     </section>
+  );
+}
+
+/** A NEST cell: its rows as a small table of their own (the JSON list `values` holds). */
+function NestedCell({ text, title }: { text: string; title: string }) {
+  let rows: Record<string, string | number | boolean | null>[] = [];
+  try {
+    rows = text ? (JSON.parse(text) as typeof rows) : [];
+  } catch {
+    return <>{text}</>;
+  }
+  if (!rows.length) return <span class="muted">–</span>;
+  return (
+    <table class="nested" aria-label={title}>
+      <tbody>
+        {rows.map((row, i) => (
+          <tr key={i}>
+            {Object.values(row).map((v, j) => (
+              <td key={j} class={typeof v === 'number' ? 'n' : undefined}>
+                {typeof v === 'number' ? formatNumber(v) : v === null ? '–' : String(v)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
