@@ -17,7 +17,12 @@ import {
   toAql,
   type Built,
 } from '../src/app/screens/explore/builder-aql.js';
-import { autoKind, chartData, niceTicks } from '../src/app/screens/explore/chart-data.js';
+import {
+  autoKind,
+  chartData,
+  nestedChartSource,
+  niceTicks,
+} from '../src/app/screens/explore/chart-data.js';
 import { formatNumber } from '../src/app/format.js';
 import {
   expectOnlyRefused,
@@ -185,6 +190,37 @@ describe('the query builder and the chart, as pure functions', () => {
     ])
       expect(fromAql(m, hand), hand).toBeNull();
     expect(toAql(m, { measures: [], dims: [], filters: [] })).toBe('');
+  });
+
+  it('charts a NEST result by its nested rows under their result row, without the repeated totals', () => {
+    const columns = [
+      { title: 'Region', kind: 'dimension' as const, dataType: 'string' },
+      { title: 'Flights', kind: 'measure' as const, dataType: 'number' },
+      {
+        title: 'Top',
+        kind: 'measure' as const,
+        dataType: 'nested',
+        columns: [
+          { title: 'State', kind: 'dimension' as const, dataType: 'string' },
+          { title: 'Flights', kind: 'measure' as const, dataType: 'number' },
+        ],
+      },
+    ];
+    const rows = [
+      ['West', '30', '[{"State":"CA","Flights":20},{"State":"WA","Flights":10}]'],
+      ['South', '5', '[]'],
+    ];
+    const src = nestedChartSource(columns, rows)!;
+    expect(src.columns.map((c) => c.title)).toEqual(['Region', 'State', 'Flights']);
+    expect(src.rows).toEqual([
+      ['West', 'CA', '20'],
+      ['West', 'WA', '10'],
+    ]);
+    expect(chartData(src.columns, src.rows)).toMatchObject({
+      labels: ['West · CA', 'West · WA'],
+      series: [{ title: 'Flights', values: [20, 10] }],
+    });
+    expect(nestedChartSource(columns.slice(0, 2), rows)).toBeNull();
   });
 
   it('picks the chart by the columns: a number, bars, a line over dates; a second axis', () => {
@@ -758,7 +794,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     }
   });
 
-  it('shows a NEST column as a small table of its rows in each result row, and leaves it out of the chart', async () => {
+  it('shows a NEST column as a small table of its rows in each result row, and charts the nested rows', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
     page.context().setDefaultTimeout(20_000);
     try {
@@ -780,8 +816,16 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         );
       expect(shown).toEqual(first.map((x) => [x['Origin State'], formatNumber(String(x.Flights))]));
       expect(await nested.first().getAttribute('aria-label')).toBe('Top states');
-      // The chart draws the flights, not the nested column.
-      await expect.poll(() => page.locator('.explore-chart svg rect').count()).toBeGreaterThan(0);
+      // The chart draws the nested rows under their region ("Midwest · IL"), not the
+      // region's own flights (which repeat on every nested row).
+      const labels = rows.flatMap((r) =>
+        (JSON.parse(r[2]!) as { 'Origin State': string }[]).map(
+          (x) => `${r[0]} · ${x['Origin State']}`,
+        ),
+      );
+      await expect
+        .poll(() => page.locator('.explore-chart svg .chart-axis text').allTextContents())
+        .toEqual(expect.arrayContaining(labels));
       expect(problems).toEqual([]);
     } finally {
       await close();

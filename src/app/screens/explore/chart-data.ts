@@ -10,6 +10,8 @@ export interface ResultColumn {
   /** From the query's plan (app/aql/explain); absent when it could not be read. */
   kind?: 'dimension' | 'measure';
   dataType?: string;
+  /** A NEST column (dataType `nested`): the columns of its rows. */
+  columns?: ResultColumn[];
 }
 
 export const CHART_KINDS = [
@@ -74,6 +76,39 @@ export function chartData(columns: ResultColumn[], rows: string[][]): ChartData 
     if (a! > 0 && b! > 0 && (a! / b! >= 10 || b! / a! >= 10)) series[1]!.axis = 1;
   }
   return { labels, series, dates };
+}
+
+/**
+ * What a result with a NEST column charts: its nested rows, each under its result row's
+ * dimensions ("Midwest · IL"), with the nested measures as series. The result's own measures
+ * repeat on every nested row, so they are left out. Null when there is no NEST column.
+ */
+export function nestedChartSource(
+  columns: ResultColumn[],
+  rows: string[][],
+): { columns: ResultColumn[]; rows: string[][] } | null {
+  const n = columns.findIndex((c) => c.dataType === 'nested' && c.columns?.length);
+  if (n < 0) return null;
+  const inner = columns[n]!.columns!;
+  const outer = columns.flatMap((c, j) => (c.kind === 'dimension' ? [j] : []));
+  const out: string[][] = [];
+  for (const r of rows) {
+    let list: Record<string, unknown>[];
+    try {
+      list = JSON.parse(r[n] || '[]') as Record<string, unknown>[];
+    } catch {
+      continue;
+    }
+    for (const x of list)
+      out.push([
+        ...outer.map((j) => r[j] ?? ''),
+        ...inner.map((c) => {
+          const v = x[c.title];
+          return v === null || v === undefined ? '' : String(v);
+        }),
+      ]);
+  }
+  return { columns: [...outer.map((j) => columns[j]!), ...inner], rows: out };
 }
 
 /** The chart a result gets unless the reader picks another. */

@@ -62,6 +62,7 @@ export async function runQuery(
       title: readableTitle(c.title),
       ...(readableTitle(c.title) !== c.title ? { aql: c.title } : {}),
       ...(same ? { kind: planned[j]!.kind, dataType: planned[j]!.dataType } : {}),
+      ...(same && planned[j]!.columns ? { columns: planned[j]!.columns } : {}),
     })),
     rows: rowsOf(data.values),
     data: href.startsWith(`${API}/`) ? href.slice(API.length) : href,

@@ -5,7 +5,14 @@ import { ApiError, download } from '../../api';
 import { formatNumber } from '../../format';
 import { ErrorNote } from '../../ui';
 import { Chart } from './chart';
-import { autoKind, chartData, CHART_KINDS, measureColumns, type ChartKind } from './chart-data';
+import {
+  autoKind,
+  chartData,
+  CHART_KINDS,
+  measureColumns,
+  nestedChartSource,
+  type ChartKind,
+} from './chart-data';
 import type { QueryResult } from './query';
 
 /** Rows drawn in the page; more are in the CSV. */
@@ -114,7 +121,8 @@ function NestedCell({ text, title }: { text: string; title: string }) {
 
 /** The result's chart and the picker of its kind (the automatic one first). */
 function ResultChart({ result }: { result: QueryResult }) {
-  const { columns, rows } = result;
+  // A NEST result charts its nested rows (chart-data.ts).
+  const { columns, rows } = nestedChartSource(result.columns, result.rows) ?? result;
   const auto = autoKind(columns, rows);
   const [picked, setPicked] = useState<ChartKind | null>(null);
   const data = chartData(columns, rows);
