@@ -404,45 +404,43 @@ function planLeaf(
 
 /** An aggregation over groups: its measure planned as a query at the grain plus BY. */
 function planGroups(l: Leaf, grain: number[], rq: ResolvedQuery, snap: ModelSnapshot): PlannedLeaf {
-  const inner = groupsQuery(l, grain, rq);
-  const plan = planQuery(inner, snap);
-  // The dataset its measure's first aggregation counts in (what a metric "is on").
-  const anchor = plan.planned[0]!.anchor;
-  return {
-    anchor,
-    conditions: [],
-    needed: [],
-    groups: { rq: inner, plan },
-    plan: {
-      leaf: l.text,
-      anchor,
-      grain: grain.map((d) => dimTitle(rq.dims[d]!)),
-      joins: [],
-      filters: 0,
+  return planInner(
+    l,
+    groupsQuery(l, grain, rq),
+    grain.map((d) => dimTitle(rq.dims[d]!)),
+    snap,
+    {
       groupedBy: l.by!.map(dimTitle),
     },
-  };
+  );
 }
 
 /** NEST(SELECT …): its query planned with the outer dimensions first. */
 function planNest(l: Leaf, rq: ResolvedQuery, snap: ModelSnapshot): PlannedLeaf {
   const inner = nestQuery(l, rq);
+  return planInner(l, inner, rq.dims.map(dimTitle), snap, {
+    nested: inner.dims.slice(rq.dims.length).map(dimTitle),
+  });
+}
+
+/** A leaf computed by a query of its own: planned like any query, described by `about`. */
+function planInner(
+  l: Leaf,
+  inner: ResolvedQuery,
+  grain: string[],
+  snap: ModelSnapshot,
+  about: Pick<LeafPlan, 'groupedBy' | 'nested'>,
+): PlannedLeaf {
   const plan = planQuery(inner, snap);
   const f = plan.frame;
+  // The dataset its first aggregation counts in (what a metric "is on").
   const anchor = plan.planned[0]?.anchor ?? (f.kind === 'distinct' ? f.dataset : '');
   return {
     anchor,
     conditions: [],
     needed: [],
     groups: { rq: inner, plan },
-    plan: {
-      leaf: l.text,
-      anchor,
-      grain: rq.dims.map((d) => dimTitle(d)),
-      joins: [],
-      filters: 0,
-      nested: inner.dims.slice(rq.dims.length).map(dimTitle),
-    },
+    plan: { leaf: l.text, anchor, grain, joins: [], filters: 0, ...about },
   };
 }
 

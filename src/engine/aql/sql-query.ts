@@ -248,24 +248,25 @@ function groupsCtes(
   const measure = inner.rq.items.at(-1)!;
   const cols = inner.rq.dims.map((_, i) => `${q.frame}.k${i} AS k${i}, ${q.frame}.x${i} AS x${i}`);
   const perGroup = `${name}q AS (SELECT ${[...cols, `${q.assemble(measure.v, measure.pos)} AS v`].join(', ')} FROM ${q.from})`;
-  const kind = kindOf(leaf.arg);
-  const v = 'v';
   const agg =
     leaf.fn === 'COUNT'
-      ? `count(${leaf.distinct ? 'DISTINCT ' : ''}${v})`
-      : leaf.fn === 'MIN' || leaf.fn === 'MAX'
-        ? dialect.minMax(leaf.fn === 'MIN' ? 'min' : 'max', v, kind)
-        : leaf.fn === 'MEDIAN'
-          ? dialect.median(v, kind)
-          : leaf.fn === 'PERCENTILE'
-            ? dialect.percentile(v, Number(leaf.fraction))
-            : leaf.fn === 'STDDEV'
-              ? dialect.stddev(v)
-              : `${leaf.fn.toLowerCase()}(${v})`;
+      ? `count(${leaf.distinct ? 'DISTINCT ' : ''}v)`
+      : valueAgg(leaf, 'v', dialect);
   const keys = grain.map((d, i) => `k${i} AS k${d}, x${i} AS x${d}`);
   const groupBy = grain.map((_, i) => `k${i}, x${i}`);
   const outer = `${name} AS (SELECT ${[...keys, `${agg} AS v0`].join(', ')} FROM ${name}q${groupBy.length ? ` GROUP BY ${groupBy.join(', ')}` : ''})`;
   return [...q.ctes, perGroup, outer];
+}
+
+/** A leaf's aggregation other than COUNT, of `arg` (its argument's SQL, or per-group values). */
+function valueAgg(l: Leaf, arg: string, dialect: Params['dialect']): string {
+  const kind = kindOf(l.arg);
+  if (l.fn === 'PERCENTILE') return dialect.percentile(arg, Number(l.fraction));
+  if (l.fn === 'MEDIAN') return dialect.median(arg, kind);
+  if (l.fn === 'STDDEV') return dialect.stddev(arg);
+  if (l.fn === 'MIN' || l.fn === 'MAX')
+    return dialect.minMax(l.fn === 'MIN' ? 'min' : 'max', arg, kind);
+  return `${l.fn.toLowerCase()}(${arg})`;
 }
 
 /** One aggregation query for leaves sharing anchor, conditions and grain. */
@@ -316,12 +317,7 @@ function groupSql(
         : l.arg.t === 'col' && l.arg.col.kind === 'attribute'
           ? 'count(*)'
           : `count(${arg})`;
-    else if (l.fn === 'PERCENTILE') agg = dialect.percentile(arg, Number(l.fraction));
-    else if (l.fn === 'MEDIAN') agg = dialect.median(arg, kindOf(l.arg));
-    else if (l.fn === 'STDDEV') agg = dialect.stddev(arg);
-    else if (l.fn === 'MIN' || l.fn === 'MAX')
-      agg = dialect.minMax(l.fn === 'MIN' ? 'min' : 'max', arg, kindOf(l.arg));
-    else agg = `${l.fn.toLowerCase()}(${arg})`;
+    else agg = valueAgg(l, arg, dialect);
     select.push(`${agg} AS v${j}`);
   });
   const whereSql = conditions.length

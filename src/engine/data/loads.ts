@@ -36,6 +36,18 @@ import { uniqueLabels, type Prescriptions } from './prescriptions.js';
 
 const CLUSTER = /^[a-z][a-z0-9_]{0,62}$/;
 
+/** A mapped table's description, and its columns' titles and descriptions (REST and MCP). */
+export const MAPPED_DESCRIPTION = z.string().max(10_000);
+export const MAPPED_COLUMNS = z.record(
+  z.string(),
+  z
+    .object({
+      title: z.string().trim().min(1).max(255).optional(),
+      description: MAPPED_DESCRIPTION.optional(),
+    })
+    .strict(),
+);
+
 const clusterSchema = z
   .object({
     source_type: z.string(),
@@ -43,18 +55,8 @@ const clusterSchema = z
     mode: z.enum(['full', 'incremental']).default('full'),
     prescription: z.unknown().optional(),
     // A mapped table's (source_type "table") words: its description and columns' titles.
-    description: z.string().max(10_000).optional(),
-    columns: z
-      .record(
-        z.string(),
-        z
-          .object({
-            title: z.string().trim().min(1).max(255).optional(),
-            description: z.string().max(10_000).optional(),
-          })
-          .strict(),
-      )
-      .optional(),
+    description: MAPPED_DESCRIPTION.optional(),
+    columns: MAPPED_COLUMNS.optional(),
   })
   .strict();
 const bodySchema = z.object({

@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { ProjectActor } from '../../engine/access/actor.js';
+import { MAPPED_COLUMNS, MAPPED_DESCRIPTION } from '../../engine/data/loads.js';
 import { invalid } from '../../engine/errors.js';
 import type { Job } from '../../engine/jobs/jobs.js';
 import { datasetNameOf } from '../../engine/warehouse/catalog.js';
@@ -24,25 +25,12 @@ export function registerMapTables(server: McpServer, ctx: McpContext): void {
                 .string()
                 .optional()
                 .describe('Dataset name; default from the table name (list_warehouse_tables)'),
-              description: z
-                .string()
-                .max(10_000)
-                .optional()
-                .describe("What one row is; default the table's COMMENT ON text"),
-              columns: z
-                .record(
-                  z.string(),
-                  z
-                    .object({
-                      title: z.string().trim().min(1).max(255).optional(),
-                      description: z.string().max(10_000).optional(),
-                    })
-                    .strict(),
-                )
-                .optional()
-                .describe(
-                  'Per column name of the table: a title and description that win over the guessed ones',
-                ),
+              description: MAPPED_DESCRIPTION.optional().describe(
+                "What one row is; default the table's COMMENT ON text",
+              ),
+              columns: MAPPED_COLUMNS.optional().describe(
+                'Per column name of the table: a title and description that win over the guessed ones',
+              ),
             })
             .strict(),
         )
