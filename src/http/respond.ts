@@ -20,8 +20,11 @@ export interface Reply {
   body?: unknown;
   /** Title of the HTML page. */
   title?: string;
-  /** Offered as CSV/TSV/XLSX when present: the rows of a list resource. */
-  tabular?: Tabular | object[];
+  /**
+   * Offered as CSV/TSV/XLSX when present: the rows of a list resource. A function is called
+   * only when one of those formats is asked for (most answers are JSON: no work for them).
+   */
+  tabular?: Tabular | object[] | (() => Tabular);
   headers?: Record<string, string>;
   /** A file name for CSV/TSV/XLSX downloads. */
   filename?: string;
@@ -75,9 +78,13 @@ export function write(
     case 'csv':
     case 'tsv':
     case 'xlsx': {
-      const t: Tabular = Array.isArray(reply.tabular)
-        ? tabularFromList(reply.tabular as Record<string, unknown>[])
-        : reply.tabular!;
+      const raw = reply.tabular!;
+      const t: Tabular =
+        typeof raw === 'function'
+          ? raw()
+          : Array.isArray(raw)
+            ? tabularFromList(raw as Record<string, unknown>[])
+            : raw;
       const name = `${reply.filename ?? 'data'}.${format}`;
       res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
       if (format !== 'xlsx')

@@ -76,8 +76,10 @@ export class ResultCache {
     if (ttlMs !== null) return null;
     const file = this.file(projectId, key);
     try {
-      const st = await fs.stat(file);
-      if (st.mtimeMs < this.forgottenBefore) return null;
+      // Synchronous, without an error when absent: a miss (every new query) is one system
+      // call, where the thread pool's round trip and an ENOENT error object cost ~0.3 ms.
+      const st = fsSync.statSync(file, { throwIfNoEntry: false });
+      if (!st || st.mtimeMs < this.forgottenBefore) return null;
       const stored = JSON.parse(await fs.readFile(file, 'utf8')) as QueryResult;
       const entry = {
         key,

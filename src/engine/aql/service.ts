@@ -270,7 +270,7 @@ export class Aql {
       try {
         job =
           (await Promise.race([
-            this.jobs.finished(a, job.id, waitMs).catch(() => null),
+            this.jobs.finishedOwn(a, job, waitMs).catch(() => null),
             aborted,
           ])) ?? (await this.jobs.get(a, job.id));
       } finally {

@@ -106,6 +106,16 @@ export class JobRunner extends JobRunnerCore {
     return this.get(a, id);
   }
 
+  /**
+   * `finished` for the member who just submitted `job` (it is theirs to see): a job this
+   * process runs is not read back from the store, before or after.
+   */
+  async finishedOwn(a: ProjectActor, job: Job, timeoutMs: number): Promise<Job> {
+    if (job.createdBy !== a.email || job.projectId !== a.projectId)
+      return this.finished(a, job.id, timeoutMs);
+    return this.view(a, await this.waitFor(job.id, timeoutMs));
+  }
+
   private visible(a: ProjectActor, job: Job): boolean {
     return job.createdBy === a.email || hasLevel(a, 'mdadmin');
   }

@@ -71,17 +71,23 @@ export class JobQueue {
     return loadJob(this.db, { id }).then(first);
   }
 
-  /** A new job, queued, or already held by this runner (`lease`: run here at once). */
+  /**
+   * A new job, queued, or already held by this runner (`lease`: run here at once; `running`:
+   * and stored RUNNING from the start, saving the status write of a job without a planning
+   * phase).
+   */
   insert(
     values: Pick<JobRow, 'id' | 'projectId' | 'type' | 'params' | 'createdBy' | 'created'>,
     lease: number | undefined,
+    running = false,
   ): Promise<JobRow | undefined> {
     return this.db
       .insert(this.t)
       .values({
         ...values,
-        status: 'PREPARED',
+        status: running && lease !== undefined ? 'RUNNING' : 'PREPARED',
         ...(lease !== undefined ? { owner: this.me, leaseUntil: lease, attempts: 1 } : {}),
+        ...(running && lease !== undefined ? { started: values.created } : {}),
       })
       .returning()
       .then(first);

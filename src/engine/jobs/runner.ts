@@ -51,6 +51,11 @@ export class JobRunnerCore {
   /** Jobs this process holds (claimed, starting or running), by type. */
   private runningOf = new Map<string, JobType>();
   private waiters = new Map<string, Array<(j: Job) => void>>();
+  /**
+   * Jobs of this process that ended but whose run has not wound up yet (still in `running`):
+   * a waiter arriving then gets the job at once instead of waiting for a wake already past.
+   */
+  private endedHere = new Map<string, Job>();
   protected stopped = false;
   private started = false;
   private pumping = false;
@@ -173,11 +178,14 @@ export class JobRunnerCore {
     type: JobType,
     params: Record<string, unknown>,
   ): Promise<Job> {
-    // Run here at once: no claim round trip, no signal.
+    // Run here at once: no claim round trip, no signal; a job without a planning phase is
+    // stored RUNNING straight away (one write, not two, before a query starts).
     const mine = !this.stopped && this.runs(type) && this.hasRoom(type);
+    const direct = mine && !this.handlers.get(type)?.expand;
     const row = await this.queue.insert(
       { id: uuid(), projectId, type, params, createdBy, created: createdNow() },
       mine ? Date.now() + this.leaseMs : undefined,
+      direct,
     );
     const job = toJob(row!);
     if (mine) this.startLocal(row!);
@@ -219,9 +227,14 @@ export class JobRunnerCore {
 
   /** Resolves when the job reaches a final status, in any process (engine waits, tests). */
   async waitFor(id: string, timeoutMs = 60_000): Promise<Job> {
-    const job = await this.load(id);
-    if (!job) return Promise.reject(notFound(`job "${id}" not found`));
-    if (FINAL_STATUSES.includes(job.status)) return Promise.resolve(job);
+    // A job this process runs is not read back: its end wakes the waiter with the row stored.
+    const ended = this.endedHere.get(id);
+    if (ended) return ended;
+    if (!this.running.has(id)) {
+      const job = await this.load(id);
+      if (!job) return Promise.reject(notFound(`job "${id}" not found`));
+      if (FINAL_STATUSES.includes(job.status)) return Promise.resolve(job);
+    }
     return new Promise((resolve, reject) => {
       const waiter = (j: Job) => {
         clearTimeout(timer);
@@ -334,6 +347,7 @@ export class JobRunnerCore {
   private startLocal(row: JobRow): void {
     const job = toJob(row);
     this.queuedHere.delete(job.id);
+    this.endedHere.delete(job.id); // run again after its process died (a query)
     const ctrl = new AbortController();
     this.running.set(job.id, ctrl);
     this.runningOf.set(job.id, job.type);
@@ -366,6 +380,7 @@ export class JobRunnerCore {
     if (!row) return undefined;
     this.queuedHere.delete(id);
     const job = toJob(row);
+    if (this.running.has(id)) this.endedHere.set(id, job);
     for (const l of this.finishListeners) {
       try {
         await l(job);
@@ -432,8 +447,11 @@ export class JobRunnerCore {
     };
     try {
       ctrl.signal.throwIfAborted();
-      // A job without a planning phase goes straight to RUNNING: one status write, not two.
-      if (handler.expand) {
+      // A job without a planning phase goes straight to RUNNING: one status write, not two
+      // (none when it was stored RUNNING as this process submitted it).
+      if (job.status === 'RUNNING') {
+        // stored RUNNING at submission
+      } else if (handler.expand) {
         await this.setStatus(id, 'EXPANDING', { started: nowIso() });
         await handler.expand(ctx);
         ctrl.signal.throwIfAborted();
@@ -468,8 +486,10 @@ export class JobRunnerCore {
       }
     } finally {
       this.running.delete(id);
+      this.endedHere.delete(id);
       this.runningOf.delete(id);
-      this.pump();
+      // After the waiters' turn: the claim is a store round trip they need not wait behind.
+      setImmediate(() => this.pump());
     }
   }
 

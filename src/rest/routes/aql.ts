@@ -79,8 +79,11 @@ function resultBody(r: QueryResult): { data: QueryData } {
   };
 }
 
-/** CSV/TSV print the cells' text; XLSX writes number columns as numbers (jsonCell). */
-const tabularOf = (r: QueryResult) => {
+/**
+ * CSV/TSV print the cells' text; XLSX writes number columns as numbers (jsonCell). Made only
+ * when a table format is asked for.
+ */
+const tabularOf = (r: QueryResult) => () => {
   // Nested columns (NEST) flattened: a row per nested row, its own cells repeated.
   const t = flatTable(r.columns, r.rows);
   return {
