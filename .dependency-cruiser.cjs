@@ -1,6 +1,6 @@
 // The layers of docs/architecture.md, enforced by `npm run lint` (depcruise). Paths are from
 // the repository root. Each rule names what a layer may not import; anything else is allowed.
-const DOORS = ['rest', 'webdav', 'mcp', 'site'];
+const DOORS = ['rest', 'webdav', 'mcp', 'site', 'sql'];
 const door = (d) => `^src/${d}/`;
 const otherDoors = (d) => `^src/(${DOORS.filter((x) => x !== d).join('|')})/`;
 
@@ -29,7 +29,7 @@ module.exports = {
       from: { path: '^src/engine/' },
       to: {
         path: [
-          '^src/(http|web|rest|webdav|mcp|site|app)/',
+          '^src/(http|web|rest|webdav|mcp|site|sql|app)/',
           '^src/(server|cli)\\.ts$',
           '(^|/)node_modules/(express|@types/express|@types/express-serve-static-core)/',
         ],
@@ -40,7 +40,7 @@ module.exports = {
       comment: 'The door kits (src/http, src/web) serve every door and import none.',
       severity: 'error',
       from: { path: '^src/(http|web)/' },
-      to: { path: ['^src/(rest|webdav|mcp|site|app)/', '^src/(server|cli)\\.ts$'] },
+      to: { path: ['^src/(rest|webdav|mcp|site|sql|app)/', '^src/(server|cli)\\.ts$'] },
     },
     ...DOORS.map((d) => ({
       name: `door-${d}-imports-no-door`,

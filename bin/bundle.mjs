@@ -22,6 +22,7 @@ const EXTERNAL = [
   'ssh2',
   'cpu-features',
   'pg-native',
+  'libpg-query', // loads its WebAssembly file from its own folder
 ];
 
 /** True when the bundle in `out` exists and no input changed since it was built. */

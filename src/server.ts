@@ -16,6 +16,7 @@ import { refuseUnstorableUrl } from './http/storable.js';
 import { mcpRouter } from './mcp/http.js';
 import { ALIVE, LIVE_PATH, READY_PATH, restDoor } from './rest/door.js';
 import { siteRoutes } from './site/routes.js';
+import { startSqlListener } from './sql/listener.js';
 import { webdavRouter } from './webdav/handler.js';
 import { mountRoutes } from './http/router.js';
 
@@ -24,6 +25,8 @@ export interface RunningServer {
   engine: Engine;
   server: http.Server;
   bootstrap: BootstrapResult;
+  /** The SQL API's port, when URSA_SQL_PORT turned it on. */
+  sqlPort?: number;
   close(): Promise<void>;
 }
 
@@ -114,13 +117,24 @@ export async function startServer(
   if (config.role !== 'api') await engine.triggers.start();
   server.off('request', starting);
   server.on('request', config.role === 'worker' ? workerOnly : app);
+  // The SQL API: a door of its own on its own port (a worker serves no clients).
+  const sqlDoor =
+    config.sql.port !== undefined && config.role !== 'worker'
+      ? await startSqlListener(engine, log, {
+          port: config.sql.port,
+          host: config.host,
+          idleTimeoutMs: config.sql.idleTimeoutMs,
+        })
+      : undefined;
   const url = `http://localhost:${port}`;
   return {
     url,
     engine,
     server,
     bootstrap: boot,
+    ...(sqlDoor ? { sqlPort: sqlDoor.port } : {}),
     async close() {
+      await sqlDoor?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sweeper.stop();

@@ -58,6 +58,7 @@ export const BOTH_PASSES = [
   'renames',
   'revocation',
   'route-access',
+  'sql-api',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',

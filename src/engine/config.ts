@@ -14,6 +14,10 @@ const bool = z
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
+  /** The SQL API's port (PostgreSQL wire protocol); unset: no SQL listener. */
+  URSA_SQL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  URSA_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  URSA_SQL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
   URSA_DATA_DIR: z.string().min(1).default('./data'),
   /** PostgreSQL for the metadata (a cluster); unset: SQLite in the data directory. */
   URSA_DATABASE_URL: z
@@ -120,6 +124,8 @@ const envSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** The SQL API (PostgreSQL wire protocol): its port (0: any free one), or off. */
+  sql: { port?: number; statementTimeoutMs: number; idleTimeoutMs: number };
   dataDir: string;
   /** PostgreSQL connection URL of the metadata database; undefined: SQLite in `dataDir`. */
   databaseUrl?: string;
@@ -262,6 +268,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
+    sql: {
+      ...(e.URSA_SQL_PORT !== undefined ? { port: e.URSA_SQL_PORT } : {}),
+      statementTimeoutMs: e.URSA_SQL_STATEMENT_TIMEOUT_MS,
+      idleTimeoutMs: e.URSA_SQL_IDLE_TIMEOUT_MS,
+    },
     dataDir: path.resolve(e.URSA_DATA_DIR),
     databaseUrl: e.URSA_DATABASE_URL,
     siteUrl,

@@ -41,6 +41,7 @@ import { TableMapping } from './warehouse/mapping.js';
 import { Warehouse } from './warehouse/warehouse.js';
 import { filterRefs, migrateSavedAql, shownFilter } from './aql/saved-refs.js';
 import { CatalogService } from './catalog/catalog.js';
+import { SqlService } from './sql/service.js';
 import { ProjectDatabases } from './data/databases.js';
 import { VersionStore } from './data/versions.js';
 import { Datasets } from './data/datasets.js';
@@ -100,6 +101,8 @@ export class Engine {
   readonly aql: Aql;
   readonly warehouse: Warehouse;
   readonly catalog: CatalogService;
+  /** The SQL API's statements (the wire protocol is src/sql's). */
+  readonly sql: SqlService;
   readonly packages: Packages;
   readonly uploads: Uploads;
   /** AI chat: conversations and `ai` jobs answered by the agent. */
@@ -292,6 +295,14 @@ export class Engine {
       backends,
       async (p) => (await this.model.versions(p)).dataVersion,
     );
+    this.sql = new SqlService({
+      aql: this.aql,
+      catalog: this.catalog,
+      jobs: this.jobs,
+      verify: (token) => this.verifier.verify(token),
+      actor: (p, projectId) => this.actor(p, projectId),
+      statementTimeoutMs: config.sql.statementTimeoutMs,
+    });
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
       this.aql.validateCondition(projectId, filter),

@@ -152,6 +152,41 @@ export class CatalogService {
     };
   }
 
+  /**
+   * Every dataset the caller reads with its columns, and the metrics: the whole model as the
+   * SQL API shows it (no profile, no pages).
+   */
+  async schema(a: ProjectActor): Promise<{
+    datasets: Omit<CatalogDataset, 'rows'>[];
+    metrics: { id: string; title: string; description?: string }[];
+  }> {
+    const snap = await this.aql.snapshot(a.projectId);
+    const objs = await this.visibleObjects(a);
+    const datasets = [...snap.datasets.values()]
+      .map((d) => ({
+        name: d.name,
+        ...(d.description ? { description: d.description } : {}),
+        primaryKey: d.primaryKey,
+        references: [...d.refs].map(([column, dataset]) => ({ column, dataset })),
+        columns: objs
+          .filter(
+            (o) =>
+              ['attribute', 'label', 'fact'].includes(o.type) &&
+              (o.def as { dataset?: string }).dataset === d.name,
+          )
+          .map((o) => this.column(o, null)),
+      }))
+      .filter((d) => d.columns.length);
+    const metrics = objs
+      .filter((o) => o.type === 'metric')
+      .map((o) => ({
+        id: o.ident,
+        title: o.name,
+        ...(o.description ? { description: o.description } : {}),
+      }));
+    return { datasets, metrics };
+  }
+
   private column(o: ObjectRow, profile: Profile | null): CatalogColumn {
     const def = o.def as {
       dataset: string;

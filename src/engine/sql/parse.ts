@@ -1,0 +1,40 @@
+// SQL text → PostgreSQL's own parse tree (libpg-query: the real parser compiled to
+// WebAssembly), so whatever a client sends is read as PostgreSQL reads it. Bounded: the text's
+// length and the number of statements.
+import { loadModule, parseSync, type ParseResult } from 'libpg-query';
+import { SqlError } from './errors.js';
+
+/** Longer statements are refused before parsing (a BI tool's longest is a few KB). */
+export const MAX_SQL_BYTES = 256 * 1024;
+const MAX_STATEMENTS = 100;
+
+let loaded: Promise<void> | null = null;
+
+/** Loads the parser once (its WebAssembly module compiles in ~50 ms). */
+export function loadSqlParser(): Promise<void> {
+  loaded ??= loadModule();
+  return loaded;
+}
+
+export type Stmt = Record<string, unknown>;
+
+/** The statements of `text` (each `{ SelectStmt: … }`, `{ VariableSetStmt: … }`, …). */
+export function parseSql(text: string): Stmt[] {
+  if (Buffer.byteLength(text) > MAX_SQL_BYTES)
+    throw new SqlError('54000', `the statement is longer than ${MAX_SQL_BYTES} bytes`);
+  let tree: ParseResult;
+  try {
+    tree = parseSync(text);
+  } catch (err) {
+    const e = err as { message?: string; sqlDetails?: { cursorPosition?: number } };
+    const at = e.sqlDetails?.cursorPosition;
+    throw new SqlError(
+      '42601',
+      `${e.message ?? 'syntax error'}${at !== undefined ? ` (at character ${at + 1})` : ''}`,
+    );
+  }
+  const stmts = (tree.stmts ?? []).map((s) => s.stmt as unknown as Stmt);
+  if (stmts.length > MAX_STATEMENTS)
+    throw new SqlError('54000', `more than ${MAX_STATEMENTS} statements in one query`);
+  return stmts;
+}

@@ -1,0 +1,197 @@
+// The SQL API's engine side: who a connection is (an e-mail and an API token; the database
+// is the project), and what each statement answers. A SELECT over the model becomes AQL and
+// runs as a query job of the member (row filters, object access, plan limits, the jobs list);
+// AQL itself may be sent behind `/*aql*/`. The wire protocol is the door's (src/sql).
+import type { Principal, ProjectActor } from '../access/actor.js';
+import type { Aql } from '../aql/service.js';
+import type { CatalogService } from '../catalog/catalog.js';
+import { EngineError } from '../errors.js';
+import type { JobRunner } from '../jobs/jobs.js';
+import { FINAL_STATUSES } from '../jobs/types.js';
+import { SqlError, sqlErrorOf } from './errors.js';
+import type { Param } from './expr.js';
+import { localStatement, type LocalResult, type SqlCell, type SqlSession } from './local.js';
+import { parseSql, type Stmt } from './parse.js';
+import { sqlSchema } from './schema.js';
+import { translateSelect } from './translate.js';
+
+export { loadSqlParser } from './parse.js';
+export { SqlError } from './errors.js';
+export { initialSettings, SERVER_VERSION, type SqlSession, type SqlCell } from './local.js';
+export type { Param } from './expr.js';
+
+export type SqlResult = LocalResult;
+
+/** The AQL of a statement sent as `/*aql*\/ SELECT …`, else null. */
+const AQL_MARK = /^\s*\/\*\s*aql\s*\*\/\s*/i;
+
+export interface SqlDeps {
+  aql: Aql;
+  catalog: CatalogService;
+  jobs: JobRunner;
+  verify: (token: string) => Promise<{ email: string }>;
+  actor: (p: Principal, projectId: string) => Promise<ProjectActor>;
+  /** The longest a statement runs when the session sets no statement_timeout. */
+  statementTimeoutMs: number;
+}
+
+export class SqlService {
+  constructor(private readonly d: SqlDeps) {}
+
+  /**
+   * A connection's member: `user` is their e-mail, `password` an API token of theirs,
+   * `database` the project. Any failure is the same 28P01 (nothing to learn from it) except
+   * a project the member cannot enter (3D000 names it).
+   */
+  async authenticate(user: string, password: string, database: string): Promise<ProjectActor> {
+    let email: string;
+    try {
+      email = (await this.d.verify(password)).email;
+    } catch {
+      throw new SqlError(
+        '28P01',
+        `password authentication failed for user "${user}"`,
+        'the password is an API token of this user (ursa token)',
+      );
+    }
+    if (email.toLowerCase() !== user.trim().toLowerCase())
+      throw new SqlError(
+        '28P01',
+        `password authentication failed for user "${user}"`,
+        'the token belongs to another user',
+      );
+    try {
+      return await this.d.actor({ email }, database);
+    } catch (err) {
+      if (
+        err instanceof EngineError &&
+        ['not_found', 'unauthenticated', 'forbidden'].includes(err.kind)
+      )
+        throw new SqlError(
+          '3D000',
+          `database "${database}" does not exist or is not yours: ${err.message}`,
+          'the database name is the project id',
+        );
+      throw err;
+    }
+  }
+
+  /** Statements of a query text, with their parameters ($1 …) when there is one statement. */
+  statements(text: string): { aql: string | null; stmts: Stmt[] } {
+    if (AQL_MARK.test(text)) return { aql: text.replace(AQL_MARK, ''), stmts: [] };
+    return { aql: null, stmts: parseSql(text) };
+  }
+
+  /**
+   * Runs every statement of `text` in order; each result goes to `onResult` as it is ready
+   * (a client sees the results before a later statement's error, as PostgreSQL does).
+   */
+  async run(
+    a: ProjectActor,
+    session: SqlSession,
+    text: string,
+    params: Param[],
+    signal: AbortSignal,
+    onResult: (r: SqlResult) => void | Promise<void>,
+  ): Promise<void> {
+    try {
+      const { aql, stmts } = this.statements(text);
+      if (aql !== null) {
+        await onResult(await this.runAql(a, session, aql, signal));
+        return;
+      }
+      if (!stmts.length) return;
+      for (const stmt of stmts)
+        await onResult(await this.statement(a, session, stmt, params, signal));
+    } catch (err) {
+      throw sqlErrorOf(err);
+    }
+  }
+
+  /** The columns a statement returns (null: none), without running it. */
+  async describe(
+    a: ProjectActor,
+    session: SqlSession,
+    text: string,
+    params: Param[],
+  ): Promise<SqlCell[] | null> {
+    try {
+      const { aql, stmts } = this.statements(text);
+      if (aql !== null)
+        return (await this.d.aql.explain(a, aql)).columns.map((c) => ({
+          name: c.title,
+          dataType: c.dataType,
+        }));
+      if (stmts.length !== 1) return null;
+      const local = localStatement(stmts[0]!, { ...session, settings: new Map(session.settings) });
+      if (local) return local.columns ?? null;
+      const t = await this.translate(a, stmts[0]!, params);
+      const cols = (await this.d.aql.explain(a, t.aql)).columns;
+      return t.names.map((name, i) => ({ name, dataType: cols[i]?.dataType ?? 'string' }));
+    } catch (err) {
+      throw sqlErrorOf(err);
+    }
+  }
+
+  private async statement(
+    a: ProjectActor,
+    session: SqlSession,
+    stmt: Stmt,
+    params: Param[],
+    signal: AbortSignal,
+  ): Promise<SqlResult> {
+    const local = localStatement(stmt, session);
+    if (local) return local;
+    if (!stmt.SelectStmt)
+      throw new SqlError('0A000', `${Object.keys(stmt)[0]} is not supported by Ursa's SQL API`);
+    const t = await this.translate(a, stmt, params);
+    const r = await this.runAql(a, session, t.aql, signal);
+    if (t.rowLimit !== undefined && (r.rows?.length ?? 0) > t.rowLimit)
+      throw new SqlError(
+        '54000',
+        `the listing has more than ${t.rowLimit} rows`,
+        'add LIMIT, or aggregate with GROUP BY',
+      );
+    const columns = t.names.map((name, i) => ({ name, dataType: r.columns![i]!.dataType }));
+    const rows = r.rows!.map((row) => row.slice(0, columns.length));
+    return { command: `SELECT ${rows.length}`, columns, rows };
+  }
+
+  private async translate(a: ProjectActor, stmt: Stmt, params: Param[]) {
+    const s = stmt.SelectStmt as Record<string, unknown> | undefined;
+    if (!s)
+      throw new SqlError('0A000', `${Object.keys(stmt)[0]} is not supported by Ursa's SQL API`);
+    const schema = sqlSchema(await this.d.catalog.schema(a));
+    return translateSelect(schema, s, params);
+  }
+
+  /** AQL as a query job of the member; cancelled when the client goes or the time is up. */
+  private async runAql(
+    a: ProjectActor,
+    session: SqlSession,
+    aql: string,
+    signal: AbortSignal,
+  ): Promise<SqlResult> {
+    const own = Number(session.settings.get('statement_timeout') ?? '0');
+    const timeoutMs =
+      own > 0 ? Math.min(own, this.d.statementTimeoutMs) : this.d.statementTimeoutMs;
+    let jobId: string | undefined;
+    const { job, result } = await this.d.aql.executeAndWait(a, aql, timeoutMs, signal, (j) => {
+      jobId = j.id;
+    });
+    if (!FINAL_STATUSES.includes(job.status)) {
+      if (jobId) await this.d.jobs.cancel(a, jobId).catch(() => undefined);
+      if (signal.aborted) throw new SqlError('57014', 'canceling statement due to user request');
+      throw new SqlError('57014', 'canceling statement due to statement timeout');
+    }
+    if (job.status !== 'OK' || !result) {
+      if (job.status === 'CANCELLED')
+        throw new SqlError('57014', 'canceling statement due to user request');
+      throw new SqlError('XX000', job.message ?? 'the query failed');
+    }
+    const columns = result.columns.map((c) => ({ name: c.title, dataType: c.dataType }));
+    // Ursa's cells are text with '' for null.
+    const rows = result.rows.map((r) => r.map((c) => (c === '' ? null : c)));
+    return { command: `SELECT ${rows.length}`, columns, rows };
+  }
+}

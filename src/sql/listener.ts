@@ -1,0 +1,62 @@
+// The SQL API's listener (URSA_SQL_PORT): PostgreSQL clients connect with their e-mail as user,
+// an API token as password and the project id as database. Each connection is a Session; this
+// file keeps their cancel keys (a cancel request arrives on a connection of its own).
+import net from 'node:net';
+import type { Logger } from 'pino';
+import type { Engine } from '../engine/engine.js';
+import { loadSqlParser } from '../engine/sql/service.js';
+import { newSecret, Session } from './session.js';
+
+export interface SqlListener {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startSqlListener(
+  engine: Engine,
+  log: Logger,
+  opts: { port: number; host: string; idleTimeoutMs: number },
+): Promise<SqlListener> {
+  await loadSqlParser();
+  const sessions = new Map<number, { session: Session; secret: number }>();
+  let nextPid = 1000 + Math.floor(Math.random() * 1000);
+  const sockets = new Set<net.Socket>();
+  const hooks = {
+    register(session: Session) {
+      const pid = nextPid++;
+      const secret = newSecret();
+      sessions.set(pid, { session, secret });
+      return { pid, secret };
+    },
+    unregister(pid: number) {
+      sessions.delete(pid);
+    },
+    cancel(pid: number, secret: number) {
+      const s = sessions.get(pid);
+      // A wrong key is ignored silently, as PostgreSQL does.
+      if (s && s.secret === secret) s.session.cancel();
+    },
+  };
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    new Session(socket, engine, hooks, log.child({ door: 'sql' }), opts.idleTimeoutMs);
+  });
+  server.on('error', (err) => log.error({ err }, 'SQL listener error'));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  log.info({ port }, 'SQL API listening');
+  return {
+    port,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
