@@ -3,6 +3,10 @@
 // (answers equal to the same AQL over REST), parameters over the extended protocol, row
 // filters of the member, errors with SQLSTATE and a hint, cancel requests.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -11,6 +15,7 @@ import { waitForDemo } from './helpers/aql-demo.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 const CA = 'sql-ca@example.com';
 
 let s: TestServer;
@@ -136,10 +141,10 @@ describe('SELECT over the model', () => {
     expect(r.rows).toHaveLength(3);
     expect(r.fields.map((f) => [f.name, f.dataTypeID])).toEqual([
       ['Flight Date', 1082],
-      ['Distance', 701],
+      ['Distance', 20],
     ]);
     const max = await viaRest('SELECT MAX([Distance])');
-    expect(r.rows[0].Distance).toBe(Number(max[0]![0]));
+    expect(r.rows[0].Distance).toBe(max[0]![0]); // int8: node-postgres keeps it as text
   });
 
   it('metrics are columns of the metrics table and MEASURE("…")', async () => {
@@ -228,35 +233,160 @@ describe('errors', () => {
   });
 });
 
-describe('psql', () => {
-  it('runs a query and prints the rows', async () => {
-    const env = {
-      ...process.env,
-      PGHOST: '127.0.0.1',
-      PGPORT: String(s.sqlPort),
-      PGUSER: ADMIN,
-      PGPASSWORD: await s.engine.issueToken(ADMIN),
-      PGDATABASE: s.demo,
-    };
-    let out: string;
-    try {
-      ({ stdout: out } = await run(
-        'psql',
-        [
-          '-X',
-          '-A',
-          '-t',
-          '-F',
-          ',',
-          '-c',
-          'SELECT "Origin Region", count(*) FROM flights, airports GROUP BY 1 ORDER BY 1',
-        ],
-        { env },
-      ));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && process.env.CI !== 'true') return;
-      throw err;
-    }
+describe('the catalog', () => {
+  it("information_schema lists the member's tables and columns with their types", async () => {
+    const c = await connect();
+    const t = await c.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+    );
+    expect(t.rows.map((r) => r.table_name)).toEqual(
+      expect.arrayContaining(['airports', 'carriers', 'flights', 'metrics']),
+    );
+    const cols = await c.query(
+      "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'flights' ORDER BY ordinal_position",
+    );
+    expect(cols.rows).toEqual(
+      expect.arrayContaining([
+        { column_name: 'Distance', data_type: 'BIGINT' },
+        { column_name: 'Flight Date', data_type: 'DATE' },
+      ]),
+    );
+    // A query over both the catalog and the model is refused, not half answered.
+    await expect(
+      c.query('SELECT count(*) FROM flights, information_schema.tables'),
+    ).rejects.toMatchObject({ code: '0A000' });
+  });
+
+  it('shows a member only the objects their roles let them read', async () => {
+    const c = await connect(CA);
+    const t = await c.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+    );
+    expect(t.rows.length).toBeGreaterThan(0);
+    // Every column listed is one the member can query.
+    const cols = await c.query(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'airports'",
+    );
+    for (const { column_name } of cols.rows)
+      await c.query(`SELECT "${column_name}" FROM airports LIMIT 1`);
+  });
+});
+
+/** Debian's clients: a missing one fails under CI=true (.ci/run installs them). */
+async function client(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<string | null> {
+  try {
+    const { stdout } = await run(cmd, args, {
+      env: {
+        ...process.env,
+        ...env,
+        PGHOST: '127.0.0.1',
+        PGPORT: String(s.sqlPort),
+        PGUSER: ADMIN,
+        PGPASSWORD: await s.engine.issueToken(ADMIN),
+        PGDATABASE: s.demo,
+      },
+    });
+    return stdout;
+  } catch (err) {
+    const missing =
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ||
+      /No module named/.test(String((err as { stderr?: string }).stderr));
+    if (missing && process.env.CI !== 'true') return null;
+    throw err;
+  }
+}
+
+describe('real clients', () => {
+  it('psql runs a query and lists the tables (\\dt)', async () => {
+    const sql = 'SELECT "Origin Region", count(*) FROM flights, airports GROUP BY 1 ORDER BY 1';
+    const out = await client('psql', ['-X', '-A', '-t', '-F', ',', '-c', sql]);
+    if (out === null) return;
+    const rest = await viaRest('SELECT [Origin Region], COUNT([flights]) ORDER BY 1');
+    expect(out.trim().split('\n')).toEqual(rest.map((r) => r.join(',')));
+    const dt = await client('psql', ['-X', '-A', '-t', '-c', '\\dt']);
+    expect(dt!.trim().split('\n')).toEqual(
+      expect.arrayContaining(['public|flights|table|ursa', 'public|airports|table|ursa']),
+    );
+  });
+
+  it('psycopg2 with a parameter, and pandas.read_sql', async () => {
+    const py = [
+      'import json, psycopg2, pandas as pd, warnings',
+      'warnings.simplefilter("ignore")',
+      'c = psycopg2.connect("")',
+      'cur = c.cursor()',
+      `cur.execute('SELECT "Origin Region", count(*) AS n FROM flights, airports WHERE "Distance" > %s GROUP BY 1 ORDER BY 1', (1000,))`,
+      'rows = cur.fetchall()',
+      `df = pd.read_sql('SELECT "Carrier Code", sum("Distance") AS miles FROM flights, carriers GROUP BY 1 ORDER BY 1', c)`,
+      'print(json.dumps({"rows": rows, "df": df.values.tolist(), "dtype": str(df["miles"].dtype)}))',
+    ].join('\n');
+    // Debian's python3, which has psycopg2 and pandas (another python3 may come first on PATH).
+    const out = await client('/usr/bin/python3', ['-c', py]);
+    if (out === null) return;
+    const r = JSON.parse(out) as { rows: unknown[][]; df: unknown[][]; dtype: string };
+    const num = (rows: string[][]) => rows.map(([a, b]) => [a, Number(b)]);
+    expect(r.rows).toEqual(
+      num(
+        await viaRest(
+          'SELECT [Origin Region], COUNT([flights]) WHERE [Distance] > 1000 ORDER BY 1',
+        ),
+      ),
+    );
+    expect(r.df).toEqual(num(await viaRest('SELECT [Carrier Code], SUM([Distance]) ORDER BY 1')));
+    expect(r.dtype).toBe('float64');
+  });
+
+  it('PgJDBC: a prepared statement with an int parameter, and getTables', async () => {
+    const jar = '/usr/share/java/postgresql.jar';
+    if (!fs.existsSync(jar) && process.env.CI !== 'true') return;
+    const out = await client('java', [
+      '-cp',
+      jar,
+      path.join(HERE, 'helpers/sql-clients/JdbcProbe.java'),
+    ]);
+    if (out === null) return;
+    const lines = out.trim().split('\n');
+    const rest = await viaRest(
+      'SELECT [Origin Region], COUNT([flights]) WHERE [Distance] > 1000 ORDER BY 1',
+    );
+    expect(lines.filter((l) => l.startsWith('row,'))).toEqual(
+      rest.map((r) => `row,${r.join(',')}`),
+    );
+    expect(lines).toEqual(expect.arrayContaining(['table,flights', 'table,airports']));
+  });
+
+  it('psqlODBC through unixODBC isql (the path of Excel and Power BI)', async () => {
+    const driver = '/usr/lib/x86_64-linux-gnu/odbc/psqlodbcw.so';
+    if (!fs.existsSync(driver) && process.env.CI !== 'true') return;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-odbc-'));
+    fs.writeFileSync(
+      path.join(dir, 'odbc.ini'),
+      [
+        '[ursa]',
+        `Driver=${driver}`,
+        'Servername=127.0.0.1',
+        `Port=${s.sqlPort}`,
+        `Database=${s.demo}`,
+        `Username=${ADMIN}`,
+        `Password=${await s.engine.issueToken(ADMIN)}`,
+        'SSLMode=disable',
+        '',
+      ].join('\n'),
+    );
+    const sql = 'SELECT "Origin Region", count(*) FROM flights, airports GROUP BY 1 ORDER BY 1';
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = execFile(
+        'isql',
+        ['-b', '-d,', 'ursa'],
+        { env: { ...process.env, ODBCINI: path.join(dir, 'odbc.ini'), ODBCSYSINI: dir } },
+        (err, stdout) => (err ? reject(err) : resolve(stdout)),
+      );
+      p.stdin!.end(`${sql}\n`);
+    });
     const rest = await viaRest('SELECT [Origin Region], COUNT([flights]) ORDER BY 1');
     expect(out.trim().split('\n')).toEqual(rest.map((r) => r.join(',')));
   });

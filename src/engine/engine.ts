@@ -489,6 +489,7 @@ export class Engine {
     await this.triggers.stop();
     await this.jobs.stop();
     await this.dbs.closeAll();
+    this.sql.close();
     await this.warehouse.closeAll();
     await this.passwordLinks.idle();
     this.mailer.close();

@@ -34,6 +34,8 @@ export interface Translated {
   column?: SqlColumn;
   /** PostgreSQL's output name for it. */
   name: string;
+  /** Its type when SQL fixes it where AQL's is wider (a count is a whole number). */
+  dataType?: string;
 }
 
 const AGGREGATES: Record<string, string> = {
@@ -423,24 +425,38 @@ export class ExprTranslator {
             agg: true,
             bareFact: false,
             name,
+            dataType: 'integer',
           }
-        : { aql: `COUNT([dataset.${t.dataset}])`, agg: true, bareFact: false, name };
+        : {
+            aql: `COUNT([dataset.${t.dataset}])`,
+            agg: true,
+            bareFact: false,
+            name,
+            dataType: 'integer',
+          };
     }
     const x = this.expr(args[0]!, true);
     if (f.agg_distinct) {
       const arg = filter ? `CASE WHEN ${filter.aql} THEN ${x.aql} END` : x.aql;
-      return { aql: `COUNT_DISTINCT(${arg})`, agg: true, bareFact: false, name };
+      return {
+        aql: `COUNT_DISTINCT(${arg})`,
+        agg: true,
+        bareFact: false,
+        name,
+        dataType: 'integer',
+      };
     }
     // count(x): the rows where x is not null (AQL's COUNT of an attribute counts distinct
     // values, so it is said as a sum).
     const cond = filter ? `(${filter.aql}) AND ${x.aql} IS NOT NULL` : `${x.aql} IS NOT NULL`;
     if (x.column?.kind === 'fact' && !filter)
-      return { aql: `COUNT(${x.aql})`, agg: true, bareFact: false, name };
+      return { aql: `COUNT(${x.aql})`, agg: true, bareFact: false, name, dataType: 'integer' };
     return {
       aql: `SUM(CASE WHEN ${cond} THEN 1 ELSE 0 END)`,
       agg: true,
       bareFact: false,
       name,
+      dataType: 'integer',
     };
   }
 }

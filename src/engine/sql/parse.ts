@@ -18,8 +18,14 @@ export function loadSqlParser(): Promise<void> {
 
 export type Stmt = Record<string, unknown>;
 
-/** The statements of `text` (each `{ SelectStmt: … }`, `{ VariableSetStmt: … }`, …). */
-export function parseSql(text: string): Stmt[] {
+/** A statement: its tree (`{ SelectStmt: … }`, `{ VariableSetStmt: … }`, …) and its text. */
+export interface Parsed {
+  stmt: Stmt;
+  text: string;
+}
+
+/** The statements of `text`. */
+export function parseSql(text: string): Parsed[] {
   if (Buffer.byteLength(text) > MAX_SQL_BYTES)
     throw new SqlError('54000', `the statement is longer than ${MAX_SQL_BYTES} bytes`);
   let tree: ParseResult;
@@ -33,7 +39,13 @@ export function parseSql(text: string): Stmt[] {
       `${e.message ?? 'syntax error'}${at !== undefined ? ` (at character ${at + 1})` : ''}`,
     );
   }
-  const stmts = (tree.stmts ?? []).map((s) => s.stmt as unknown as Stmt);
+  // Locations are byte offsets into the UTF-8 text.
+  const bytes = Buffer.from(text);
+  const stmts = (tree.stmts ?? []).map((s) => {
+    const at = s.stmt_location ?? 0;
+    const end = s.stmt_len ? at + s.stmt_len : bytes.length;
+    return { stmt: s.stmt as unknown as Stmt, text: bytes.subarray(at, end).toString() };
+  });
   if (stmts.length > MAX_STATEMENTS)
     throw new SqlError('54000', `more than ${MAX_STATEMENTS} statements in one query`);
   return stmts;

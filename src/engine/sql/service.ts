@@ -11,7 +11,8 @@ import { FINAL_STATUSES } from '../jobs/types.js';
 import { SqlError, sqlErrorOf } from './errors.js';
 import type { Param } from './expr.js';
 import { localStatement, type LocalResult, type SqlCell, type SqlSession } from './local.js';
-import { parseSql, type Stmt } from './parse.js';
+import { parseSql, type Parsed, type Stmt } from './parse.js';
+import { CatalogDb, catalogStatement } from './catalog-db.js';
 import { sqlSchema } from './schema.js';
 import { translateSelect } from './translate.js';
 
@@ -36,7 +37,14 @@ export interface SqlDeps {
 }
 
 export class SqlService {
+  private catalogDb = new CatalogDb();
+
   constructor(private readonly d: SqlDeps) {}
+
+  /** Frees the catalog databases (engine close). */
+  close(): void {
+    this.catalogDb.close();
+  }
 
   /**
    * A connection's member: `user` is their e-mail, `password` an API token of theirs,
@@ -77,7 +85,7 @@ export class SqlService {
   }
 
   /** Statements of a query text, with their parameters ($1 …) when there is one statement. */
-  statements(text: string): { aql: string | null; stmts: Stmt[] } {
+  statements(text: string): { aql: string | null; stmts: Parsed[] } {
     if (AQL_MARK.test(text)) return { aql: text.replace(AQL_MARK, ''), stmts: [] };
     return { aql: null, stmts: parseSql(text) };
   }
@@ -123,11 +131,17 @@ export class SqlService {
           dataType: c.dataType,
         }));
       if (stmts.length !== 1) return null;
-      const local = localStatement(stmts[0]!, { ...session, settings: new Map(session.settings) });
+      const { stmt, text: one } = stmts[0]!;
+      const local = localStatement(stmt, { ...session, settings: new Map(session.settings) });
       if (local) return local.columns ?? null;
-      const t = await this.translate(a, stmts[0]!, params);
+      // A catalog query reads no data: running it is how its columns are known.
+      if (catalogStatement(stmt)) return (await this.catalogQuery(a, one)).columns ?? null;
+      const t = await this.translate(a, stmt, params);
       const cols = (await this.d.aql.explain(a, t.aql)).columns;
-      return t.names.map((name, i) => ({ name, dataType: cols[i]?.dataType ?? 'string' }));
+      return t.names.map((name, i) => ({
+        name,
+        dataType: t.types[i] ?? cols[i]?.dataType ?? 'string',
+      }));
     } catch (err) {
       throw sqlErrorOf(err);
     }
@@ -136,12 +150,17 @@ export class SqlService {
   private async statement(
     a: ProjectActor,
     session: SqlSession,
-    stmt: Stmt,
+    { stmt, text }: Parsed,
     params: Param[],
     signal: AbortSignal,
   ): Promise<SqlResult> {
     const local = localStatement(stmt, session);
     if (local) return local;
+    if (catalogStatement(stmt)) {
+      if (params.length)
+        throw new SqlError('0A000', 'parameters in catalog queries are not supported');
+      return this.catalogQuery(a, text);
+    }
     if (!stmt.SelectStmt)
       throw new SqlError('0A000', `${Object.keys(stmt)[0]} is not supported by Ursa's SQL API`);
     const t = await this.translate(a, stmt, params);
@@ -152,9 +171,18 @@ export class SqlService {
         `the listing has more than ${t.rowLimit} rows`,
         'add LIMIT, or aggregate with GROUP BY',
       );
-    const columns = t.names.map((name, i) => ({ name, dataType: r.columns![i]!.dataType }));
+    const columns = t.names.map((name, i) => ({
+      name,
+      dataType: t.types[i] ?? r.columns![i]!.dataType,
+    }));
     const rows = r.rows!.map((row) => row.slice(0, columns.length));
     return { command: `SELECT ${rows.length}`, columns, rows };
+  }
+
+  /** pg_catalog and information_schema, over the member's view of the model. */
+  private async catalogQuery(a: ProjectActor, text: string): Promise<SqlResult> {
+    const schema = sqlSchema(await this.d.catalog.schema(a));
+    return this.catalogDb.query(a.projectId, schema, text);
   }
 
   private async translate(a: ProjectActor, stmt: Stmt, params: Param[]) {

@@ -15,6 +15,8 @@ export interface TranslatedQuery {
   aql: string;
   /** The result's columns: their names; the AQL query's first columns, in order. */
   names: string[];
+  /** Types SQL fixes where AQL's are wider (counts), by column; else AQL's. */
+  types: (string | undefined)[];
   /** A listing without LIMIT: more rows than this is refused (never a silent cut). */
   rowLimit?: number;
 }
@@ -277,5 +279,11 @@ export function translateSelect(schema: SqlSchema, s: Node, params: Param[]): Tr
     if (limit === undefined && rowLimit === undefined) aql += ` LIMIT ${Number.MAX_SAFE_INTEGER}`;
     aql += ` OFFSET ${offset}`;
   }
-  return { aql, names, ...(rowLimit !== undefined ? { rowLimit } : {}) };
+  return {
+    aql,
+    names,
+    // A listed fact is the row's value: its own type, not its sum's.
+    types: items.map((i) => (!grouped && i.t.bareFact ? i.t.column?.dataType : i.t.dataType)),
+    ...(rowLimit !== undefined ? { rowLimit } : {}),
+  };
 }
