@@ -48,7 +48,11 @@ async function viaRest(aql: string, as = ADMIN): Promise<string[][]> {
 }
 
 const text = (rows: Record<string, unknown>[]) =>
-  rows.map((r) => Object.values(r).map((v) => (v === null ? '' : String(v))));
+  rows.map((r) =>
+    Object.values(r).map((v) =>
+      v === null ? '' : v instanceof Date ? v.toISOString().slice(0, 10) : String(v),
+    ),
+  );
 
 beforeAll(async () => {
   // One job at a time: a job the test holds keeps a statement waiting (the cancel test).
@@ -389,5 +393,29 @@ describe('real clients', () => {
     });
     const rest = await viaRest('SELECT [Origin Region], COUNT([flights]) ORDER BY 1');
     expect(out.trim().split('\n')).toEqual(rest.map((r) => r.join(',')));
+  });
+});
+
+describe('docs/sql.md', () => {
+  it('every SQL example runs, and answers as the table under it shows', async () => {
+    const md = fs.readFileSync(path.join(HERE, '../docs/sql.md'), 'utf8');
+    const blocks = [...md.matchAll(/```sql\n([\s\S]*?)```\n(?:\n((?:\|.*\|\n)+))?/g)];
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const c = await connect();
+    for (const [, sql, table] of blocks) {
+      const r = await c.query(sql!);
+      if (!table) continue;
+      const lines = table.trim().split('\n');
+      const cells = (l: string) =>
+        l
+          .slice(1, -1)
+          .split('|')
+          .map((x) => x.trim());
+      expect(
+        r.fields.map((f) => f.name),
+        sql,
+      ).toEqual(cells(lines[0]!));
+      expect(text(r.rows), sql).toEqual(lines.slice(2).map(cells));
+    }
   });
 });

@@ -61,6 +61,13 @@ const WANTED: readonly Omit<DocFile, 'sections' | 'markdown'>[] = [
     topic: 'api',
   },
   {
+    name: 'sql.md',
+    title: 'SQL API',
+    about:
+      'PostgreSQL clients (psql, pandas, JDBC, ODBC, BI tools) reading the semantic model over the PostgreSQL wire protocol: connecting, the SQL understood, the catalog, types and errors',
+    topic: 'api',
+  },
+  {
     name: 'operations.md',
     title: 'Operations',
     about: 'configuration variables, data directory, command line, identity, plans and limits',

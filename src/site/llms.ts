@@ -55,7 +55,8 @@ export function buildLlmsTxt(src: LlmsSources): string {
     `The REST API is at ${site}${API_PREFIX} and the MCP server (Streamable HTTP) at ` +
       `${mcpUrl(site)}; both need authentication (an OAuth 2.0 bearer token, or a browser ` +
       `session from ${site}/auth/login). The pages and files listed here are public. The ` +
-      'documentation links below are raw Markdown.',
+      'documentation links below are raw Markdown. PostgreSQL clients (psql, pandas, JDBC, ' +
+      'ODBC, BI tools) read the model over the SQL API when the server enables it (docs/sql.md).',
     '',
     '## Site',
     '',

@@ -63,6 +63,11 @@ export function mcpServerCard(siteUrl: string, issuer: string): Record<string, u
       _meta: { 'ursa/authentication': 'required' },
     })),
     _meta: {
+      'ursa/sql': {
+        description:
+          'The same model for PostgreSQL clients (psql, pandas, JDBC, ODBC, BI tools) over the SQL API, when the server enables it.',
+        docs: `${siteUrl}/docs/sql.md`,
+      },
       'ursa/access': {
         public: {
           description: 'Discovery documents, readable without credentials.',
