@@ -419,3 +419,79 @@ describe('docs/sql.md', () => {
     }
   });
 });
+
+describe('TLS', () => {
+  it('is refused cleanly when not configured: sslmode=require fails, prefer goes on in the clear', async () => {
+    const strict = await client('psql', ['-X', '-A', '-t', '-c', 'SELECT 1'], {
+      PGSSLMODE: 'require',
+    }).catch((err: { stderr?: string }) => err.stderr ?? String(err));
+    if (strict === null) return;
+    expect(strict).toMatch(/does not support SSL/);
+    expect(
+      (await client('psql', ['-X', '-A', '-t', '-c', 'SELECT 1'], { PGSSLMODE: 'prefer' }))!.trim(),
+    ).toBe('1');
+  });
+
+  it('with URSA_SQL_TLS_CERT and _KEY, clients connect over TLS', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-sql-tls-'));
+    const cert = path.join(dir, 'cert.pem');
+    const key = path.join(dir, 'key.pem');
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ]);
+    const t = await startTestServer({
+      URSA_SQL_PORT: '0',
+      URSA_SQL_TLS_CERT: cert,
+      URSA_SQL_TLS_KEY: key,
+    });
+    try {
+      const c = new pg.Client({
+        host: '127.0.0.1',
+        port: t.sqlPort,
+        user: ADMIN,
+        password: await t.engine.issueToken(ADMIN),
+        database: t.demo,
+        ssl: { ca: fs.readFileSync(cert), servername: 'localhost' },
+      });
+      c.on('error', () => undefined);
+      await c.connect();
+      try {
+        const sock = (c as unknown as { connection: { stream: { encrypted?: boolean } } })
+          .connection.stream;
+        expect(sock.encrypted).toBe(true);
+        expect((await c.query('SELECT 1 AS one')).rows).toEqual([{ one: '1' }]);
+      } finally {
+        await c.end();
+      }
+      const out = await run('psql', ['-X', '-A', '-t', '-c', 'SELECT 2'], {
+        env: {
+          ...process.env,
+          PGHOST: '127.0.0.1',
+          PGPORT: String(t.sqlPort),
+          PGUSER: ADMIN,
+          PGPASSWORD: await t.engine.issueToken(ADMIN),
+          PGDATABASE: t.demo,
+          PGSSLMODE: 'require',
+        },
+      }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' && process.env.CI !== 'true') return null;
+        throw err;
+      });
+      if (out) expect(out.stdout.trim()).toBe('2');
+    } finally {
+      await t.close();
+    }
+  });
+});

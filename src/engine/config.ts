@@ -18,6 +18,9 @@ const envSchema = z.object({
   URSA_SQL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   URSA_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
   URSA_SQL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
+  /** PEM files: with both, the SQL API accepts TLS (sslmode=require). */
+  URSA_SQL_TLS_CERT: z.string().min(1).optional(),
+  URSA_SQL_TLS_KEY: z.string().min(1).optional(),
   URSA_DATA_DIR: z.string().min(1).default('./data'),
   /** PostgreSQL for the metadata (a cluster); unset: SQLite in the data directory. */
   URSA_DATABASE_URL: z
@@ -125,7 +128,13 @@ export interface Config {
   port: number;
   host: string;
   /** The SQL API (PostgreSQL wire protocol): its port (0: any free one), or off. */
-  sql: { port?: number; statementTimeoutMs: number; idleTimeoutMs: number };
+  sql: {
+    port?: number;
+    statementTimeoutMs: number;
+    idleTimeoutMs: number;
+    /** PEM certificate chain and key files for TLS; both or neither. */
+    tls?: { certFile: string; keyFile: string };
+  };
   dataDir: string;
   /** PostgreSQL connection URL of the metadata database; undefined: SQLite in `dataDir`. */
   databaseUrl?: string;
@@ -263,6 +272,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     );
   }
+  if (!e.URSA_SQL_TLS_CERT !== !e.URSA_SQL_TLS_KEY)
+    throw new Error(
+      'invalid configuration: URSA_SQL_TLS_CERT and URSA_SQL_TLS_KEY are set together (the certificate and its key)',
+    );
   const siteUrl = (e.URSA_SITE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const builtin = !e.URSA_AUTH_ISSUER;
   return {
@@ -272,6 +285,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(e.URSA_SQL_PORT !== undefined ? { port: e.URSA_SQL_PORT } : {}),
       statementTimeoutMs: e.URSA_SQL_STATEMENT_TIMEOUT_MS,
       idleTimeoutMs: e.URSA_SQL_IDLE_TIMEOUT_MS,
+      ...(e.URSA_SQL_TLS_CERT && e.URSA_SQL_TLS_KEY
+        ? { tls: { certFile: e.URSA_SQL_TLS_CERT, keyFile: e.URSA_SQL_TLS_KEY } }
+        : {}),
     },
     dataDir: path.resolve(e.URSA_DATA_DIR),
     databaseUrl: e.URSA_DATABASE_URL,

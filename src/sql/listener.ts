@@ -1,7 +1,9 @@
 // The SQL API's listener (URSA_SQL_PORT): PostgreSQL clients connect with their e-mail as user,
 // an API token as password and the project id as database. Each connection is a Session; this
 // file keeps their cancel keys (a cancel request arrives on a connection of its own).
+import fs from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/engine.js';
 import { loadSqlParser } from '../engine/sql/service.js';
@@ -15,9 +17,21 @@ export interface SqlListener {
 export async function startSqlListener(
   engine: Engine,
   log: Logger,
-  opts: { port: number; host: string; idleTimeoutMs: number },
+  opts: {
+    port: number;
+    host: string;
+    idleTimeoutMs: number;
+    tls?: { certFile: string; keyFile: string };
+  },
 ): Promise<SqlListener> {
   await loadSqlParser();
+  // Read at start: a missing or wrong file stops the server with the reason, not a client.
+  const secureContext = opts.tls
+    ? tls.createSecureContext({
+        cert: fs.readFileSync(opts.tls.certFile),
+        key: fs.readFileSync(opts.tls.keyFile),
+      })
+    : undefined;
   const sessions = new Map<number, { session: Session; secret: number }>();
   let nextPid = 1000 + Math.floor(Math.random() * 1000);
   const sockets = new Set<net.Socket>();
@@ -40,7 +54,10 @@ export async function startSqlListener(
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    new Session(socket, engine, hooks, log.child({ door: 'sql' }), opts.idleTimeoutMs);
+    new Session(socket, engine, hooks, log.child({ door: 'sql' }), {
+      idleTimeoutMs: opts.idleTimeoutMs,
+      secureContext,
+    });
   });
   server.on('error', (err) => log.error({ err }, 'SQL listener error'));
   await new Promise<void>((resolve, reject) => {

@@ -4,6 +4,7 @@
 // going away or the idle timer fires. What a statement means is the engine's (engine.sql).
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:net';
+import tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { ProjectActor } from '../engine/access/actor.js';
 import type { Engine } from '../engine/engine.js';
@@ -66,22 +67,55 @@ export class Session {
   private user = '';
   private database = '';
 
+  /** The connection: the TCP socket, or the TLS socket over it after an SSL request. */
+  private socket: Socket;
+  private readonly onDataBound = (d: Buffer) => this.onData(d);
+
   constructor(
-    private readonly socket: Socket,
+    socket: Socket,
     private readonly engine: Engine,
     private readonly hooks: SessionHooks,
     private readonly log: Logger,
-    idleTimeoutMs: number,
+    private readonly opts: { idleTimeoutMs: number; secureContext?: tls.SecureContext },
   ) {
+    this.socket = socket;
     socket.setNoDelay(true);
-    socket.on('data', (d) => this.onData(d));
+    socket.on('data', this.onDataBound);
     // A connection reset must never reach the process as an unhandled 'error'.
     socket.on('error', (err) => this.log.debug({ err }, 'SQL client connection error'));
     socket.on('close', () => this.onClose());
-    socket.setTimeout(idleTimeoutMs, () => {
+    socket.setTimeout(opts.idleTimeoutMs, () => {
       if (this.busy) return; // a long statement has its own timeout
       this.fatal('57P05', 'terminating connection due to idle-session timeout');
     });
+  }
+
+  /** Answers an SSL request: TLS when configured (the client then starts its handshake). */
+  private startTls(): void {
+    if (!this.opts.secureContext) {
+      // The client goes on in the clear or stops, as its sslmode says.
+      this.socket.write('N');
+      return;
+    }
+    // Bytes sent after the request and before the handshake would be read as if encrypted
+    // (CVE-2021-23214): refused.
+    if (this.framer.pending || this.queue.length) {
+      this.fatal('08P01', 'unexpected data after the SSL request');
+      return;
+    }
+    const raw = this.socket;
+    raw.off('data', this.onDataBound);
+    raw.write('S');
+    const secure = new tls.TLSSocket(raw, {
+      isServer: true,
+      secureContext: this.opts.secureContext,
+    });
+    secure.on('data', this.onDataBound);
+    secure.on('error', (err) => {
+      this.log.debug({ err }, 'SQL client TLS error');
+      raw.destroy();
+    });
+    this.socket = secure;
   }
 
   /** A cancel request for this session's running statement. */
@@ -219,9 +253,9 @@ export class Session {
   private startup(f: Frame): void {
     const r = reader(f.body);
     const code = r.int32();
-    if (code === SSL_REQUEST || code === GSS_REQUEST) {
-      // TLS is not configured: the client goes on in the clear or stops, as it chooses.
-      this.socket.write('N');
+    if (code === SSL_REQUEST) return this.startTls();
+    if (code === GSS_REQUEST) {
+      this.socket.write('N'); // no GSSAPI encryption
       return;
     }
     if (code === CANCEL_REQUEST) {
