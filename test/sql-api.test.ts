@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
@@ -304,6 +305,44 @@ async function client(
   }
 }
 
+describe('a client that goes away', () => {
+  it('frees its job: the waiting query ends CANCELLED', async () => {
+    const c = await connect();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const a = await s.engine.actor({ email: ADMIN }, s.demo);
+    s.engine.jobs.register('ai', {
+      run: async (ctx) =>
+        Promise.race([
+          gate,
+          new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+          ),
+        ]),
+    });
+    const blocker = await s.engine.jobs.submit(a, 'ai', {});
+    try {
+      const reports = async () =>
+        (await s.engine.jobs.list(a, { type: 'report', limit: 50, offset: 0 })).items;
+      const before = new Set((await reports()).map((j) => j.id));
+      c.query('SELECT "Destination", count(*) FROM flights GROUP BY 1').catch(() => undefined);
+      const mine = async () => (await reports()).find((j) => !before.has(j.id));
+      for (let i = 0; i < 100 && !(await mine()); i++) await new Promise((r) => setTimeout(r, 20));
+      expect((await mine())?.status).toBe('PREPARED');
+      (c as unknown as { connection: { stream: net.Socket } }).connection.stream.destroy();
+      let job = await mine();
+      for (let i = 0; i < 100 && job?.status !== 'CANCELLED'; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        job = await mine();
+      }
+      expect(job?.status).toBe('CANCELLED');
+    } finally {
+      release();
+      await s.engine.jobs.cancel(a, blocker.id).catch(() => undefined);
+    }
+  });
+});
+
 describe('real clients', () => {
   it('psql runs a query and lists the tables (\\dt)', async () => {
     const sql = 'SELECT "Origin Region", count(*) FROM flights, airports GROUP BY 1 ORDER BY 1';
@@ -417,6 +456,29 @@ describe('docs/sql.md', () => {
       ).toEqual(cells(lines[0]!));
       expect(text(r.rows), sql).toEqual(lines.slice(2).map(cells));
     }
+  });
+});
+
+describe('COPY TO STDOUT', () => {
+  it('streams a query as CSV with a header (psql), and as text (pg-copy-streams)', async () => {
+    const sql =
+      'COPY (SELECT "Origin Region", count(*) AS n FROM flights, airports GROUP BY 1 ORDER BY 1) TO STDOUT WITH (FORMAT csv, HEADER)';
+    const rest = await viaRest('SELECT [Origin Region], COUNT([flights]) ORDER BY 1');
+    const out = await client('psql', ['-X', '-c', sql]);
+    if (out !== null)
+      expect(out.trim().split('\n')).toEqual(['Origin Region,n', ...rest.map((r) => r.join(','))]);
+    const c = await connect();
+    const chunks: Buffer[] = [];
+    const stream = c.query(
+      copyTo(
+        'COPY (SELECT "Origin Region", count(*) FROM flights, airports GROUP BY 1 ORDER BY 1) TO STDOUT',
+      ),
+    );
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString().trim().split('\n')).toEqual(
+      rest.map((r) => r.join('\t')),
+    );
+    await expect(c.query('COPY flights FROM STDIN')).rejects.toMatchObject({ code: '25006' });
   });
 });
 

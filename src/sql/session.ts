@@ -11,6 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import {
   initialSettings,
   SqlError,
+  type CopyFormat,
   type Param,
   type SqlCell,
   type SqlResult,
@@ -38,7 +39,7 @@ interface Portal {
   params: Param[];
   formats: number[];
   /** Rows left by an Execute with a row limit (PortalSuspended), with their columns. */
-  rest?: { columns: SqlCell[]; rows: (string | null)[][]; command: string };
+  rest?: { columns: SqlCell[]; rows: (string | null)[][]; command: string; copy?: CopyFormat };
 }
 
 /** Bytes of unhandled input before the socket is paused (a client pipelining a lot). */
@@ -365,6 +366,7 @@ export class Session {
     }
     try {
       await this.run(text, [], async (r) => {
+        if (r.copy) return this.sendCopy(r);
         if (r.columns) {
           this.send(msg.rowDescription(r.columns.map((c) => describeColumn(c, 0))));
           await this.rows(r.columns, r.rows ?? [], []);
@@ -387,6 +389,28 @@ export class Session {
       if (!this.send(msg.dataRow(cells))) await this.drained();
       if (this.closed) return;
     }
+  }
+
+  /** COPY … TO STDOUT: a line of copy data per row (text or CSV), then CopyDone. */
+  private async sendCopy(r: {
+    columns?: SqlCell[];
+    rows?: (string | null)[][];
+    command: string;
+    copy?: CopyFormat;
+  }): Promise<void> {
+    const f = r.copy!;
+    const cols = r.columns ?? [];
+    this.send(msg.copyOut(cols.length));
+    const line = (cells: (string | null)[]) =>
+      Buffer.from(`${cells.map((v) => copyCell(v, f)).join(f.delimiter)}\n`, 'utf8');
+    if (f.header) this.send(msg.copyData(line(cols.map((c) => c.name))));
+    for (const row of r.rows ?? []) {
+      const cells = row.map((v, i) => (v === null ? null : textCell(v, cols[i]!.dataType)));
+      if (!this.send(msg.copyData(line(cells)))) await this.drained();
+      if (this.closed) return;
+    }
+    this.send(msg.copyDone());
+    this.send(msg.commandComplete(r.command));
   }
 
   private parse(body: Buffer): void {
@@ -488,7 +512,17 @@ export class Session {
         this.send(msg.emptyQuery());
         return;
       }
-      portal.rest = { columns: last.columns ?? [], rows: last.rows ?? [], command: last.command };
+      portal.rest = {
+        columns: last.columns ?? [],
+        rows: last.rows ?? [],
+        command: last.command,
+        ...(last.copy ? { copy: last.copy } : {}),
+      };
+    }
+    if (portal.rest.copy) {
+      const r = portal.rest;
+      portal.rest = undefined;
+      return this.sendCopy(r);
     }
     const rest = portal.rest;
     const take = maxRows > 0 ? rest.rows.splice(0, maxRows) : rest.rows.splice(0);
@@ -503,6 +537,19 @@ export class Session {
 }
 
 const clean = (s: string) => s.replace(/\0/g, '');
+
+/** A cell of COPY's text format (backslash escapes, \N for null) or CSV (quoted when needed). */
+function copyCell(v: string | null, f: CopyFormat): string {
+  if (v === null) return f.null;
+  if (f.csv)
+    return /[",\r\n]/.test(v) || v.includes(f.delimiter) || v === f.null
+      ? `"${v.replace(/"/g, '""')}"`
+      : v;
+  return v.replace(
+    /[\\\t\n\r]/g,
+    (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!,
+  );
+}
 
 const formatOf = (formats: number[], i: number) =>
   formats.length === 0 ? 0 : formats.length === 1 ? formats[0]! : (formats[i] ?? 0);

@@ -84,6 +84,15 @@ export const msg = {
   emptyQuery: () => w().flush(0x49),
   portalSuspended: () => w().flush(0x73),
   commandComplete: (tag: string) => w().addCString(tag).flush(0x43),
+  copyOut: (columns: number) => {
+    const x = w()
+      .add(Buffer.from([0]))
+      .addInt16(columns);
+    for (let i = 0; i < columns; i++) x.addInt16(0);
+    return x.flush(0x48);
+  },
+  copyData: (b: Buffer) => w().add(b).flush(0x64),
+  copyDone: () => w().flush(0x63),
   negotiateVersion: (minor: number, unknown: string[]) => {
     const x = w().addInt32(minor).addInt32(unknown.length);
     for (const u of unknown) x.addCString(u);

@@ -26,6 +26,15 @@ export interface LocalResult {
   command: string;
   columns?: SqlCell[];
   rows?: (string | null)[][];
+  /** COPY … TO STDOUT: the rows go out as copy data in this format. */
+  copy?: CopyFormat;
+}
+
+export interface CopyFormat {
+  csv: boolean;
+  header: boolean;
+  delimiter: string;
+  null: string;
 }
 
 export function initialSettings(app = ''): Map<string, string> {
@@ -118,7 +127,7 @@ export function localStatement(stmt: Node, session: SqlSession): LocalResult | u
   if (stmt.DiscardStmt) return { command: 'DISCARD ALL' };
   if (stmt.DeallocateStmt) return { command: 'DEALLOCATE' };
   const write = Object.keys(stmt).find((k) =>
-    /^(Insert|Update|Delete|Merge|Create|Alter|Drop|Truncate|Grant|Copy|Vacuum|Comment)/.test(k),
+    /^(Insert|Update|Delete|Merge|Create|Alter|Drop|Truncate|Grant|Vacuum|Comment)/.test(k),
   );
   if (write)
     throw new SqlError(

@@ -8,7 +8,9 @@ import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError } from '../errors.js';
 import type { JobRunner } from '../jobs/jobs.js';
 import { FINAL_STATUSES } from '../jobs/types.js';
-import { SqlError, sqlErrorOf } from './errors.js';
+import { notSupported, SqlError, sqlErrorOf } from './errors.js';
+
+type Node = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 import type { Param } from './expr.js';
 import { localStatement, type LocalResult, type SqlCell, type SqlSession } from './local.js';
 import { parseSql, type Parsed, type Stmt } from './parse.js';
@@ -18,7 +20,13 @@ import { translateSelect } from './translate.js';
 
 export { loadSqlParser } from './parse.js';
 export { SqlError } from './errors.js';
-export { initialSettings, SERVER_VERSION, type SqlSession, type SqlCell } from './local.js';
+export {
+  initialSettings,
+  SERVER_VERSION,
+  type CopyFormat,
+  type SqlSession,
+  type SqlCell,
+} from './local.js';
 export type { Param } from './expr.js';
 
 export type SqlResult = LocalResult;
@@ -161,6 +169,7 @@ export class SqlService {
         throw new SqlError('0A000', 'parameters in catalog queries are not supported');
       return this.catalogQuery(a, text);
     }
+    if (stmt.CopyStmt) return this.copy(a, session, stmt.CopyStmt as Node, params, signal);
     if (!stmt.SelectStmt)
       throw new SqlError('0A000', `${Object.keys(stmt)[0]} is not supported by Ursa's SQL API`);
     const t = await this.translate(a, stmt, params);
@@ -177,6 +186,52 @@ export class SqlService {
     }));
     const rows = r.rows!.map((row) => row.slice(0, columns.length));
     return { command: `SELECT ${rows.length}`, columns, rows };
+  }
+
+  /** COPY (SELECT …) TO STDOUT, or COPY table TO STDOUT: a query whose rows stream out. */
+  private async copy(
+    a: ProjectActor,
+    session: SqlSession,
+    c: Node,
+    params: Param[],
+    signal: AbortSignal,
+  ): Promise<SqlResult> {
+    if (c.is_from)
+      throw new SqlError(
+        '25006',
+        'cannot execute COPY FROM in a read-only transaction',
+        'loads go through REST or MCP',
+      );
+    if (c.filename || c.is_program)
+      throw notSupported('COPY to a file or program', 'COPY … TO STDOUT (psql: \\copy)');
+    const opt = new Map<string, string | true>();
+    for (const o of (c.options ?? []) as Node[]) {
+      const d = o.DefElem;
+      const v = d.arg?.String?.sval ?? d.arg?.Boolean?.boolval ?? d.arg?.Integer?.ival;
+      opt.set(String(d.defname).toLowerCase(), v === undefined ? true : String(v));
+    }
+    const format = String(opt.get('format') ?? 'text').toLowerCase();
+    if (format !== 'text' && format !== 'csv') throw notSupported(`COPY in the ${format} format`);
+    const csv = format === 'csv';
+    const header = opt.has('header') && !/^(false|off|0)$/i.test(String(opt.get('header')));
+    const query: Node = c.query ?? {
+      SelectStmt: {
+        targetList: [{ ResTarget: { val: { ColumnRef: { fields: [{ A_Star: {} }] } } } }],
+        fromClause: [{ RangeVar: c.relation }],
+      },
+    };
+    if (c.attlist) throw notSupported('COPY with a column list', 'COPY (SELECT …) TO STDOUT');
+    const r = await this.statement(a, session, { stmt: query, text: '' }, params, signal);
+    return {
+      ...r,
+      command: `COPY ${r.rows?.length ?? 0}`,
+      copy: {
+        csv,
+        header,
+        delimiter: String(opt.get('delimiter') ?? (csv ? ',' : '\t')),
+        null: String(opt.get('null') ?? (csv ? '' : '\\N')),
+      },
+    };
   }
 
   /** pg_catalog and information_schema, over the member's view of the model. */
