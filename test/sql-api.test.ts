@@ -83,6 +83,10 @@ describe('connecting', () => {
     // Drivers open transactions: accepted, and nothing changes.
     await c.query('BEGIN');
     await c.query('COMMIT');
+    // The connection is in the project's activity log, as a member's action.
+    const log = await s.api('GET', `/projects/${s.demo}/activity?types=user_action`);
+    expect(log.status, log.text).toBe(200);
+    expect(log.text).toContain('connected over the SQL API');
   });
 
   it('refuses a wrong token (28P01) and a project the member is not in (3D000)', async () => {

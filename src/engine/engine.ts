@@ -302,6 +302,7 @@ export class Engine {
       verify: (token) => this.verifier.verify(token),
       actor: (p, projectId) => this.actor(p, projectId),
       statementTimeoutMs: config.sql.statementTimeoutMs,
+      activity: this.activity,
     });
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>

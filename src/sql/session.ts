@@ -351,10 +351,30 @@ export class Session {
   ): Promise<void> {
     const ctrl = new AbortController();
     this.running = ctrl;
+    const start = performance.now();
+    let code: string | undefined;
+    const tags: string[] = [];
     try {
-      await this.engine.sql.run(this.actor!, this.state!, text, params, ctrl.signal, onResult);
+      await this.engine.sql.run(this.actor!, this.state!, text, params, ctrl.signal, (r) => {
+        tags.push(r.command);
+        return onResult(r);
+      });
+    } catch (err) {
+      code = err instanceof SqlError ? err.code : 'XX000';
+      throw err;
     } finally {
       this.running = undefined;
+      // As the request log does for HTTP: who, what kind, how long; not the text (values).
+      this.log.info(
+        {
+          user: this.user,
+          project: this.database,
+          commands: tags,
+          ...(code ? { sqlstate: code } : {}),
+          ms: Math.round((performance.now() - start) * 10) / 10,
+        },
+        'sql statement',
+      );
     }
   }
 

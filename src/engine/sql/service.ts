@@ -42,6 +42,14 @@ export interface SqlDeps {
   actor: (p: Principal, projectId: string) => Promise<ProjectActor>;
   /** The longest a statement runs when the session sets no statement_timeout. */
   statementTimeoutMs: number;
+  /** The project's activity log (a SQL API sign-in is recorded like other members' actions). */
+  activity: {
+    record(
+      projectId: string,
+      type: 'user_action',
+      e: { user: string; message: string; detail: Record<string, unknown> },
+    ): Promise<void>;
+  };
 }
 
 export class SqlService {
@@ -77,7 +85,13 @@ export class SqlService {
         'the token belongs to another user',
       );
     try {
-      return await this.d.actor({ email }, database);
+      const actor = await this.d.actor({ email }, database);
+      await this.d.activity.record(actor.projectId, 'user_action', {
+        user: actor.email,
+        message: 'connected over the SQL API',
+        detail: { action: 'sql_connect' },
+      });
+      return actor;
     } catch (err) {
       if (
         err instanceof EngineError &&
