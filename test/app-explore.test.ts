@@ -200,6 +200,42 @@ describe('the query builder and the chart, as pure functions', () => {
     expect(toAql(m, { measures: [], dims: [], filters: [] })).toBe('');
   });
 
+  it('keeps a formula as written under its name, beside the items it knows', () => {
+    const built: Built = {
+      dims: [{ ref: 'attr.flights.carrier' }],
+      measures: [
+        { kind: 'count', dataset: 'flights' },
+        {
+          kind: 'formula',
+          aql: 'SUM([Distance]) / COUNT([dataset.flights])',
+          alias: 'Per "flight"',
+        },
+        { kind: 'formula', aql: 'ROUND(AVG([Distance]), 1)', alias: 'Avg' },
+      ],
+      filters: [],
+      sort: { col: 3, desc: true },
+    };
+    const aql = toAql(m, built);
+    expect(aql).toBe(
+      'SELECT [Carrier], COUNT([dataset.flights]) AS "Count of flights", ' +
+        'SUM([Distance]) / COUNT([dataset.flights]) AS "Per ""flight""", ' +
+        'ROUND(AVG([Distance]), 1) AS "Avg"\nORDER BY 3 DESC',
+    );
+    expect(fromAql(m, aql)).toEqual(built);
+    // A known item that goes on into an expression is a formula too.
+    expect(fromAql(m, 'SELECT SUM([Distance]) * 2 AS "Twice"')?.measures).toEqual([
+      { kind: 'formula', aql: 'SUM([Distance]) * 2', alias: 'Twice' },
+    ]);
+    // Without a name, unbalanced, or with a comment: edited by hand.
+    for (const hand of [
+      'SELECT SUM([Distance]) * 2',
+      'SELECT (SUM([Distance]) AS "x"',
+      'SELECT SUM([Distance]) AS "x" -- note',
+      'SELECT AS "x"',
+    ])
+      expect(fromAql(m, hand), hand).toBeNull();
+  });
+
   it('writes and reads the sort, the top N, number and text filters and the calendar periods', () => {
     const built: Built = {
       dims: [{ ref: 'attr.flights.carrier' }],
@@ -719,7 +755,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     }
   }, 90_000);
 
-  it('sorts by a click on a column or a pick, keeps the top N, filters numbers and text, offers calendar periods, and saves the chart shown', async () => {
+  it('sorts by a click on a column or a pick, keeps the top N, filters numbers and text, offers calendar periods and formulas, and saves the chart shown', async () => {
     const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, explore);
     page.context().setDefaultTimeout(20_000);
     try {
@@ -811,6 +847,23 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         await ran(dated(c));
       }
       await builder.getByRole('button', { name: 'Remove the filter on Flight Date' }).click();
+      await ran(top3);
+
+      // A formula, written with completion over the model, is a column of its own.
+      await builder.getByText('Add a formula').click();
+      await builder.getByLabel('Name', { exact: true }).fill('Miles per flight');
+      const formula = builder.getByRole('textbox', { name: 'Formula' });
+      await formula.pressSequentially('SUM([Dista');
+      await builder.getByRole('option', { name: /^Distance/ }).first().waitFor();
+      await formula.press('Enter');
+      await expect.poll(() => formula.inputValue()).toBe('SUM([Distance]');
+      await formula.pressSequentially(') / COUNT([dataset.flights])');
+      await screenshots(page, 'explore-builder-formula');
+      await builder.getByRole('button', { name: 'Add the formula' }).click();
+      const withFormula = `SELECT [Carrier Name], ${count}, SUM([Distance]) / COUNT([dataset.flights]) AS "Miles per flight"\nORDER BY 2 DESC\nLIMIT 3`;
+      await ran(withFormula, [1, 2]);
+      await columns(page, ['Carrier Name', 'Count of flights ▼', 'Miles per flight']);
+      await builder.getByRole('button', { name: 'Remove Miles per flight' }).click();
       await ran(top3);
 
       // The chart picked here is the one the saved report shows.

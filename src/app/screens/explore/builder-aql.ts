@@ -42,11 +42,14 @@ export const COMPARISONS = [
 ] as const;
 export type Comparison = (typeof COMPARISONS)[number][0];
 
-export type Measure = { alias?: string } & (
-  | { kind: 'metric'; ref: string }
-  | { kind: 'fact'; ref: string; agg: Agg }
-  | { kind: 'count'; dataset: string }
-);
+export type Measure =
+  | ({ alias?: string } & (
+      | { kind: 'metric'; ref: string }
+      | { kind: 'fact'; ref: string; agg: Agg }
+      | { kind: 'count'; dataset: string }
+    ))
+  /** A custom expression, written as it is, under its name: `SUM([A]) / SUM([B]) AS "Share"`. */
+  | { kind: 'formula'; aql: string; alias: string };
 export interface Dimension {
   ref: string;
   /** A date attribute grouped by month or year (DATE_TRUNC). */
@@ -113,6 +116,7 @@ const titleOf = (m: BuilderModel, ident: string) => m.byIdent.get(ident)?.name ?
 /** The title a builder column gets (its alias): "Sum of Distance", "Count of flights". */
 export function measureTitle(m: BuilderModel, x: Measure): string {
   if (x.alias) return x.alias;
+  if (x.kind === 'formula') return x.aql;
   if (x.kind === 'metric') return titleOf(m, x.ref);
   if (x.kind === 'count') return `Count of ${x.dataset}`;
   return `${AGGREGATIONS.find(([a]) => a === x.agg)![1]} of ${titleOf(m, x.ref)}`;
@@ -123,6 +127,7 @@ export const dimensionTitle = (m: BuilderModel, d: Dimension): string =>
 
 function measureAql(m: BuilderModel, x: Measure): string {
   const as = ` AS ${quote(measureTitle(m, x))}`;
+  if (x.kind === 'formula') return `${x.aql.trim()}${as}`;
   if (x.kind === 'metric') return x.alias ? `${refText(m, x.ref)}${as}` : refText(m, x.ref);
   if (x.kind === 'count') return `COUNT([dataset.${x.dataset}])${as}`;
   return `${x.agg}(${refText(m, x.ref)})${as}`;
@@ -228,29 +233,36 @@ export function readableTitle(title: string): string {
 
 // ---- reading AQL back ----
 
-type Token =
+type Token = (
   | { t: 'ref'; v: string }
   | { t: 'str'; v: string }
   | { t: 'num'; v: string }
   | { t: 'word'; v: string }
-  | { t: 'sym'; v: string };
+  | { t: 'sym'; v: string }
+) & {
+  /** Where it starts and ends in the text (a formula is kept as written). */
+  s: number;
+  e: number;
+};
 
 /** Tokens of the text, or null when it holds something the builder never writes (comments). */
 function tokenize(text: string): Token[] | null {
   const out: Token[] = [];
   const re =
-    /\s+|\[([^\]]*)\]|"((?:[^"]|"")*)"|(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z_0-9]*)|(<>|<=|>=|[(),=<>-])/y;
+    /\s+|\[([^\]]*)\]|"((?:[^"]|"")*)"|(\d+(?:\.\d+)?)|([A-Za-z_][A-Za-z_0-9]*)|(<>|<=|>=|!=|\|\||[(),=<>+*/%.-])/y;
   let i = 0;
   while (i < text.length) {
+    if (text.startsWith('--', i) || text.startsWith('/*', i)) return null;
     re.lastIndex = i;
     const m = re.exec(text);
     if (!m) return null;
+    const at = { s: i, e: re.lastIndex };
     i = re.lastIndex;
-    if (m[1] !== undefined) out.push({ t: 'ref', v: m[1].trim() });
-    else if (m[2] !== undefined) out.push({ t: 'str', v: m[2].replace(/""/g, '"') });
-    else if (m[3] !== undefined) out.push({ t: 'num', v: m[3] });
-    else if (m[4] !== undefined) out.push({ t: 'word', v: m[4].toUpperCase() });
-    else if (m[5] !== undefined) out.push({ t: 'sym', v: m[5] });
+    if (m[1] !== undefined) out.push({ t: 'ref', v: m[1].trim(), ...at });
+    else if (m[2] !== undefined) out.push({ t: 'str', v: m[2].replace(/""/g, '"'), ...at });
+    else if (m[3] !== undefined) out.push({ t: 'num', v: m[3], ...at });
+    else if (m[4] !== undefined) out.push({ t: 'word', v: m[4].toUpperCase(), ...at });
+    else if (m[5] !== undefined) out.push({ t: 'sym', v: m[5], ...at });
   }
   return out;
 }
@@ -285,45 +297,86 @@ export function fromAql(m: BuilderModel, text: string): Built | null {
   const alias = () => (isWord('AS') ? (i++, take('str')) : undefined);
   const today = () => (word('TODAY'), sym('('), sym(')'));
 
+  /** An item the builder offers: a date by month or year, an aggregation, an object. */
+  function item(): void {
+    if (isWord('DATE_TRUNC')) {
+      i++;
+      sym('(');
+      const unit = take('str').toLowerCase();
+      sym(',');
+      const o = object(take('ref'), 'attribute');
+      sym(')');
+      if ((unit !== 'month' && unit !== 'year') || !isDate(o)) fail();
+      const d: Dimension = { ref: o.ident, trunc: unit as 'month' | 'year' };
+      const a = alias();
+      dims.push(a && a !== dimensionTitle(m, d) ? { ...d, alias: a } : d);
+    } else if (peek()?.t === 'word' && (isWord('COUNT') || AGGREGATIONS.some(([a]) => isWord(a)))) {
+      const fn = take('word');
+      sym('(');
+      const ref = take('ref');
+      sym(')');
+      let x: Measure;
+      if (fn === 'COUNT') {
+        const ds = ref.startsWith('dataset.') ? ref.slice(8) : fail();
+        if (!m.datasets.includes(ds)) fail();
+        x = { kind: 'count', dataset: ds };
+      } else x = { kind: 'fact', ref: object(ref, 'fact').ident, agg: fn as Agg };
+      const a = alias();
+      measures.push(a && a !== measureTitle(m, x) ? { ...x, alias: a } : x);
+    } else {
+      const o = object(take('ref'), 'attribute', 'label', 'metric');
+      const a = alias();
+      if (o.type === 'metric')
+        measures.push({ kind: 'metric', ref: o.ident, ...(a ? { alias: a } : {}) });
+      else dims.push({ ref: o.ident, ...(a ? { alias: a } : {}) });
+    }
+  }
+
+  /** Whether the SELECT item ends here (a comma, a clause, the end). */
+  function atItemEnd(): boolean {
+    return (
+      i === tokens.length || isSym(',') || isWord('WHERE') || isWord('ORDER') || isWord('LIMIT')
+    );
+  }
+
+  /** `expression AS "name"`: the expression kept as written, balanced, without a top comma. */
+  function formula(): void {
+    const start = i;
+    let depth = 0;
+    while (i < tokens.length) {
+      if (depth === 0 && isWord('AS') && peek(1)?.t === 'str') break;
+      if (depth === 0 && (isSym(',') || isWord('WHERE') || isWord('ORDER') || isWord('LIMIT')))
+        fail();
+      if (isSym('(')) depth++;
+      if (isSym(')') && --depth < 0) fail();
+      i++;
+    }
+    if (i === start || i === tokens.length || depth !== 0) fail();
+    const aql = text.slice(tokens[start]!.s, tokens[i - 1]!.e);
+    i++;
+    const name = take('str');
+    if (!atItemEnd()) fail();
+    measures.push({ kind: 'formula', aql, alias: name });
+  }
+
   const measures: Measure[] = [];
   const dims: Dimension[] = [];
   const filters: Filter[] = [];
   try {
     word('SELECT');
     do {
-      if (isWord('DATE_TRUNC')) {
-        i++;
-        sym('(');
-        const unit = take('str').toLowerCase();
-        sym(',');
-        const o = object(take('ref'), 'attribute');
-        sym(')');
-        if ((unit !== 'month' && unit !== 'year') || !isDate(o)) fail();
-        const d: Dimension = { ref: o.ident, trunc: unit as 'month' | 'year' };
-        const a = alias();
-        dims.push(a && a !== dimensionTitle(m, d) ? { ...d, alias: a } : d);
-      } else if (
-        peek()?.t === 'word' &&
-        (isWord('COUNT') || AGGREGATIONS.some(([a]) => isWord(a)))
-      ) {
-        const fn = take('word');
-        sym('(');
-        const ref = take('ref');
-        sym(')');
-        let x: Measure;
-        if (fn === 'COUNT') {
-          const ds = ref.startsWith('dataset.') ? ref.slice(8) : fail();
-          if (!m.datasets.includes(ds)) fail();
-          x = { kind: 'count', dataset: ds };
-        } else x = { kind: 'fact', ref: object(ref, 'fact').ident, agg: fn as Agg };
-        const a = alias();
-        measures.push(a && a !== measureTitle(m, x) ? { ...x, alias: a } : x);
-      } else {
-        const o = object(take('ref'), 'attribute', 'label', 'metric');
-        const a = alias();
-        if (o.type === 'metric')
-          measures.push({ kind: 'metric', ref: o.ident, ...(a ? { alias: a } : {}) });
-        else dims.push({ ref: o.ident, ...(a ? { alias: a } : {}) });
+      const start = i;
+      const counts = [measures.length, dims.length] as const;
+      try {
+        item();
+        if (!atItemEnd()) fail();
+      } catch (e) {
+        if (!(e instanceof Fail)) throw e;
+        // Not one of the builder's items: a formula (an expression with a name), or nothing.
+        i = start;
+        measures.length = counts[0];
+        dims.length = counts[1];
+        formula();
       }
     } while (isSym(',') && ++i);
     if (isWord('WHERE')) {

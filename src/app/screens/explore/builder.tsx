@@ -21,7 +21,9 @@ import {
   type Filter,
 } from './builder-aql';
 import { FilterRow, newFilter } from './builder-filters';
+import { FormulaForm } from './builder-formula';
 import type { ModelObject } from './complete';
+import type { Model } from './model';
 
 const byName = (a: ModelObject, b: ModelObject) => a.name.localeCompare(b.name);
 
@@ -40,6 +42,7 @@ function byDataset(objects: ModelObject[], other: string): [string, ModelObject[
 export function Builder(props: {
   project: string;
   objects: ModelObject[];
+  model: Model;
   text: string;
   onChange: (aql: string) => void;
 }) {
@@ -135,6 +138,12 @@ export function Builder(props: {
             </optgroup>
           ))}
         </AddSelect>
+        <FormulaForm
+          model={props.model}
+          onAdd={(aql, alias) =>
+            write({ ...built, measures: [...built.measures, { kind: 'formula', aql, alias }] })
+          }
+        />
       </fieldset>
       <fieldset>
         <legend>Break down by</legend>

@@ -190,7 +190,13 @@ export function Explore(_props: { rest: string[] }) {
         <code>SELECT [Carrier Name], SUM([Distance])</code>.
       </p>
       <div class="explore-ask">
-        <Builder project={project.id} objects={model.objects} text={text} onChange={build} />
+        <Builder
+          project={project.id}
+          objects={model.objects}
+          model={model}
+          text={text}
+          onChange={build}
+        />
         <div class="explore-editor">
           <ReportPicker
             project={project.id}
