@@ -862,7 +862,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await builder.getByRole('button', { name: 'Add the formula' }).click();
       const withFormula = `SELECT [Carrier Name], ${count}, SUM([Distance]) / COUNT([dataset.flights]) AS "Miles per flight"\nORDER BY 2 DESC\nLIMIT 3`;
       await ran(withFormula, [1, 2]);
-      await columns(page, ['Carrier Name', 'Count of flights ▼', 'Miles per flight']);
+      await columns(page, ['Carrier Name', 'Count of flights', 'Miles per flight']);
       await builder.getByRole('button', { name: 'Remove Miles per flight' }).click();
       await ran(top3);
 

@@ -94,7 +94,6 @@ export function ResultView({
                         onClick={() => onSort(i + 1)}
                       >
                         {c.title}
-                        <span aria-hidden="true">{by ? (by.desc ? ' ▼' : ' ▲') : ''}</span>
                       </button>
                     ) : (
                       c.title
