@@ -34,6 +34,7 @@ import {
   skipBrowser,
 } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
+import { createProject, loadDataset } from './helpers/fixtures.js';
 import {
   ADMIN,
   ADMIN_PASSWORD,
@@ -854,7 +855,10 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await builder.getByLabel('Name', { exact: true }).fill('Miles per flight');
       const formula = builder.getByRole('textbox', { name: 'Formula' });
       await formula.pressSequentially('SUM([Dista');
-      await builder.getByRole('option', { name: /^Distance/ }).first().waitFor();
+      await builder
+        .getByRole('option', { name: /^Distance/ })
+        .first()
+        .waitFor();
       await formula.press('Enter');
       await expect.poll(() => formula.inputValue()).toBe('SUM([Distance]');
       await formula.pressSequentially(') / COUNT([dataset.flights])');
@@ -880,6 +884,55 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await close();
     }
   }, 120_000);
+
+  it('shows the fields that cannot combine with the question before it runs', async () => {
+    const project = await createProject(s, 'combine', 'Combine');
+    await loadDataset(s, project, 'sales', 'region,amount\nEU,5\nUS,7\n', '', [
+      ['region', 'A', 'string', 'Region'],
+      ['amount', 'F', 'integer', 'Amount'],
+    ]);
+    await loadDataset(s, project, 'weather', 'city,temp\nOslo,3\n', '', [
+      ['city', 'A', 'string', 'City'],
+      ['temp', 'F', 'integer', 'Temperature'],
+    ]);
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `/app/p/${project}/explore`,
+    );
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const builder = page.getByRole('region', { name: 'Build' });
+      const pick = (name: string) => builder.getByRole('combobox', { name });
+      const option = (name: string, label: string) =>
+        pick(name).locator('option', { hasText: new RegExp(`^${label}`) });
+      await pick('Add a measure').selectOption({ label: 'Sum of Amount' });
+      await expect.poll(() => editor(page).inputValue()).toContain('SUM([Amount])');
+      // Grouped by dataset; the weather's city cannot break sales down.
+      expect(
+        await pick('Add a breakdown')
+          .locator('optgroup')
+          .evaluateAll((g) => g.map((x) => x.getAttribute('label'))),
+      ).toEqual(['sales', 'weather']);
+      await expect
+        .poll(() => option('Add a breakdown', 'City').textContent())
+        .toBe('City (cannot combine)');
+      expect(await option('Add a breakdown', 'City').isDisabled()).toBe(true);
+      expect(await option('Add a breakdown', 'Region').isDisabled()).toBe(false);
+      expect(await option('Add a filter on', 'City').isDisabled()).toBe(true);
+      // And back: with the city as the breakdown, the sales' measures cannot join.
+      await builder.getByRole('button', { name: 'Remove Sum of Amount' }).click();
+      await pick('Add a breakdown').selectOption({ label: 'City' });
+      await expect.poll(() => option('Add a measure', 'Sum of Amount').isDisabled()).toBe(true);
+      expect(await option('Add a measure', 'Sum of Temperature').isDisabled()).toBe(false);
+      await screenshots(page, 'explore-builder-combine');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 
   it('opens a saved report, changes and saves it, renames it (a taken title refused at the name) and deletes it', async () => {
     const created = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {

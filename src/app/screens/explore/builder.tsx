@@ -20,6 +20,7 @@ import {
   type Built,
   type Filter,
 } from './builder-aql';
+import { useCombinable } from './builder-combine';
 import { FilterRow, newFilter } from './builder-filters';
 import { FormulaForm } from './builder-formula';
 import type { ModelObject } from './complete';
@@ -49,6 +50,7 @@ export function Builder(props: {
   const m = useMemo(() => builderModel(props.objects), [props.objects]);
   const built = useMemo(() => fromAql(m, props.text), [m, props.text]);
   const [pending, setPending] = useState<Filter[]>([]);
+  const comb = useCombinable(props.project, built);
 
   if (!built)
     return (
@@ -98,6 +100,12 @@ export function Builder(props: {
   const addFilter = (ref: string) =>
     write(built, [...pending, newFilter(m, ref, isDate(m.byIdent.get(ref)))]);
   const columns = columnTitles(m, built);
+  // A field that cannot join the question (no path between their datasets) is shown so.
+  const off = (o: ModelObject) => {
+    const set = o.type === 'fact' || o.type === 'metric' ? comb.measures : comb.dims;
+    return !!set && !set.has(o.ident);
+  };
+  const CANNOT = ' (cannot combine)';
   const removeColumn = (col: number) => write(withoutColumn(built, col));
 
   return (
@@ -113,8 +121,9 @@ export function Builder(props: {
           {metrics.length > 0 && (
             <optgroup label="Metrics">
               {metrics.map((o) => (
-                <option key={o.ident} value={`metric\u0000${o.ident}`}>
+                <option key={o.ident} value={`metric\u0000${o.ident}`} disabled={off(o)}>
                   {o.name}
+                  {off(o) && CANNOT}
                 </option>
               ))}
             </optgroup>
@@ -130,8 +139,13 @@ export function Builder(props: {
             <optgroup key={ds} label={`Facts of ${ds}`}>
               {list.flatMap((o) =>
                 AGGREGATIONS.map(([agg, title]) => (
-                  <option key={`${agg}${o.ident}`} value={`fact\u0000${agg}\u0000${o.ident}`}>
+                  <option
+                    key={`${agg}${o.ident}`}
+                    value={`fact\u0000${agg}\u0000${o.ident}`}
+                    disabled={off(o)}
+                  >
                     {title} of {o.name}
+                    {off(o) && CANNOT}
                   </option>
                 )),
               )}
@@ -155,13 +169,19 @@ export function Builder(props: {
           {byDataset(attrs, 'Other').map(([ds, list]) => (
             <optgroup key={ds} label={ds}>
               {list.flatMap((o) => [
-                <option key={o.ident} value={`\u0000${o.ident}`}>
+                <option key={o.ident} value={`\u0000${o.ident}`} disabled={off(o)}>
                   {o.name}
+                  {off(o) && CANNOT}
                 </option>,
                 ...(isDate(o)
                   ? (['month', 'year'] as const).map((t) => (
-                      <option key={`${t}${o.ident}`} value={`${t}\u0000${o.ident}`}>
+                      <option
+                        key={`${t}${o.ident}`}
+                        value={`${t}\u0000${o.ident}`}
+                        disabled={off(o)}
+                      >
                         {o.name} by {t}
+                        {off(o) && CANNOT}
                       </option>
                     ))
                   : []),
@@ -185,8 +205,9 @@ export function Builder(props: {
           {byDataset([...attrs, ...facts], 'Other').map(([ds, list]) => (
             <optgroup key={ds} label={ds}>
               {list.map((o) => (
-                <option key={o.ident} value={o.ident}>
+                <option key={o.ident} value={o.ident} disabled={off(o)}>
                   {o.name}
+                  {off(o) && CANNOT}
                 </option>
               ))}
             </optgroup>
