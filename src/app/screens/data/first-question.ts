@@ -1,7 +1,7 @@
 // The first question on a dataset in Explore (pure: no API here, so tests import it): its
 // rows counted, and its first facts summed, by an attribute of few values, by month of a date,
 // or the top 10 of an attribute; in the builder's shape, objects named by identifier.
-import type { Prescription, PrescriptionColumn } from '../../../contract/guess';
+import type { Prescription, PrescriptionColumn } from '../../../contract/guess.js';
 
 /** Facts summed beside the count. */
 const FACTS = 2;
