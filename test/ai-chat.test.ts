@@ -198,6 +198,13 @@ describe.each(['openai', 'anthropic'] as const)('AI chat behaviour (%s, streamin
     t.llm.requests.length = 0;
   });
 
+  it('says it is configured, to any member', async () => {
+    const r = await t.s.api('GET', `/projects/${t.project}/app/ai`, { as: MEMBER });
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.configured).toBe(true);
+    expect(r.json.message).toBeUndefined();
+  });
+
   it('answers as the asking member: their row filter applies to every tool', async () => {
     t.llm.script(
       { toolCalls: [call('get_attribute_values', { attribute: 'Region' })] },
@@ -699,6 +706,20 @@ describe('AI chat without a provider', () => {
     project = await createProject(s, 'noai');
   });
   afterAll(() => s.close());
+
+  it('says so before anyone asks: configured false, with how to configure one', async () => {
+    const r = await s.api('GET', `/projects/${project}/app/ai`);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toMatchObject({ configured: false, configure: 'URSA_AI_PROVIDER' });
+    expect(r.json.message).toMatch(/URSA_AI_PROVIDER/);
+    expect(r.json.link.map((l: { rel: string }) => l.rel)).toEqual(['messages', 'conversations']);
+    // Only members of the project (anyone else is told it is no project of theirs).
+    await invite(s, await createProject(s, 'other-noai'), 'outsider@example.com');
+    const outsider = await s.api('GET', `/projects/${project}/app/ai`, {
+      as: 'outsider@example.com',
+    });
+    expect(outsider.status, outsider.text).toBe(401);
+  });
 
   it('answers 503 saying how to configure one; the rest keeps working', async () => {
     const r = await s.api('POST', `/projects/${project}/app/ai/messages`, {

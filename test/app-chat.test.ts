@@ -482,29 +482,44 @@ describe.skipIf(skipBrowser)('the web application: Chat', () => {
     }
   });
 
-  it('says how to configure an AI provider when there is none, and disables asking', async () => {
-    const { page, problems, close } = await signedIn(
-      browser,
-      plain,
-      ADMIN,
-      ADMIN_PASSWORD,
-      `/app/p/${plain.demo}/chat`,
-    );
-    try {
-      await page.getByText(/AI messages in this project/).waitFor();
-      await ask(page, 'Hello?');
-      const alert = page.getByRole('alert');
-      await alert
-        .getByText(/AI chat is not configured on this server: set URSA_AI_PROVIDER/)
-        .waitFor();
-      const box = page.getByLabel('Ask a question about the data');
-      expect(await box.isDisabled()).toBe(true);
-      expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
-      expect(await page.getByText('Thinking…').count()).toBe(0);
-      await screenshots(page, 'chat-unavailable');
-      expect(otherThan(problems, 503)).toEqual([]);
-    } finally {
-      await close();
+  it('says before anyone types that no AI model is configured: what a member does, how an Admin configures it', async () => {
+    await invite(plain, plain.demo, MEMBER);
+    await plain.engine.accounts.setPassword(MEMBER, PASSWORD);
+    for (const who of [ADMIN, MEMBER]) {
+      const { page, problems, close } = await signedIn(
+        browser,
+        plain,
+        who,
+        who === ADMIN ? ADMIN_PASSWORD : PASSWORD,
+        `/app/p/${plain.demo}/chat`,
+      );
+      try {
+        const note = page.locator('#chat-unavailable');
+        await note.getByText('no AI model is configured on this server').waitFor();
+        const box = page.getByLabel('Ask a question about the data');
+        expect(await box.isDisabled()).toBe(true);
+        expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+        expect(await box.getAttribute('aria-describedby')).toBe('chat-unavailable');
+        // Explore instead, for everyone.
+        expect(await note.getByRole('link', { name: 'Explore' }).getAttribute('href')).toBe(
+          `/app/p/${plain.demo}/explore`,
+        );
+        const how = note.getByText(/set URSA_AI_PROVIDER/);
+        const ask = note.getByText(/ask an Admin of/);
+        if (who === ADMIN) {
+          await how.waitFor();
+          expect(await ask.count()).toBe(0);
+          await note.getByRole('link', { name: 'How to configure the AI chat' }).waitFor();
+        } else {
+          await ask.waitFor();
+          expect(await how.count()).toBe(0);
+        }
+        await screenshots(page, `chat-unavailable-${who === ADMIN ? 'admin' : 'member'}`);
+        // Nothing was asked: no 503 to see.
+        expect(problems).toEqual([]);
+      } finally {
+        await close();
+      }
     }
   });
 });

@@ -10,6 +10,8 @@ import type { Browser, Page, Route } from 'playwright-core';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { loadDataset } from './helpers/fixtures.js';
 import { invite, startTestServer, type TestServer } from './helpers/server.js';
+import { breakdownCandidates, datasetQuery } from '../src/app/screens/data/first-question.js';
+import type { PrescriptionColumn } from '../src/contract/guess.js';
 
 const MD = 'data-md@example.com';
 const MEMBER = 'data-member@example.com';
@@ -21,6 +23,46 @@ const CSV = 'person_id,name,city,score\n1,Ann,Oslo,7\n2,Bob,Bergen,5\n3,Cid,Oslo
 /** Console lines other than the browser's notes of refused or aborted requests. */
 const unexpected = (problems: string[], allow: RegExp[] = []) =>
   problems.filter((p) => !allow.some((a) => a.test(p)));
+
+describe('the first question on a loaded dataset', () => {
+  const col = (id: string, objectType: 'A' | 'F', dataType: string, label = id) =>
+    ({ id, originalheader: id, objectType, dataType, label }) as PrescriptionColumn;
+  const p = {
+    clustername: 'visits',
+    primarykey: 'visit_id',
+    columns: [
+      col('visit_id', 'A', 'integer'),
+      col('day', 'A', 'date', 'Day'),
+      col('page', 'A', 'string', 'Page'),
+      col('device', 'A', 'string', 'Device'),
+      col('seconds', 'F', 'integer', 'Seconds'),
+    ],
+  };
+  const counted =
+    'COUNT([dataset.visits]) AS "Count of visits", SUM([fact.visits.seconds]) AS "Sum of Seconds"';
+
+  it('breaks down by an attribute of few values, else by month of a date, never by the key', () => {
+    const [page, device] = [p.columns[2]!, p.columns[3]!];
+    expect(datasetQuery(p, { kind: 'few', column: device })).toBe(
+      `SELECT [attr.visits.device], ${counted}\nORDER BY 2 DESC`,
+    );
+    // Not knowing the values yet: by month of the date, not a list of every day.
+    expect(datasetQuery(p)).toBe(
+      `SELECT DATE_TRUNC("month", [attr.visits.day]) AS "Day (month)", ${counted}\nORDER BY 1`,
+    );
+    expect(breakdownCandidates(p).plain.map((c) => c.id)).toEqual(['page', 'device']);
+    // No date: the 10 values with most rows.
+    const undated = { ...p, columns: p.columns.filter((c) => c.id !== 'day') };
+    expect(datasetQuery(undated)).toBe(
+      `SELECT [attr.visits.page], ${counted}\nORDER BY 2 DESC\nLIMIT 10`,
+    );
+    expect(datasetQuery(undated, { kind: 'top', column: page })).toBe(datasetQuery(undated));
+    // Nothing but the key: the rows counted.
+    expect(datasetQuery({ ...p, columns: [p.columns[0]!] })).toBe(
+      'SELECT COUNT([dataset.visits]) AS "Count of visits"',
+    );
+  });
+});
 
 describe.skipIf(skipBrowser)('the web application: data', () => {
   let s: TestServer;
@@ -100,13 +142,15 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
       expect(JSON.stringify(fact.json)).toContain('Score Points');
 
       // The Explore link opens a small query that runs at once: the rows counted by the first
-      // attribute that is not the key, the fact summed, every column titled.
-      const href = await job.getByRole('link', { name: 'Explore people' }).getAttribute('href');
-      const url = new URL(href!, s.url);
+      // attribute of few values (the API's value list says so), most first, the fact summed,
+      // every column titled.
+      const explore = job.getByRole('link', { name: 'Explore people' });
+      await expect.poll(() => explore.getAttribute('href')).toContain('ORDER+BY');
+      const url = new URL((await explore.getAttribute('href'))!, s.url);
       expect(url.pathname).toBe(`/app/p/${s.demo}/explore`);
       const aql = url.searchParams.get('aql')!;
       expect(aql).toBe(
-        'SELECT [attr.people.name], COUNT([dataset.people]) AS "Count of people", SUM([fact.people.score]) AS "Sum of Score Points"',
+        'SELECT [attr.people.name], COUNT([dataset.people]) AS "Count of people", SUM([fact.people.score]) AS "Sum of Score Points"\nORDER BY 2 DESC',
       );
       const q = await s.api('POST', `/projects/${s.demo}/app/aql/execute`, {
         as: MD,

@@ -13,8 +13,10 @@ import { withReport } from '../src/app/screens/explore/dashboard.js';
 import {
   builderModel,
   fromAql,
+  nextSort,
   readableTitle,
   toAql,
+  withoutColumn,
   type Built,
 } from '../src/app/screens/explore/builder-aql.js';
 import {
@@ -32,6 +34,7 @@ import {
   skipBrowser,
 } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
+import { createProject, loadDataset } from './helpers/fixtures.js';
 import {
   ADMIN,
   ADMIN_PASSWORD,
@@ -181,7 +184,13 @@ describe('the query builder and the chart, as pure functions', () => {
       filters: [{ ref: 'attr.flights.carrier', values: ['DL'] }],
     });
     for (const hand of [
-      'SELECT [Carrier Name], SUM([Distance]) ORDER BY 2 DESC',
+      'SELECT [Carrier Name], SUM([Distance]) ORDER BY SUM([Distance]) DESC',
+      'SELECT [Carrier Name], SUM([Distance]) ORDER BY 3',
+      'SELECT [Carrier Name] LIMIT 0',
+      'SELECT [Carrier Name] WHERE [Carrier Name] ILIKE "Del%"',
+      'SELECT [Carrier Name] WHERE [Carrier Name] > 5',
+      'SELECT [Carrier Name] WHERE [Distance] = 5',
+      'SELECT [Carrier Name] WHERE DATE_TRUNC("month", [Flight Date]) = DATE_TRUNC("month", DATE_ADD("year", -1, TODAY()))',
       'SELECT [Carrier Name] -- who',
       'SELECT [Distance]',
       'SELECT [Carrier Name] WHERE [Flight Date] = "2024-01-01"',
@@ -190,6 +199,103 @@ describe('the query builder and the chart, as pure functions', () => {
     ])
       expect(fromAql(m, hand), hand).toBeNull();
     expect(toAql(m, { measures: [], dims: [], filters: [] })).toBe('');
+  });
+
+  it('keeps a formula as written under its name, beside the items it knows', () => {
+    const built: Built = {
+      dims: [{ ref: 'attr.flights.carrier' }],
+      measures: [
+        { kind: 'count', dataset: 'flights' },
+        {
+          kind: 'formula',
+          aql: 'SUM([Distance]) / COUNT([dataset.flights])',
+          alias: 'Per "flight"',
+        },
+        { kind: 'formula', aql: 'ROUND(AVG([Distance]), 1)', alias: 'Avg' },
+      ],
+      filters: [],
+      sort: { col: 3, desc: true },
+    };
+    const aql = toAql(m, built);
+    expect(aql).toBe(
+      'SELECT [Carrier], COUNT([dataset.flights]) AS "Count of flights", ' +
+        'SUM([Distance]) / COUNT([dataset.flights]) AS "Per ""flight""", ' +
+        'ROUND(AVG([Distance]), 1) AS "Avg"\nORDER BY 3 DESC',
+    );
+    expect(fromAql(m, aql)).toEqual(built);
+    // A known item that goes on into an expression is a formula too.
+    expect(fromAql(m, 'SELECT SUM([Distance]) * 2 AS "Twice"')?.measures).toEqual([
+      { kind: 'formula', aql: 'SUM([Distance]) * 2', alias: 'Twice' },
+    ]);
+    // Without a name, unbalanced, or with a comment: edited by hand.
+    for (const hand of [
+      'SELECT SUM([Distance]) * 2',
+      'SELECT (SUM([Distance]) AS "x"',
+      'SELECT SUM([Distance]) AS "x" -- note',
+      'SELECT AS "x"',
+    ])
+      expect(fromAql(m, hand), hand).toBeNull();
+  });
+
+  it('writes and reads the sort, the top N, number and text filters and the calendar periods', () => {
+    const built: Built = {
+      dims: [{ ref: 'attr.flights.carrier' }],
+      measures: [{ kind: 'fact', ref: 'fact.flights.distance', agg: 'SUM' }],
+      filters: [
+        { ref: 'fact.flights.distance', cmp: '>', value: '500' },
+        { ref: 'fact.flights.distance', cmp: 'between', from: '-1.5', to: '2000' },
+        { ref: 'attr.flights.year', cmp: '<=', value: '2024' },
+        { ref: 'label.carriers.name', contains: 'air "x"' },
+        { ref: 'label.carriers.name', contains: 'south', not: true },
+        { ref: 'attr.flights.carrier', values: ['DL'], not: true },
+        { ref: 'attr.flights.carrier', values: ['AA', 'UA'], not: true },
+        { ref: 'attr.flights.date', period: 'week' },
+        { ref: 'attr.flights.date', period: 'quarter' },
+        { ref: 'attr.flights.date', period: 'ytd' },
+        { ref: 'attr.flights.at', period: 'prevyear' },
+      ],
+      sort: { col: 2, desc: true },
+      limit: 10,
+    };
+    const aql = toAql(m, built);
+    expect(aql).toBe(
+      'SELECT [Carrier], SUM([Distance]) AS "Sum of Distance"\n' +
+        'WHERE [Distance] > 500\n' +
+        '  AND [Distance] BETWEEN -1.5 AND 2000\n' +
+        '  AND [Year] <= 2024\n' +
+        '  AND [Carrier Name] ILIKE "%air ""x""%"\n' +
+        '  AND [Carrier Name] NOT ILIKE "%south%"\n' +
+        '  AND [Carrier] <> "DL"\n' +
+        '  AND [Carrier] NOT IN ("AA", "UA")\n' +
+        '  AND DATE_TRUNC("week", [Flight Date]) = DATE_TRUNC("week", TODAY())\n' +
+        '  AND DATE_TRUNC("quarter", [Flight Date]) = DATE_TRUNC("quarter", TODAY())\n' +
+        '  AND [Flight Date] BETWEEN DATE_TRUNC("year", TODAY()) AND TODAY()\n' +
+        '  AND DATE_TRUNC("year", [Departed At]) = DATE_TRUNC("year", DATE_ADD("year", -1, TODAY()))\n' +
+        'ORDER BY 2 DESC\n' +
+        'LIMIT 10',
+    );
+    expect(fromAql(m, aql)).toEqual(built);
+    // Incomplete filters are not written; the sort follows its column when one is removed.
+    const half: Built = {
+      dims: [{ ref: 'attr.flights.carrier' }],
+      measures: [{ kind: 'count', dataset: 'flights' }],
+      filters: [
+        { ref: 'fact.flights.distance', cmp: '>', value: '' },
+        { ref: 'fact.flights.distance', cmp: 'between', from: '1', to: 'x' },
+        { ref: 'label.carriers.name', contains: ' ' },
+      ],
+      sort: { col: 2, desc: false },
+    };
+    expect(toAql(m, half)).toBe(
+      'SELECT [Carrier], COUNT([dataset.flights]) AS "Count of flights"\nORDER BY 2',
+    );
+    expect(withoutColumn(half, 1).sort).toEqual({ col: 1, desc: false });
+    expect(withoutColumn(half, 2).sort).toBeUndefined();
+    // A click on a column: largest first, then smallest first, then as the data comes.
+    expect(nextSort(undefined, 2)).toEqual({ col: 2, desc: true });
+    expect(nextSort({ col: 2, desc: true }, 2)).toEqual({ col: 2, desc: false });
+    expect(nextSort({ col: 2, desc: false }, 2)).toBeUndefined();
+    expect(nextSort({ col: 2, desc: false }, 1)).toEqual({ col: 1, desc: true });
   });
 
   it('charts a NEST result by its nested rows under their result row, without the repeated totals', () => {
@@ -628,7 +734,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await editor(page).fill('SELECT [Origin State], AVG([Distance]) AS "Miles"');
       await builder.getByRole('button', { name: 'Remove Origin State' }).waitFor();
       await builder.getByRole('button', { name: 'Remove Miles' }).waitFor();
-      await editor(page).fill('SELECT [Origin State], AVG([Distance]) ORDER BY 2 DESC');
+      await editor(page).fill('SELECT [Origin State], AVG([Distance]) ORDER BY AVG([Distance])');
       await builder.getByText(/^Edited by hand/).waitFor();
 
       // A phone gets a phone chart: bars across, nothing wider than the screen.
@@ -649,6 +755,184 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
       await close();
     }
   }, 90_000);
+
+  it('sorts by a click on a column or a pick, keeps the top N, filters numbers and text, offers calendar periods and formulas, and saves the chart shown', async () => {
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, explore);
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const builder = page.getByRole('region', { name: 'Build' });
+      await builder.getByRole('combobox', { name: 'Add a measure' }).waitFor();
+      const add = (name: string, label: string) =>
+        builder.getByRole('combobox', { name }).selectOption({ label });
+      const ran = async (aql: string, measures = [1]) => {
+        await expect.poll(() => editor(page).inputValue()).toBe(aql);
+        await expect
+          .poll(async () => tableRows(page))
+          .toEqual(asShown(await rowsOf(s, ADMIN, aql), measures));
+        expect(await page.getByRole('alert').count()).toBe(0);
+      };
+      const count = 'COUNT([dataset.flights]) AS "Count of flights"';
+      await add('Add a breakdown', 'Carrier Name');
+      await add('Add a measure', 'Count of flights');
+      const base = `SELECT [Carrier Name], ${count}`;
+      await ran(base);
+
+      // A click on a column's title: largest first, again: smallest first, again: unsorted.
+      const head = page.locator('.explore-result thead');
+      await head.getByRole('button', { name: 'Count of flights' }).click();
+      await ran(`${base}\nORDER BY 2 DESC`);
+      expect(await head.locator('th').nth(1).getAttribute('aria-sort')).toBe('descending');
+      await head.getByRole('button', { name: 'Count of flights' }).click();
+      await ran(`${base}\nORDER BY 2`);
+      expect(await head.locator('th').nth(1).getAttribute('aria-sort')).toBe('ascending');
+      await head.getByRole('button', { name: 'Count of flights' }).click();
+      await ran(base);
+      // Or picked in the builder, with a top N.
+      await builder
+        .getByLabel('Sort by')
+        .selectOption({ label: 'Count of flights, largest first' });
+      await ran(`${base}\nORDER BY 2 DESC`);
+      await builder.getByLabel('Show only the first N rows').fill('3');
+      await builder.getByLabel('Show only the first N rows').press('Tab');
+      const top3 = `${base}\nORDER BY 2 DESC\nLIMIT 3`;
+      await ran(top3);
+      expect((await tableRows(page)).length).toBe(3);
+      await screenshots(page, 'explore-builder-sort');
+
+      // A number filter: greater than, then between.
+      await add('Add a filter on', 'Distance');
+      const distance = builder.getByRole('group', { name: 'Filter on Distance' });
+      await distance.getByLabel('Number').fill('1000');
+      await distance.getByLabel('Number').press('Tab');
+      const far = `${base}\nWHERE [Distance] > 1000\nORDER BY 2 DESC\nLIMIT 3`;
+      await ran(far);
+      await distance.getByLabel('Distance is').selectOption({ label: 'between' });
+      await distance.getByLabel('To').fill('2000');
+      await distance.getByLabel('To').press('Tab');
+      const between = `${base}\nWHERE [Distance] BETWEEN 1000 AND 2000\nORDER BY 2 DESC\nLIMIT 3`;
+      await ran(between);
+
+      // Text: contains, then does not contain.
+      await add('Add a filter on', 'Carrier Name');
+      const carrier = builder.getByRole('group', { name: 'Filter on Carrier Name' });
+      await carrier.getByLabel('Match Carrier Name').selectOption({ label: 'contains' });
+      await carrier.getByLabel('Text').fill('air');
+      await carrier.getByLabel('Text').press('Tab');
+      const cond = (c: string) =>
+        `${base}\nWHERE [Distance] BETWEEN 1000 AND 2000\n  AND ${c}\nORDER BY 2 DESC\nLIMIT 3`;
+      await ran(cond('[Carrier Name] ILIKE "%air%"'));
+      const names = (await tableRows(page)).map((r) => r[0]!);
+      expect(names.length).toBeGreaterThan(0);
+      for (const n of names) expect(n.toLowerCase()).toContain('air');
+      await carrier.getByLabel('Match Carrier Name').selectOption({ label: 'does not contain' });
+      await ran(cond('[Carrier Name] NOT ILIKE "%air%"'));
+      for (const [n] of await tableRows(page)) expect(n!.toLowerCase()).not.toContain('air');
+      await builder.getByRole('button', { name: 'Remove the filter on Carrier Name' }).click();
+      await builder.getByRole('button', { name: 'Remove the filter on Distance' }).click();
+      await ran(top3);
+
+      // The calendar periods compile and run.
+      await add('Add a filter on', 'Flight Date');
+      const period = builder.getByLabel('Period of Flight Date');
+      const dated = (c: string) => `${base}\nWHERE ${c}\nORDER BY 2 DESC\nLIMIT 3`;
+      for (const [label, c] of <[string, string][]>[
+        ['This week', 'DATE_TRUNC("week", [Flight Date]) = DATE_TRUNC("week", TODAY())'],
+        ['This quarter', 'DATE_TRUNC("quarter", [Flight Date]) = DATE_TRUNC("quarter", TODAY())'],
+        ['Year to date', '[Flight Date] BETWEEN DATE_TRUNC("year", TODAY()) AND TODAY()'],
+        [
+          'Previous year',
+          'DATE_TRUNC("year", [Flight Date]) = DATE_TRUNC("year", DATE_ADD("year", -1, TODAY()))',
+        ],
+      ]) {
+        await period.selectOption({ label });
+        await ran(dated(c));
+      }
+      await builder.getByRole('button', { name: 'Remove the filter on Flight Date' }).click();
+      await ran(top3);
+
+      // A formula, written with completion over the model, is a column of its own.
+      await builder.getByText('Add a formula').click();
+      await builder.getByLabel('Name', { exact: true }).fill('Miles per flight');
+      const formula = builder.getByRole('textbox', { name: 'Formula' });
+      await formula.pressSequentially('SUM([Dista');
+      await builder
+        .getByRole('option', { name: /^Distance/ })
+        .first()
+        .waitFor();
+      await formula.press('Enter');
+      await expect.poll(() => formula.inputValue()).toBe('SUM([Distance]');
+      await formula.pressSequentially(') / COUNT([dataset.flights])');
+      await screenshots(page, 'explore-builder-formula');
+      await builder.getByRole('button', { name: 'Add the formula' }).click();
+      const withFormula = `SELECT [Carrier Name], ${count}, SUM([Distance]) / COUNT([dataset.flights]) AS "Miles per flight"\nORDER BY 2 DESC\nLIMIT 3`;
+      await ran(withFormula, [1, 2]);
+      await columns(page, ['Carrier Name', 'Count of flights', 'Miles per flight']);
+      await builder.getByRole('button', { name: 'Remove Miles per flight' }).click();
+      await ran(top3);
+
+      // The chart picked here is the one the saved report shows.
+      await page.locator('.explore-chart').getByRole('radio', { name: 'Line' }).check();
+      const saveReport = page.getByRole('form', { name: 'Save as report' });
+      await expect.poll(() => saveReport.getByLabel('Visualization').inputValue()).toBe('line');
+      await saveReport.getByLabel('Report name').fill('Top carriers');
+      await saveReport.getByRole('button', { name: 'Save report' }).click();
+      await page.getByRole('region', { name: 'Report “Top carriers”' }).getByRole('img').waitFor();
+      const obj = await s.api('GET', `/projects/${s.demo}/pmd/obj/report.top_carriers`);
+      expect(obj.json.object.def).toEqual({ aql: top3, visualization: { type: 'line' } });
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it('shows the fields that cannot combine with the question before it runs', async () => {
+    const project = await createProject(s, 'combine', 'Combine');
+    await loadDataset(s, project, 'sales', 'region,amount\nEU,5\nUS,7\n', '', [
+      ['region', 'A', 'string', 'Region'],
+      ['amount', 'F', 'integer', 'Amount'],
+    ]);
+    await loadDataset(s, project, 'weather', 'city,temp\nOslo,3\n', '', [
+      ['city', 'A', 'string', 'City'],
+      ['temp', 'F', 'integer', 'Temperature'],
+    ]);
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      ADMIN,
+      ADMIN_PASSWORD,
+      `/app/p/${project}/explore`,
+    );
+    page.context().setDefaultTimeout(20_000);
+    try {
+      const builder = page.getByRole('region', { name: 'Build' });
+      const pick = (name: string) => builder.getByRole('combobox', { name });
+      const option = (name: string, label: string) =>
+        pick(name).locator('option', { hasText: new RegExp(`^${label}`) });
+      await pick('Add a measure').selectOption({ label: 'Sum of Amount' });
+      await expect.poll(() => editor(page).inputValue()).toContain('SUM([Amount])');
+      // Grouped by dataset; the weather's city cannot break sales down.
+      expect(
+        await pick('Add a breakdown')
+          .locator('optgroup')
+          .evaluateAll((g) => g.map((x) => x.getAttribute('label'))),
+      ).toEqual(['sales', 'weather']);
+      await expect
+        .poll(() => option('Add a breakdown', 'City').textContent())
+        .toBe('City (cannot combine)');
+      expect(await option('Add a breakdown', 'City').isDisabled()).toBe(true);
+      expect(await option('Add a breakdown', 'Region').isDisabled()).toBe(false);
+      expect(await option('Add a filter on', 'City').isDisabled()).toBe(true);
+      // And back: with the city as the breakdown, the sales' measures cannot join.
+      await builder.getByRole('button', { name: 'Remove Sum of Amount' }).click();
+      await pick('Add a breakdown').selectOption({ label: 'City' });
+      await expect.poll(() => option('Add a measure', 'Sum of Amount').isDisabled()).toBe(true);
+      expect(await option('Add a measure', 'Sum of Temperature').isDisabled()).toBe(false);
+      await screenshots(page, 'explore-builder-combine');
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 
   it('opens a saved report, changes and saves it, renames it (a taken title refused at the name) and deletes it', async () => {
     const created = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {

@@ -128,7 +128,9 @@ describe('cross-site requests with browser credentials', () => {
     // The password pages send no Referer, so the browser posts their form with `Origin: null`;
     // its Sec-Fetch-Site still says the page was ours.
     const ours = await setPassword({ origin: 'null', 'sec-fetch-site': 'same-origin' });
+    // Setting the password signs this browser in.
     expect(ours.status, ours.text).toBe(200);
+    expect(String(ours.headers['set-cookie'])).toMatch(/^ursa_session=/);
   });
 
   it('cookie-authenticated API writes: the wrong scheme or Sec-Fetch-Site cross-site → 403', async () => {
@@ -312,7 +314,9 @@ describe.skipIf(skipBrowser)('in headless Chromium', () => {
       page.waitForResponse((r) => r.request().method() === 'POST'),
       page.click('button[type=submit]'),
     ]);
-    expect(answer.status(), await answer.text()).toBe(200);
+    // Signed in and sent into the app.
+    expect(answer.status()).toBe(303);
+    expect(await answer.headerValue('location')).toBe('/app');
     expect(await answer.request().headerValue('origin')).toBe('null');
     expect(await s.engine.accounts.checkPassword(member, 'chromium-password-1')).toBe(member);
     await ctx.close();

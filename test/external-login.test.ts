@@ -130,7 +130,7 @@ describe('browser sign-in through an external identity provider', () => {
     const { stateCookie, callback: cb } = await startLogin();
     const { res } = await callback(cb, stateCookie);
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/api/v1');
+    expect(res.headers.get('location')).toBe('/app');
     const me = await whoAmI(setCookie(res, 'ursa_session')!);
     expect(me.json.id).toBe('carol@example.com');
   });
@@ -140,7 +140,7 @@ describe('browser sign-in through an external identity provider', () => {
       const { stateCookie, callback: cb } = await startLogin(next);
       const { res } = await callback(cb, stateCookie);
       expect(res.status).toBe(303);
-      expect(res.headers.get('location')).toBe('/api/v1');
+      expect(res.headers.get('location')).toBe('/app');
     }
   });
 

@@ -436,7 +436,7 @@ describe('browser session', () => {
     expect(r.text).toContain('name="next" value="/api/v1/projects"');
     // An off-site next is not even put into the form.
     const evil = await rawRequest(`${s.url}/auth/login?next=https://evil.com`);
-    expect(evil.text).toContain('name="next" value="/api/v1"');
+    expect(evil.text).toContain('name="next" value="/app"');
     expect(evil.text).not.toContain('evil.com');
   });
 
@@ -456,17 +456,18 @@ describe('browser session', () => {
     // The e-mail is matched case-insensitively.
     const upper = await login({ email: ADMIN.toUpperCase(), password: ADMIN_PASSWORD });
     expect(upper.status).toBe(303);
-    expect(upper.headers.location).toBe('/api/v1');
+    // Without a next, the app.
+    expect(upper.headers.location).toBe('/app');
   });
 
   it.each([
-    ['//evil.com', '/api/v1'],
-    ['https://evil.com', '/api/v1'],
-    ['/\\evil.com', '/api/v1'],
+    ['//evil.com', '/app'],
+    ['https://evil.com', '/app'],
+    ['/\\evil.com', '/app'],
     // Browsers drop tabs and newlines in URLs: the tab must not survive as `//evil.com`.
     ['/\t/evil.com', '/%09/evil.com'],
-    ['javascript:alert(1)', '/api/v1'],
-    ['', '/api/v1'],
+    ['javascript:alert(1)', '/app'],
+    ['', '/app'],
     [`/api/v1/projects/x?format=json`, '/api/v1/projects/x?format=json'],
   ])('redirects next=%s to %s', async (next, expected) => {
     const r = await login({ email: ADMIN, password: ADMIN_PASSWORD, next });

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, metadataBytes } from './helpers/fixtures.js';
+import { createProject, loadDataset, metadataBytes } from './helpers/fixtures.js';
 import { invite, startTestServer, type ApiOptions, type TestServer } from './helpers/server.js';
 import { rawStorage } from './helpers/storage.js';
 
@@ -1086,5 +1086,36 @@ describe('checks', () => {
     } finally {
       s.engine.objects.setCompileCheck((a, aql, kind) => s.engine.aql.checkCompiles(a, aql, kind));
     }
+  });
+});
+
+describe('what combines with an object', () => {
+  it('pmd/obj/{id}/compatible: the attributes a measure breaks down by, and back', async () => {
+    const project = await createProject(s, 'combine', 'Combine');
+    await loadDataset(s, project, 'sales', 'region,amount\nEU,5\nUS,7\n', '', [
+      ['region', 'A', 'string', 'Region'],
+      ['amount', 'F', 'integer', 'Amount'],
+    ]);
+    await loadDataset(s, project, 'weather', 'city,temp\nOslo,3\n', '', [
+      ['city', 'A', 'string', 'City'],
+      ['temp', 'F', 'integer', 'Temperature'],
+    ]);
+    const compatible = (id: string) =>
+      api('GET', `/projects/${project}/pmd/obj/${id}/compatible`, { as: PLAIN });
+    await invite(s, project, PLAIN);
+    const amount = await compatible('fact.sales.amount');
+    expect(amount.status, amount.text).toBe(200);
+    expect(amount.json.object).toEqual({ id: 'fact.sales.amount', title: 'Amount', type: 'fact' });
+    expect(amount.json.anchors).toEqual(['sales']);
+    // The weather's city cannot break sales down: no path joins the two datasets.
+    expect(amount.json.compatible.map((c: { id: string }) => c.id)).toEqual(['attr.sales.region']);
+    const city = await compatible('attr.weather.city');
+    expect(city.json.compatible.map((c: { id: string }) => c.id)).toEqual(['fact.weather.temp']);
+    const csv = await api(
+      'GET',
+      `/projects/${project}/pmd/obj/fact.sales.amount/compatible?format=csv`,
+    );
+    expect(csv.text.split('\r\n')[0]).toBe('id,title,type');
+    expect((await compatible('fact.nope.none')).status).toBe(404);
   });
 });

@@ -129,6 +129,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'api-browser': BROWSER,
   'app-a11y': BROWSER,
   'app-admin': BROWSER,
+  'app-arrive': BROWSER,
   'app-browser': BROWSER,
   'app-chat': BROWSER,
   'app-dashboard-edit': BROWSER,

@@ -119,7 +119,7 @@ describe('password links with the built-in identity provider', () => {
     expect(r.json.users[0]).toMatchObject({ id: email, emailSent: true });
   };
 
-  it('an invited member sets a password from the link, signs in and reaches the project', async () => {
+  it('an invited member sets a password from the link, is signed in and lands in the project', async () => {
     const email = 'newbie@example.com';
     await inviteWithMail(s.demo, email);
     const mail = await nextMail(email);
@@ -127,7 +127,14 @@ describe('password links with the built-in identity provider', () => {
     expect(mail.body).toMatch(/expires in 7 days/);
     const token = LINK.exec(mail.body)?.[1] ?? '';
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const url = `${s.url}/auth/password/set?token=${token}`;
+    // The link, the project and the later sign-in all lead into the app's project page.
+    const next = `/app/p/${s.demo}`;
+    const url = `${s.url}/auth/password/set?token=${token}&next=${encodeURIComponent(next)}`;
+    expect(mail.body).toContain(url.replace(s.url, ''));
+    expect(mail.body).toMatch(new RegExp(`Open the project: http://localhost:\\d+${next}\r?\n`));
+    expect(mail.body).toContain(
+      `/auth/login?next=${encodeURIComponent(next)}&email=${encodeURIComponent(email)}`,
+    );
     // Invited, but no password yet.
     expect(await signIn(email, 'anything-at-all')).toBeNull();
 
@@ -137,6 +144,7 @@ describe('password links with the built-in identity provider', () => {
     const html = await form.text();
     expect(html).toContain(email);
     expect(html).toContain(`name="token" value="${token}"`);
+    expect(html).toContain(`name="next" value="${next}"`);
     expect(html).toContain('action="/auth/password/set"');
 
     // The policy, in the form and in JSON: 400, and the link still works afterwards.
@@ -163,23 +171,25 @@ describe('password links with the built-in identity provider', () => {
 
     const done = await postForm('/auth/password/set', {
       token,
+      next,
       password: 'newbie-password-1',
       confirm: 'newbie-password-1',
     });
-    expect(done.status).toBe(200);
-    expectStrictPage(done);
-    // The link signs nobody in.
-    expect(done.headers.getSetCookie()).toEqual([]);
-    const donePage = await done.text();
-    expect(donePage).toMatch(/Your password is set/);
-    expect(donePage).toContain('href="/auth/login?next=%2Fapi%2Fv1%2Fprojects"');
-
-    const cookie = await signIn(email, 'newbie-password-1');
-    expect(cookie).toBeTruthy();
-    const project = await withCookie(cookie!, `/api/v1/projects/${s.demo}`);
+    // Signed in, with the cookie /auth/login sets, and sent to the project in the app.
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(next);
+    expect(done.headers.get('cache-control')).toBe('no-store');
+    const set = done.headers.getSetCookie();
+    expect(set).toHaveLength(1);
+    expect(set[0]).toMatch(
+      /^ursa_session=[A-Za-z0-9_-]{20,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/,
+    );
+    const cookie = set[0]!.split(';')[0]!;
+    const project = await withCookie(cookie, `/api/v1/projects/${s.demo}`);
     expect(project.status, project.text).toBe(200);
-    const list = await withCookie(cookie!, '/api/v1/projects');
+    const list = await withCookie(cookie, '/api/v1/projects');
     expect(Object.keys(list.json.projects)).toContain(s.demo);
+    expect(await signIn(email, 'newbie-password-1')).toBeTruthy();
 
     // Not twice.
     const again = await postJson('/auth/password/set', { token, password: 'another-password-2' });
@@ -193,6 +203,61 @@ describe('password links with the built-in identity provider', () => {
     expect(againHtml).toContain('href="/auth/password/forgot"');
     expect(await signIn(email, 'another-password-2')).toBeNull();
     expect(await signIn(email, 'newbie-password-1')).toBeTruthy();
+  });
+
+  it('a password link leads only into the app: any other next is /app', async () => {
+    const email = 'redirects@example.com';
+    await invite(s, s.demo, email);
+    const link = await s.engine.passwordLinks.invitationSignIn(email);
+    if (link.kind !== 'set-password') throw new Error(`no link for ${email}`);
+    const token = new URL(link.url).searchParams.get('token')!;
+    const cases = [
+      ['//evil.example/app', '/app'],
+      ['https://evil.example/app/p/x', '/app'],
+      ['/\\evil.example', '/app'],
+      ['/\t/evil.example/app', '/app'],
+      ['/api/v1/projects', '/app'],
+      ['/app/../api/v1', '/app'],
+      ['/app/%2e%2e/api/v1', '/app'],
+      ['/application', '/app'],
+      ['javascript:alert(1)', '/app'],
+      ['', '/app'],
+      [`/app/p/${s.demo}/explore?q=1`, `/app/p/${s.demo}/explore?q=1`],
+    ] as const;
+    for (const [next, to] of cases) {
+      const form = await page(
+        `${link.url.replace(/^http:\/\/localhost:\d+/, s.url)}&next=${encodeURIComponent(next)}`,
+      );
+      expect(await form.text(), next).toContain(`name="next" value="${to}"`);
+      // A refused password shows the form again, with the same cleaned next.
+      const again = await postForm('/auth/password/set', {
+        token,
+        next,
+        password: 'redirect-password-1',
+        confirm: 'another-password-2',
+      });
+      expect(again.status).toBe(400);
+      expect(await again.text(), next).toContain(`name="next" value="${to}"`);
+    }
+    const r = await postForm('/auth/password/set', {
+      token,
+      next: '//evil.example/app',
+      password: 'redirect-password-1',
+      confirm: 'redirect-password-1',
+    });
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/app');
+  });
+
+  it('the sign-in form prefills the e-mail a link carries and leads into the app', async () => {
+    const r = await page(
+      `${s.url}/auth/login?next=${encodeURIComponent(`/app/p/${s.demo}`)}&email=${encodeURIComponent('a"b@example.com')}`,
+    );
+    const html = await r.text();
+    expect(html).toContain('value="a&quot;b@example.com"');
+    expect(html).toContain(`name="next" value="/app/p/${s.demo}"`);
+    // Without a next, a sign-in lands in the app, not on the API.
+    expect(await (await page(`${s.url}/auth/login`)).text()).toContain('name="next" value="/app"');
   });
 
   it('an expired link is refused with a clear page and error', async () => {
@@ -331,7 +396,7 @@ describe('password links with the built-in identity provider', () => {
     expect(ok.json).toMatchObject({ user: known, purpose: 'reset' });
   });
 
-  it('a reset link sets the password, ends every other session and signs nothing in', async () => {
+  it('a reset link sets the password, ends every other session and signs this one in', async () => {
     const email = 'resetme@example.com';
     await invite(s, s.demo, email);
     await s.engine.accounts.setPassword(email, 'old-password-1');
@@ -355,8 +420,11 @@ describe('password links with the built-in identity provider', () => {
     const { token } = await linkIn(email);
     const set = await postJson('/auth/password/set', { token, password: 'new-password-22' });
     expect(set.status, set.text).toBe(200);
-    expect(set.json).toEqual({ user: email });
-    expect(set.headers.getSetCookie()).toEqual([]);
+    expect(set.json).toEqual({ user: email, expires: expect.any(String) });
+    // The browser that set it is signed in; every earlier session has ended.
+    const fresh = set.headers.getSetCookie()[0]!.split(';')[0]!;
+    expect(fresh).toMatch(/^ursa_session=/);
+    expect((await withCookie(fresh, '/api/v1/projects')).status).toBe(200);
 
     expect((await withCookie(before!, '/api/v1/projects')).status).toBe(401);
     expect(

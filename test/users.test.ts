@@ -607,7 +607,7 @@ describe('project users', () => {
       expect(mails[0]!.headers.get('subject')).toBe(
         `${ADMIN} invited you to the Ursa project "Outbox"`,
       );
-      expect(mails[0]!.body).toContain(`${s.url}/api/v1/projects/${id}`);
+      expect(mails[0]!.body).toContain(`${s.url}/app/p/${id}`);
 
       // No sendemail: nothing sent, nothing reported.
       const quiet = await s.api('POST', `/projects/${id}/users`, {
@@ -645,7 +645,7 @@ describe('project users', () => {
         const mail = parseMail(msg.raw);
         expect(mail.headers.get('to')).toBe('dave@example.com');
         expect(mail.headers.get('subject')).toBe(`${ADMIN} invited you to the Ursa project "Demo"`);
-        expect(mail.body).toContain(`${t.url}/api/v1/projects/${t.demo}`);
+        expect(mail.body).toContain(`${t.url}/app/p/${t.demo}`);
         expect(mail.body).toContain('Your access: MD Admin.');
         // A new account has no password: the invitation carries the link to choose one.
         expect(mail.body).toMatch(

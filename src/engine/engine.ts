@@ -168,7 +168,7 @@ export class Engine {
       this.activity,
       this.mailer,
       config.siteUrl,
-      (email) => this.passwordLinks.invitationSignIn(email),
+      (email, next) => this.passwordLinks.invitationSignIn(email, next),
     );
     const versions = new VersionStore(this.db);
     this.jobs = new JobRunner(this.db, log, {

@@ -87,6 +87,13 @@ export class AiService {
     });
   }
 
+  /** Whether questions can be answered here: a chat says so before anyone types. */
+  status(): { configured: true } | { configured: false; message: string; configure: string } {
+    return this.d.provider
+      ? { configured: true }
+      : { configured: false, message: NOT_CONFIGURED, configure: 'URSA_AI_PROVIDER' };
+  }
+
   /** Starts answering a question: 400 bad input, 503 no provider, 404/409 conversation, 402 plan. */
   async ask(
     a: ProjectActor,

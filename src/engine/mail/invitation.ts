@@ -73,10 +73,10 @@ function signInText(p: InvitationParams): string[] {
   const s = p.signIn;
   if (s.kind === 'set-password')
     return [
-      `You have no Ursa password yet. Choose one with this link (it works once and expires in ${validFor(s.expires)}):`,
+      `You have no Ursa password yet. Choose one with this link; it signs you in and opens the project (it works once and expires in ${validFor(s.expires)}):`,
       s.url,
       '',
-      `Then sign in to Ursa: ${p.loginUrl}`,
+      `Later, sign in to Ursa at ${p.loginUrl}`,
     ];
   if (s.kind === 'password')
     return [
@@ -92,7 +92,7 @@ function signInHtml(p: InvitationParams): Html {
   const s = p.signIn;
   const open = html`<p>Then <a href="${p.projectUrl}">open the project</a>.</p>`;
   if (s.kind === 'set-password')
-    return html`<p>You have no Ursa password yet. <a href="${s.url}">Choose your password</a> (the link works once and expires in ${validFor(s.expires)}), then <a href="${p.loginUrl}">sign in to Ursa</a>.</p>${open}`;
+    return html`<p>You have no Ursa password yet. <a href="${s.url}">Choose your password</a>: it signs you in and opens the project (the link works once and expires in ${validFor(s.expires)}).</p><p>Later, <a href="${p.loginUrl}">sign in to Ursa</a> and <a href="${p.projectUrl}">open the project</a>.</p>`;
   if (s.kind === 'password')
     return html`<p><a href="${p.loginUrl}">Sign in to Ursa</a> with your password (<a href="${s.forgotUrl}">forgot it?</a>).</p>${open}`;
   return html`<p>Sign in with your organization's account at <a href="${s.issuer}">${s.issuer}</a> (Ursa knows you by this e-mail address).</p>${open}`;

@@ -65,7 +65,7 @@ export class Members {
     private readonly mailer: Mailer,
     private readonly siteUrl: string,
     /** How the invitation says to sign in (and the one-time link to set a password). */
-    private readonly signInFor: (email: string) => Promise<InvitationSignIn>,
+    private readonly signInFor: (email: string, next: string) => Promise<InvitationSignIn>,
   ) {}
 
   /** The AQL compiler replaces the structural check with a full one. */
@@ -454,15 +454,18 @@ export class Members {
       .from(projects)
       .where(eq(projects.id, a.projectId))
       .then(first);
+    // Every link of the mail leads into the app, on the project's page.
+    const appProject = `/app/p/${encodeURIComponent(a.projectId)}`;
+    const login = new URLSearchParams({ next: appProject, email });
     try {
       const msg = invitationMessage({
         to: email,
         inviter: a.email,
         projectId: a.projectId,
         projectLabel: project?.label ?? a.projectId,
-        projectUrl: `${this.siteUrl}/api/v1/projects/${encodeURIComponent(a.projectId)}`,
-        loginUrl: `${this.siteUrl}/auth/login`,
-        signIn: await this.signInFor(email),
+        projectUrl: `${this.siteUrl}${appProject}`,
+        loginUrl: `${this.siteUrl}/auth/login?${login.toString()}`,
+        signIn: await this.signInFor(email, appProject),
         levels: LEVEL_FLAGS.filter((f) => rights[f]).map((f) => FLAG_TITLES[f]),
       });
       await this.mailer.send({ to: email, ...msg });

@@ -1,6 +1,7 @@
 // How people without a (remembered) password get in with the built-in identity provider: a
-// one-time link in the invitation, and "forgot password" sending the same kind of link. A link
-// only sets the password: it signs nobody in, and setting the password ends every session.
+// one-time link in the invitation, and "forgot password" sending the same kind of link. Setting
+// the password ends every session of the account; the door then starts the one of the browser
+// that set it (the link proved the mailbox, the new password the person).
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { tx, type Db } from '../db/index.js';
@@ -53,13 +54,17 @@ export class PasswordLinks {
     return this.config.passwordLinks.ttlHours;
   }
 
-  /** What an invitation to `email` says about signing in; issues a link when they need one. */
-  async invitationSignIn(email: string): Promise<InvitationSignIn> {
+  /**
+   * What an invitation to `email` says about signing in; issues a link when they need one.
+   * `next`: the app path the link leads to once the password is set (the project's page).
+   */
+  async invitationSignIn(email: string, next?: string): Promise<InvitationSignIn> {
     if (!this.builtin) return { kind: 'external', issuer: this.config.auth.issuer };
     if (await this.accounts.hasPassword(email))
       return { kind: 'password', forgotUrl: this.url(FORGOT_PASSWORD_PATH) };
     const link = await this.issue(email, 'invite');
-    return { kind: 'set-password', url: link.url, expires: link.expires };
+    const url = next ? `${link.url}&next=${encodeURIComponent(next)}` : link.url;
+    return { kind: 'set-password', url, expires: link.expires };
   }
 
   /**

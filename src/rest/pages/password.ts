@@ -41,6 +41,8 @@ export function setPasswordPage(opts: {
   email: string;
   purpose: 'invite' | 'reset';
   minLength: number;
+  /** The app path the form leads to once the password is set. */
+  next: string;
   error?: string;
 }): Page {
   const heading =
@@ -48,21 +50,12 @@ export function setPasswordPage(opts: {
   return {
     title: 'Set your password',
     body: html`<h1>${heading}</h1>${errorLine(opts.error)}
-<p>For <strong>${opts.email}</strong>. At least ${String(opts.minLength)} characters.</p>
-<form method="post" action="${SET}"><input type="hidden" name="token" value="${opts.token}">
+<p>For <strong>${opts.email}</strong>. At least ${String(opts.minLength)} characters. Setting it signs you in to Ursa.</p>
+<form method="post" action="${SET}"><input type="hidden" name="token" value="${opts.token}"><input type="hidden" name="next" value="${opts.next}">
 <input name="email" type="email" autocomplete="username" value="${opts.email}" readonly hidden>
 <label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${String(opts.minLength)}" required>
 <label for="confirm">Repeat it</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="${String(opts.minLength)}" required>
-<button type="submit">Set password</button></form>`,
-  };
-}
-
-export function passwordSetPage(email: string): Page {
-  return {
-    title: 'Password set',
-    body: html`<h1>Your password is set</h1>
-<p>Sign in as <strong>${email}</strong> with it now. Other sign-ins of this account have ended.</p>
-<p><a href="/auth/login?next=%2Fapi%2Fv1%2Fprojects">Sign in</a></p>`,
+<button type="submit">Set password and sign in</button></form>`,
   };
 }
 

@@ -49,6 +49,27 @@ function conversationView(projectId: string, c: ConversationView): Conversation 
 export const aiRoutes: RouteDef[] = [
   {
     group: 'AI chat',
+    path: '/projects/:project/app/ai',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'Whether the chat can answer here: `{ configured: true }`, or `{ configured: false, message, configure }` when no AI provider is configured (asking would answer 503).',
+        handler: ({ engine, actor }) => ({
+          title: 'AI chat',
+          body: {
+            ...engine.ai.status(),
+            link: [
+              link('messages', `${aiPath(actor.projectId)}/messages`),
+              link('conversations', `${aiPath(actor.projectId)}/conversations`),
+            ],
+          },
+        }),
+      },
+    },
+  },
+  {
+    group: 'AI chat',
     path: '/projects/:project/app/ai/messages',
     ops: {
       POST: {

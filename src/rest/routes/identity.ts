@@ -1,7 +1,6 @@
 // The browser sign-in at {site_url}/auth that sets the session cookie, and the answers for
 // discovery and JWKS when the identity provider is external. With the built-in provider those
 // documents are the OAuth server's (src/rest/oauth), which also reuses this page's look.
-import { API_PREFIX } from '../../contract/urls.js';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Engine } from '../../engine/engine.js';
@@ -40,11 +39,30 @@ function externalIssuer(engine: { config: { auth: { issuer: string } } }): never
   );
 }
 
+/** Where a browser goes after signing in when nothing else is asked: the app. */
+export const APP_HOME = '/app';
+
 /** Only same-site paths: an open redirect after sign-in would be a phishing tool. */
 function safeNext(next: string | undefined): string {
   return next && next.startsWith('/') && !next.startsWith('//') && !next.includes('\\')
     ? next
-    : API_PREFIX;
+    : APP_HOME;
+}
+
+/**
+ * An address inside the app (`/app` or below) for links that sign in on their own, such as a
+ * password link: anything else, or a path that leaves /app once resolved, is `/app`.
+ */
+export function appNext(next: unknown): string {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.includes('\\')) return APP_HOME;
+  try {
+    const base = 'http://ursa.invalid';
+    const u = new URL(next, base);
+    const inApp = u.pathname === APP_HOME || u.pathname.startsWith(`${APP_HOME}/`);
+    return u.origin === base && inApp ? `${u.pathname}${u.search}${u.hash}` : APP_HOME;
+  } catch {
+    return APP_HOME;
+  }
 }
 
 function wantsJson(req: Request): boolean {
@@ -84,8 +102,8 @@ function loginPage(res: Response, status: number, next: string, error?: string, 
       'Sign in',
       html`<h1>Sign in to Ursa</h1>${error && html`<p class="error" role="alert">${error}</p>`}
 <form method="post" action="/auth/login"><input type="hidden" name="next" value="${next}">
-<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}">
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}"${!email && html` autofocus`}>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${!!email && html` autofocus`}>
 <button type="submit">Sign in</button></form>
 <p><a href="/auth/password/forgot">Forgot your password?</a></p>`,
     ),
@@ -96,7 +114,8 @@ function secureAttr(engine: Engine): string {
   return engine.config.siteUrl.startsWith('https:') ? '; Secure' : '';
 }
 
-function sessionCookie(engine: Engine, id: string): string {
+/** The browser session's cookie: the one every sign-in sets (password, provider, password link). */
+export function sessionCookie(engine: Engine, id: string): string {
   return `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${engine.config.auth.sessionTtlSeconds}${secureAttr(engine)}`;
 }
 
@@ -126,11 +145,13 @@ export const identityRoutes: RouteDef[] = [
       GET: {
         access: 'public',
         description:
-          'Sign-in form; with an external identity provider and URSA_AUTH_CLIENT_ID, a redirect to its sign-in.',
+          'Sign-in form (`next`: where to go after, else /app; `email`: prefilled); with an external identity provider and URSA_AUTH_CLIENT_ID, a redirect to its sign-in.',
         handler: async ({ engine, req, res }) => {
           const next = safeNext(typeof req.query.next === 'string' ? req.query.next : undefined);
           const external = engine.externalLogin();
-          if (!external) return loginPage(res, 200, next);
+          // An invitation's sign-in link names the address it was sent to.
+          const email = typeof req.query.email === 'string' ? req.query.email.slice(0, 254) : '';
+          if (!external) return loginPage(res, 200, next, undefined, email);
           try {
             const { url, state } = await external.start(next);
             res.setHeader(

@@ -227,6 +227,27 @@ export const modelRoutes: RouteDef[] = [
   },
   {
     group: 'Semantic model',
+    path: '/projects/:project/pmd/obj/:id/compatible',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          'What combines with an object in one query (as the MCP tool compatible_objects): for a fact or metric the attributes and labels that can break it down, for an attribute or label the facts and metrics it can break down; 400 for other types.',
+        handler: async ({ engine, actor, params }) => {
+          const { object } = await engine.objects.get(actor, params.id!);
+          const r = await engine.catalog.compatible(actor, object.ident);
+          return {
+            title: `What combines with ${object.name}`,
+            body: { ...r, link: [objectLink(actor.projectId, object)] },
+            tabular: r.compatible,
+            filename: 'compatible',
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Semantic model',
     path: '/projects/:project/pmd/bulkobj',
     ops: {
       GET: {

@@ -1,6 +1,7 @@
 // /auth/password/forgot and /auth/password/set: the pages a browser uses and the same actions
 // as JSON for integrations. The engine (src/engine/users/password-links.ts) decides; this file
-// picks HTML or JSON and sets the headers of our pages.
+// picks HTML or JSON and sets the headers of our pages. Setting a password signs the browser
+// in, with the session cookie of /auth/login, and the form leads into the app (`next`).
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { EngineError } from '../../engine/errors.js';
@@ -12,13 +13,12 @@ import {
   forgotPage,
   forgotSentPage,
   linkProblemPage,
-  passwordSetPage,
   setPasswordPage,
   type Page,
 } from '../pages/password.js';
 import type { Ctx, RouteDef } from '../../http/router.js';
 import { sendPage as sendWebPage } from '../../web/page.js';
-import { authPage } from './identity.js';
+import { appNext, authPage, sessionCookie } from './identity.js';
 
 const forgotSchema = z.object({ email: z.string().min(1).max(254) });
 const setSchema = z.object({
@@ -26,6 +26,8 @@ const setSchema = z.object({
   password: z.string(),
   /** The form's second field; JSON clients may leave it out. */
   confirm: z.string().optional(),
+  /** Where the form leads once the password is set: an app path (anything else is /app). */
+  next: z.string().max(2000).optional(),
 });
 
 // The set-password URL carries the token: never send it on as a Referer, never cache it.
@@ -109,6 +111,7 @@ async function showSetForm({ engine, req, res, query }: Ctx): Promise<void> {
         email: link.email,
         purpose: link.purpose,
         minLength: MIN_PASSWORD_LENGTH,
+        next: appNext(query.next),
       }),
     );
   } catch (err) {
@@ -125,9 +128,12 @@ async function setPassword({ engine, req, res, body }: Ctx): Promise<void> {
         field: 'confirm',
       });
     const { email } = await engine.passwordLinks.setPassword(input.token, input.password);
-    // Nobody is signed in by the link: the response sets no cookie.
-    if (json) res.status(200).set('Cache-Control', 'no-store').json({ user: email });
-    else sendPage(res, 200, passwordSetPage(email));
+    // Setting the password ended every session of the account; this browser gets a new one.
+    const session = await engine.startSession(email);
+    res.setHeader('Set-Cookie', sessionCookie(engine, session.id));
+    res.set('Cache-Control', 'no-store');
+    if (json) res.status(200).json({ user: email, expires: session.expires.toISOString() });
+    else res.redirect(303, appNext(input.next));
   } catch (err) {
     if (json || !(err instanceof EngineError)) throw err;
     if (err.kind !== 'invalid') return linkProblem(res, err);
@@ -142,6 +148,7 @@ async function setPassword({ engine, req, res, body }: Ctx): Promise<void> {
           email: link.email,
           purpose: link.purpose,
           minLength: MIN_PASSWORD_LENGTH,
+          next: appNext(input.next),
           error: err.message,
         }),
       );
@@ -183,13 +190,13 @@ export const passwordRoutes: RouteDef[] = [
       GET: {
         access: 'public',
         description:
-          '`token`: the form to choose a password (JSON: `{ user, purpose, expires }`); 404 unknown link, 410 expired or used.',
+          '`token`, `next` (an /app path): the form to choose a password (JSON: `{ user, purpose, expires }`); 404 unknown link, 410 expired or used.',
         handler: showSetForm,
       },
       POST: {
         access: 'public',
         description:
-          "`token`, `password` (and `confirm` in the form): sets the password once, ends the account's sessions (JSON: `{ user }`); 400 when the password breaks the policy.",
+          "`token`, `password` (and `confirm`, `next` in the form): sets the password once, ends the account's other sessions and signs this browser in (session cookie; form: 303 to `next`, an /app path, else /app; JSON: `{ user, expires }`); 400 when the password breaks the policy.",
         handler: setPassword,
       },
     },

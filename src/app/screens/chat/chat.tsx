@@ -5,6 +5,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { useProject } from '../../project';
 import { appPath, Link } from '../../router';
 import { ErrorNote, Loading, Title } from '../../ui';
+import { docHref } from '../docs/docs';
 import { Composer } from './composer';
 import { ConversationList } from './conversations';
 import { Progress } from './progress';
@@ -12,6 +13,34 @@ import { MessageBody, Turn } from './thread';
 import { UsageNote } from './usage';
 import { useChat } from './use-chat';
 import './chat.css';
+
+/**
+ * Said before anyone types when the server has no AI model: a member learns whom to ask and
+ * where to ask questions meanwhile; an Admin also reads how to configure one (the API's words).
+ */
+function NoModel({ reason }: { reason: string }) {
+  const project = useProject();
+  return (
+    <>
+      <p>
+        <strong>The chat cannot answer here: no AI model is configured on this server.</strong>
+      </p>
+      <p>
+        Meanwhile, ask your questions in{' '}
+        <Link href={appPath('p', project.id, 'explore')}>Explore</Link>: pick fields and filters,
+        and it shows the table and chart.
+      </p>
+      {project.access.admin ? (
+        <p>
+          How to turn the chat on (on the server): {reason}{' '}
+          <Link href={docHref('ai.md')}>How to configure the AI chat</Link>
+        </p>
+      ) : (
+        <p>To turn the chat on, ask an Admin of {project.label}: the server needs an AI model.</p>
+      )}
+    </>
+  );
+}
 
 export function Chat({ rest }: { rest: string[] }) {
   const project = useProject();
@@ -55,7 +84,7 @@ export function Chat({ rest }: { rest: string[] }) {
           </>
         )}
         {id && !c.current && !missing && <Loading what="the conversation" />}
-        {!id && !pending && (
+        {!id && !pending && !c.unavailable && (
           <p class="muted chat-intro">
             Ask about the data of {project.label} in plain language. Every answer shows the queries
             it ran, so each number can be checked.
@@ -104,7 +133,7 @@ export function Chat({ rest }: { rest: string[] }) {
           <Composer
             onAsk={c.ask}
             busy={!!c.pending && !c.pending.final}
-            unavailable={c.unavailable}
+            unavailable={c.unavailable && <NoModel reason={c.unavailable} />}
             followUp={!!id}
           />
         )}

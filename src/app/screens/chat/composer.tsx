@@ -1,6 +1,7 @@
 // Where a question is written: a labelled textarea that grows with its text; Enter sends,
 // Shift+Enter starts a new line. Disabled (with the API's reason) when the server cannot
 // answer at all.
+import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 
 export const MAX_QUESTION = 4000;
@@ -10,8 +11,8 @@ export function Composer(props: {
   onAsk: (question: string) => Promise<boolean>;
   /** A question is being answered: it may be written, not sent. */
   busy: boolean;
-  /** Why asking is impossible here (no AI provider configured). */
-  unavailable: string | null;
+  /** Why asking is impossible here (no AI provider configured), and what to do instead. */
+  unavailable: ComponentChildren | null;
   followUp: boolean;
 }) {
   const [text, setText] = useState('');
@@ -67,9 +68,9 @@ export function Composer(props: {
         </button>
       </div>
       {props.unavailable ? (
-        <p class="error chat-unavailable" id="chat-unavailable" role="alert">
+        <div class="chat-unavailable" id="chat-unavailable" role="note">
           {props.unavailable}
-        </p>
+        </div>
       ) : (
         <p class="muted chat-hint" id="chat-hint">
           Enter sends, Shift+Enter starts a new line.

@@ -64,6 +64,8 @@ export function useChat(project: string, id: string | undefined) {
     id ? `${base}/conversations/${enc(id)}` : null,
   );
   const limits = useResource<Adherence>(`${projectApi(project)}/limitadherence`);
+  // Whether the server can answer at all, known before anyone types.
+  const status = useResource<{ configured: boolean; message?: string }>(base);
   const [pending, setPending] = useState<Pending | null>(null);
   const [notice, setNotice] = useState<ApiError | null>(null);
   const [unavailable, setUnavailable] = useState(unavailableMessage);
@@ -218,6 +220,8 @@ export function useChat(project: string, id: string | undefined) {
     [base, id, project, reloadList],
   );
 
+  const notConfigured =
+    status.value && !status.value.configured ? (status.value.message ?? 'not configured') : null;
   return {
     list,
     conv,
@@ -225,7 +229,7 @@ export function useChat(project: string, id: string | undefined) {
     usage: limits.value?.aiMessagesPerDay,
     pending,
     notice,
-    unavailable,
+    unavailable: unavailable ?? notConfigured,
     announce,
     ask,
     stop,

@@ -1,30 +1,42 @@
 // The AQL queries that show a dataset in Explore, small enough to read and run at once, in the
 // builder's shape (so they show in the builder): its rows counted, for a freshly loaded one by
-// its first attribute that is not the key, with its first facts summed. Objects are named by
-// identifier (titles may have been made unique), columns titled (no raw AQL as a header).
+// an attribute of few values (else by month of a date, else the top 10 of an attribute), with
+// its first facts summed. Objects are named by identifier (titles may have been made unique),
+// columns titled (no raw AQL as a header).
+import { get, projectApi } from '../../api';
 import { appPath } from '../../router';
-import type { Prescription } from '../../../contract/guess';
-
-/** Facts summed beside the count. */
-const FACTS = 2;
-
-const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
-
-/** The count of a dataset's rows, with a key or without. */
-const count = (ds: string) => `COUNT([dataset.${ds}]) AS ${quote(`Count of ${ds}`)}`;
+import type { AttributeValues } from '../../../contract/model';
+import {
+  breakdownCandidates,
+  count,
+  fallbackBreakdown,
+  FEW_VALUES,
+  type FirstBreakdown,
+  type Loaded,
+} from './first-question';
 
 export const countQuery = (ds: string) => `SELECT ${count(ds)}`;
 
-export function datasetQuery(
-  p: Pick<Prescription, 'clustername' | 'columns' | 'primarykey'>,
-): string {
-  const ds = p.clustername;
-  const by = p.columns.find((c) => c.objectType === 'A' && c.id !== p.primarykey);
-  const sums = p.columns
-    .filter((c) => c.objectType === 'F')
-    .slice(0, FACTS)
-    .map((c) => `SUM([fact.${ds}.${c.id}]) AS ${quote(`Sum of ${c.label || c.id}`)}`);
-  return `SELECT ${[...(by ? [`[attr.${ds}.${by.id}]`] : []), count(ds), ...sums].join(', ')}`;
+export { datasetQuery } from './first-question';
+
+/**
+ * The breakdown of a first look at a loaded dataset: the first attribute with at most
+ * FEW_VALUES values (asked of the API, GET pmd/obj/{id}/values), else by month of a date,
+ * else the top 10 of the first attribute. Never a list of every day or every key.
+ */
+export async function firstBreakdown(project: string, p: Loaded): Promise<FirstBreakdown> {
+  const { plain } = breakdownCandidates(p);
+  for (const column of plain.slice(0, 5)) {
+    try {
+      const v = await get<AttributeValues>(
+        `${projectApi(project)}/pmd/obj/${encodeURIComponent(`attr.${p.clustername}.${column.id}`)}/values?limit=${FEW_VALUES}`,
+      );
+      if (!v.truncated && v.values.length > 0) return { kind: 'few', column };
+    } catch {
+      // A value list the reader may not see: the next attribute, or the fallback.
+    }
+  }
+  return fallbackBreakdown(p);
 }
 
 export const exploreHref = (project: string, aql: string) =>

@@ -3,7 +3,8 @@
 import { useProject } from '../../project';
 import { appPath, Link } from '../../router';
 import { Problem } from '../model/parts';
-import { datasetQuery, exploreHref } from './aql';
+import { useEffect, useState } from 'preact/hooks';
+import { datasetQuery, exploreHref, firstBreakdown } from './aql';
 import { useJob } from './jobs';
 import type { Prescription } from '../../../contract/guess';
 
@@ -14,6 +15,20 @@ export function LoadJob(props: { id: string; prescription: Prescription }) {
   const status = job?.status ?? 'PREPARED';
   const percent = Math.round(job?.progress?.percentage ?? (status === 'OK' ? 100 : 0));
   const result = job?.result?.clusters?.[ds];
+  // Once loaded, the first question asked in Explore: counted by an attribute of few values.
+  const [first, setFirst] = useState<string | null>(null);
+  const loaded = status === 'OK';
+  const { prescription } = props;
+  useEffect(() => {
+    if (!loaded) return;
+    let live = true;
+    void firstBreakdown(p.id, prescription).then(
+      (b) => live && setFirst(datasetQuery(prescription, b)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [loaded, p.id, prescription]);
   return (
     <section class={`card data-job ${status.toLowerCase()}`} aria-labelledby="job-title">
       <h2 id="job-title">Loading {ds}</h2>
@@ -39,7 +54,7 @@ export function LoadJob(props: { id: string; prescription: Prescription }) {
                 : `Loaded ${result.loaded} rows into dataset “${ds}” (${result.mode}); it holds ${result.rows} rows.`}
           </p>
           <div class="actions">
-            <Link class="button" href={exploreHref(p.id, datasetQuery(props.prescription))}>
+            <Link class="button" href={exploreHref(p.id, first ?? datasetQuery(prescription))}>
               Explore {ds}
             </Link>
             <Link class="button quiet" href={appPath('p', p.id, 'data', 'datasets')}>

@@ -1,39 +1,56 @@
-// The point-and-click builder beside the editor: measures, breakdowns and filters picked from
-// the model write the AQL into the editor (and run it); a text of the builder's shape shows
-// here, anything else says it was edited by hand. The text is the one source of truth; only
-// filters not complete yet (no value ticked, a date missing) are kept here until they are.
+// The point-and-click builder beside the editor: measures, breakdowns, filters, the sort and a
+// top N picked from the model write the AQL into the editor (and run it); a text of the
+// builder's shape shows here, anything else says it was edited by hand. The text is the one
+// source of truth; only filters not complete yet (no value ticked, a number missing) are kept
+// here until they are. Fields are offered grouped by their dataset.
 import { useMemo, useState } from 'preact/hooks';
 import {
   AGGREGATIONS,
   builderModel,
+  columnTitles,
   dimensionTitle,
   EMPTY,
   filterReady,
   fromAql,
   isDate,
   measureTitle,
-  PERIODS,
   toAql,
+  withoutColumn,
   type Agg,
   type Built,
-  type BuilderModel,
   type Filter,
-  type Period,
 } from './builder-aql';
+import { useCombinable } from './builder-combine';
+import { FilterRow, newFilter } from './builder-filters';
+import { FormulaForm } from './builder-formula';
 import type { ModelObject } from './complete';
-import { ValuePicker } from './values';
+import type { Model } from './model';
 
 const byName = (a: ModelObject, b: ModelObject) => a.name.localeCompare(b.name);
+
+/** Objects by their dataset (those of none last, under `other`), each group sorted by name. */
+function byDataset(objects: ModelObject[], other: string): [string, ModelObject[]][] {
+  const groups = new Map<string, ModelObject[]>();
+  for (const o of [...objects].sort(byName)) {
+    const k = o.def?.dataset ?? '';
+    groups.set(k, [...(groups.get(k) ?? []), o]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)))
+    .map(([k, list]) => [k || other, list]);
+}
 
 export function Builder(props: {
   project: string;
   objects: ModelObject[];
+  model: Model;
   text: string;
   onChange: (aql: string) => void;
 }) {
   const m = useMemo(() => builderModel(props.objects), [props.objects]);
   const built = useMemo(() => fromAql(m, props.text), [m, props.text]);
   const [pending, setPending] = useState<Filter[]>([]);
+  const comb = useCombinable(props.project, built);
 
   if (!built)
     return (
@@ -80,11 +97,16 @@ export function Builder(props: {
     const d = trunc ? { ref: ref!, trunc: trunc as 'month' | 'year' } : { ref: ref! };
     write({ ...built, dims: [...built.dims, d] });
   };
-  const addFilter = (ref: string) => {
-    const o = m.byIdent.get(ref);
-    const f: Filter = isDate(o) ? { ref, period: 'last30' } : { ref, values: [] };
-    write(built, [...pending, f]);
+  const addFilter = (ref: string) =>
+    write(built, [...pending, newFilter(m, ref, isDate(m.byIdent.get(ref)))]);
+  const columns = columnTitles(m, built);
+  // A field that cannot join the question (no path between their datasets) is shown so.
+  const off = (o: ModelObject) => {
+    const set = o.type === 'fact' || o.type === 'metric' ? comb.measures : comb.dims;
+    return !!set && !set.has(o.ident);
   };
+  const CANNOT = ' (cannot combine)';
+  const removeColumn = (col: number) => write(withoutColumn(built, col));
 
   return (
     <section class="card explore-builder" aria-labelledby="builder-h">
@@ -93,14 +115,15 @@ export function Builder(props: {
         <legend>Measures</legend>
         <Chips
           items={built.measures.map((x) => measureTitle(m, x))}
-          onRemove={(i) => write({ ...built, measures: built.measures.filter((_, j) => j !== i) })}
+          onRemove={(i) => removeColumn(built.dims.length + i + 1)}
         />
         <AddSelect label="Add a measure" onPick={addMeasure}>
           {metrics.length > 0 && (
             <optgroup label="Metrics">
               {metrics.map((o) => (
-                <option key={o.ident} value={`metric\u0000${o.ident}`}>
+                <option key={o.ident} value={`metric\u0000${o.ident}`} disabled={off(o)}>
                   {o.name}
+                  {off(o) && CANNOT}
                 </option>
               ))}
             </optgroup>
@@ -112,38 +135,59 @@ export function Builder(props: {
               </option>
             ))}
           </optgroup>
-          {facts.length > 0 && (
-            <optgroup label="Facts">
-              {facts.flatMap((o) =>
+          {byDataset(facts, 'Other facts').map(([ds, list]) => (
+            <optgroup key={ds} label={`Facts of ${ds}`}>
+              {list.flatMap((o) =>
                 AGGREGATIONS.map(([agg, title]) => (
-                  <option key={`${agg}${o.ident}`} value={`fact\u0000${agg}\u0000${o.ident}`}>
+                  <option
+                    key={`${agg}${o.ident}`}
+                    value={`fact\u0000${agg}\u0000${o.ident}`}
+                    disabled={off(o)}
+                  >
                     {title} of {o.name}
+                    {off(o) && CANNOT}
                   </option>
                 )),
               )}
             </optgroup>
-          )}
+          ))}
         </AddSelect>
+        <FormulaForm
+          model={props.model}
+          onAdd={(aql, alias) =>
+            write({ ...built, measures: [...built.measures, { kind: 'formula', aql, alias }] })
+          }
+        />
       </fieldset>
       <fieldset>
         <legend>Break down by</legend>
         <Chips
           items={built.dims.map((d) => dimensionTitle(m, d))}
-          onRemove={(i) => write({ ...built, dims: built.dims.filter((_, j) => j !== i) })}
+          onRemove={(i) => removeColumn(i + 1)}
         />
         <AddSelect label="Add a breakdown" onPick={addDimension}>
-          {attrs.flatMap((o) => [
-            <option key={o.ident} value={`\u0000${o.ident}`}>
-              {o.name}
-            </option>,
-            ...(isDate(o)
-              ? (['month', 'year'] as const).map((t) => (
-                  <option key={`${t}${o.ident}`} value={`${t}\u0000${o.ident}`}>
-                    {o.name} by {t}
-                  </option>
-                ))
-              : []),
-          ])}
+          {byDataset(attrs, 'Other').map(([ds, list]) => (
+            <optgroup key={ds} label={ds}>
+              {list.flatMap((o) => [
+                <option key={o.ident} value={`\u0000${o.ident}`} disabled={off(o)}>
+                  {o.name}
+                  {off(o) && CANNOT}
+                </option>,
+                ...(isDate(o)
+                  ? (['month', 'year'] as const).map((t) => (
+                      <option
+                        key={`${t}${o.ident}`}
+                        value={`${t}\u0000${o.ident}`}
+                        disabled={off(o)}
+                      >
+                        {o.name} by {t}
+                        {off(o) && CANNOT}
+                      </option>
+                    ))
+                  : []),
+              ])}
+            </optgroup>
+          ))}
         </AddSelect>
       </fieldset>
       <fieldset>
@@ -158,13 +202,58 @@ export function Builder(props: {
           />
         ))}
         <AddSelect label="Add a filter on" onPick={addFilter}>
-          {attrs.map((o) => (
-            <option key={o.ident} value={o.ident}>
-              {o.name}
-            </option>
+          {byDataset([...attrs, ...facts], 'Other').map(([ds, list]) => (
+            <optgroup key={ds} label={ds}>
+              {list.map((o) => (
+                <option key={o.ident} value={o.ident} disabled={off(o)}>
+                  {o.name}
+                  {off(o) && CANNOT}
+                </option>
+              ))}
+            </optgroup>
           ))}
         </AddSelect>
       </fieldset>
+      {columns.length > 0 && (
+        <fieldset class="builder-sort">
+          <legend>Sort and top</legend>
+          <label for="builder-sort">Sort by</label>
+          <select
+            id="builder-sort"
+            value={built.sort ? `${built.sort.col}:${built.sort.desc ? 'desc' : 'asc'}` : ''}
+            onChange={(e) => {
+              const [col, dir] = e.currentTarget.value.split(':');
+              write({
+                ...built,
+                sort: col ? { col: Number(col), desc: dir === 'desc' } : undefined,
+              });
+            }}
+          >
+            <option value="">As the data comes</option>
+            {columns.flatMap((t, i) => [
+              <option key={`${i}d`} value={`${i + 1}:desc`}>
+                {t}, largest first
+              </option>,
+              <option key={`${i}a`} value={`${i + 1}:asc`}>
+                {t}, smallest first
+              </option>,
+            ])}
+          </select>
+          <label for="builder-limit">Show only the first N rows</label>
+          <input
+            id="builder-limit"
+            type="number"
+            min={1}
+            step={1}
+            placeholder="All rows"
+            value={built.limit ?? ''}
+            onChange={(e) => {
+              const n = Number(e.currentTarget.value);
+              write({ ...built, limit: Number.isInteger(n) && n > 0 ? n : undefined });
+            }}
+          />
+        </fieldset>
+      )}
       {built === EMPTY && !pending.length && (
         <p class="muted small">Pick a measure to see it; the query appears in the editor.</p>
       )}
@@ -208,81 +297,5 @@ function Chips(props: { items: string[]; onRemove: (i: number) => void }) {
         </li>
       ))}
     </ul>
-  );
-}
-
-function FilterRow(props: {
-  project: string;
-  m: BuilderModel;
-  filter: Filter;
-  onChange: (f: Filter | null) => void;
-}) {
-  const f = props.filter;
-  const o = props.m.byIdent.get(f.ref);
-  const title = o?.name ?? f.ref;
-  const id = `filter-${f.ref.replace(/[^\w-]/g, '_')}`;
-  return (
-    <div class="filter-row" role="group" aria-label={`Filter on ${title}`}>
-      <div class="filter-head">
-        <strong>{title}</strong>
-        <button
-          type="button"
-          class="quiet"
-          aria-label={`Remove the filter on ${title}`}
-          onClick={() => props.onChange(null)}
-        >
-          ×
-        </button>
-      </div>
-      {'values' in f ? (
-        <ValuePicker
-          project={props.project}
-          ident={f.ref}
-          title={title}
-          chosen={f.values}
-          onChange={(values) => props.onChange({ ref: f.ref, values })}
-        />
-      ) : (
-        <div class="filter-dates">
-          <label for={`${id}-period`}>Period of {title}</label>
-          <select
-            id={`${id}-period`}
-            value={f.period}
-            onChange={(e) => {
-              const period = e.currentTarget.value as Period;
-              props.onChange(
-                period === 'between'
-                  ? { ref: f.ref, period, from: '', to: '' }
-                  : { ref: f.ref, period },
-              );
-            }}
-          >
-            {PERIODS.map(([p, t]) => (
-              <option key={p} value={p}>
-                {t}
-              </option>
-            ))}
-          </select>
-          {f.period === 'between' && (
-            <>
-              <label for={`${id}-from`}>From</label>
-              <input
-                id={`${id}-from`}
-                type="date"
-                value={f.from}
-                onChange={(e) => props.onChange({ ...f, from: e.currentTarget.value })}
-              />
-              <label for={`${id}-to`}>To</label>
-              <input
-                id={`${id}-to`}
-                type="date"
-                value={f.to}
-                onChange={(e) => props.onChange({ ...f, to: e.currentTarget.value })}
-              />
-            </>
-          )}
-        </div>
-      )}
-    </div>
   );
 }

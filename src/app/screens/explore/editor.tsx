@@ -32,13 +32,19 @@ interface Props {
   select: Selection | null;
   describedBy: string;
   invalid: boolean;
+  placeholder?: string;
+  /** The fewest lines shown (4 unless told). */
+  minRows?: number;
 }
 
-const LIST_ID = 'aql-choices';
-const optionId = (i: number) => `aql-choice-${i}`;
+// Ids of the suggestions, per editor (the query's, a formula's): `aql` keeps its old ones.
+const listId = (id: string) => `${id}-choices`;
+const optionOf = (id: string) => (i: number) => `${id}-choice-${i}`;
 
 export function AqlEditor(p: Props) {
   const project = useProject().id;
+  const LIST_ID = listId(p.id);
+  const optionId = optionOf(p.id);
   const ta = useRef<HTMLTextAreaElement>(null);
   const caretAfter = useRef<number | null>(null);
   const navigated = useRef(false);
@@ -191,12 +197,12 @@ export function AqlEditor(p: Props) {
           ref={ta}
           id={p.id}
           value={p.value}
-          rows={Math.min(16, Math.max(4, lines.length + 1))}
+          rows={Math.min(16, Math.max(p.minRows ?? 4, lines.length + 1))}
           wrap="off"
           spellcheck={false}
           autocapitalize="off"
           autocomplete="off"
-          placeholder="SELECT [Carrier Name], SUM([Distance])"
+          placeholder={p.placeholder ?? 'SELECT [Carrier Name], SUM([Distance])'}
           aria-autocomplete="list"
           aria-haspopup="listbox"
           aria-controls={open ? LIST_ID : undefined}

@@ -1,12 +1,14 @@
 // Explore: write AQL (completion of model objects and functions), run it, see where an error
 // points and fix it with a click, read and download the result, and — MD Admins — save it
 // as a metric or a report (drawn by the server) and add the report to a dashboard.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
 import { useProject } from '../../project';
 import { ErrorNote, Title } from '../../ui';
 import { docHref } from '../docs/docs';
 import { Builder } from './builder';
+import { builderModel, EMPTY, fromAql, nextSort, toAql } from './builder-aql';
+import type { ChartKind } from './chart-data';
 import { AqlEditor, type Mark, type Selection } from './editor';
 import { markOf, type Fix, type Problem } from './fixes';
 import { useModel } from './model';
@@ -15,7 +17,7 @@ import { runQuery, type QueryResult } from './query';
 import { ResultView } from './result';
 import { SavedReport } from './report';
 import { reportAql, ReportEditor, ReportPicker } from './report-edit';
-import { SaveMetric, SaveReport, type Saved } from './save';
+import { SaveMetric, SaveReport, type Saved, type Visualization } from './save';
 import './explore.css';
 
 interface Found {
@@ -40,6 +42,14 @@ function problemOf(e: unknown): Problem {
       : undefined,
   };
 }
+
+/** The report visualization of the chart shown in Explore. */
+const VISUALIZATION_OF: Record<ChartKind, Visualization> = {
+  bar: 'bar',
+  line: 'line',
+  number: 'kpi',
+  table: 'table',
+};
 
 const initialText = () => new URLSearchParams(location.search).get('aql') ?? '';
 const initialReport = () => new URLSearchParams(location.search).get('report');
@@ -67,6 +77,9 @@ export function Explore(_props: { rest: string[] }) {
   const [reportError, setReportError] = useState<ApiError>();
   const runs = useRef(0);
   const selects = useRef(0);
+  const [chart, setChart] = useState<ChartKind | null>(null);
+  const onKind = useCallback((k: ChartKind) => setChart(k), []);
+  const bm = useMemo(() => builderModel(model.objects), [model.objects]);
 
   const remember = (aql: string) => {
     const r = reportRef.current;
@@ -157,6 +170,13 @@ export function Explore(_props: { rest: string[] }) {
     selectRange(f.caret, f.caret);
   };
 
+  // A result of the builder's query sorts by a click on a column's title.
+  const built = result && result.aql === text ? fromAql(bm, text) : null;
+  const sortable = built && built !== EMPTY ? built : null;
+  const sortBy = sortable
+    ? (col: number) => build(toAql(bm, { ...sortable, sort: nextSort(sortable.sort, col) }))
+    : undefined;
+
   const mdadmin = project.access.mdadmin;
   return (
     <section class="explore">
@@ -170,7 +190,13 @@ export function Explore(_props: { rest: string[] }) {
         <code>SELECT [Carrier Name], SUM([Distance])</code>.
       </p>
       <div class="explore-ask">
-        <Builder project={project.id} objects={model.objects} text={text} onChange={build} />
+        <Builder
+          project={project.id}
+          objects={model.objects}
+          model={model}
+          text={text}
+          onChange={build}
+        />
         <div class="explore-editor">
           <ReportPicker
             project={project.id}
@@ -218,7 +244,9 @@ export function Explore(_props: { rest: string[] }) {
           onFix={fix}
         />
       )}
-      {result && <ResultView result={result} />}
+      {result && (
+        <ResultView result={result} sort={sortable?.sort} onSort={sortBy} onKind={onKind} />
+      )}
       {report && !mdadmin && report.name && <p class="muted">Report “{report.name}”.</p>}
       {report && mdadmin && report.name && (
         <ReportEditor
@@ -243,6 +271,7 @@ export function Explore(_props: { rest: string[] }) {
           <SaveReport
             project={project.id}
             aql={result.aql}
+            chart={chart ? VISUALIZATION_OF[chart] : undefined}
             onSaved={(r) => {
               setReport(r);
               setVersion((v) => v + 1);

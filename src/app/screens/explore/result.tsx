@@ -1,6 +1,6 @@
 // A query's result as a chart (picked by its columns' kinds and types, switchable) and a table
 // (the first rows, measures in the app's number format; the CSV has them all, as they are).
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, download } from '../../api';
 import { formatNumber } from '../../format';
 import { ErrorNote } from '../../ui';
@@ -13,13 +13,27 @@ import {
   nestedChartSource,
   type ChartKind,
 } from './chart-data';
+import type { Sort } from './builder-aql';
 import type { QueryResult } from './query';
 
 /** Rows drawn in the page; more are in the CSV. */
 const SHOWN = 500;
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
-export function ResultView({ result }: { result: QueryResult }) {
+export function ResultView({
+  result,
+  sort,
+  onSort,
+  onKind,
+}: {
+  result: QueryResult;
+  /** The builder's sort of this result, when the builder wrote the query. */
+  sort?: Sort;
+  /** Clicking a column's title sorts by it (a query of the builder's shape only). */
+  onSort?: (col: number) => void;
+  /** The kind of chart shown, whenever it changes (saving a report keeps it). */
+  onKind?: (kind: ChartKind) => void;
+}) {
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   const { columns, rows } = result;
@@ -57,16 +71,36 @@ export function ResultView({ result }: { result: QueryResult }) {
         </button>
       </div>
       <ErrorNote error={error} />
-      <ResultChart result={result} />
+      <ResultChart result={result} onKind={onKind} />
       <div class="scroll" tabIndex={0} role="region" aria-label="Result table">
         <table>
           <thead>
             <tr>
-              {columns.map((c, i) => (
-                <th key={i} scope="col" class={numeric[i] ? 'n' : undefined} title={c.aql}>
-                  {c.title}
-                </th>
-              ))}
+              {columns.map((c, i) => {
+                const by = sort?.col === i + 1 ? sort : undefined;
+                return (
+                  <th
+                    key={i}
+                    scope="col"
+                    class={numeric[i] ? 'n' : undefined}
+                    title={c.aql}
+                    aria-sort={by ? (by.desc ? 'descending' : 'ascending') : undefined}
+                  >
+                    {onSort ? (
+                      <button
+                        type="button"
+                        class="th-sort"
+                        title={`Sort by ${c.title}`}
+                        onClick={() => onSort(i + 1)}
+                      >
+                        {c.title}
+                      </button>
+                    ) : (
+                      c.title
+                    )}
+                  </th>
+                );
+              })}
             </tr>
           </thead>
           <tbody>
@@ -120,14 +154,21 @@ function NestedCell({ text, title }: { text: string; title: string }) {
 }
 
 /** The result's chart and the picker of its kind (the automatic one first). */
-function ResultChart({ result }: { result: QueryResult }) {
+function ResultChart({
+  result,
+  onKind,
+}: {
+  result: QueryResult;
+  onKind?: (kind: ChartKind) => void;
+}) {
   // A NEST result charts its nested rows (chart-data.ts).
   const { columns, rows } = nestedChartSource(result.columns, result.rows) ?? result;
   const auto = autoKind(columns, rows);
   const [picked, setPicked] = useState<ChartKind | null>(null);
   const data = chartData(columns, rows);
+  const kind = data ? (picked ?? auto) : 'table';
+  useEffect(() => onKind?.(kind), [kind, onKind]);
   if (!data) return null;
-  const kind = picked ?? auto;
   const single = rows.length === 1;
   const offered = CHART_KINDS.filter(([k]) => k !== 'number' || single);
   const measures = data.series.map((s) => s.title).join(', ');

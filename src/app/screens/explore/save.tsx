@@ -1,6 +1,6 @@
 // Saving the query that ran (MD Admins: POST pmd/obj needs that level): as a metric (a query
 // of one measure, `SELECT …`) or as a report with a visualization.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, projectApi } from '../../api';
 import { ErrorNote } from '../../ui';
 import { Field } from './field';
@@ -129,9 +129,18 @@ export function SaveMetric(props: { project: string; aql: string; onSaved: (m: S
   );
 }
 
-export function SaveReport(props: { project: string; aql: string; onSaved: (r: Saved) => void }) {
+export function SaveReport(props: {
+  project: string;
+  aql: string;
+  /** The chart shown in Explore: what the report shows unless another is picked here. */
+  chart?: Visualization;
+  onSaved: (r: Saved) => void;
+}) {
   const [name, setName] = useState('');
-  const [type, setType] = useState<Visualization>('bar');
+  const [type, setType] = useState<Visualization>(props.chart ?? 'bar');
+  useEffect(() => {
+    if (props.chart) setType(props.chart);
+  }, [props.chart]);
   const s = useSubmit();
   const onSubmit = (e: Event) => {
     e.preventDefault();
