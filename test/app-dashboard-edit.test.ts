@@ -104,8 +104,8 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
       expect(def.layout).toEqual([
         { item: 'kpi', x: 0, y: 0, w: 5, h: 3 },
         { item: 'region', x: 5, y: 0, w: 7, h: 5 },
-        { item: 'text', x: 0, y: 5, w: 12, h: 2 },
-        { item: 'carrier_pie', x: 0, y: 7, w: 6, h: 5 },
+        { item: 'text', x: 0, y: 5, w: 12, h: 4 },
+        { item: 'carrier_pie', x: 0, y: 9, w: 6, h: 5 },
       ]);
       expect(def.filters).toEqual([
         { attribute: 'attr.flights.flight_date' },
@@ -118,6 +118,53 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
         ['kpi', 'region'].map((id) => p.locator(`[data-item=${id}]`).boundingBox()),
       );
       expect(r!.x).toBeGreaterThan(k!.x + k!.width);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it('starts a new dashboard from the list: edit mode at once, a Markdown text, a report previewed before saving', async () => {
+    const list = `/app/p/${s.demo}/dashboards`;
+    const { page: p, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, list);
+    try {
+      await p.getByRole('button', { name: 'New dashboard' }).click();
+      await p.getByLabel('Title of the new dashboard').fill('Fresh board');
+      await p.getByRole('button', { name: 'Create' }).click();
+      await p.getByRole('heading', { name: 'Editing Fresh board' }).waitFor();
+      const created = await s.api('GET', `/projects/${s.demo}/pmd/obj/dashboard.fresh_board`);
+      expect(created.status, created.text).toBe(200);
+      expect(created.json.object.def.items).toEqual([]);
+
+      // A text in Markdown: previewed as it will show; markup and javascript: stay inert.
+      const md =
+        '## Read me\n\nSee [the wiki](https://wiki.example.com/x) and [no](javascript:alert(1)).\n\n- one\n- <b>two</b>';
+      await p.getByLabel('A text (a heading or a note)').fill(md);
+      await p.getByRole('button', { name: 'Add text' }).click();
+      const preview = p.getByRole('region', { name: 'Text: preview' });
+      await preview.getByRole('heading', { name: 'Read me', level: 3 }).waitFor();
+      // A report added is drawn before saving, computed as the editor sees it.
+      await p.getByLabel('A saved report').selectOption({ label: 'Miles flown' });
+      await p.getByRole('button', { name: 'Add report' }).click();
+      await expect
+        .poll(() => p.locator('[data-item=kpi_miles] .dash-kpi-value').textContent())
+        .toBe(await kpiOf(s, 'dashboard.ops', '', ADMIN));
+      await screenshots(p, 'dashboard-new');
+      await p.getByRole('button', { name: 'Save' }).click();
+      await p.getByRole('heading', { name: 'Fresh board', exact: true, level: 1 }).waitFor();
+      expect(new URL(p.url()).search).toBe('');
+
+      const card = p.locator('[data-item=text]');
+      await card.getByRole('heading', { name: 'Read me', level: 3 }).waitFor();
+      const link = card.getByRole('link', { name: 'the wiki' });
+      await expect(link.getAttribute('href')).resolves.toBe('https://wiki.example.com/x');
+      await expect(link.getAttribute('rel')).resolves.toBe('noopener noreferrer');
+      expect(await card.getByRole('link').count()).toBe(1);
+      await expect(card.getByRole('listitem').allTextContents()).resolves.toEqual([
+        'one',
+        '<b>two</b>',
+      ]);
+      expect(await card.locator('b').count()).toBe(0);
       expect(problems).toEqual([]);
     } finally {
       await close();

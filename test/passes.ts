@@ -18,6 +18,7 @@ export const BOTH_PASSES = [
   'cluster-races',
   'credentials-visibility',
   'cross-site',
+  'dashboard-pages',
   'dataset-versions',
   'db-store',
   'demo',

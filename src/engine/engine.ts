@@ -303,6 +303,7 @@ export class Engine {
       actor: (p, projectId) => this.actor(p, projectId),
       statementTimeoutMs: config.sql.statementTimeoutMs,
     });
+    this.reports.setValueLister((a, ref, o) => this.catalog.attributeValues(a, ref, o));
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
       this.aql.validateCondition(projectId, filter),

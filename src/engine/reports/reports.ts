@@ -5,6 +5,7 @@
 // values chosen by the caller) narrow every item the way a row filter does: wherever the
 // item's data reaches the attribute.
 import type { DashboardFilter, ReportColumn } from '../../contract/dashboards.js';
+import type { AttributeValues } from '../../contract/model.js';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql, QueryResult } from '../aql/service.js';
 import type { ModelSnapshot } from '../aql/model.js';
@@ -73,7 +74,21 @@ export interface DashboardItemRun {
   error?: string;
 }
 
-export type AppliedFilter = DashboardFilter;
+/**
+ * A filter as applied, and (asked for by pages without the API: a public share, the HTML
+ * page) the values a reader may pick, most frequent first, with their counts.
+ */
+export type AppliedFilter = DashboardFilter & { choices?: AttributeValues };
+
+/** How many values a page's picker lists (the app searches the API for the rest). */
+export const CHOICES = 200;
+
+/** Lists an attribute's values for a reader (the catalog's, with its counts). */
+export type ValueLister = (
+  a: ProjectActor,
+  attribute: string,
+  opts: { limit: number },
+) => Promise<AttributeValues>;
 
 export interface DashboardRun {
   ident: string;
@@ -100,9 +115,11 @@ export const GRID_COLUMNS = 12;
 const CELL_W = 80;
 const CELL_H = 60;
 const MAX_FILTER_VALUES = 1000;
+const DATE_TYPES = new Set(['date', 'datetime']);
 
 export class Reports {
   private grant: ShareGrant = async () => false;
+  private values: ValueLister | null = null;
 
   constructor(
     private readonly objects: ModelObjects,
@@ -112,6 +129,11 @@ export class Reports {
   /** The sharing service tells who a dashboard is shared with. */
   setShareGrant(grant: ShareGrant): void {
     this.grant = grant;
+  }
+
+  /** The catalog lists the values a filter's picker offers. */
+  setValueLister(values: ValueLister): void {
+    this.values = values;
   }
 
   /** Dashboards (or reports) the reader may open: by their roles, or shared with them. */
@@ -143,6 +165,8 @@ export class Reports {
     opts: {
       signal?: AbortSignal;
       /** Compute this item only (its download). */ only?: string;
+      /** Each filter (not a date's) with the values its picker offers (`choices`). */
+      choices?: boolean;
     } = {},
   ): Promise<DashboardRun> {
     const s = await this.objects.scope(a);
@@ -185,11 +209,22 @@ export class Reports {
         }
       }),
     );
+    const values = this.values;
+    const offered =
+      opts.choices && values
+        ? await Promise.all(
+            filters.map(async (f) =>
+              DATE_TYPES.has(f.dataType)
+                ? f
+                : { ...f, choices: await values(a, f.attribute, { limit: CHOICES }) },
+            ),
+          )
+        : filters;
     return {
       ident: dash.ident,
       name: dash.name,
       description: dash.description,
-      filters,
+      filters: offered,
       items: items.filter((i): i is DashboardItemRun => i !== null),
     };
   }

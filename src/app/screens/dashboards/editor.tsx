@@ -9,6 +9,7 @@ import { useProject } from '../../project';
 import { ErrorNote, Loading } from '../../ui';
 import { textValues, valuesText } from './filters';
 import { ItemBody } from './grid';
+import { TextCard } from './text-card';
 import {
   COLUMNS,
   bottom,
@@ -22,7 +23,7 @@ import {
   type DashboardDef,
   type DefItem,
 } from './layout';
-import type { DashboardItem, DashboardRun } from '../../../contract/dashboards';
+import type { DashboardItem, DashboardRun, ReportResult } from '../../../contract/dashboards';
 import type { ModelObject } from '../../../contract/model';
 import { FilterField } from './value-picker';
 
@@ -96,7 +97,7 @@ function Editor({
         x: 0,
         y: bottom(l),
         w: 'text' in item ? COLUMNS : kpi ? 3 : 6,
-        h: 'text' in item ? 2 : kpi ? 2 : 5,
+        h: 'text' in item ? 4 : kpi ? 2 : 5,
       },
     ]);
     setSaid(`Added ${titleOf(item)} at the bottom.`);
@@ -450,6 +451,15 @@ function EditGrid(p: GridProps) {
               >
                 ✥ Move
               </button>
+              <label class="dash-edit-title">
+                <span class="sr-only">Title</span>
+                <input
+                  value={it.title ?? ''}
+                  placeholder={'report' in it ? title : 'No title'}
+                  maxLength={255}
+                  onInput={(e) => p.onTitle(it.id, e.currentTarget.value)}
+                />
+              </label>
               <span class="muted dash-cell">
                 {c.w}×{c.h}
               </span>
@@ -457,30 +467,26 @@ function EditGrid(p: GridProps) {
                 Remove<span class="sr-only"> {title}</span>
               </button>
             </div>
-            <label>
-              Title
-              <input
-                value={it.title ?? ''}
-                placeholder={'report' in it ? title : 'No title'}
-                maxLength={255}
-                onInput={(e) => p.onTitle(it.id, e.currentTarget.value)}
-              />
-            </label>
             {'text' in it ? (
-              <label>
-                Text
-                <textarea
-                  rows={3}
-                  value={it.text}
-                  onInput={(e) => p.onText(it.id, e.currentTarget.value)}
-                />
-              </label>
+              <>
+                <label>
+                  Text (Markdown)
+                  <textarea
+                    rows={3}
+                    value={it.text}
+                    onInput={(e) => p.onText(it.id, e.currentTarget.value)}
+                  />
+                </label>
+                <div class="dash-edit-preview" aria-label={`${title}: preview`} role="region">
+                  <TextCard text={it.text} />
+                </div>
+              </>
             ) : live && live.report === it.report ? (
               <div class="dash-edit-preview">
                 <ItemBody item={live} />
               </div>
             ) : (
-              <p class="muted">Shown once the dashboard is saved.</p>
+              <ReportPreview id={it.id} report={it.report} title={title} />
             )}
             <button
               type="button"
@@ -498,6 +504,41 @@ function EditGrid(p: GridProps) {
           </section>
         );
       })}
+    </div>
+  );
+}
+
+/**
+ * A report added since the dashboard was opened, computed as the editor sees it
+ * (GET app/reports/{id}), so the item shows what it will show once saved.
+ */
+function ReportPreview(p: { id: string; report: string; title: string }) {
+  const project = useProject();
+  const [item, setItem] = useState<DashboardItem | undefined>();
+  const [failed, setFailed] = useState('');
+  useEffect(() => {
+    let live = true;
+    get<ReportResult>(`${projectApi(project.id)}/app/reports/${encodeURIComponent(p.report)}`).then(
+      (r) =>
+        live &&
+        setItem({
+          ...r,
+          id: p.id,
+          title: p.title,
+          report: p.report,
+          layout: { x: 0, y: 0, w: 1, h: 1 },
+        }),
+      (e: unknown) => live && setFailed(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [project.id, p.report, p.id, p.title]);
+  if (failed) return <p class="error dash-item-error">This item could not be shown: {failed}</p>;
+  if (!item) return <p class="muted">Computing the preview…</p>;
+  return (
+    <div class="dash-edit-preview">
+      <ItemBody item={item} />
     </div>
   );
 }

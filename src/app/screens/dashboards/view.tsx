@@ -37,7 +37,8 @@ export function DashboardView({ id }: { id: string }) {
   const go = (p: Picks) => navigate(here + filterQuery(p));
   // Editing writes the object (PUT pmd/obj): the MD Admin level, which Admins hold too.
   const mayEdit = project.access.mdadmin || project.access.admin;
-  const [editing, setEditing] = useState(false);
+  // A new dashboard opens in edit mode (`?edit=1`, from the list's "New dashboard").
+  const [editing, setEditing] = useState(mayEdit && loc.query.get('edit') === '1');
   if (editing && run)
     return (
       <article class="dash">
@@ -47,6 +48,7 @@ export function DashboardView({ id }: { id: string }) {
           run={run}
           onDone={(saved) => {
             setEditing(false);
+            if (loc.query.has('edit')) navigate(here + query, true);
             if (saved) r.reload();
           }}
         />
