@@ -11,6 +11,7 @@ import { restKpi as kpiOf, startWithReports } from './helpers/dashboard-app.js';
 import { ADMIN, ADMIN_PASSWORD, type TestServer } from './helpers/server.js';
 
 const DASH = 'dashboard.edit_me';
+const GRID = 'dashboard.grid_moves';
 const JANUARY = 'attr.flights.flight_date:2024-01-01..2024-01-31';
 
 describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
@@ -38,6 +39,32 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
             layout: [
               { item: 'kpi', x: 0, y: 0, w: 3, h: 2 },
               { item: 'region', x: 3, y: 0, w: 6, h: 5 },
+            ],
+          },
+        },
+      ],
+      ADMIN,
+    );
+    await s.engine.model.upsert(
+      s.demo,
+      [
+        {
+          ident: GRID,
+          type: 'dashboard',
+          name: 'Grid moves',
+          def: {
+            items: [
+              { id: 'a', text: 'Alpha' },
+              { id: 'b', text: 'Bravo' },
+              { id: 'c', text: 'Charlie' },
+              { id: 'd', text: 'Delta' },
+            ],
+            // A hole: rows 2–4 are empty above d.
+            layout: [
+              { item: 'a', x: 0, y: 0, w: 6, h: 2 },
+              { item: 'b', x: 0, y: 2, w: 6, h: 3 },
+              { item: 'c', x: 6, y: 0, w: 6, h: 2 },
+              { item: 'd', x: 6, y: 5, w: 6, h: 2 },
             ],
           },
         },
@@ -118,6 +145,80 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
         ['kpi', 'region'].map((id) => p.locator(`[data-item=${id}]`).boundingBox()),
       );
       expect(r!.x).toBeGreaterThan(k!.x + k!.width);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+
+  it('keeps the grid compact, trades places without leapfrogging, undoes and redoes; a drag scrolls the page', async () => {
+    const {
+      page: p,
+      problems,
+      close,
+    } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, `/app/p/${s.demo}/dashboards/${GRID}`, {
+      width: 1280,
+      height: 700,
+    });
+    const said = () => p.getByRole('status').filter({ hasText: /row/ }).textContent();
+    const cellOf = async (id: string) =>
+      /--y: (\d+)/.exec((await p.locator(`[data-item=${id}]`).getAttribute('style')) ?? '')?.[1];
+    try {
+      await p.getByRole('button', { name: 'Edit', exact: true }).click();
+      await p.getByRole('heading', { name: 'Editing Grid moves' }).waitFor();
+      // The hole above Delta is closed as the editor opens.
+      await expect.poll(() => cellOf('d')).toBe('3');
+
+      // A row down onto Bravo: Alpha and Bravo trade places; Charlie and Delta stay.
+      const moveA = p.getByRole('button', { name: 'Move Text', exact: true }).first();
+      await moveA.focus();
+      await p.keyboard.press('ArrowDown');
+      await expect.poll(said).toBe('Text: column 1, row 4, 6 columns wide, 2 rows high.');
+      expect([await cellOf('a'), await cellOf('b'), await cellOf('c'), await cellOf('d')]).toEqual([
+        '4',
+        '1',
+        '1',
+        '3',
+      ]);
+      // Undone with the button, redone with the keyboard (focus on a handle, not a text).
+      await p.getByRole('button', { name: 'Undo' }).click();
+      await expect.poll(() => cellOf('a')).toBe('1');
+      await moveA.focus();
+      await p.keyboard.press('Control+Shift+Z');
+      await expect.poll(() => cellOf('a')).toBe('4');
+      await p.keyboard.press('Control+Z');
+      await expect.poll(() => cellOf('a')).toBe('1');
+      await expect(p.getByRole('button', { name: 'Undo' }).isDisabled()).resolves.toBe(true);
+
+      // Charlie removed: Delta rises into its rows.
+      await p
+        .locator('[data-item=c]')
+        .getByRole('button', { name: /^Remove/ })
+        .click();
+      await expect.poll(() => cellOf('d')).toBe('1');
+
+      // Delta dragged six columns left to the window's bottom edge and held there: the page
+      // scrolls, Delta follows, and lands below Bravo (the grid is compact: no lower).
+      const handle = p.locator('[data-item=d]').getByRole('button', { name: /^Move/ });
+      await handle.scrollIntoViewIfNeeded();
+      const box = (await handle.boundingBox())!;
+      const col = (await p.locator('.dash-grid.editing').boundingBox())!.width / 12;
+      const top = await p.evaluate<number>('window.scrollY');
+      await p.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await p.mouse.down();
+      await p.mouse.move(box.x + box.width / 2 - 6 * col, 690, { steps: 8 });
+      await expect.poll(() => p.evaluate<number>('window.scrollY')).toBeGreaterThan(top + 100);
+      await p.mouse.up();
+      await expect.poll(() => cellOf('d')).toBe('6');
+      expect(await cellOf('b')).toBe('3');
+      await p.getByRole('button', { name: 'Save' }).click();
+      await p.getByRole('heading', { name: 'Grid moves', exact: true, level: 1 }).waitFor();
+      const saved = await s.api('GET', `/projects/${s.demo}/pmd/obj/${GRID}`);
+      expect(saved.json.object.def.layout).toEqual([
+        { item: 'a', x: 0, y: 0, w: 6, h: 2 },
+        { item: 'b', x: 0, y: 2, w: 6, h: 3 },
+        { item: 'd', x: 0, y: 5, w: 6, h: 2 },
+      ]);
       expect(problems).toEqual([]);
     } finally {
       await close();

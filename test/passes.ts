@@ -102,6 +102,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'ai-providers': UNIT,
   'bundle-fresh': UNIT,
   'chart-drill': UNIT,
+  'dashboard-layout': UNIT,
   'chart-spec': UNIT,
   'db-busy': UNIT,
   'db-schema-parity': 'compares the two built schemas in memory: no database',

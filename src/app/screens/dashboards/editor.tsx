@@ -3,32 +3,39 @@
 // the mouse (drag the Move or Resize handle) or the keyboard (arrow keys on those handles,
 // Shift+arrows resize); its filters added and removed with their default values. Saved as the
 // whole object through the public API (PUT pmd/obj/{id}); the API's 400 is shown as it comes.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from '../../api';
 import { useProject } from '../../project';
 import { ErrorNote, Loading } from '../../ui';
 import { textValues, valuesText } from './filters';
-import { ItemBody } from './grid';
-import { TextCard } from './text-card';
+import { EditGrid } from './edit-grid';
+import { useHistory } from './history';
 import {
   COLUMNS,
   bottom,
+  compact,
   describeCell,
   fit,
   freeId,
-  nudge,
-  place,
   withCells,
   type Cell,
   type DashboardDef,
+  type DefFilter,
   type DefItem,
 } from './layout';
-import type { DashboardItem, DashboardRun, ReportResult } from '../../../contract/dashboards';
+import type { DashboardRun } from '../../../contract/dashboards';
 import type { ModelObject } from '../../../contract/model';
 import { FilterField } from './value-picker';
 
 /** The dashboard object, its def read as a dashboard's. */
 type DashboardObject = Omit<ModelObject, 'def'> & { def: DashboardDef };
+
+/** The part of the definition undo and redo go through. */
+interface Doc {
+  items: DefItem[];
+  layout: Cell[];
+  filters: DefFilter[];
+}
 
 type Listed = {
   ident: string;
@@ -73,9 +80,14 @@ function Editor({
   const project = useProject();
   const [name, setName] = useState(obj.name);
   const [description, setDescription] = useState(obj.description ?? '');
-  const [items, setItems] = useState<DefItem[]>(obj.def.items);
-  const [layout, setLayout] = useState<Cell[]>(() => withCells(obj.def));
-  const [filters, setFilters] = useState(obj.def.filters ?? []);
+  // What undo and redo go through: the items, their cells and the filters.
+  const doc = useHistory<Doc>(() => ({
+    items: obj.def.items,
+    layout: withCells(obj.def),
+    filters: obj.def.filters ?? [],
+  }));
+  const { items, layout, filters } = doc.value;
+  const change = (fn: (d: Doc) => Doc, key?: string) => doc.set(fn, key);
   const [said, setSaid] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | undefined>();
@@ -89,35 +101,79 @@ function Editor({
     // A number (KPI) gets a small cell, a chart or table half the width, text a full row.
     const kpi =
       'report' in item && objects.byIdent.get(item.report)?.def?.visualization?.type === 'kpi';
-    setItems((list) => [...list, item]);
-    setLayout((l) => [
-      ...l,
-      {
-        item: item.id,
-        x: 0,
-        y: bottom(l),
-        w: 'text' in item ? COLUMNS : kpi ? 3 : 6,
-        h: 'text' in item ? 4 : kpi ? 2 : 5,
-      },
-    ]);
+    change((d) => ({
+      ...d,
+      items: [...d.items, item],
+      layout: [
+        ...d.layout,
+        {
+          item: item.id,
+          x: 0,
+          y: bottom(d.layout),
+          w: 'text' in item ? COLUMNS : kpi ? 3 : 6,
+          h: 'text' in item ? 4 : kpi ? 2 : 5,
+        },
+      ],
+    }));
     setSaid(`Added ${titleOf(item)} at the bottom.`);
   };
   const remove = (id: string) => {
     const it = items.find((i) => i.id === id);
-    setItems((list) => list.filter((i) => i.id !== id));
-    setLayout((l) => l.filter((c) => c.item !== id));
+    // What was below rises into its place.
+    change((d) => ({
+      ...d,
+      items: d.items.filter((i) => i.id !== id),
+      layout: compact(d.layout.filter((c) => c.item !== id)),
+    }));
     if (it) setSaid(`Removed ${titleOf(it)}.`);
   };
   const retitle = (id: string, title: string) =>
-    setItems((list) => list.map((i) => (i.id === id ? { ...i, title: title || undefined } : i)));
+    change(
+      (d) => ({
+        ...d,
+        items: d.items.map((i) => (i.id === id ? { ...i, title: title || undefined } : i)),
+      }),
+      `title ${id}`,
+    );
   const rewrite = (id: string, text: string) =>
-    setItems((list) => list.map((i) => (i.id === id && 'text' in i ? { ...i, text } : i)));
-  const moved = (next: Cell[], id: string) => {
-    setLayout(next);
+    change(
+      (d) => ({
+        ...d,
+        items: d.items.map((i) => (i.id === id && 'text' in i ? { ...i, text } : i)),
+      }),
+      `text ${id}`,
+    );
+  const moved = (next: Cell[], id: string, key?: string) => {
+    change((d) => ({ ...d, layout: next }), key);
     const c = next.find((x) => x.item === id);
     const it = items.find((i) => i.id === id);
     if (c && it) setSaid(`${titleOf(it)}: ${describeCell(c)}.`);
   };
+  const setFilters = (f: DefFilter[], key?: string) => change((d) => ({ ...d, filters: f }), key);
+  const undo = () => {
+    doc.undo();
+    setSaid('Undone.');
+  };
+  const redo = () => {
+    doc.redo();
+    setSaid('Redone.');
+  };
+  // Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y; ⌘ on a Mac) outside text fields, whose own undo is the
+  // text's.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      const k = e.key.toLowerCase();
+      if (k === 'z' && !e.shiftKey) undo();
+      else if ((k === 'z' && e.shiftKey) || k === 'y') redo();
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -155,6 +211,12 @@ function Editor({
           />
         </label>
         <div class="dash-edit-buttons">
+          <button type="button" class="quiet" disabled={!doc.canUndo} onClick={undo}>
+            Undo
+          </button>
+          <button type="button" class="quiet" disabled={!doc.canRedo} onClick={redo}>
+            Redo
+          </button>
           <button type="submit" disabled={busy}>
             {busy ? 'Saving…' : 'Save'}
           </button>
@@ -337,208 +399,5 @@ function FilterEditor(p: {
         </button>
       </div>
     </fieldset>
-  );
-}
-
-interface GridProps {
-  items: DefItem[];
-  layout: Cell[];
-  titleOf: (i: DefItem) => string;
-  shown: Map<string, DashboardItem>;
-  onLayout: (next: Cell[], id: string) => void;
-  onRemove: (id: string) => void;
-  onTitle: (id: string, title: string) => void;
-  onText: (id: string, text: string) => void;
-}
-
-const KEYS: Record<string, [number, number]> = {
-  ArrowLeft: [-1, 0],
-  ArrowRight: [1, 0],
-  ArrowUp: [0, -1],
-  ArrowDown: [0, 1],
-};
-
-function EditGrid(p: GridProps) {
-  const grid = useRef<HTMLDivElement>(null);
-  // A drag: the handle's kind, where the pointer and the layout were when it started.
-  const drag = useRef<{ id: string; resize: boolean; x: number; y: number; base: Cell[] } | null>(
-    null,
-  );
-  const cells = new Map(p.layout.map((c) => [c.item, c]));
-  const ordered = [...p.items].sort((a, b) => {
-    const ca = cells.get(a.id)!;
-    const cb = cells.get(b.id)!;
-    return ca.y - cb.y || ca.x - cb.x;
-  });
-
-  /** One column and one row of the grid in pixels (null when it is one column: a phone). */
-  const steps = () => {
-    const g = grid.current;
-    if (!g) return null;
-    const cs = getComputedStyle(g);
-    if (cs.gridTemplateColumns.split(' ').length < COLUMNS) return null;
-    const gap = parseFloat(cs.columnGap) || 0;
-    const col = (g.clientWidth - gap * (COLUMNS - 1)) / COLUMNS + gap;
-    const row = parseFloat(cs.gridAutoRows) + (parseFloat(cs.rowGap) || 0);
-    return { col, row };
-  };
-
-  const start = (e: PointerEvent, id: string, resize: boolean) => {
-    if (e.button !== 0 || !steps()) return;
-    (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
-    drag.current = { id, resize, x: e.clientX, y: e.clientY, base: p.layout };
-  };
-  const move = (e: PointerEvent) => {
-    const d = drag.current;
-    const s = steps();
-    if (!d || !s) return;
-    const dx = Math.round((e.clientX - d.x) / s.col);
-    const dy = Math.round((e.clientY - d.y) / s.row);
-    const c = d.base.find((x) => x.item === d.id)!;
-    const want = fit(
-      d.resize ? { ...c, w: c.w + dx, h: c.h + dy } : { ...c, x: c.x + dx, y: c.y + dy },
-    );
-    const now = cells.get(d.id)!;
-    // Only a change of cell re-lays the grid: most pointer moves cost nothing.
-    if (want.x !== now.x || want.y !== now.y || want.w !== now.w || want.h !== now.h)
-      p.onLayout(place(d.base, want), d.id);
-  };
-  const end = () => {
-    drag.current = null;
-  };
-  const key = (e: KeyboardEvent, id: string, resize: boolean) => {
-    const k = KEYS[e.key];
-    if (!k) return;
-    e.preventDefault();
-    p.onLayout(nudge(p.layout, id, k[0], k[1], resize || e.shiftKey), id);
-  };
-
-  if (!p.items.length) return <p class="muted">No items: add a report or a text above.</p>;
-  return (
-    <div class="dash-grid editing" ref={grid}>
-      <p id="dash-handle-hint" class="sr-only">
-        Arrow keys move the item by a column or a row; Shift with the arrow keys, or the arrow keys
-        on Resize, make it wider, narrower, taller or shorter.
-      </p>
-      {ordered.map((it) => {
-        const c = cells.get(it.id)!;
-        const title = p.titleOf(it);
-        const live = p.shown.get(it.id);
-        return (
-          <section
-            key={it.id}
-            class="dash-item card dash-edit-item"
-            aria-label={title}
-            data-item={it.id}
-            style={{
-              '--x': String(c.x + 1),
-              '--y': String(c.y + 1),
-              '--w': String(c.w),
-              '--h': String(c.h),
-            }}
-          >
-            <div class="dash-edit-bar">
-              <button
-                type="button"
-                class="quiet dash-handle"
-                aria-label={`Move ${title}`}
-                aria-describedby="dash-handle-hint"
-                onPointerDown={(e) => start(e, it.id, false)}
-                onPointerMove={move}
-                onPointerUp={end}
-                onPointerCancel={end}
-                onKeyDown={(e) => key(e, it.id, false)}
-              >
-                ✥ Move
-              </button>
-              <label class="dash-edit-title">
-                <span class="sr-only">Title</span>
-                <input
-                  value={it.title ?? ''}
-                  placeholder={'report' in it ? title : 'No title'}
-                  maxLength={255}
-                  onInput={(e) => p.onTitle(it.id, e.currentTarget.value)}
-                />
-              </label>
-              <span class="muted dash-cell">
-                {c.w}×{c.h}
-              </span>
-              <button type="button" class="quiet" onClick={() => p.onRemove(it.id)}>
-                Remove<span class="sr-only"> {title}</span>
-              </button>
-            </div>
-            {'text' in it ? (
-              <>
-                <label>
-                  Text (Markdown)
-                  <textarea
-                    rows={3}
-                    value={it.text}
-                    onInput={(e) => p.onText(it.id, e.currentTarget.value)}
-                  />
-                </label>
-                <div class="dash-edit-preview" aria-label={`${title}: preview`} role="region">
-                  <TextCard text={it.text} />
-                </div>
-              </>
-            ) : live && live.report === it.report ? (
-              <div class="dash-edit-preview">
-                <ItemBody item={live} />
-              </div>
-            ) : (
-              <ReportPreview id={it.id} report={it.report} title={title} />
-            )}
-            <button
-              type="button"
-              class="quiet dash-resize"
-              aria-label={`Resize ${title}`}
-              aria-describedby="dash-handle-hint"
-              onPointerDown={(e) => start(e, it.id, true)}
-              onPointerMove={move}
-              onPointerUp={end}
-              onPointerCancel={end}
-              onKeyDown={(e) => key(e, it.id, true)}
-            >
-              ⇲
-            </button>
-          </section>
-        );
-      })}
-    </div>
-  );
-}
-
-/**
- * A report added since the dashboard was opened, computed as the editor sees it
- * (GET app/reports/{id}), so the item shows what it will show once saved.
- */
-function ReportPreview(p: { id: string; report: string; title: string }) {
-  const project = useProject();
-  const [item, setItem] = useState<DashboardItem | undefined>();
-  const [failed, setFailed] = useState('');
-  useEffect(() => {
-    let live = true;
-    get<ReportResult>(`${projectApi(project.id)}/app/reports/${encodeURIComponent(p.report)}`).then(
-      (r) =>
-        live &&
-        setItem({
-          ...r,
-          id: p.id,
-          title: p.title,
-          report: p.report,
-          layout: { x: 0, y: 0, w: 1, h: 1 },
-        }),
-      (e: unknown) => live && setFailed(e instanceof Error ? e.message : String(e)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [project.id, p.report, p.id, p.title]);
-  if (failed) return <p class="error dash-item-error">This item could not be shown: {failed}</p>;
-  if (!item) return <p class="muted">Computing the preview…</p>;
-  return (
-    <div class="dash-edit-preview">
-      <ItemBody item={item} />
-    </div>
   );
 }

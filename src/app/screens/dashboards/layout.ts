@@ -1,6 +1,7 @@
 // The editable dashboard definition (`def` of a dashboard object, docs/api.md) and the moves
 // on its 12-column grid. Every change keeps the layout valid for the API: x + w ≤ 12, no two
-// items on one cell (items in the way are pushed down, as BI tools do).
+// items on one cell (items in the way are pushed down, as BI tools do), and compact: items
+// rise into the rows left free above them.
 
 export const COLUMNS = 12;
 
@@ -45,32 +46,63 @@ export function fit(c: Cell): Cell {
 }
 
 /**
- * The layout with `moved` placed where it is asked to be, and every item it now covers pushed
- * down below it (and what those cover, in turn), top to bottom.
+ * Gravity: each item, in `order`, goes up row by row from where it is until the row above is
+ * taken, then below anything it still overlaps. An item never passes another (no leapfrog:
+ * a small item does not jump into a hole above a neighbour), and no row is left empty above
+ * an item that could use it.
  */
-export function place(layout: Cell[], moved: Cell): Cell[] {
-  const fixed = [fit(moved)];
-  const rest = layout
-    .filter((c) => c.item !== moved.item)
-    .sort((a, b) => a.y - b.y || a.x - b.x)
-    .map((c) => ({ ...c }));
-  for (const c of rest) {
-    for (let hit = fixed.find((f) => overlaps(f, c)); hit; hit = fixed.find((f) => overlaps(f, c)))
+export function compact(layout: Cell[], order: Cell[] = sorted(layout)): Cell[] {
+  const placed: Cell[] = [];
+  for (const o of order) {
+    const c = { ...o };
+    while (c.y > 0 && !placed.some((p) => overlaps(p, { ...c, y: c.y - 1 }))) c.y--;
+    for (
+      let hit = placed.find((p) => overlaps(p, c));
+      hit;
+      hit = placed.find((p) => overlaps(p, c))
+    )
       c.y = hit.y + hit.h;
-    fixed.push(c);
+    placed.push(c);
   }
-  const order = new Map(layout.map((c, i) => [c.item, i]));
-  return fixed.sort((a, b) => (order.get(a.item) ?? 0) - (order.get(b.item) ?? 0));
+  // The definition's own order, which is the items' order.
+  const at = new Map(placed.map((c) => [c.item, c]));
+  return layout.map((c) => at.get(c.item) ?? c);
 }
 
-/** Moved by columns and rows (the arrow keys), or resized by them (Shift + arrows). */
+const sorted = (layout: Cell[]) => [...layout].sort((a, b) => a.y - b.y || a.x - b.x);
+
+/**
+ * The layout with `moved` asked to be at its cell: the others keep their order, it takes its
+ * place among them by its row (`after`: behind those starting on that row, as when it is
+ * moved down onto them; else ahead of them, pushing them down), and the grid is compacted.
+ */
+export function place(layout: Cell[], moved: Cell, after = false): Cell[] {
+  const m = fit(moved);
+  const others = sorted(layout.filter((c) => c.item !== moved.item));
+  let i = others.findIndex((c) => (after ? c.y > m.y : c.y >= m.y));
+  if (i < 0) i = others.length;
+  const next = layout.map((c) => (c.item === m.item ? m : c));
+  return compact(next, [...others.slice(0, i), m, ...others.slice(i)]);
+}
+
+/**
+ * Moved by a column or a row (the arrow keys), or resized by them (Shift + arrows). A row up
+ * or down onto another item trades places with it: the item above or below is passed, never
+ * jumped over into a gap.
+ */
 export function nudge(layout: Cell[], item: string, dx: number, dy: number, resize: boolean) {
   const c = layout.find((l) => l.item === item);
   if (!c) return layout;
-  const next = resize
-    ? { ...c, w: c.w + dx, h: c.h + dy }
-    : { ...c, x: c.x + dx, y: Math.max(0, c.y + dy) };
-  return place(layout, next);
+  if (resize) return place(layout, { ...c, w: c.w + dx, h: c.h + dy });
+  const want = fit({ ...c, x: c.x + dx, y: Math.max(0, c.y + dy) });
+  if (dy === 0) return place(layout, want);
+  // The nearest item the move runs into, in the direction of the move.
+  const hits = layout.filter(
+    (o) => o.item !== item && overlaps(o, want) && (dy > 0 ? o.y > c.y : o.y < c.y),
+  );
+  if (!hits.length) return place(layout, want, dy > 0);
+  const next = dy > 0 ? Math.min(...hits.map((h) => h.y)) : Math.max(...hits.map((h) => h.y));
+  return place(layout, { ...want, y: next }, dy > 0);
 }
 
 /** The first free row below every item: where a new item goes. */
@@ -86,17 +118,19 @@ export function freeId(items: DefItem[], prefix: string): string {
   return `${base}_${n}`;
 }
 
-/** Every item with a cell: those the definition leaves unplaced go full width below. */
+/** Every item with a cell (those the definition leaves unplaced go full width below), compacted. */
 export function withCells(def: DashboardDef): Cell[] {
   const cells = new Map(def.layout.map((c) => [c.item, fit(c)]));
   let y = bottom([...cells.values()]);
-  return def.items.map((i) => {
-    const c = cells.get(i.id);
-    if (c) return c;
-    const made = { item: i.id, x: 0, y, w: COLUMNS, h: 5 };
-    y += 5;
-    return made;
-  });
+  return compact(
+    def.items.map((i) => {
+      const c = cells.get(i.id);
+      if (c) return c;
+      const made = { item: i.id, x: 0, y, w: COLUMNS, h: 5 };
+      y += 5;
+      return made;
+    }),
+  );
 }
 
 /** Words for a cell, read out after each move. */
