@@ -12,6 +12,7 @@ import { ADMIN, ADMIN_PASSWORD, type TestServer } from './helpers/server.js';
 
 const DASH = 'dashboard.edit_me';
 const GRID = 'dashboard.grid_moves';
+const TABBED = 'dashboard.tabbed';
 const JANUARY = 'attr.flights.flight_date:2024-01-01..2024-01-31';
 
 describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
@@ -48,6 +49,22 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
     await s.engine.model.upsert(
       s.demo,
       [
+        {
+          ident: TABBED,
+          type: 'dashboard',
+          name: 'Tabbed',
+          def: {
+            items: [
+              { id: 'kpi', report: 'report.kpi_miles' },
+              { id: 'region', report: 'report.by_region' },
+            ],
+            layout: [
+              { item: 'kpi', x: 0, y: 0, w: 4, h: 2 },
+              { item: 'region', x: 4, y: 0, w: 8, h: 5 },
+            ],
+            filters: [{ attribute: 'attr.airports.region' }],
+          },
+        },
         {
           ident: GRID,
           type: 'dashboard',
@@ -96,6 +113,7 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
 
       // Mouse: the KPI's resize handle dragged two columns right and one row down.
       const handle = p.getByRole('button', { name: 'Resize Miles flown', exact: true });
+      await handle.scrollIntoViewIfNeeded();
       const grid = (await p.locator('.dash-grid.editing').boundingBox())!;
       const col = grid.width / 12;
       const box = (await handle.boundingBox())!;
@@ -224,6 +242,95 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
       await close();
     }
   }, 60_000);
+
+  it('tabs, a filter wired to one item, auto-refresh: set in the editor, saved, used on the page; full screen', async () => {
+    const dash = `/projects/${s.demo}/app/dashboards/${TABBED}`;
+    const {
+      page: p,
+      problems,
+      close,
+    } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, `/app/p/${s.demo}/dashboards/${TABBED}`);
+    try {
+      await p.getByRole('button', { name: 'Edit', exact: true }).click();
+      await p.getByRole('heading', { name: 'Editing Tabbed' }).waitFor();
+      await p.getByRole('button', { name: 'Add tab' }).click();
+      await p.getByLabel('Tab 1 title').fill('Overview');
+      await p.getByRole('button', { name: 'Add tab' }).click();
+      await p.getByLabel('Tab 2 title').fill('Detail');
+      await p.getByLabel('Tab of Flights by region').selectOption({ label: 'Detail' });
+      // The Overview tab's grid no longer shows it; the Detail tab's does.
+      await expect.poll(() => p.locator('[data-item=region]').count()).toBe(0);
+      await p.getByRole('tab', { name: 'Detail' }).click();
+      await p.locator('[data-item=region]').waitFor();
+      // The region filter narrows the KPI only.
+      await p.getByText('Narrows every item').click();
+      await p.locator('.dash-narrows-edit').getByLabel('Flights by region').uncheck();
+      await p.getByText('Narrows Miles flown').waitFor();
+      await p.getByLabel('Refresh automatically').selectOption({ label: 'Every minute' });
+      await screenshots(p, 'dashboard-edit-tabs');
+      await p.getByRole('button', { name: 'Save' }).click();
+      await p.getByRole('heading', { name: 'Tabbed', exact: true, level: 1 }).waitFor();
+      const def = (await s.api('GET', `/projects/${s.demo}/pmd/obj/${TABBED}`)).json.object.def;
+      expect(def.tabs).toEqual([
+        { id: 'tab_1', title: 'Overview' },
+        { id: 'tab_2', title: 'Detail' },
+      ]);
+      expect(def.items).toEqual([
+        { id: 'kpi', report: 'report.kpi_miles' },
+        { id: 'region', report: 'report.by_region', tab: 'tab_2' },
+      ]);
+      expect(def.layout).toEqual([
+        { item: 'kpi', x: 0, y: 0, w: 4, h: 2 },
+        { item: 'region', x: 4, y: 0, w: 8, h: 5 },
+      ]);
+      expect(def.filters).toEqual([{ attribute: 'attr.airports.region', items: ['kpi'] }]);
+      expect(def.refresh).toBe(60);
+
+      // The page: the Overview tab first; the filter says what it narrows.
+      await expect(
+        p.getByRole('tab', { name: 'Overview' }).getAttribute('aria-selected'),
+      ).resolves.toBe('true');
+      await p.locator('[data-item=kpi] .dash-kpi-value').waitFor();
+      expect(await p.locator('[data-item=region]').count()).toBe(0);
+      await p.getByText('Narrows Miles flown only').waitFor();
+      await p.getByText(/^Refreshes every minute; last at/).waitFor();
+      await p.getByLabel('Origin Region', { exact: true }).fill('West');
+      await p.getByRole('button', { name: 'Apply' }).click();
+      await expect
+        .poll(() => p.locator('[data-item=kpi] .dash-kpi-value').textContent())
+        .toBe(await kpiOf(s, TABBED, '?filter=attr.airports.region:West'));
+      // Arrow keys move between tabs; the chart by region still has every region.
+      await p.getByRole('tab', { name: 'Overview' }).focus();
+      await p.keyboard.press('ArrowRight');
+      await p.locator('[data-item=region]').waitFor();
+      const all = await s.api('GET', dash);
+      const regions = all.json.items.find((i: { id: string }) => i.id === 'region').rows.length;
+      expect(regions).toBeGreaterThan(1);
+      await expect.poll(() => p.locator('[data-item=region] tbody tr').count()).toBe(regions);
+      await screenshots(p, 'dashboard-tabs');
+
+      // Full screen: the dashboard alone, left with the same button.
+      await p.getByRole('button', { name: 'Full screen' }).click();
+      await expect
+        .poll(() => p.evaluate<string | null>('document.fullscreenElement?.className ?? null'))
+        .toBe('dash');
+      await p.getByRole('button', { name: 'Exit full screen' }).click();
+      await expect
+        .poll(() => p.evaluate<string | null>('document.fullscreenElement?.className ?? null'))
+        .toBe(null);
+
+      // A minute later the dashboard is read again, by itself.
+      await p.clock.install();
+      await p.reload();
+      await p.getByText(/^Refreshes every minute/).waitFor();
+      const again = p.waitForRequest((r) => r.url().includes(`/app/dashboards/${TABBED}?`));
+      await p.clock.fastForward('01:05');
+      await again;
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 90_000);
 
   it('starts a new dashboard from the list: edit mode at once, a Markdown text, a report previewed before saving', async () => {
     const list = `/app/p/${s.demo}/dashboards`;

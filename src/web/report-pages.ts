@@ -65,6 +65,11 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 background:var(--accent);color:#fff}
 .links{font-size:.9rem;margin:6px 0 0}
 .pick{position:relative}
+.field{display:flex;flex-direction:column;gap:2px}
+.narrows{margin:0;max-width:280px}
+.tabs ul{display:flex;flex-wrap:wrap;gap:4px 16px;list-style:none;margin:0 0 8px;padding:0}
+.tabs a{color:var(--accent)}
+.tab-title{font-size:1.15rem;margin:18px 0 10px}
 .pick summary{cursor:pointer;font:inherit;padding:5px 8px;border:1px solid var(--line);border-radius:6px;min-width:160px;max-width:280px;background:var(--card);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .pick-panel{position:absolute;z-index:2;margin-top:4px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px;width:min(300px,90vw);box-shadow:0 6px 18px rgba(0,0,0,.12)}
 .pick ul{list-style:none;margin:0;padding:0;max-height:260px;overflow:auto}
@@ -80,7 +85,8 @@ header,main{padding-left:12px;padding-right:12px}
 .card{min-height:0}
 .card .chart{min-height:220px}
 }
-@media print{body{background:#fff}.filters,.links{display:none}
+@media print{body{background:#fff}.filters,.links,.tabs{display:none}
+.tab+.tab{break-before:page}
 .band{break-inside:avoid}
 .band.long{break-inside:auto;grid-auto-rows:auto}
 .card{break-inside:avoid}
@@ -305,15 +311,27 @@ export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}):
   // One field per filter (`filter[<attribute>]=value`); a value the dashboard already has is
   // shown, several as they are written in the address. A date filter is a period and two
   // days (dateRangeFields).
+  // A filter wired to some items says which (the others are not narrowed by it).
+  const titles = new Map(d.items.map((i) => [i.id, i.title || 'Text']));
+  const narrowed = (f: AppliedFilter) =>
+    (f.items ?? [])
+      .filter((id) => titles.has(id))
+      .map((id) => titles.get(id))
+      .join(', ');
+  const narrows = (f: AppliedFilter) =>
+    f.items && html`<p class="note narrows">Narrows ${narrowed(f)} only</p>`;
   const filters =
     d.filters.length > 0 &&
     html`<form class="filters" method="get" action="${opts.formAction ?? ''}">
-${d.filters.map((f) =>
-  DATE_TYPES.has(f.dataType) && f.values.length <= 1
-    ? dateRangeFields(f)
-    : f.choices
-      ? valuePicker(f, f.choices)
-      : html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`,
+${d.filters.map(
+  (f) =>
+    html`<div class="field">${
+      DATE_TYPES.has(f.dataType) && f.values.length <= 1
+        ? dateRangeFields(f)
+        : f.choices
+          ? valuePicker(f, f.choices)
+          : html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`
+    }${narrows(f)}</div>`,
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
@@ -324,22 +342,34 @@ ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
     applied.length > 0 &&
     html`<p class="applied">${applied.map(
       (f, n) =>
-        html`${n > 0 && ' · '}<strong>${f.title}:</strong> ${f.values.map((v) => v.replace('..', ' – ')).join(', ')}`,
+        html`${n > 0 && ' · '}<strong>${f.title}:</strong> ${f.values.map((v) => v.replace('..', ' – ')).join(', ')}${f.items && ` (${narrowed(f)} only)`}`,
     )}</p>`;
-  const layout = bands(items);
   const index = new Map(items.map((i, n) => [i, n]));
   const rows = opts.print ? PRINT_ROWS : ITEM_ROWS;
+  // A dashboard with tabs: each tab a section of its own grid, one after the other, reached
+  // from the list of tabs at the top (a page without script shows them all; so does print).
+  const pages = d.tabs?.length
+    ? d.tabs.map((t) => ({ tab: t, layout: bands(items.filter((i) => i.tab === t.id)) }))
+    : [{ tab: null, layout: bands(items) }];
+  const tabId = (id: string) => `tab-${id.replace(/[^\w-]/g, '_')}`;
+  const grid = (layout: ReturnType<typeof bands>) =>
+    layout.map(
+      (b) =>
+        html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,
+    );
   return renderPage({
     title: d.name,
     description: d.description || undefined,
-    style: `${STYLE}\n@media (min-width:801px){\n${cells(layout, index)}\n}`,
+    style: `${STYLE}\n@media (min-width:801px){\n${pages.map((p) => cells(p.layout, index)).join('\n')}\n}`,
     frameAncestors: opts.frameAncestors,
     body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
 <main>${opts.print ? selection : filters}
-${layout.map(
-  (b) =>
-    html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,
-)}
+${
+  d.tabs?.length
+    ? html`<nav class="tabs" aria-label="Tabs"><ul>${d.tabs.map((t) => html`<li><a href="#${tabId(t.id)}">${t.title}</a></li>`)}</ul></nav>
+${pages.map((p) => html`<section class="tab" id="${tabId(p.tab!.id)}" aria-labelledby="${tabId(p.tab!.id)}-h"><h2 class="tab-title" id="${tabId(p.tab!.id)}-h">${p.tab!.title}</h2>${grid(p.layout)}</section>`)}`
+    : grid(pages[0]!.layout)
+}
 ${items.length === 0 && html`<p class="note">This dashboard has no items you can see.</p>`}
 </main>`,
   });

@@ -68,6 +68,8 @@ export interface DashboardItemRun {
   /** The report it shows; a text item has none, and its `text` instead. */
   report?: string;
   text?: string;
+  /** The tab it is on, on a dashboard with tabs. */
+  tab?: string;
   layout: { x: number; y: number; w: number; h: number };
   result?: ReportRun;
   /** Why this item could not be computed (the rest of the dashboard still is). */
@@ -96,6 +98,10 @@ export interface DashboardRun {
   description: string;
   filters: AppliedFilter[];
   items: DashboardItemRun[];
+  /** Its tabs, in order (none: one page). */
+  tabs?: { id: string; title: string }[];
+  /** Seconds between automatic refreshes of an open dashboard. */
+  refresh?: number;
 }
 
 export interface RunOptions {
@@ -105,9 +111,11 @@ export interface RunOptions {
 }
 
 interface DashboardDef {
-  items: ({ id: string; title?: string } & ({ report: string } | { text: string }))[];
+  items: ({ id: string; title?: string; tab?: string } & ({ report: string } | { text: string }))[];
   layout?: { item: string; x: number; y: number; w: number; h: number }[];
-  filters?: { attribute: string; values?: string[]; aql?: string }[];
+  filters?: { attribute: string; values?: string[]; aql?: string; items?: string[] }[];
+  tabs?: { id: string; title: string }[];
+  refresh?: number;
 }
 
 /** Layout grid: 12 columns; a cell is this many pixels for sizing charts. */
@@ -174,10 +182,16 @@ export class Reports {
     const shared = (await this.opens(a, s, dash)) === 'shared';
     const def = dash.def as unknown as DashboardDef;
     const filters = await this.applyFilters(a, def, filter);
-    const condition = filterCondition(filters);
-    const reader: ProjectActor = condition
-      ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
-      : a;
+    // Each item read through the filters wired to it (`items`; none named: every item).
+    const readerOf = (item: string): ProjectActor => {
+      const condition = filterCondition(
+        filters.filter((f) => !f.items || f.items.includes(item)),
+      );
+      return condition
+        ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
+        : a;
+    };
+    const firstTab = def.tabs?.[0]?.id;
     const placed = placeItems(def).filter(
       (p) => opts.only === undefined || p.item.id === opts.only,
     );
@@ -185,8 +199,9 @@ export class Reports {
       throw notFound(`item "${opts.only}" not found on dashboard "${ident}"`, { item: opts.only });
     const items = await Promise.all(
       placed.map(async ({ item, layout }): Promise<DashboardItemRun | null> => {
+        const tab = firstTab === undefined ? {} : { tab: item.tab ?? firstTab };
         if ('text' in item)
-          return { id: item.id, title: item.title ?? '', text: item.text, layout };
+          return { id: item.id, title: item.title ?? '', text: item.text, ...tab, layout };
         const report = s.index.byIdent.get(item.report);
         // An item whose report the reader cannot open is left out, unnamed.
         if (!report || report.type !== 'report' || (!shared && !s.visible(report))) return null;
@@ -194,6 +209,7 @@ export class Reports {
           id: item.id,
           title: item.title ?? report.name,
           report: report.ident,
+          ...tab,
           layout,
         };
         const size = {
@@ -202,7 +218,7 @@ export class Reports {
         };
         try {
           const run = { signal: opts.signal, size };
-          return { ...base, result: await this.run(reader, report, shared, run) };
+          return { ...base, result: await this.run(readerOf(item.id), report, shared, run) };
         } catch (err) {
           if (err instanceof EngineError) return { ...base, error: err.message };
           throw err;
@@ -226,6 +242,8 @@ export class Reports {
       description: dash.description,
       filters: offered,
       items: items.filter((i): i is DashboardItemRun => i !== null),
+      ...(def.tabs?.length ? { tabs: def.tabs.map((t) => ({ id: t.id, title: t.title })) } : {}),
+      ...(def.refresh ? { refresh: def.refresh } : {}),
     };
   }
 
@@ -402,6 +420,7 @@ export class Reports {
         title: obj?.name ?? d.attribute,
         values,
         ...(d.aql ? { aql: d.aql } : {}),
+        ...(d.items ? { items: d.items } : {}),
         dataType,
       };
     });

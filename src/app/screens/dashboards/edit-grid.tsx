@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, projectApi } from '../../api';
 import { useProject } from '../../project';
 import { ItemBody } from './grid';
-import { COLUMNS, fit, nudge, place, type Cell, type DefItem } from './layout';
+import { COLUMNS, fit, nudge, place, type Cell, type DefItem, type Tab } from './layout';
 import { TextCard } from './text-card';
 import type { DashboardItem, ReportResult } from '../../../contract/dashboards';
 
@@ -19,6 +19,10 @@ export interface GridProps {
   /** A new layout after moving `id`; `key` groups the steps of one drag into one undo. */
   onLayout: (next: Cell[], id: string, key?: string) => void;
   onRemove: (id: string) => void;
+  /** The dashboard's tabs (when it has several): each item can be moved to another. */
+  tabs?: Tab[];
+  tabOf: (i: DefItem) => string | undefined;
+  onTab: (id: string, tab: string) => void;
   onTitle: (id: string, title: string) => void;
   onText: (id: string, text: string) => void;
 }
@@ -178,6 +182,21 @@ export function EditGrid(p: GridProps) {
                   onInput={(e) => p.onTitle(it.id, e.currentTarget.value)}
                 />
               </label>
+              {p.tabs && (
+                <label class="dash-edit-tab">
+                  <span class="sr-only">Tab of {title}</span>
+                  <select
+                    value={p.tabOf(it)}
+                    onChange={(e) => p.onTab(it.id, e.currentTarget.value)}
+                  >
+                    {p.tabs.map((t) => (
+                      <option key={t.id} value={t.id}>
+                        {t.title}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              )}
               <span class="muted dash-cell">
                 {c.w}×{c.h}
               </span>

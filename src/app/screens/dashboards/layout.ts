@@ -13,18 +13,30 @@ export interface Cell {
   h: number;
 }
 
-export type DefItem = { id: string; title?: string } & ({ report: string } | { text: string });
+export type DefItem = { id: string; title?: string; tab?: string } & (
+  { report: string } | { text: string }
+);
 
 export interface DefFilter {
   attribute: string;
   values?: string[];
   aql?: string;
+  /** The items it narrows (left out: every item). */
+  items?: string[];
+}
+
+export interface Tab {
+  id: string;
+  title: string;
 }
 
 export interface DashboardDef {
   items: DefItem[];
   layout: Cell[];
   filters?: DefFilter[];
+  tabs?: Tab[];
+  /** Seconds between automatic refreshes. */
+  refresh?: number;
   [other: string]: unknown;
 }
 
@@ -118,19 +130,71 @@ export function freeId(items: DefItem[], prefix: string): string {
   return `${base}_${n}`;
 }
 
-/** Every item with a cell (those the definition leaves unplaced go full width below), compacted. */
+/** The tab an item is on: its own, else the first (none on a dashboard without tabs). */
+export const tabOf = (i: DefItem, tabs: Tab[]): string | undefined =>
+  tabs.length ? (tabs.some((t) => t.id === i.tab) ? i.tab : tabs[0]!.id) : undefined;
+
+/**
+ * `fn` applied to each tab's cells on its own (each tab is a grid of its own), the rest kept;
+ * `only`: that tab's cells only.
+ */
+export function perTab(
+  layout: Cell[],
+  items: DefItem[],
+  tabs: Tab[],
+  fn: (cells: Cell[]) => Cell[],
+  only?: string,
+): Cell[] {
+  const tab = new Map(items.map((i) => [i.id, tabOf(i, tabs)]));
+  const groups = new Map<string | undefined, Cell[]>();
+  for (const c of layout) {
+    const t = tab.get(c.item);
+    if (only !== undefined && t !== only) continue;
+    groups.set(t, [...(groups.get(t) ?? []), c]);
+  }
+  const out = new Map<string, Cell>();
+  for (const cells of groups.values()) for (const c of fn(cells)) out.set(c.item, c);
+  return layout.map((c) => out.get(c.item) ?? c);
+}
+
+/**
+ * The tabs' grids stacked into one, in tab order (when the last tab is removed), each
+ * compact below the one before.
+ */
+export function stackTabs(layout: Cell[], items: DefItem[], tabs: Tab[]): Cell[] {
+  let top = 0;
+  const out = new Map<string, Cell>();
+  for (const t of tabs) {
+    const cells = compact(
+      layout.filter(
+        (c) =>
+          tabOf(
+            items.find((i) => i.id === c.item)!,
+            tabs,
+          ) === t.id,
+      ),
+    );
+    for (const c of cells) out.set(c.item, { ...c, y: c.y + top });
+    top = Math.max(top, ...[...out.values()].map((c) => c.y + c.h));
+  }
+  return layout.map((c) => out.get(c.item) ?? c);
+}
+
+/**
+ * Every item with a cell (those the definition leaves unplaced go full width below), each
+ * tab's grid compacted.
+ */
 export function withCells(def: DashboardDef): Cell[] {
   const cells = new Map(def.layout.map((c) => [c.item, fit(c)]));
   let y = bottom([...cells.values()]);
-  return compact(
-    def.items.map((i) => {
-      const c = cells.get(i.id);
-      if (c) return c;
-      const made = { item: i.id, x: 0, y, w: COLUMNS, h: 5 };
-      y += 5;
-      return made;
-    }),
-  );
+  const placed = def.items.map((i) => {
+    const c = cells.get(i.id);
+    if (c) return c;
+    const made = { item: i.id, x: 0, y, w: COLUMNS, h: 5 };
+    y += 5;
+    return made;
+  });
+  return perTab(placed, def.items, def.tabs ?? [], (cells) => compact(cells));
 }
 
 /** Words for a cell, read out after each move. */

@@ -20,11 +20,14 @@ interface FieldProps {
   error?: string;
   /** The id of a hint on how to write values, if the form has one. */
   hint?: string;
+  /** A line under the field (which items the filter narrows). */
+  note?: string;
 }
 
 export function FilterField(p: FieldProps) {
   const errorId = `${p.id}-error`;
-  const described = p.error ? errorId : undefined;
+  const noteId = `${p.id}-note`;
+  const described = [p.error && errorId, p.note && noteId].filter(Boolean).join(' ') || undefined;
   return (
     <div class="dash-filter-field">
       {isDateType(p.dataType) ? (
@@ -51,6 +54,11 @@ export function FilterField(p: FieldProps) {
             <ValuePicker {...p} />
           </div>
         </>
+      )}
+      {p.note && (
+        <p id={noteId} class="muted dash-narrows">
+          {p.note}
+        </p>
       )}
       {p.error && (
         <p id={errorId} class="error dash-filter-error" role="alert">
