@@ -407,10 +407,25 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
         await p.getByLabel('Search Origin Region values').fill('we');
         const values = p.getByRole('group', { name: 'Origin Region values' });
         await expect.poll(() => values.getByRole('checkbox').count()).toBe(1);
+        // Counted in flights (the facts), as REST counts them; a drop-down over the page.
+        const listed = await s.api(
+          'GET',
+          `/projects/${s.demo}/pmd/obj/attr.airports.region/values?prefix=we`,
+        );
+        await values.getByText('counts of flights rows').waitFor();
+        await expect(values.getByText(/^West/).textContent()).resolves.toBe(
+          `West ${listed.json.values[0].count.toLocaleString('en-US')}`,
+        );
+        await expect(
+          p.evaluate<string>("getComputedStyle(document.querySelector('.dash-values')).position"),
+        ).resolves.toBe('absolute');
         await values.getByRole('checkbox', { name: /West/ }).check();
         await expect(p.getByLabel('Origin Region', { exact: true }).inputValue()).resolves.toBe(
           'West',
         );
+        // Escape closes the list, back on its button.
+        await p.keyboard.press('Escape');
+        await expect.poll(() => values.count()).toBe(0);
         await p.getByRole('button', { name: 'Apply' }).click();
         await expect.poll(() => shownKpi(p).textContent()).toBe(west);
         expect(p.viewportSize()!.width).toBe(width);
