@@ -184,9 +184,7 @@ export class Reports {
     const filters = await this.applyFilters(a, def, filter);
     // Each item read through the filters wired to it (`items`; none named: every item).
     const readerOf = (item: string): ProjectActor => {
-      const condition = filterCondition(
-        filters.filter((f) => !f.items || f.items.includes(item)),
-      );
+      const condition = filterCondition(filters.filter((f) => !f.items || f.items.includes(item)));
       return condition
         ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
         : a;
