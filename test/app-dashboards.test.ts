@@ -388,6 +388,11 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
         `<iframe src="${url}"`,
       );
       await dialog.getByText('Only pages of https://intranet.example.com may frame it.').waitFor();
+      // The test server's site address is localhost: the dialog says nobody else can open it.
+      expect(new URL(url).hostname).toBe('localhost');
+      await expect(dialog.getByRole('alert').textContent()).resolves.toMatch(
+        /^This address is on localhost:\d+: only the computer running Ursa can open it\. Set the site address \(URSA_SITE_URL\)/,
+      );
       await screenshots(page, 'share-public');
 
       const visitor = await browser.newContext();

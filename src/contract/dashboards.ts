@@ -47,6 +47,8 @@ export interface DashboardFilter {
   /** The values selected now: the caller's pick, else the dashboard's own; empty: all. */
   values: string[];
   aql?: string;
+  /** The items it narrows (left out: every item). */
+  items?: string[];
   /** The attribute's data type (how its values are written in AQL). */
   dataType: string;
 }
@@ -60,13 +62,18 @@ export interface DashboardItem extends Partial<ReportResult> {
   title: string;
   report?: string;
   text?: string;
+  /** The tab it is on, on a dashboard with tabs. */
+  tab?: string;
   layout: { x: number; y: number; w: number; h: number };
   error?: string;
 }
 
 export interface DashboardRun {
-  dashboard: { ident: string; name: string; description: string };
+  /** `refresh`: seconds between automatic refreshes, when the dashboard has them. */
+  dashboard: { ident: string; name: string; description: string; refresh?: number };
   filters: DashboardFilter[];
+  /** Its tabs in order; left out, the dashboard is one page. */
+  tabs?: { id: string; title: string }[];
   items: DashboardItem[];
 }
 

@@ -52,4 +52,9 @@ export interface AttributeValues {
   values: Array<{ value: string; count: number }>;
   /** More values match than the limit let through. */
   truncated: boolean;
+  /**
+   * The dataset whose rows `count` counts: the facts' that reach the attribute (flights per
+   * origin state), else the attribute's own.
+   */
+  counts: string;
 }

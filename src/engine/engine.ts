@@ -304,6 +304,7 @@ export class Engine {
       statementTimeoutMs: config.sql.statementTimeoutMs,
       activity: this.activity,
     });
+    this.reports.setValueLister((a, ref, o) => this.catalog.attributeValues(a, ref, o));
     // A row-level filter is an AQL condition on the project's model.
     this.members.setFilterValidator((filter, projectId) =>
       this.aql.validateCondition(projectId, filter),

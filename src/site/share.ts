@@ -30,9 +30,8 @@ export async function sharePage({ engine, req, res, params, query }: Ctx): Promi
   const { run, frameAncestors } = await engine.shares.publicDashboard(
     token,
     foldDateFields(query),
-    {
-      signal: gone,
-    },
+    // The page's filters offer their values to pick from: it has no API to ask.
+    { signal: gone, choices: format === 'html' },
   );
   if (format === 'html') {
     sendPage(

@@ -41,8 +41,14 @@ export function reportJson(r: ReportRun, rows: string[][] = r.rows, exact = fals
 
 /** A computed dashboard as JSON (the app's route and a public share's page). */
 export const dashboardJson = (d: DashboardRun, exact = false): DashboardJson => ({
-  dashboard: { ident: d.ident, name: d.name, description: d.description },
+  dashboard: {
+    ident: d.ident,
+    name: d.name,
+    description: d.description,
+    ...(d.refresh ? { refresh: d.refresh } : {}),
+  },
   filters: d.filters,
+  ...(d.tabs ? { tabs: d.tabs } : {}),
   items: d.items.map((i) => dashboardItemJson(i, exact)),
 });
 
@@ -51,6 +57,7 @@ export function dashboardItemJson(i: DashboardItemRun, exact = false): Dashboard
     id: i.id,
     title: i.title,
     ...(i.report ? { report: i.report } : { text: i.text }),
+    ...(i.tab ? { tab: i.tab } : {}),
     layout: i.layout,
     ...(i.error ? { error: i.error } : {}),
     ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS), exact) : {}),

@@ -4,12 +4,19 @@
 import type { ProjectActor } from '../engine/access/actor.js';
 import { apiHref } from '../contract/urls.js';
 import type { Engine } from '../engine/engine.js';
-import type { DashboardItemRun, DashboardRun, ReportRun } from '../engine/reports/reports.js';
+import type {
+  AppliedFilter,
+  DashboardItemRun,
+  DashboardRun,
+  ReportRun,
+} from '../engine/reports/reports.js';
+import type { AttributeValues } from '../contract/model.js';
 import { GRID_COLUMNS } from '../engine/reports/reports.js';
 import { defaultNumber, formatNumber } from '../shared/number-format.js';
 import { SHARE_PATH } from '../engine/sharing/shares.js';
 import { html, raw, type Html } from '../shared/html.js';
 import { renderPage, type Page } from './page.js';
+import { textItemHtml } from './text-markdown.js';
 
 /** Rows a page shows of a table (JSON and CSV hold them all). */
 export const PAGE_ROWS = 500;
@@ -43,7 +50,10 @@ th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;white-
 th{position:sticky;top:0;background:var(--card)}
 th.n{text-align:right}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-.text p{margin:0;white-space:pre-wrap}
+.text .md>:first-child{margin-top:0}.text .md>:last-child{margin-bottom:0}
+.text .md h3,.text .md h4,.text .md h5,.text .md h6{margin:.6em 0 .3em}
+.text .md p,.text .md ul,.text .md ol{margin:.4em 0}
+.text a{color:var(--accent)}
 .note{color:var(--muted);font-size:.85rem;margin:6px 0 0}
 .error{color:var(--err)}
 .filters{display:flex;flex-wrap:wrap;gap:10px;align-items:end;margin:8px 0 16px}
@@ -54,6 +64,18 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}
 .filters button{font:inherit;padding:6px 14px;border-radius:6px;border:1px solid var(--accent);
 background:var(--accent);color:#fff}
 .links{font-size:.9rem;margin:6px 0 0}
+.pick{position:relative}
+.field{display:flex;flex-direction:column;gap:2px}
+.narrows{margin:0;max-width:280px}
+.tabs ul{display:flex;flex-wrap:wrap;gap:4px 16px;list-style:none;margin:0 0 8px;padding:0}
+.tabs a{color:var(--accent)}
+.tab-title{font-size:1.15rem;margin:18px 0 10px}
+.pick summary{cursor:pointer;font:inherit;padding:5px 8px;border:1px solid var(--line);border-radius:6px;min-width:160px;max-width:280px;background:var(--card);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.pick-panel{position:absolute;z-index:2;margin-top:4px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px;width:min(300px,90vw);box-shadow:0 6px 18px rgba(0,0,0,.12)}
+.pick ul{list-style:none;margin:0;padding:0;max-height:260px;overflow:auto}
+.pick input[type=checkbox]{min-width:0}
+.pick li label{display:flex;flex-direction:row;gap:6px;align-items:center;color:var(--fg);font-size:.9rem;padding:2px 0}
+.pick .count{margin-left:auto;color:var(--muted);font-variant-numeric:tabular-nums}
 .single{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px;
 overflow-x:auto}
 .single .chart svg{width:100%}
@@ -63,7 +85,8 @@ header,main{padding-left:12px;padding-right:12px}
 .card{min-height:0}
 .card .chart{min-height:220px}
 }
-@media print{body{background:#fff}.filters,.links{display:none}
+@media print{body{background:#fff}.filters,.links,.tabs{display:none}
+.tab+.tab{break-before:page}
 .band{break-inside:avoid}
 .band.long{break-inside:auto;grid-auto-rows:auto}
 .card{break-inside:avoid}
@@ -143,7 +166,7 @@ const isRows = (i: DashboardItemRun) => Boolean(i.result && !i.result.kpi && !i.
 
 function item(i: DashboardItemRun, n: number, links: PageLinks, rows: number): Html {
   if (i.text !== undefined)
-    return html`<section class="card text i${n}">${i.title && html`<h2>${i.title}</h2>`}<p>${i.text}</p></section>`;
+    return html`<section class="card text i${n}">${i.title && html`<h2>${i.title}</h2>`}<div class="md">${textItemHtml(i.text)}</div></section>`;
   const title =
     links.report && i.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
   return html`<section class="card${isRows(i) ? ' rows' : ''} i${n}"><h2>${title}</h2>
@@ -249,6 +272,31 @@ export function foldDateFields(query: Record<string, unknown>): unknown {
   return filter === undefined && Object.keys(out).length === 0 ? undefined : out;
 }
 
+/**
+ * A filter's values to pick, as the app's picker: a drop-down of check boxes, the values most
+ * frequent first with their counts, those chosen checked. Each checked value is a field of its
+ * own (`filter[<attribute>]`, repeated), so several values reach the engine as several; the
+ * hidden empty field makes "none checked" mean all values. No script: the page needs none
+ * (the app's picker searches the API; here the list scrolls).
+ */
+function valuePicker(f: AppliedFilter, choices: AttributeValues): Html {
+  const listed = new Set(choices.values.map((v) => v.value));
+  // Values chosen that the list does not reach (rare ones) are offered first, checked.
+  const extra = f.values.filter((v) => !listed.has(v)).map((value) => ({ value, count: null }));
+  const all: { value: string; count: number | null }[] = [...extra, ...choices.values];
+  const chosen = new Set(f.values);
+  const summary = f.values.length ? f.values.join(', ') : 'All';
+  const id = `f-pick-${f.attribute.replace(/[^\w-]/g, '_')}`;
+  return html`<fieldset class="pick"><legend id="${id}">${f.title}</legend>
+<details><summary aria-describedby="${id}">${summary}</summary><div class="pick-panel">
+<input type="hidden" name="filter[${f.attribute}]" value="">
+<ul role="group" aria-label="${f.title} values">${all.map(
+    (v) =>
+      html`<li><label><input type="checkbox" name="filter[${f.attribute}]" value="${v.value}"${chosen.has(v.value) && ' checked'}> ${v.value || '(empty)'}${v.count !== null && html` <span class="count">${defaultNumber(String(v.count))}</span>`}</label></li>`,
+  )}</ul>${choices.truncated && html`<p class="note">The ${choices.values.length} most frequent values.</p>`}
+</div></details></fieldset>`;
+}
+
 export interface DashboardPageOptions extends PageLinks {
   /** Where the filter form submits (the page itself); no form without it. */
   formAction?: string;
@@ -263,13 +311,27 @@ export function dashboardPage(d: DashboardRun, opts: DashboardPageOptions = {}):
   // One field per filter (`filter[<attribute>]=value`); a value the dashboard already has is
   // shown, several as they are written in the address. A date filter is a period and two
   // days (dateRangeFields).
+  // A filter wired to some items says which (the others are not narrowed by it).
+  const titles = new Map(d.items.map((i) => [i.id, i.title || 'Text']));
+  const narrowed = (f: AppliedFilter) =>
+    (f.items ?? [])
+      .filter((id) => titles.has(id))
+      .map((id) => titles.get(id))
+      .join(', ');
+  const narrows = (f: AppliedFilter) =>
+    f.items && html`<p class="note narrows">Narrows ${narrowed(f)} only</p>`;
   const filters =
     d.filters.length > 0 &&
     html`<form class="filters" method="get" action="${opts.formAction ?? ''}">
-${d.filters.map((f) =>
-  DATE_TYPES.has(f.dataType) && f.values.length <= 1
-    ? dateRangeFields(f)
-    : html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`,
+${d.filters.map(
+  (f) =>
+    html`<div class="field">${
+      DATE_TYPES.has(f.dataType) && f.values.length <= 1
+        ? dateRangeFields(f)
+        : f.choices
+          ? valuePicker(f, f.choices)
+          : html`<label>${f.title}<input name="filter[${f.attribute}]" value="${f.values.length === 1 ? f.values[0] : ''}" placeholder="${f.values.length > 1 ? f.values.join(', ') : 'all'}"></label>`
+    }${narrows(f)}</div>`,
 )}
 ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
 </form>`;
@@ -280,22 +342,34 @@ ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
     applied.length > 0 &&
     html`<p class="applied">${applied.map(
       (f, n) =>
-        html`${n > 0 && ' · '}<strong>${f.title}:</strong> ${f.values.map((v) => v.replace('..', ' – ')).join(', ')}`,
+        html`${n > 0 && ' · '}<strong>${f.title}:</strong> ${f.values.map((v) => v.replace('..', ' – ')).join(', ')}${f.items && ` (${narrowed(f)} only)`}`,
     )}</p>`;
-  const layout = bands(items);
   const index = new Map(items.map((i, n) => [i, n]));
   const rows = opts.print ? PRINT_ROWS : ITEM_ROWS;
+  // A dashboard with tabs: each tab a section of its own grid, one after the other, reached
+  // from the list of tabs at the top (a page without script shows them all; so does print).
+  const pages = d.tabs?.length
+    ? d.tabs.map((t) => ({ tab: t, layout: bands(items.filter((i) => i.tab === t.id)) }))
+    : [{ tab: null, layout: bands(items) }];
+  const tabId = (id: string) => `tab-${id.replace(/[^\w-]/g, '_')}`;
+  const grid = (layout: ReturnType<typeof bands>) =>
+    layout.map(
+      (b) =>
+        html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,
+    );
   return renderPage({
     title: d.name,
     description: d.description || undefined,
-    style: `${STYLE}\n@media (min-width:801px){\n${cells(layout, index)}\n}`,
+    style: `${STYLE}\n@media (min-width:801px){\n${pages.map((p) => cells(p.layout, index)).join('\n')}\n}`,
     frameAncestors: opts.frameAncestors,
     body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
 <main>${opts.print ? selection : filters}
-${layout.map(
-  (b) =>
-    html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,
-)}
+${
+  d.tabs?.length
+    ? html`<nav class="tabs" aria-label="Tabs"><ul>${d.tabs.map((t) => html`<li><a href="#${tabId(t.id)}">${t.title}</a></li>`)}</ul></nav>
+${pages.map((p) => html`<section class="tab" id="${tabId(p.tab!.id)}" aria-labelledby="${tabId(p.tab!.id)}-h"><h2 class="tab-title" id="${tabId(p.tab!.id)}-h">${p.tab!.title}</h2>${grid(p.layout)}</section>`)}`
+    : grid(pages[0]!.layout)
+}
 ${items.length === 0 && html`<p class="note">This dashboard has no items you can see.</p>`}
 </main>`,
   });

@@ -8,6 +8,7 @@ import type { Aql } from '../aql/service.js';
 import type { DataProfile } from '../backends/backend.js';
 import type { Backends } from '../backends/create.js';
 import { datasetIdent } from '../aql/dataset-names.js';
+import type { ModelSnapshot } from '../aql/model.js';
 import { AqlError } from '../aql/errors.js';
 import { invalid, notFound } from '../errors.js';
 import { TITLED_TYPES, titleKey } from '../model/defs.js';
@@ -245,9 +246,11 @@ export class CatalogService {
       throw invalid(`[${obj.name}] is a ${obj.type}; values are listed for attributes and labels`);
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), 1000);
     const def = obj.def as { dataset: string };
-    // Rows of the attribute's own dataset, key or no key (by its identifier: no title can
-    // take it). Ties are in value order (then by the attribute a label shows, as AQL sorts).
-    const counter = `COUNT([${datasetIdent(def.dataset)}])`;
+    // The facts' rows (flights per origin state, not airports), else the attribute's own
+    // dataset's, key or no key (by its identifier: no title can take it). Ties are in value
+    // order (then by the attribute a label shows, as AQL sorts).
+    const counted = factsOf(await this.aql.snapshot(a.projectId), def.dataset) ?? def.dataset;
+    const counter = `COUNT([${datasetIdent(counted)}])`;
     // Any case: people type "atl" for Atlanta. No escape character: % and _ in a prefix stay
     // wildcards (documented).
     const where = opts.prefix ? ` WHERE [${obj.ident}] ILIKE ${aqlString(`${opts.prefix}%`)}` : '';
@@ -256,6 +259,7 @@ export class CatalogService {
     return {
       values: rows.slice(0, limit).map((r) => ({ value: r[0] ?? '', count: Number(r[1] ?? 0) })),
       truncated: rows.length > limit,
+      counts: counted,
     };
   }
 
@@ -359,4 +363,20 @@ function decodeCursor(c: string, listing: string): number {
       'the cursor belongs to a listing with another search or dataset; pass the same search and dataset as the call that returned it, or no cursor',
     );
   return Number(m[1]);
+}
+
+/**
+ * The dataset whose rows a value of `home` is counted in: the one dataset holding facts that
+ * reaches `home` by exactly one path and that no other such dataset reaches (the flights, for
+ * an airport's region: not the airports). Null when there is none, or several.
+ */
+export function factsOf(snap: ModelSnapshot, home: string): string | null {
+  const withFacts = new Set<string>();
+  for (const o of snap.byIdent.values())
+    if (o.type === 'fact') withFacts.add((o.def as { dataset?: string }).dataset ?? '');
+  const reaching = [...snap.datasets.keys()].filter(
+    (d) => d !== home && withFacts.has(d) && snap.paths(d, home).length === 1,
+  );
+  const outer = reaching.filter((d) => !reaching.some((o) => o !== d && snap.reaches(o, d)));
+  return outer.length === 1 ? outer[0]! : null;
 }

@@ -101,24 +101,30 @@ export const visualization = z
 export const reportDef = z.object({ aql: zAql, visualization }).strict();
 
 const zInt = z.number().int();
+const zItemId = z.string().min(1).max(100);
+/** A dashboard's auto-refresh: every this many seconds (1 minute to 1 day). */
+export const REFRESH_SECONDS = { min: 60, max: 86_400 };
 export const dashboardDef = z
   .object({
     items: z
       .array(
-        // An item shows a report, or a text (a heading, a note) written on the dashboard.
+        // An item shows a report, or a text (a heading, a note; Markdown) written on the
+        // dashboard; on a dashboard with tabs, `tab` is the tab it is on (else the first).
         z.union([
           z
             .object({
-              id: z.string().min(1).max(100),
+              id: zItemId,
               report: zIdent,
               title: zText(255).optional(),
+              tab: zItemId.optional(),
             })
             .strict(),
           z
             .object({
-              id: z.string().min(1).max(100),
+              id: zItemId,
               text: z.string().min(1).max(10_000),
               title: zText(255).optional(),
+              tab: zItemId.optional(),
             })
             .strict(),
         ]),
@@ -128,7 +134,7 @@ export const dashboardDef = z
       .array(
         z
           .object({
-            item: z.string().min(1).max(100),
+            item: zItemId,
             x: zInt.min(0),
             y: zInt.min(0),
             w: zInt.min(1),
@@ -145,13 +151,49 @@ export const dashboardDef = z
             attribute: zIdent,
             values: z.array(z.string().max(1000)).max(10_000).optional(),
             aql: zAql.optional(),
+            // The items it narrows (their ids); left out, every item.
+            items: z.array(zItemId).min(1).max(500).optional(),
           })
           .strict(),
       )
       .max(100)
       .default([]),
+    // Pages of items: each item on one (its `tab`), the first tab for those naming none.
+    tabs: z
+      .array(z.object({ id: zItemId, title: z.string().trim().min(1).max(100) }).strict())
+      .max(20)
+      .optional(),
+    // Seconds between automatic refreshes of an open dashboard; left out, none.
+    refresh: zInt.min(REFRESH_SECONDS.min).max(REFRESH_SECONDS.max).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((d, ctx) => {
+    const ids = new Set(d.items.map((i) => i.id));
+    const tabs = new Set<string>();
+    (d.tabs ?? []).forEach((t, i) => {
+      if (tabs.has(t.id))
+        ctx.addIssue({ code: 'custom', path: ['tabs', i, 'id'], message: `tab "${t.id}" twice` });
+      tabs.add(t.id);
+    });
+    d.items.forEach((it, i) => {
+      if (it.tab !== undefined && !tabs.has(it.tab))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items', i, 'tab'],
+          message: `"${it.tab}" is not a tab of this dashboard; its tabs: ${[...tabs].join(', ') || 'none'}`,
+        });
+    });
+    d.filters.forEach((f, i) =>
+      f.items?.forEach((id, j) => {
+        if (!ids.has(id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['filters', i, 'items', j],
+            message: `"${id}" is not an item of this dashboard`,
+          });
+      }),
+    );
+  });
 
 export const folderDef = z.object({ content: z.array(zIdent).max(10_000) }).strict();
 

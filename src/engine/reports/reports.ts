@@ -5,6 +5,7 @@
 // values chosen by the caller) narrow every item the way a row filter does: wherever the
 // item's data reaches the attribute.
 import type { DashboardFilter, ReportColumn } from '../../contract/dashboards.js';
+import type { AttributeValues } from '../../contract/model.js';
 import type { ProjectActor } from '../access/actor.js';
 import type { Aql, QueryResult } from '../aql/service.js';
 import type { ModelSnapshot } from '../aql/model.js';
@@ -67,13 +68,29 @@ export interface DashboardItemRun {
   /** The report it shows; a text item has none, and its `text` instead. */
   report?: string;
   text?: string;
+  /** The tab it is on, on a dashboard with tabs. */
+  tab?: string;
   layout: { x: number; y: number; w: number; h: number };
   result?: ReportRun;
   /** Why this item could not be computed (the rest of the dashboard still is). */
   error?: string;
 }
 
-export type AppliedFilter = DashboardFilter;
+/**
+ * A filter as applied, and (asked for by pages without the API: a public share, the HTML
+ * page) the values a reader may pick, most frequent first, with their counts.
+ */
+export type AppliedFilter = DashboardFilter & { choices?: AttributeValues };
+
+/** How many values a page's picker lists (the app searches the API for the rest). */
+export const CHOICES = 200;
+
+/** Lists an attribute's values for a reader (the catalog's, with its counts). */
+export type ValueLister = (
+  a: ProjectActor,
+  attribute: string,
+  opts: { limit: number },
+) => Promise<AttributeValues>;
 
 export interface DashboardRun {
   ident: string;
@@ -81,6 +98,10 @@ export interface DashboardRun {
   description: string;
   filters: AppliedFilter[];
   items: DashboardItemRun[];
+  /** Its tabs, in order (none: one page). */
+  tabs?: { id: string; title: string }[];
+  /** Seconds between automatic refreshes of an open dashboard. */
+  refresh?: number;
 }
 
 export interface RunOptions {
@@ -90,9 +111,11 @@ export interface RunOptions {
 }
 
 interface DashboardDef {
-  items: ({ id: string; title?: string } & ({ report: string } | { text: string }))[];
+  items: ({ id: string; title?: string; tab?: string } & ({ report: string } | { text: string }))[];
   layout?: { item: string; x: number; y: number; w: number; h: number }[];
-  filters?: { attribute: string; values?: string[]; aql?: string }[];
+  filters?: { attribute: string; values?: string[]; aql?: string; items?: string[] }[];
+  tabs?: { id: string; title: string }[];
+  refresh?: number;
 }
 
 /** Layout grid: 12 columns; a cell is this many pixels for sizing charts. */
@@ -100,9 +123,11 @@ export const GRID_COLUMNS = 12;
 const CELL_W = 80;
 const CELL_H = 60;
 const MAX_FILTER_VALUES = 1000;
+const DATE_TYPES = new Set(['date', 'datetime']);
 
 export class Reports {
   private grant: ShareGrant = async () => false;
+  private values: ValueLister | null = null;
 
   constructor(
     private readonly objects: ModelObjects,
@@ -112,6 +137,11 @@ export class Reports {
   /** The sharing service tells who a dashboard is shared with. */
   setShareGrant(grant: ShareGrant): void {
     this.grant = grant;
+  }
+
+  /** The catalog lists the values a filter's picker offers. */
+  setValueLister(values: ValueLister): void {
+    this.values = values;
   }
 
   /** Dashboards (or reports) the reader may open: by their roles, or shared with them. */
@@ -143,6 +173,8 @@ export class Reports {
     opts: {
       signal?: AbortSignal;
       /** Compute this item only (its download). */ only?: string;
+      /** Each filter (not a date's) with the values its picker offers (`choices`). */
+      choices?: boolean;
     } = {},
   ): Promise<DashboardRun> {
     const s = await this.objects.scope(a);
@@ -150,10 +182,14 @@ export class Reports {
     const shared = (await this.opens(a, s, dash)) === 'shared';
     const def = dash.def as unknown as DashboardDef;
     const filters = await this.applyFilters(a, def, filter);
-    const condition = filterCondition(filters);
-    const reader: ProjectActor = condition
-      ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
-      : a;
+    // Each item read through the filters wired to it (`items`; none named: every item).
+    const readerOf = (item: string): ProjectActor => {
+      const condition = filterCondition(filters.filter((f) => !f.items || f.items.includes(item)));
+      return condition
+        ? { ...a, filter: a.filter ? `(${a.filter}) AND (${condition})` : condition }
+        : a;
+    };
+    const firstTab = def.tabs?.[0]?.id;
     const placed = placeItems(def).filter(
       (p) => opts.only === undefined || p.item.id === opts.only,
     );
@@ -161,8 +197,9 @@ export class Reports {
       throw notFound(`item "${opts.only}" not found on dashboard "${ident}"`, { item: opts.only });
     const items = await Promise.all(
       placed.map(async ({ item, layout }): Promise<DashboardItemRun | null> => {
+        const tab = firstTab === undefined ? {} : { tab: item.tab ?? firstTab };
         if ('text' in item)
-          return { id: item.id, title: item.title ?? '', text: item.text, layout };
+          return { id: item.id, title: item.title ?? '', text: item.text, ...tab, layout };
         const report = s.index.byIdent.get(item.report);
         // An item whose report the reader cannot open is left out, unnamed.
         if (!report || report.type !== 'report' || (!shared && !s.visible(report))) return null;
@@ -170,6 +207,7 @@ export class Reports {
           id: item.id,
           title: item.title ?? report.name,
           report: report.ident,
+          ...tab,
           layout,
         };
         const size = {
@@ -178,19 +216,32 @@ export class Reports {
         };
         try {
           const run = { signal: opts.signal, size };
-          return { ...base, result: await this.run(reader, report, shared, run) };
+          return { ...base, result: await this.run(readerOf(item.id), report, shared, run) };
         } catch (err) {
           if (err instanceof EngineError) return { ...base, error: err.message };
           throw err;
         }
       }),
     );
+    const values = this.values;
+    const offered =
+      opts.choices && values
+        ? await Promise.all(
+            filters.map(async (f) =>
+              DATE_TYPES.has(f.dataType)
+                ? f
+                : { ...f, choices: await values(a, f.attribute, { limit: CHOICES }) },
+            ),
+          )
+        : filters;
     return {
       ident: dash.ident,
       name: dash.name,
       description: dash.description,
-      filters,
+      filters: offered,
       items: items.filter((i): i is DashboardItemRun => i !== null),
+      ...(def.tabs?.length ? { tabs: def.tabs.map((t) => ({ id: t.id, title: t.title })) } : {}),
+      ...(def.refresh ? { refresh: def.refresh } : {}),
     };
   }
 
@@ -367,6 +418,7 @@ export class Reports {
         title: obj?.name ?? d.attribute,
         values,
         ...(d.aql ? { aql: d.aql } : {}),
+        ...(d.items ? { items: d.items } : {}),
         dataType,
       };
     });

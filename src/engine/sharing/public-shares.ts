@@ -79,7 +79,7 @@ export class PublicShares {
   async dashboard(
     token: string,
     filter: unknown,
-    opts: { signal?: AbortSignal } = {},
+    opts: { signal?: AbortSignal; choices?: boolean } = {},
   ): Promise<PublicDashboard> {
     if (!TOKEN_RE.test(token)) throw noSuchShare();
     const hit = await publicRow(this.deps.db, token);

@@ -309,7 +309,7 @@ export class Shares {
   publicDashboard(
     token: string,
     filter: unknown,
-    opts: { signal?: AbortSignal } = {},
+    opts: { signal?: AbortSignal; choices?: boolean } = {},
   ): Promise<PublicDashboard> {
     return this.published.dashboard(token, filter, opts);
   }

@@ -13,6 +13,11 @@ export function registerGetAttributeValues(server: McpServer, ctx: McpContext): 
       attribute: ref,
       values: z.array(z.object({ value: z.string(), count: z.number() })),
       truncated: z.boolean().describe('More values exist than shown'),
+      counts: z
+        .string()
+        .describe(
+          'The dataset whose rows each count counts: the facts that reach the attribute (flights per origin state), else its own',
+        ),
     },
     annotations: READ_ONLY,
     narrow: 'pass a prefix or a smaller limit',

@@ -180,6 +180,7 @@ export const reportRoutes: RouteDef[] = [
           const exact = exactParam(query);
           const d = await engine.reports.dashboard(actor, params.id!, foldDateFields(query), {
             signal: untilCallerGone(res),
+            choices: f === 'html',
           });
           const self = dashboardPath(actor.projectId, d.ident);
           if (f === 'html') {

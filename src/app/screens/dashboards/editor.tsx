@@ -1,40 +1,49 @@
 // Editing a dashboard in place (MD Admins and Admins): its title and description; items added
 // (a saved report, or a text), retitled, removed, moved and resized on the 12-column grid with
 // the mouse (drag the Move or Resize handle) or the keyboard (arrow keys on those handles,
-// Shift+arrows resize); its filters added and removed with their default values. Saved as the
-// whole object through the public API (PUT pmd/obj/{id}); the API's 400 is shown as it comes.
-import { useEffect, useRef, useState } from 'preact/hooks';
+// Shift+arrows resize); its filters added and removed with their default values and the items
+// they narrow; its tabs (each a grid of its own) and automatic refresh; undo and redo. Saved
+// as the whole object through the public API (PUT pmd/obj/{id}); the API's 400 is shown as it
+// comes.
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from '../../api';
 import { useProject } from '../../project';
 import { ErrorNote, Loading } from '../../ui';
-import { textValues, valuesText } from './filters';
-import { ItemBody } from './grid';
+import { EditGrid } from './edit-grid';
+import { FilterEditor, RefreshField, TabsEditor, type Listed } from './edit-settings';
+import { useHistory } from './history';
 import {
   COLUMNS,
   bottom,
+  compact,
   describeCell,
   fit,
   freeId,
-  nudge,
-  place,
+  perTab,
+  stackTabs,
+  tabOf,
   withCells,
   type Cell,
   type DashboardDef,
+  type DefFilter,
   type DefItem,
+  type Tab,
 } from './layout';
-import type { DashboardItem, DashboardRun } from '../../../contract/dashboards';
+import { DashTabs } from './view-parts';
+import type { DashboardRun } from '../../../contract/dashboards';
 import type { ModelObject } from '../../../contract/model';
-import { FilterField } from './value-picker';
 
 /** The dashboard object, its def read as a dashboard's. */
 type DashboardObject = Omit<ModelObject, 'def'> & { def: DashboardDef };
 
-type Listed = {
-  ident: string;
-  name: string;
-  type: string;
-  def?: { dataType?: string; visualization?: { type?: string } };
-};
+/** The part of the definition undo and redo go through. */
+interface Doc {
+  items: DefItem[];
+  layout: Cell[];
+  filters: DefFilter[];
+  tabs: Tab[];
+  refresh?: number;
+}
 
 interface Props {
   id: string;
@@ -72,9 +81,22 @@ function Editor({
   const project = useProject();
   const [name, setName] = useState(obj.name);
   const [description, setDescription] = useState(obj.description ?? '');
-  const [items, setItems] = useState<DefItem[]>(obj.def.items);
-  const [layout, setLayout] = useState<Cell[]>(() => withCells(obj.def));
-  const [filters, setFilters] = useState(obj.def.filters ?? []);
+  // What undo and redo go through: the items, their cells and the filters.
+  const doc = useHistory<Doc>(() => ({
+    items: obj.def.items,
+    layout: withCells(obj.def),
+    filters: obj.def.filters ?? [],
+    tabs: obj.def.tabs ?? [],
+    refresh: obj.def.refresh,
+  }));
+  const { items, layout, filters, tabs, refresh } = doc.value;
+  // The tab shown (each tab is a grid of its own); new items go on it.
+  const [tab, setTab] = useState<string | undefined>();
+  const current = tabs.find((t) => t.id === tab)?.id ?? tabs[0]?.id;
+  const onCurrent = (i: DefItem, d: Doc = doc.value) => tabOf(i, d.tabs) === current;
+  const shownItems = items.filter((i) => onCurrent(i));
+  const shownIds = new Set(shownItems.map((i) => i.id));
+  const change = (fn: (d: Doc) => Doc, key?: string) => doc.set(fn, key);
   const [said, setSaid] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | undefined>();
@@ -88,42 +110,140 @@ function Editor({
     // A number (KPI) gets a small cell, a chart or table half the width, text a full row.
     const kpi =
       'report' in item && objects.byIdent.get(item.report)?.def?.visualization?.type === 'kpi';
-    setItems((list) => [...list, item]);
-    setLayout((l) => [
-      ...l,
-      {
-        item: item.id,
-        x: 0,
-        y: bottom(l),
-        w: 'text' in item ? COLUMNS : kpi ? 3 : 6,
-        h: 'text' in item ? 2 : kpi ? 2 : 5,
-      },
-    ]);
+    const on = current === undefined ? item : { ...item, tab: current };
+    change((d) => ({
+      ...d,
+      items: [...d.items, on],
+      layout: [
+        ...d.layout,
+        {
+          item: item.id,
+          x: 0,
+          y: bottom(d.layout.filter((c) => shownIds.has(c.item))),
+          w: 'text' in item ? COLUMNS : kpi ? 3 : 6,
+          h: 'text' in item ? 4 : kpi ? 2 : 5,
+        },
+      ],
+    }));
     setSaid(`Added ${titleOf(item)} at the bottom.`);
   };
   const remove = (id: string) => {
     const it = items.find((i) => i.id === id);
-    setItems((list) => list.filter((i) => i.id !== id));
-    setLayout((l) => l.filter((c) => c.item !== id));
+    // What was below rises into its place; the filters wired to it no longer name it.
+    change((d) => {
+      const rest = d.items.filter((i) => i.id !== id);
+      return {
+        ...d,
+        items: rest,
+        layout: perTab(
+          d.layout.filter((c) => c.item !== id),
+          rest,
+          d.tabs,
+          (cells) => compact(cells),
+        ),
+        filters: d.filters.map((f) => {
+          if (!f.items?.includes(id)) return f;
+          const { items: wired, ...other } = f;
+          const left = wired.filter((x) => x !== id);
+          return left.length ? { ...other, items: left } : other;
+        }),
+      };
+    });
     if (it) setSaid(`Removed ${titleOf(it)}.`);
   };
   const retitle = (id: string, title: string) =>
-    setItems((list) => list.map((i) => (i.id === id ? { ...i, title: title || undefined } : i)));
+    change(
+      (d) => ({
+        ...d,
+        items: d.items.map((i) => (i.id === id ? { ...i, title: title || undefined } : i)),
+      }),
+      `title ${id}`,
+    );
   const rewrite = (id: string, text: string) =>
-    setItems((list) => list.map((i) => (i.id === id && 'text' in i ? { ...i, text } : i)));
-  const moved = (next: Cell[], id: string) => {
-    setLayout(next);
+    change(
+      (d) => ({
+        ...d,
+        items: d.items.map((i) => (i.id === id && 'text' in i ? { ...i, text } : i)),
+      }),
+      `text ${id}`,
+    );
+  const moved = (next: Cell[], id: string, key?: string) => {
+    // `next` is the shown tab's cells: the other tabs' stay as they are.
+    const at = new Map(next.map((c) => [c.item, c]));
+    change((d) => ({ ...d, layout: d.layout.map((c) => at.get(c.item) ?? c) }), key);
     const c = next.find((x) => x.item === id);
     const it = items.find((i) => i.id === id);
     if (c && it) setSaid(`${titleOf(it)}: ${describeCell(c)}.`);
   };
+  const setFilters = (f: DefFilter[], key?: string) => change((d) => ({ ...d, filters: f }), key);
+  const setTabs = (next: Tab[], key?: string) =>
+    change((d) => {
+      const ids = new Set(next.map((t) => t.id));
+      // Items of a removed tab go to the first tab left (none left: one page again).
+      const items = d.items.map((i) => {
+        if (i.tab === undefined || ids.has(i.tab)) return i;
+        const { tab: _, ...rest } = i;
+        return next.length ? { ...rest, tab: next[0]!.id } : (rest as DefItem);
+      });
+      const layout = next.length
+        ? placeBelow(d.layout, d.items, items, d.tabs, next)
+        : stackTabs(d.layout, d.items, d.tabs);
+      return { ...d, tabs: next, items, layout };
+    }, key);
+  const toTab = (id: string, to: string) => {
+    const it = items.find((i) => i.id === id);
+    if (!it) return;
+    change((d) => {
+      const moved = d.items.map((i) => (i.id === id ? { ...i, tab: to } : i));
+      const dest = d.layout.filter(
+        (c) =>
+          c.item !== id &&
+          tabOf(
+            moved.find((i) => i.id === c.item)!,
+            d.tabs,
+          ) === to,
+      );
+      const layout = d.layout.map((c) => (c.item === id ? { ...c, y: bottom(dest) } : c));
+      return { ...d, items: moved, layout: perTab(layout, moved, d.tabs, (c) => compact(c)) };
+    });
+    setSaid(`Moved ${titleOf(it)} to the tab ${tabs.find((t) => t.id === to)?.title ?? to}.`);
+  };
+  const undo = () => {
+    doc.undo();
+    setSaid('Undone.');
+  };
+  const redo = () => {
+    doc.redo();
+    setSaid('Redone.');
+  };
+  // Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y; ⌘ on a Mac) outside text fields, whose own undo is the
+  // text's.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      const t = e.target as HTMLElement | null;
+      if (t?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      const k = e.key.toLowerCase();
+      if (k === 'z' && !e.shiftKey) undo();
+      else if ((k === 'z' && e.shiftKey) || k === 'y') redo();
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  });
 
   const save = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(undefined);
     try {
-      const def = { ...obj.def, items, layout: layout.map(fit), filters };
+      const def: DashboardDef = { ...obj.def, items, layout: layout.map(fit), filters };
+      // Left out when there are none: one page, no refresh.
+      if (tabs.length) def.tabs = tabs;
+      else delete def.tabs;
+      if (refresh) def.refresh = refresh;
+      else delete def.refresh;
       await api('PUT', path, { name, description, tag: obj.tag ?? [], def });
       onDone(true);
     } catch (err) {
@@ -154,6 +274,12 @@ function Editor({
           />
         </label>
         <div class="dash-edit-buttons">
+          <button type="button" class="quiet" disabled={!doc.canUndo} onClick={undo}>
+            Undo
+          </button>
+          <button type="button" class="quiet" disabled={!doc.canRedo} onClick={redo}>
+            Redo
+          </button>
           <button type="submit" disabled={busy}>
             {busy ? 'Saving…' : 'Save'}
           </button>
@@ -167,22 +293,48 @@ function Editor({
       <FilterEditor
         filters={filters}
         attributes={objects.attributes}
+        items={items}
+        titleOf={titleOf}
         onChange={setFilters}
         onSay={setSaid}
       />
+      <div class="dash-edit-pair">
+        <TabsEditor tabs={tabs} onTabs={setTabs} onSay={setSaid} />
+        <fieldset class="dash-add card">
+          <legend>Refresh</legend>
+          <RefreshField
+            refresh={refresh}
+            onRefresh={(s) => change((d) => ({ ...d, refresh: s }))}
+          />
+        </fieldset>
+      </div>
       <p class="sr-only" role="status" aria-live="polite">
         {said}
       </p>
-      <EditGrid
-        items={items}
-        layout={layout}
-        titleOf={titleOf}
-        shown={shown}
-        onLayout={moved}
-        onRemove={remove}
-        onTitle={retitle}
-        onText={rewrite}
-      />
+      {(() => {
+        const grid = (
+          <EditGrid
+            items={shownItems}
+            layout={layout.filter((c) => shownIds.has(c.item))}
+            titleOf={titleOf}
+            shown={shown}
+            tabs={tabs.length > 1 ? tabs : undefined}
+            tabOf={(i) => tabOf(i, tabs)}
+            onTab={toTab}
+            onLayout={moved}
+            onRemove={remove}
+            onTitle={retitle}
+            onText={rewrite}
+          />
+        );
+        return current ? (
+          <DashTabs tabs={tabs} current={current} onTab={setTab}>
+            {grid}
+          </DashTabs>
+        ) : (
+          grid
+        );
+      })()}
     </form>
   );
 }
@@ -265,239 +417,28 @@ function AddItems(p: { objects: Listed[]; items: DefItem[]; onAdd: (i: DefItem) 
   );
 }
 
-function FilterEditor(p: {
-  filters: NonNullable<DashboardDef['filters']>;
-  attributes: Listed[];
-  onChange: (f: NonNullable<DashboardDef['filters']>) => void;
-  onSay: (s: string) => void;
-}) {
-  const [attribute, setAttribute] = useState('');
-  const byIdent = new Map(p.attributes.map((a) => [a.ident, a]));
-  const nameOf = (a: string) => byIdent.get(a)?.name ?? a;
-  const used = new Set(p.filters.map((f) => f.attribute));
-  return (
-    <fieldset class="dash-add card">
-      <legend>Filters</legend>
-      {p.filters.length === 0 && <p class="muted">No filters yet.</p>}
-      <ul class="dash-edit-filters">
-        {p.filters.map((f, i) => (
-          <li key={f.attribute}>
-            <FilterField
-              id={`dash-edit-filter-${i}`}
-              attribute={f.attribute}
-              title={`${nameOf(f.attribute)}: selected by default`}
-              dataType={byIdent.get(f.attribute)?.def?.dataType ?? ''}
-              text={valuesText(f.values ?? [])}
-              onText={(t) =>
-                p.onChange(p.filters.map((x, j) => (j === i ? { ...x, values: textValues(t) } : x)))
-              }
-            />
-            <button
-              type="button"
-              class="quiet"
-              onClick={() => {
-                p.onChange(p.filters.filter((_, j) => j !== i));
-                p.onSay(`Removed the filter ${nameOf(f.attribute)}.`);
-              }}
-            >
-              Remove<span class="sr-only"> the filter {nameOf(f.attribute)}</span>
-            </button>
-          </li>
-        ))}
-      </ul>
-      <div class="dash-add-row">
-        <label for="dash-add-filter">
-          Filter by
-          <select
-            id="dash-add-filter"
-            value={attribute}
-            onChange={(e) => setAttribute(e.currentTarget.value)}
-          >
-            <option value="">Choose an attribute…</option>
-            {p.attributes
-              .filter((a) => !used.has(a.ident))
-              .map((a) => (
-                <option key={a.ident} value={a.ident}>
-                  {a.name}
-                </option>
-              ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          disabled={!attribute}
-          onClick={() => {
-            p.onChange([...p.filters, { attribute }]);
-            p.onSay(`Added the filter ${nameOf(attribute)}.`);
-            setAttribute('');
-          }}
-        >
-          Add filter
-        </button>
-      </div>
-    </fieldset>
+/**
+ * The cells once the tabs change: each tab compacted, and the items that change tab (those of
+ * a removed one) below the items their new tab has, in the order they had.
+ */
+function placeBelow(
+  layout: Cell[],
+  before: DefItem[],
+  items: DefItem[],
+  oldTabs: Tab[],
+  tabs: Tab[],
+): Cell[] {
+  // Without tabs before, every item is on the first tab now: none moves.
+  const arriving = new Set(
+    oldTabs.length
+      ? items.filter((i, n) => tabOf(i, tabs) !== tabOf(before[n]!, oldTabs)).map((i) => i.id)
+      : [],
   );
-}
-
-interface GridProps {
-  items: DefItem[];
-  layout: Cell[];
-  titleOf: (i: DefItem) => string;
-  shown: Map<string, DashboardItem>;
-  onLayout: (next: Cell[], id: string) => void;
-  onRemove: (id: string) => void;
-  onTitle: (id: string, title: string) => void;
-  onText: (id: string, text: string) => void;
-}
-
-const KEYS: Record<string, [number, number]> = {
-  ArrowLeft: [-1, 0],
-  ArrowRight: [1, 0],
-  ArrowUp: [0, -1],
-  ArrowDown: [0, 1],
-};
-
-function EditGrid(p: GridProps) {
-  const grid = useRef<HTMLDivElement>(null);
-  // A drag: the handle's kind, where the pointer and the layout were when it started.
-  const drag = useRef<{ id: string; resize: boolean; x: number; y: number; base: Cell[] } | null>(
-    null,
-  );
-  const cells = new Map(p.layout.map((c) => [c.item, c]));
-  const ordered = [...p.items].sort((a, b) => {
-    const ca = cells.get(a.id)!;
-    const cb = cells.get(b.id)!;
-    return ca.y - cb.y || ca.x - cb.x;
+  const tab = new Map(items.map((i) => [i.id, tabOf(i, tabs)]));
+  const next = layout.map((c) => {
+    if (!arriving.has(c.item)) return c;
+    const own = layout.filter((o) => !arriving.has(o.item) && tab.get(o.item) === tab.get(c.item));
+    return { ...c, y: bottom(own) + c.y };
   });
-
-  /** One column and one row of the grid in pixels (null when it is one column: a phone). */
-  const steps = () => {
-    const g = grid.current;
-    if (!g) return null;
-    const cs = getComputedStyle(g);
-    if (cs.gridTemplateColumns.split(' ').length < COLUMNS) return null;
-    const gap = parseFloat(cs.columnGap) || 0;
-    const col = (g.clientWidth - gap * (COLUMNS - 1)) / COLUMNS + gap;
-    const row = parseFloat(cs.gridAutoRows) + (parseFloat(cs.rowGap) || 0);
-    return { col, row };
-  };
-
-  const start = (e: PointerEvent, id: string, resize: boolean) => {
-    if (e.button !== 0 || !steps()) return;
-    (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
-    drag.current = { id, resize, x: e.clientX, y: e.clientY, base: p.layout };
-  };
-  const move = (e: PointerEvent) => {
-    const d = drag.current;
-    const s = steps();
-    if (!d || !s) return;
-    const dx = Math.round((e.clientX - d.x) / s.col);
-    const dy = Math.round((e.clientY - d.y) / s.row);
-    const c = d.base.find((x) => x.item === d.id)!;
-    const want = fit(
-      d.resize ? { ...c, w: c.w + dx, h: c.h + dy } : { ...c, x: c.x + dx, y: c.y + dy },
-    );
-    const now = cells.get(d.id)!;
-    // Only a change of cell re-lays the grid: most pointer moves cost nothing.
-    if (want.x !== now.x || want.y !== now.y || want.w !== now.w || want.h !== now.h)
-      p.onLayout(place(d.base, want), d.id);
-  };
-  const end = () => {
-    drag.current = null;
-  };
-  const key = (e: KeyboardEvent, id: string, resize: boolean) => {
-    const k = KEYS[e.key];
-    if (!k) return;
-    e.preventDefault();
-    p.onLayout(nudge(p.layout, id, k[0], k[1], resize || e.shiftKey), id);
-  };
-
-  if (!p.items.length) return <p class="muted">No items: add a report or a text above.</p>;
-  return (
-    <div class="dash-grid editing" ref={grid}>
-      <p id="dash-handle-hint" class="sr-only">
-        Arrow keys move the item by a column or a row; Shift with the arrow keys, or the arrow keys
-        on Resize, make it wider, narrower, taller or shorter.
-      </p>
-      {ordered.map((it) => {
-        const c = cells.get(it.id)!;
-        const title = p.titleOf(it);
-        const live = p.shown.get(it.id);
-        return (
-          <section
-            key={it.id}
-            class="dash-item card dash-edit-item"
-            aria-label={title}
-            data-item={it.id}
-            style={{
-              '--x': String(c.x + 1),
-              '--y': String(c.y + 1),
-              '--w': String(c.w),
-              '--h': String(c.h),
-            }}
-          >
-            <div class="dash-edit-bar">
-              <button
-                type="button"
-                class="quiet dash-handle"
-                aria-label={`Move ${title}`}
-                aria-describedby="dash-handle-hint"
-                onPointerDown={(e) => start(e, it.id, false)}
-                onPointerMove={move}
-                onPointerUp={end}
-                onPointerCancel={end}
-                onKeyDown={(e) => key(e, it.id, false)}
-              >
-                ✥ Move
-              </button>
-              <span class="muted dash-cell">
-                {c.w}×{c.h}
-              </span>
-              <button type="button" class="quiet" onClick={() => p.onRemove(it.id)}>
-                Remove<span class="sr-only"> {title}</span>
-              </button>
-            </div>
-            <label>
-              Title
-              <input
-                value={it.title ?? ''}
-                placeholder={'report' in it ? title : 'No title'}
-                maxLength={255}
-                onInput={(e) => p.onTitle(it.id, e.currentTarget.value)}
-              />
-            </label>
-            {'text' in it ? (
-              <label>
-                Text
-                <textarea
-                  rows={3}
-                  value={it.text}
-                  onInput={(e) => p.onText(it.id, e.currentTarget.value)}
-                />
-              </label>
-            ) : live && live.report === it.report ? (
-              <div class="dash-edit-preview">
-                <ItemBody item={live} />
-              </div>
-            ) : (
-              <p class="muted">Shown once the dashboard is saved.</p>
-            )}
-            <button
-              type="button"
-              class="quiet dash-resize"
-              aria-label={`Resize ${title}`}
-              aria-describedby="dash-handle-hint"
-              onPointerDown={(e) => start(e, it.id, true)}
-              onPointerMove={move}
-              onPointerUp={end}
-              onPointerCancel={end}
-              onKeyDown={(e) => key(e, it.id, true)}
-            >
-              ⇲
-            </button>
-          </section>
-        );
-      })}
-    </div>
-  );
+  return perTab(next, items, tabs, (cells) => compact(cells));
 }

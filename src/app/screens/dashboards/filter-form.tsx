@@ -16,6 +16,8 @@ interface Props {
   error?: ApiError;
   onApply: (picks: Picks) => void;
   onClear: () => void;
+  /** The titles of the items a filter narrows, when it is wired to some only. */
+  narrows?: (f: DashboardFilter) => string[] | undefined;
 }
 
 /** The address's pick for a filter: by identifier, or by title as the API also accepts. */
@@ -25,7 +27,7 @@ function pickOf(picks: Picks, f: DashboardFilter): string[] | undefined {
   return undefined;
 }
 
-export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
+export function FilterForm({ filters, picks, error, onApply, onClear, narrows }: Props) {
   const [texts, setTexts] = useState(() =>
     filters.map((f) => valuesText(pickOf(picks, f) ?? f.values)),
   );
@@ -62,6 +64,7 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
             onText={(v) => setTexts((t) => t.map((x, j) => (j === i ? v : x)))}
             error={bad === f.attribute ? error?.message : undefined}
             hint={typed ? 'dash-filter-hint' : undefined}
+            note={narrowsText(narrows?.(f))}
           />
         ))}
         <div class="dash-filter-buttons">
@@ -84,3 +87,7 @@ export function FilterForm({ filters, picks, error, onApply, onClear }: Props) {
     </form>
   );
 }
+
+/** Which items a wired filter narrows, in words. */
+const narrowsText = (titles: string[] | undefined) =>
+  titles ? `Narrows ${titles.length ? titles.join(', ') : 'no item you can see'} only` : undefined;

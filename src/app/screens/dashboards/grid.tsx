@@ -5,6 +5,7 @@
 import { useRef } from 'preact/hooks';
 import { ChartImage } from './chart-image';
 import type { DashboardItem } from '../../../contract/dashboards';
+import { TextCard } from './text-card';
 import { computed, DataTable, type ComputedItem, type Drill } from './table';
 
 /** Where an item's data downloads (the API's item route with the dashboard's filters). */
@@ -75,7 +76,7 @@ function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; dri
 }
 
 export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }) {
-  if (item.text !== undefined) return <p class="dash-text">{item.text}</p>;
+  if (item.text !== undefined) return <TextCard text={item.text} />;
   if (item.error || !computed(item))
     return (
       <p class="error dash-item-error">

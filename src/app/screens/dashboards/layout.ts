@@ -1,6 +1,7 @@
 // The editable dashboard definition (`def` of a dashboard object, docs/api.md) and the moves
 // on its 12-column grid. Every change keeps the layout valid for the API: x + w ≤ 12, no two
-// items on one cell (items in the way are pushed down, as BI tools do).
+// items on one cell (items in the way are pushed down, as BI tools do), and compact: items
+// rise into the rows left free above them.
 
 export const COLUMNS = 12;
 
@@ -12,18 +13,30 @@ export interface Cell {
   h: number;
 }
 
-export type DefItem = { id: string; title?: string } & ({ report: string } | { text: string });
+export type DefItem = { id: string; title?: string; tab?: string } & (
+  { report: string } | { text: string }
+);
 
 export interface DefFilter {
   attribute: string;
   values?: string[];
   aql?: string;
+  /** The items it narrows (left out: every item). */
+  items?: string[];
+}
+
+export interface Tab {
+  id: string;
+  title: string;
 }
 
 export interface DashboardDef {
   items: DefItem[];
   layout: Cell[];
   filters?: DefFilter[];
+  tabs?: Tab[];
+  /** Seconds between automatic refreshes. */
+  refresh?: number;
   [other: string]: unknown;
 }
 
@@ -45,32 +58,63 @@ export function fit(c: Cell): Cell {
 }
 
 /**
- * The layout with `moved` placed where it is asked to be, and every item it now covers pushed
- * down below it (and what those cover, in turn), top to bottom.
+ * Gravity: each item, in `order`, goes up row by row from where it is until the row above is
+ * taken, then below anything it still overlaps. An item never passes another (no leapfrog:
+ * a small item does not jump into a hole above a neighbour), and no row is left empty above
+ * an item that could use it.
  */
-export function place(layout: Cell[], moved: Cell): Cell[] {
-  const fixed = [fit(moved)];
-  const rest = layout
-    .filter((c) => c.item !== moved.item)
-    .sort((a, b) => a.y - b.y || a.x - b.x)
-    .map((c) => ({ ...c }));
-  for (const c of rest) {
-    for (let hit = fixed.find((f) => overlaps(f, c)); hit; hit = fixed.find((f) => overlaps(f, c)))
+export function compact(layout: Cell[], order: Cell[] = sorted(layout)): Cell[] {
+  const placed: Cell[] = [];
+  for (const o of order) {
+    const c = { ...o };
+    while (c.y > 0 && !placed.some((p) => overlaps(p, { ...c, y: c.y - 1 }))) c.y--;
+    for (
+      let hit = placed.find((p) => overlaps(p, c));
+      hit;
+      hit = placed.find((p) => overlaps(p, c))
+    )
       c.y = hit.y + hit.h;
-    fixed.push(c);
+    placed.push(c);
   }
-  const order = new Map(layout.map((c, i) => [c.item, i]));
-  return fixed.sort((a, b) => (order.get(a.item) ?? 0) - (order.get(b.item) ?? 0));
+  // The definition's own order, which is the items' order.
+  const at = new Map(placed.map((c) => [c.item, c]));
+  return layout.map((c) => at.get(c.item) ?? c);
 }
 
-/** Moved by columns and rows (the arrow keys), or resized by them (Shift + arrows). */
+const sorted = (layout: Cell[]) => [...layout].sort((a, b) => a.y - b.y || a.x - b.x);
+
+/**
+ * The layout with `moved` asked to be at its cell: the others keep their order, it takes its
+ * place among them by its row (`after`: behind those starting on that row, as when it is
+ * moved down onto them; else ahead of them, pushing them down), and the grid is compacted.
+ */
+export function place(layout: Cell[], moved: Cell, after = false): Cell[] {
+  const m = fit(moved);
+  const others = sorted(layout.filter((c) => c.item !== moved.item));
+  let i = others.findIndex((c) => (after ? c.y > m.y : c.y >= m.y));
+  if (i < 0) i = others.length;
+  const next = layout.map((c) => (c.item === m.item ? m : c));
+  return compact(next, [...others.slice(0, i), m, ...others.slice(i)]);
+}
+
+/**
+ * Moved by a column or a row (the arrow keys), or resized by them (Shift + arrows). A row up
+ * or down onto another item trades places with it: the item above or below is passed, never
+ * jumped over into a gap.
+ */
 export function nudge(layout: Cell[], item: string, dx: number, dy: number, resize: boolean) {
   const c = layout.find((l) => l.item === item);
   if (!c) return layout;
-  const next = resize
-    ? { ...c, w: c.w + dx, h: c.h + dy }
-    : { ...c, x: c.x + dx, y: Math.max(0, c.y + dy) };
-  return place(layout, next);
+  if (resize) return place(layout, { ...c, w: c.w + dx, h: c.h + dy });
+  const want = fit({ ...c, x: c.x + dx, y: Math.max(0, c.y + dy) });
+  if (dy === 0) return place(layout, want);
+  // The nearest item the move runs into, in the direction of the move.
+  const hits = layout.filter(
+    (o) => o.item !== item && overlaps(o, want) && (dy > 0 ? o.y > c.y : o.y < c.y),
+  );
+  if (!hits.length) return place(layout, want, dy > 0);
+  const next = dy > 0 ? Math.min(...hits.map((h) => h.y)) : Math.max(...hits.map((h) => h.y));
+  return place(layout, { ...want, y: next }, dy > 0);
 }
 
 /** The first free row below every item: where a new item goes. */
@@ -86,17 +130,71 @@ export function freeId(items: DefItem[], prefix: string): string {
   return `${base}_${n}`;
 }
 
-/** Every item with a cell: those the definition leaves unplaced go full width below. */
+/** The tab an item is on: its own, else the first (none on a dashboard without tabs). */
+export const tabOf = (i: DefItem, tabs: Tab[]): string | undefined =>
+  tabs.length ? (tabs.some((t) => t.id === i.tab) ? i.tab : tabs[0]!.id) : undefined;
+
+/**
+ * `fn` applied to each tab's cells on its own (each tab is a grid of its own), the rest kept;
+ * `only`: that tab's cells only.
+ */
+export function perTab(
+  layout: Cell[],
+  items: DefItem[],
+  tabs: Tab[],
+  fn: (cells: Cell[]) => Cell[],
+  only?: string,
+): Cell[] {
+  const tab = new Map(items.map((i) => [i.id, tabOf(i, tabs)]));
+  const groups = new Map<string | undefined, Cell[]>();
+  for (const c of layout) {
+    const t = tab.get(c.item);
+    if (only !== undefined && t !== only) continue;
+    groups.set(t, [...(groups.get(t) ?? []), c]);
+  }
+  const out = new Map<string, Cell>();
+  for (const cells of groups.values()) for (const c of fn(cells)) out.set(c.item, c);
+  return layout.map((c) => out.get(c.item) ?? c);
+}
+
+/**
+ * The tabs' grids stacked into one, in tab order (when the last tab is removed), each
+ * compact below the one before.
+ */
+export function stackTabs(layout: Cell[], items: DefItem[], tabs: Tab[]): Cell[] {
+  let top = 0;
+  const out = new Map<string, Cell>();
+  for (const t of tabs) {
+    const cells = compact(
+      layout.filter(
+        (c) =>
+          tabOf(
+            items.find((i) => i.id === c.item)!,
+            tabs,
+          ) === t.id,
+      ),
+    );
+    for (const c of cells) out.set(c.item, { ...c, y: c.y + top });
+    top = Math.max(top, ...[...out.values()].map((c) => c.y + c.h));
+  }
+  return layout.map((c) => out.get(c.item) ?? c);
+}
+
+/**
+ * Every item with a cell (those the definition leaves unplaced go full width below), each
+ * tab's grid compacted.
+ */
 export function withCells(def: DashboardDef): Cell[] {
   const cells = new Map(def.layout.map((c) => [c.item, fit(c)]));
   let y = bottom([...cells.values()]);
-  return def.items.map((i) => {
+  const placed = def.items.map((i) => {
     const c = cells.get(i.id);
     if (c) return c;
     const made = { item: i.id, x: 0, y, w: COLUMNS, h: 5 };
     y += 5;
     return made;
   });
+  return perTab(placed, def.items, def.tabs ?? [], (cells) => compact(cells));
 }
 
 /** Words for a cell, read out after each move. */

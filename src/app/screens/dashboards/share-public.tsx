@@ -3,6 +3,22 @@
 import { useState } from 'preact/hooks';
 import { useProject } from '../../project';
 
+/** Whether an address names this computer only (the site address left at its default). */
+export function isLocalAddress(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    return (
+      host === 'localhost' ||
+      host.endsWith('.localhost') ||
+      host === '::1' ||
+      host === '0.0.0.0' ||
+      /^127\./.test(host)
+    );
+  } catch {
+    return false;
+  }
+}
+
 const attr = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -13,6 +29,13 @@ export function PublicAddress(p: { url: string; name: string; origins?: string[]
   const origins = p.origins ?? project.embedOrigins;
   return (
     <div class="dash-public">
+      {isLocalAddress(url) && (
+        <p class="dash-warning-box" role="alert">
+          This address is on <strong>{new URL(url).host}</strong>: only the computer running Ursa
+          can open it. Set the site address (<code>URSA_SITE_URL</code>) to the address people reach
+          the server at, then copy the link again.
+        </p>
+      )}
       <Copyable id="dash-public-url" label="Public address" text={url} />
       <p class="dash-hint">
         <a href={url} target="_blank" rel="noopener noreferrer">

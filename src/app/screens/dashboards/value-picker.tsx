@@ -5,6 +5,7 @@
 import { formatNumber } from '../../format';
 import { useEffect, useState } from 'preact/hooks';
 import { get, projectApi } from '../../api';
+import type { AttributeValues } from '../../../contract/model';
 import { useProject } from '../../project';
 import { DateRangeField, isDateType } from './date-range';
 import { textValues, valuesText } from './filters';
@@ -20,11 +21,14 @@ interface FieldProps {
   error?: string;
   /** The id of a hint on how to write values, if the form has one. */
   hint?: string;
+  /** A line under the field (which items the filter narrows). */
+  note?: string;
 }
 
 export function FilterField(p: FieldProps) {
   const errorId = `${p.id}-error`;
-  const described = p.error ? errorId : undefined;
+  const noteId = `${p.id}-note`;
+  const described = [p.error && errorId, p.note && noteId].filter(Boolean).join(' ') || undefined;
   return (
     <div class="dash-filter-field">
       {isDateType(p.dataType) ? (
@@ -52,6 +56,11 @@ export function FilterField(p: FieldProps) {
           </div>
         </>
       )}
+      {p.note && (
+        <p id={noteId} class="muted dash-narrows">
+          {p.note}
+        </p>
+      )}
       {p.error && (
         <p id={errorId} class="error dash-filter-error" role="alert">
           {p.error}
@@ -67,16 +76,18 @@ function ValuePicker(p: FieldProps) {
   const [search, setSearch] = useState('');
   const [list, setList] = useState<{ value: string; count: number }[] | undefined>();
   const [failed, setFailed] = useState('');
+  // The dataset whose rows the counts are (the facts': flights).
+  const [counts, setCounts] = useState('');
   useEffect(() => {
     if (!open) return;
     let live = true;
     // Typing narrows the list on the server (prefix, any case); a short pause between keys.
     const t = setTimeout(() => {
       const q = new URLSearchParams({ limit: '50', ...(search ? { prefix: search } : {}) });
-      get<{ values: { value: string; count: number }[] }>(
+      get<AttributeValues>(
         `${projectApi(project.id)}/pmd/obj/${encodeURIComponent(p.attribute)}/values?${q}`,
       ).then(
-        (r) => live && (setList(r.values), setFailed('')),
+        (r) => live && (setList(r.values), setCounts(r.counts), setFailed('')),
         (e: unknown) => live && setFailed(e instanceof Error ? e.message : String(e)),
       );
     }, 150);
@@ -85,6 +96,20 @@ function ValuePicker(p: FieldProps) {
       clearTimeout(t);
     };
   }, [open, search, project.id, p.attribute]);
+
+  // A click or tap outside the list and its button closes it (it lies over the page).
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: PointerEvent) => {
+      const t = e.target as Node;
+      const inside = [`${p.id}-values`, `${p.id}-choose`].some((id) =>
+        document.getElementById(id)?.contains(t),
+      );
+      if (!inside) setOpen(false);
+    };
+    document.addEventListener('pointerdown', away);
+    return () => document.removeEventListener('pointerdown', away);
+  }, [open, p.id]);
 
   const chosen = textValues(p.text);
   const toggle = (v: string, on: boolean) =>
@@ -95,6 +120,7 @@ function ValuePicker(p: FieldProps) {
       <button
         type="button"
         class="quiet"
+        id={`${p.id}-choose`}
         aria-expanded={open}
         aria-controls={panel}
         onClick={() => setOpen(!open)}
@@ -102,7 +128,19 @@ function ValuePicker(p: FieldProps) {
         Choose<span class="sr-only"> {p.title} values</span>
       </button>
       {open && (
-        <div id={panel} class="dash-values" role="group" aria-label={`${p.title} values`}>
+        <div
+          id={panel}
+          class="dash-values"
+          role="group"
+          aria-label={`${p.title} values`}
+          onKeyDown={(e) => {
+            // Escape closes the list, back on its button.
+            if (e.key !== 'Escape') return;
+            e.preventDefault();
+            setOpen(false);
+            document.getElementById(`${p.id}-choose`)?.focus();
+          }}
+        >
           <label>
             Search
             <input
@@ -115,6 +153,9 @@ function ValuePicker(p: FieldProps) {
           {failed && <p class="error">{failed}</p>}
           {!list && !failed && <p class="muted">Loading values…</p>}
           {list && list.length === 0 && <p class="muted">No value starts with that.</p>}
+          {list && list.length > 0 && counts && (
+            <p class="muted dash-values-counts">Most frequent first; counts of {counts} rows.</p>
+          )}
           {list && list.length > 0 && (
             <ul>
               {list.map((v) => (

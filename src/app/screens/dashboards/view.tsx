@@ -12,6 +12,7 @@ import { FilterForm } from './filter-form';
 import { filterQuery, readPicks, type Picks } from './filters';
 import { Grid } from './grid';
 import { ShareButton } from './share';
+import { AutoRefresh, DashTabs, FullScreenButton } from './view-parts';
 import type { DashboardRun } from '../../../contract/dashboards';
 
 /** A 400 about the `filter` parameter: shown next to the filters, not instead of the page. */
@@ -37,7 +38,10 @@ export function DashboardView({ id }: { id: string }) {
   const go = (p: Picks) => navigate(here + filterQuery(p));
   // Editing writes the object (PUT pmd/obj): the MD Admin level, which Admins hold too.
   const mayEdit = project.access.mdadmin || project.access.admin;
-  const [editing, setEditing] = useState(false);
+  // A new dashboard opens in edit mode (`?edit=1`, from the list's "New dashboard").
+  const [editing, setEditing] = useState(mayEdit && loc.query.get('edit') === '1');
+  const [tab, setTab] = useState<string | undefined>();
+  const page = useRef<HTMLElement>(null);
   if (editing && run)
     return (
       <article class="dash">
@@ -47,14 +51,35 @@ export function DashboardView({ id }: { id: string }) {
           run={run}
           onDone={(saved) => {
             setEditing(false);
+            if (loc.query.has('edit')) navigate(here + query, true);
             if (saved) r.reload();
           }}
         />
       </article>
     );
 
+  const tabs = run?.tabs;
+  const current = tabs?.find((t) => t.id === tab)?.id ?? tabs?.[0]?.id;
+  const items = r.value?.items.filter((i) => !tabs || i.tab === current);
+  const titles = new Map(r.value?.items.map((i) => [i.id, i.title || 'Text']) ?? []);
+  const grid = r.value && (
+    <Grid
+      items={items ?? []}
+      drill={(values) => {
+        // The dashboard's filters on these columns' attributes (matched by title).
+        const found = Object.entries(values).flatMap(([title, value]): [string, string[]][] => {
+          const f = r.value?.filters.find((x) => x.title.toLowerCase() === title.toLowerCase());
+          return f ? [[f.attribute, [value]]] : [];
+        });
+        return found.length ? () => go(new Map([...picks, ...found])) : undefined;
+      }}
+      data={(item, format) =>
+        `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
+      }
+    />
+  );
   return (
-    <article class="dash" aria-busy={r.loading}>
+    <article class="dash" aria-busy={r.loading} ref={page}>
       <p class="dash-back">
         <Link href={appPath('p', project.id, 'dashboards')}>← All dashboards</Link>
       </p>
@@ -70,6 +95,7 @@ export function DashboardView({ id }: { id: string }) {
                 Edit
               </button>
             )}
+            <FullScreenButton target={() => page.current} />
             <ExportButton project={project.id} id={id} name={run.dashboard.name} query={query} />
             <ShareButton id={id} name={run.dashboard.name} />
           </div>
@@ -83,30 +109,26 @@ export function DashboardView({ id }: { id: string }) {
           error={filterError}
           onApply={go}
           onClear={() => go(new Map())}
+          narrows={(f) =>
+            f.items?.map((i) => titles.get(i)).filter((t): t is string => t !== undefined)
+          }
         />
       )}
-      {r.loading && <Loading what="the dashboard" />}
+      {run?.dashboard.refresh && <AutoRefresh seconds={run.dashboard.refresh} reload={r.reload} />}
+      {r.loading && !r.value && <Loading what="the dashboard" />}
       {r.error && !filterError && <ErrorNote error={r.error} />}
       {filterError && !run && <ErrorNote error={filterError} />}
       {filterError && run && (
         <p class="muted">The items are shown again once the filters are valid.</p>
       )}
-      {r.value && (
-        <Grid
-          items={r.value.items}
-          drill={(values) => {
-            // The dashboard's filters on these columns' attributes (matched by title).
-            const found = Object.entries(values).flatMap(([title, value]): [string, string[]][] => {
-              const f = r.value?.filters.find((x) => x.title.toLowerCase() === title.toLowerCase());
-              return f ? [[f.attribute, [value]]] : [];
-            });
-            return found.length ? () => go(new Map([...picks, ...found])) : undefined;
-          }}
-          data={(item, format) =>
-            `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
-          }
-        />
-      )}
+      {r.value &&
+        (tabs && current ? (
+          <DashTabs tabs={tabs} current={current} onTab={setTab}>
+            {grid}
+          </DashTabs>
+        ) : (
+          grid
+        ))}
     </article>
   );
 }
