@@ -618,6 +618,14 @@ const MATRIX: Record<string, Entry> = {
         expect(r.json.values.map((v: { value: string }) => v.value).sort()).toEqual(['EU', 'US']);
     },
   },
+  'GET /projects/{project}/pmd/obj/{id}/compatible': {
+    level: 'member',
+    success: 200,
+    prepare: () => ({ params: { id: 'attr.authz_sales.region' } }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.json.object.id).toBe('attr.authz_sales.region');
+    },
+  },
   'GET /projects/{project}/pmd/bulkobj': {
     level: 'member',
     success: 200,
@@ -851,6 +859,13 @@ const MATRIX: Record<string, Entry> = {
         expect(r.json.link.map((l: { rel: string }) => l.rel)).toEqual(['scache', 'conversation']);
         expect(r.json.conversation).toBe(r.json.link[1].id);
       }
+    },
+  },
+  'GET /projects/{project}/app/ai': {
+    level: 'member',
+    success: 200,
+    check: (r, { ok }) => {
+      if (ok) expect(typeof r.json.configured).toBe('boolean');
     },
   },
   'GET /projects/{project}/app/ai/conversations': {
