@@ -277,13 +277,15 @@ describe('assistants on a warehouse project', () => {
     expect(name.examples).toEqual(['Ann', 'Bob', 'Cleo']);
   });
 
-  it('MCP get_attribute_values counts the rows of each value in PostgreSQL', async () => {
+  it('MCP get_attribute_values counts the facts of each value in PostgreSQL (orders per region)', async () => {
     const v = await tool('get_attribute_values', {
       project: p,
       attribute: 'attr.customers.region_code',
     });
+    // The facts that reach the attribute are counted (issue 34): orders, not customers.
+    expect(v.counts).toBe('orders');
     expect(v.values).toEqual([
-      { value: 'EU', count: 2 },
+      { value: 'EU', count: 4 },
       { value: 'US', count: 1 },
     ]);
     const prefixed = await tool('get_attribute_values', {
@@ -291,7 +293,7 @@ describe('assistants on a warehouse project', () => {
       attribute: 'Customer Name',
       prefix: 'c',
     });
-    expect(prefixed.values).toEqual([{ value: 'Cleo', count: 1 }]);
+    expect(prefixed.values).toEqual([{ value: 'Cleo', count: 2 }]);
   });
 
   it('a table dropped outside Ursa: get_model still answers, saying which dataset it cannot read', async () => {
