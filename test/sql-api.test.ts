@@ -71,6 +71,32 @@ afterAll(async () => {
   await s?.close();
 });
 
+/**
+ * Takes the only job slot (URSA_JOB_CONCURRENCY 1) with a job that waits: a query sent now
+ * stays queued until `release` (which also ends the holder).
+ */
+async function holdJobSlot(): Promise<{ release: () => Promise<void> }> {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const a = await s.engine.actor({ email: ADMIN }, s.demo);
+  s.engine.jobs.register('ai', {
+    run: async (ctx) =>
+      Promise.race([
+        gate,
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
+        ),
+      ]),
+  });
+  const holder = await s.engine.jobs.submit(a, 'ai', {});
+  return {
+    release: async () => {
+      open();
+      await s.engine.jobs.cancel(a, holder.id).catch(() => undefined);
+    },
+  };
+}
+
 describe('connecting', () => {
   it('takes an e-mail, an API token and the project id; says the server version', async () => {
     const c = await connect();
@@ -205,20 +231,8 @@ describe('errors', () => {
 
   it('a cancel request stops the running statement (57014)', async () => {
     const c = await connect();
-    // A query held at its start: the job slot is taken by a job that waits for the gate.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const a = await s.engine.actor({ email: ADMIN }, s.demo);
-    s.engine.jobs.register('ai', {
-      run: async (ctx) =>
-        Promise.race([
-          gate,
-          new Promise((_, reject) =>
-            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
-          ),
-        ]),
-    });
-    const blockers = [await s.engine.jobs.submit(a, 'ai', {})];
+    // A query held at its start: the job slot is taken by a job that waits.
+    const slot = await holdJobSlot();
     try {
       const pending = c.query('SELECT "Origin", count(*) FROM flights GROUP BY 1');
       await new Promise((r) => setTimeout(r, 200));
@@ -236,8 +250,7 @@ describe('errors', () => {
       await expect(pending).rejects.toMatchObject({ code: '57014' });
       expect((await c.query('SELECT 3 AS three')).rows).toEqual([{ three: '3' }]);
     } finally {
-      release();
-      for (const j of blockers) await s.engine.jobs.cancel(a, j.id).catch(() => undefined);
+      await slot.release();
     }
   });
 });
@@ -312,19 +325,8 @@ async function client(
 describe('a client that goes away', () => {
   it('frees its job: the waiting query ends CANCELLED', async () => {
     const c = await connect();
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
     const a = await s.engine.actor({ email: ADMIN }, s.demo);
-    s.engine.jobs.register('ai', {
-      run: async (ctx) =>
-        Promise.race([
-          gate,
-          new Promise((_, reject) =>
-            ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)),
-          ),
-        ]),
-    });
-    const blocker = await s.engine.jobs.submit(a, 'ai', {});
+    const slot = await holdJobSlot();
     try {
       const reports = async () =>
         (await s.engine.jobs.list(a, { type: 'report', limit: 50, offset: 0 })).items;
@@ -341,8 +343,7 @@ describe('a client that goes away', () => {
       }
       expect(job?.status).toBe('CANCELLED');
     } finally {
-      release();
-      await s.engine.jobs.cancel(a, blocker.id).catch(() => undefined);
+      await slot.release();
     }
   });
 });
