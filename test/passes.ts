@@ -60,6 +60,7 @@ export const BOTH_PASSES = [
   'revocation',
   'route-access',
   'sql-api',
+  'sql-catalog',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',

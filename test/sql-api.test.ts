@@ -14,6 +14,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { sqlClient } from './helpers/sql-clients/run.js';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -255,72 +256,8 @@ describe('errors', () => {
   });
 });
 
-describe('the catalog', () => {
-  it("information_schema lists the member's tables and columns with their types", async () => {
-    const c = await connect();
-    const t = await c.query(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
-    );
-    expect(t.rows.map((r) => r.table_name)).toEqual(
-      expect.arrayContaining(['airports', 'carriers', 'flights', 'metrics']),
-    );
-    const cols = await c.query(
-      "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'flights' ORDER BY ordinal_position",
-    );
-    expect(cols.rows).toEqual(
-      expect.arrayContaining([
-        { column_name: 'Distance', data_type: 'BIGINT' },
-        { column_name: 'Flight Date', data_type: 'DATE' },
-      ]),
-    );
-    // A query over both the catalog and the model is refused, not half answered.
-    await expect(
-      c.query('SELECT count(*) FROM flights, information_schema.tables'),
-    ).rejects.toMatchObject({ code: '0A000' });
-  });
-
-  it('shows a member only the objects their roles let them read', async () => {
-    const c = await connect(CA);
-    const t = await c.query(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
-    );
-    expect(t.rows.length).toBeGreaterThan(0);
-    // Every column listed is one the member can query.
-    const cols = await c.query(
-      "SELECT column_name FROM information_schema.columns WHERE table_name = 'airports'",
-    );
-    for (const { column_name } of cols.rows)
-      await c.query(`SELECT "${column_name}" FROM airports LIMIT 1`);
-  });
-});
-
-/** Debian's clients: a missing one fails under CI=true (.ci/run installs them). */
-async function client(
-  cmd: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<string | null> {
-  try {
-    const { stdout } = await run(cmd, args, {
-      env: {
-        ...process.env,
-        ...env,
-        PGHOST: '127.0.0.1',
-        PGPORT: String(s.sqlPort),
-        PGUSER: ADMIN,
-        PGPASSWORD: await s.engine.issueToken(ADMIN),
-        PGDATABASE: s.demo,
-      },
-    });
-    return stdout;
-  } catch (err) {
-    const missing =
-      (err as NodeJS.ErrnoException).code === 'ENOENT' ||
-      /No module named/.test(String((err as { stderr?: string }).stderr));
-    if (missing && process.env.CI !== 'true') return null;
-    throw err;
-  }
-}
+const client = (cmd: string, args: string[], env: Record<string, string> = {}) =>
+  sqlClient(s, cmd, args, env);
 
 describe('a client that goes away', () => {
   it('frees its job: the waiting query ends CANCELLED', async () => {

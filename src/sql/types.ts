@@ -1,5 +1,6 @@
 // Ursa's data types as PostgreSQL's: type OIDs, sizes, and cells in the text and binary
 // formats clients ask for (ISO dates; booleans t/f).
+import { pgTypeOf } from '../engine/sql/pg-types.js';
 import { SqlError } from '../engine/sql/service.js';
 
 export interface PgType {
@@ -8,17 +9,10 @@ export interface PgType {
   size: number;
 }
 
-const TYPES: Record<string, PgType> = {
-  string: { oid: 25, size: -1 },
-  integer: { oid: 20, size: 8 },
-  number: { oid: 701, size: 8 },
-  date: { oid: 1082, size: 4 },
-  datetime: { oid: 1114, size: 8 },
-  boolean: { oid: 16, size: 1 },
-  nested: { oid: 114, size: -1 },
+export const pgType = (dataType: string): PgType => {
+  const t = pgTypeOf(dataType);
+  return { oid: t.oid, size: t.len };
 };
-
-export const pgType = (dataType: string): PgType => TYPES[dataType] ?? TYPES.string!;
 
 /** PostgreSQL's epoch for binary dates and timestamps. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);

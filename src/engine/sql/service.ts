@@ -157,7 +157,16 @@ export class SqlService {
       const local = localStatement(stmt, { ...session, settings: new Map(session.settings) });
       if (local) return local.columns ?? null;
       // A catalog query reads no data: running it is how its columns are known.
-      if (catalogStatement(stmt)) return (await this.catalogQuery(a, one)).columns ?? null;
+      if (catalogStatement(stmt))
+        return (
+          (
+            await this.catalogQuery(
+              a,
+              one,
+              params.map((p) => ({ ...p, value: null })),
+            )
+          ).columns ?? null
+        );
       const t = await this.translate(a, stmt, params);
       const cols = (await this.d.aql.explain(a, t.aql)).columns;
       return t.names.map((name, i) => ({
@@ -178,11 +187,7 @@ export class SqlService {
   ): Promise<SqlResult> {
     const local = localStatement(stmt, session);
     if (local) return local;
-    if (catalogStatement(stmt)) {
-      if (params.length)
-        throw new SqlError('0A000', 'parameters in catalog queries are not supported');
-      return this.catalogQuery(a, text);
-    }
+    if (catalogStatement(stmt)) return this.catalogQuery(a, text, params);
     if (stmt.CopyStmt) return this.copy(a, session, stmt.CopyStmt as Node, params, signal);
     if (!stmt.SelectStmt)
       throw new SqlError('0A000', `${Object.keys(stmt)[0]} is not supported by Ursa's SQL API`);
@@ -249,9 +254,9 @@ export class SqlService {
   }
 
   /** pg_catalog and information_schema, over the member's view of the model. */
-  private async catalogQuery(a: ProjectActor, text: string): Promise<SqlResult> {
+  private async catalogQuery(a: ProjectActor, text: string, params: Param[]): Promise<SqlResult> {
     const schema = sqlSchema(await this.d.catalog.schema(a));
-    return this.catalogDb.query(a.projectId, schema, text);
+    return this.catalogDb.query(a.projectId, schema, text, params);
   }
 
   private async translate(a: ProjectActor, stmt: Stmt, params: Param[]) {
