@@ -2,7 +2,8 @@
 // the cluster test: a throwaway PostgreSQL from the system packages, N Ursa processes
 // (`node bin/ursa.mjs start`, so a process's pid is the server's own) sharing one
 // data directory, and HAProxy in front on one loopback port, sending each request to any
-// process that answers /readyz. Everything is stopped and removed by stop().
+// process that answers /readyz, and on a second port each SQL API connection (TCP mode).
+// Everything is stopped and removed by stop().
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,6 +19,8 @@ export const HAPROXY_INSTALL = 'apt-get install haproxy';
 
 export interface ClusterProcess {
   port: number;
+  /** Its SQL API port (URSA_SQL_PORT). */
+  sqlPort: number;
   url: string;
   child: ChildProcess;
   /** Output of the process so far (for a failing test's message). */
@@ -31,6 +34,8 @@ export interface ClusterProcess {
 export interface Cluster {
   /** HAProxy's address: what users and integrations are given. */
   url: string;
+  /** HAProxy's port for the SQL API (PostgreSQL clients). */
+  sqlPort: number;
   databaseUrl: string;
   dataDir: string;
   adminEmail: string;
@@ -46,6 +51,8 @@ export interface ClusterOptions {
   processes?: number;
   /** HAProxy's port (default: a free one). */
   port?: number;
+  /** HAProxy's port for the SQL API (default: a free one). */
+  sqlPort?: number;
   /** Extra settings for every Ursa process. */
   env?: Record<string, string>;
   /** Where the data directory goes (default: a new temporary directory, removed on stop). */
@@ -106,7 +113,7 @@ const BALANCER_ERRORS: [number, string, number?][] = [
 export function haproxyConfig(
   port: number,
   backends: number[],
-  opts: { serverTimeout?: string } = {},
+  opts: { serverTimeout?: string; sql?: { port: number; backends: number[] } } = {},
 ): string {
   return [
     'global',
@@ -143,8 +150,37 @@ export function haproxyConfig(
     ...backends.map(
       (p, i) => `  server ursa${i + 1} 127.0.0.1:${p} check inter 500ms fall 2 rise 1`,
     ),
+    ...(opts.sql ? sqlProxy(opts.sql.port, opts.sql.backends, backends) : []),
     '',
   ].join('\n');
+}
+
+/**
+ * The SQL API behind HAProxy in TCP mode: a connection goes to a process that answers /readyz
+ * (checked on its HTTP port) and stays there. Only a failed connect is retried (nothing was
+ * sent). A cancel request may land on another process: the engine tells every process.
+ */
+function sqlProxy(port: number, backends: number[], httpPorts: number[]): string[] {
+  return [
+    'defaults',
+    '  mode tcp',
+    '  timeout connect 2s',
+    // Sessions idle for long (a BI tool's pool); each process ends idle ones itself.
+    '  timeout client 2h',
+    '  timeout server 2h',
+    '  retries 3',
+    '  option redispatch 1',
+    'frontend ursa_sql',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend ursa_sql',
+    'backend ursa_sql',
+    '  balance leastconn',
+    '  option httpchk GET /readyz',
+    ...backends.map(
+      (p, i) =>
+        `  server sql${i + 1} 127.0.0.1:${p} check port ${httpPorts[i]} inter 500ms fall 2 rise 1`,
+    ),
+  ];
 }
 
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
@@ -162,6 +198,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-cluster-'));
   const lbPort = opts.port ?? (await freePort());
+  const sqlLbPort = opts.sqlPort ?? (await freePort());
   const url = `http://localhost:${lbPort}`;
   const adminEmail = 'admin@example.com';
   const adminPassword = crypto.randomBytes(12).toString('base64url');
@@ -183,11 +220,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   let haproxy: ChildProcess | undefined;
   const processes: ClusterProcess[] = [];
 
-  const spawnUrsa = (port: number) => {
+  const spawnUrsa = (port: number, sqlPort: number) => {
     const out: string[] = [];
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'bin/ursa.mjs', 'start'], {
       cwd: ROOT,
-      env: { ...env, PORT: String(port) },
+      env: { ...env, PORT: String(port), URSA_SQL_PORT: String(sqlPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (b: Buffer) => {
@@ -224,9 +261,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     for (let i = 0; i < n; i++) ports.push(await freePort());
     // All at once, as a deployment would: start-up work runs in one of them at a time.
     for (const port of ports) {
-      let proc = spawnUrsa(port);
+      const sqlPort = await freePort();
+      let proc = spawnUrsa(port, sqlPort);
       const p: ClusterProcess = {
         port,
+        sqlPort,
         url: `http://127.0.0.1:${port}`,
         get child() {
           return proc.child;
@@ -234,7 +273,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         log: () => proc.out.join(''),
         kill9: () => proc.child.kill('SIGKILL'),
         restart: async () => {
-          proc = spawnUrsa(port);
+          proc = spawnUrsa(port, sqlPort);
           await waitReady(p.url, 60_000, p.log);
         },
       };
@@ -244,7 +283,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     log(`${n} Ursa processes ready on ports ${ports.join(', ')}`);
 
     const cfg = path.join(dataDir, 'haproxy.cfg');
-    fs.writeFileSync(cfg, haproxyConfig(lbPort, ports));
+    fs.writeFileSync(
+      cfg,
+      haproxyConfig(lbPort, ports, {
+        sql: { port: sqlLbPort, backends: processes.map((p) => p.sqlPort) },
+      }),
+    );
     const check = spawnSync(HAPROXY, ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
     if (check.status !== 0) throw new Error(`haproxy refused its configuration: ${check.stderr}`);
     const hout: string[] = [];
@@ -272,6 +316,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
   return {
     url,
+    sqlPort: sqlLbPort,
     databaseUrl,
     dataDir,
     adminEmail,

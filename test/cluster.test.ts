@@ -3,6 +3,7 @@
 // (scripts/cluster-lib.ts). Requests go through HAProxy, or straight to one process where the
 // test needs to know which one answers; processes are killed with SIGKILL.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -78,6 +79,32 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
         body: JSON.stringify({ aql }),
       });
       return { status: r.status, json: (await r.json()) as Json };
+    }
+    /** A PostgreSQL client of the SQL API on `port`, as the admin, in the test's project. */
+    async function sqlClient(port: number) {
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port,
+        user: c.adminEmail,
+        password: token,
+        database: project,
+      });
+      client.on('error', () => undefined);
+      await client.connect();
+      return client;
+    }
+    /** A cancel request (its own connection, as PostgreSQL's protocol sends it). */
+    function cancelRequest(port: number, pid: number, secret: number): Promise<void> {
+      return new Promise((resolve, reject) => {
+        const b = Buffer.alloc(16);
+        b.writeInt32BE(16, 0);
+        b.writeInt32BE(80877102, 4);
+        b.writeInt32BE(pid, 8);
+        b.writeInt32BE(secret, 12);
+        const sock = net.connect(port, '127.0.0.1', () => sock.end(b));
+        sock.on('error', reject);
+        sock.on('close', () => resolve());
+      });
     }
     const final = (j: Json) => ['OK', 'ERROR', 'CANCELLED'].includes(j.status);
     /** Which process (index) holds a job now, from its claim in the metadata. */
@@ -423,6 +450,53 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
       expect(r.status, JSON.stringify(r.json)).toBeLessThan(300);
       expect((await poll(at(2), id, final, 30_000)).status).toBe('CANCELLED');
     }, 120_000);
+
+    it('the SQL API through HAProxy (TCP mode) answers as REST does', async () => {
+      const sql = await sqlClient(c.sqlPort);
+      try {
+        const r = await sql.query('SELECT count(*) AS n, sum("Amount") AS amount FROM sales');
+        const rest = await ask('SELECT COUNT([sales]), SUM([amount])', 30);
+        const [n, amount] = (rest.json.data.values as string).split('\t').map(Number);
+        expect(Number(r.rows[0].n)).toBe(n);
+        expect(r.rows[0].amount).toBeCloseTo(amount!, 6);
+      } finally {
+        await sql.end();
+      }
+    });
+
+    it('a SQL cancel request that reaches another process stops the statement', async () => {
+      // The session on process 0; its cancel request sent to process 1, as a balancer may.
+      const sql = await sqlClient(c.processes[0]!.sqlPort);
+      try {
+        const before = await db.query<{ id: string }>(
+          "SELECT id FROM jobs WHERE type = 'report' AND status = 'RUNNING'",
+        );
+        const seen = new Set(before.rows.map((r) => r.id));
+        // Three million groups: seconds of work (a new constant: never a cached result).
+        const slow = sql.query(
+          `SELECT "Id", sum("Amount") + ${Date.now()} AS s FROM sales GROUP BY 1`,
+        );
+        slow.catch(() => undefined);
+        await expect
+          .poll(
+            async () =>
+              (
+                await db.query<{ id: string }>(
+                  "SELECT id FROM jobs WHERE type = 'report' AND status = 'RUNNING'",
+                )
+              ).rows.some((r) => !seen.has(r.id)),
+            { timeout: 30_000, interval: 50 },
+          )
+          .toBe(true);
+        const key = sql as unknown as { processID: number; secretKey: number };
+        await cancelRequest(c.processes[1]!.sqlPort, key.processID, key.secretKey);
+        await expect(slow).rejects.toMatchObject({ code: '57014' });
+        // The connection goes on.
+        expect((await sql.query('SELECT 1 AS one')).rows).toEqual([{ one: '1' }]);
+      } finally {
+        await sql.end();
+      }
+    }, 60_000);
 
     it('with a process killed, queries through HAProxy are still answered', async () => {
       const killed = c.processes[1]!;

@@ -230,6 +230,17 @@ describe('errors', () => {
     expect((await c.query('SELECT 2 AS two')).rows).toEqual([{ two: '2' }]);
   });
 
+  it('a statement nested too deeply is refused with 54001, and the connection goes on', async () => {
+    const c = await connect();
+    const plus = Array(5000).fill('1').join(' + ');
+    for (const sql of [
+      `SELECT count(*) FROM flights WHERE "Distance" > ${plus}`,
+      `SELECT count(*) FROM pg_catalog.pg_class WHERE oid > ${plus}`,
+    ])
+      await expect(c.query(sql)).rejects.toMatchObject({ code: '54001' });
+    expect((await c.query('SELECT 2 AS two')).rows).toEqual([{ two: '2' }]);
+  });
+
   it('a cancel request stops the running statement (57014)', async () => {
     const c = await connect();
     // A query held at its start: the job slot is taken by a job that waits.

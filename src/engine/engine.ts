@@ -303,6 +303,7 @@ export class Engine {
       actor: (p, projectId) => this.actor(p, projectId),
       statementTimeoutMs: config.sql.statementTimeoutMs,
       activity: this.activity,
+      signals: store.signals,
     });
     this.reports.setValueLister((a, ref, o) => this.catalog.attributeValues(a, ref, o));
     // A row-level filter is an AQL condition on the project's model.

@@ -1,6 +1,8 @@
 // The SQL API's listener (URSA_SQL_PORT): PostgreSQL clients connect with their e-mail as user,
 // an API token as password and the project id as database. Each connection is a Session; this
-// file keeps their cancel keys (a cancel request arrives on a connection of its own).
+// file keeps their cancel keys. A cancel request arrives on a connection of its own, which a
+// balancer may send to another process: it is told to every process through the engine, and
+// the one holding the key cancels.
 import fs from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -33,11 +35,12 @@ export async function startSqlListener(
       })
     : undefined;
   const sessions = new Map<number, { session: Session; secret: number }>();
-  let nextPid = 1000 + Math.floor(Math.random() * 1000);
   const sockets = new Set<net.Socket>();
   const hooks = {
     register(session: Session) {
-      const pid = nextPid++;
+      // Random: unique across the processes behind one address (the secret is checked too).
+      let pid = newSecret();
+      while (sessions.has(pid)) pid = newSecret();
       const secret = newSecret();
       sessions.set(pid, { session, secret });
       return { pid, secret };
@@ -46,11 +49,14 @@ export async function startSqlListener(
       sessions.delete(pid);
     },
     cancel(pid: number, secret: number) {
-      const s = sessions.get(pid);
-      // A wrong key is ignored silently, as PostgreSQL does.
-      if (s && s.secret === secret) s.session.cancel();
+      engine.sql.requestCancel(pid, secret).catch((err) => log.warn({ err }, 'SQL cancel'));
     },
   };
+  const stopCancels = await engine.sql.onCancel((pid, secret) => {
+    const s = sessions.get(pid);
+    // A wrong key is ignored silently, as PostgreSQL does.
+    if (s && s.secret === secret) s.session.cancel();
+  });
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -72,6 +78,7 @@ export async function startSqlListener(
   return {
     port,
     async close() {
+      stopCancels();
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

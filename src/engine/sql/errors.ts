@@ -37,5 +37,8 @@ export function sqlErrorOf(err: unknown): SqlError {
     const hint = Array.isArray(s) && s.length ? `did you mean ${s.join(', ')}?` : undefined;
     return new SqlError(code[err.kind], err.message, hint);
   }
+  // A statement deep enough to exhaust the stack is the statement's fault, not the server's.
+  if (err instanceof RangeError && /call stack/i.test(err.message))
+    return new SqlError('54001', 'the statement is nested too deeply');
   return new SqlError('XX000', `internal error: ${(err as Error)?.message ?? String(err)}`);
 }

@@ -7,6 +7,7 @@ import type { Aql } from '../aql/service.js';
 import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError } from '../errors.js';
 import type { JobRunner } from '../jobs/jobs.js';
+import type { Signals } from '../db/signals.js';
 import { FINAL_STATUSES } from '../jobs/types.js';
 import { notSupported, SqlError, sqlErrorOf } from './errors.js';
 
@@ -31,6 +32,8 @@ export type { Param } from './expr.js';
 
 export type SqlResult = LocalResult;
 
+const CH_CANCEL = 'ursa_sql_cancel';
+
 /** The AQL of a statement sent as `/*aql*\/ SELECT …`, else null. */
 const AQL_MARK = /^\s*\/\*\s*aql\s*\*\/\s*/i;
 
@@ -42,6 +45,8 @@ export interface SqlDeps {
   actor: (p: Principal, projectId: string) => Promise<ProjectActor>;
   /** The longest a statement runs when the session sets no statement_timeout. */
   statementTimeoutMs: number;
+  /** Between processes: a cancel request reaches whichever process a balancer chose. */
+  signals: Pick<Signals, 'listen' | 'notify'>;
   /** The project's activity log (a SQL API sign-in is recorded like other members' actions). */
   activity: {
     record(
@@ -56,6 +61,22 @@ export class SqlService {
   private catalogDb = new CatalogDb();
 
   constructor(private readonly d: SqlDeps) {}
+
+  /**
+   * A cancel request (its own connection, which a balancer may send to another process than
+   * the session's): told to every process; the one holding the session with that key cancels.
+   */
+  requestCancel(pid: number, secret: number): Promise<void> {
+    return this.d.signals.notify(CH_CANCEL, `${pid}:${secret}`);
+  }
+
+  /** Hears cancel requests sent to any process; returns the way to stop. */
+  onCancel(fn: (pid: number, secret: number) => void): Promise<() => void> {
+    return this.d.signals.listen(CH_CANCEL, (payload) => {
+      const [pid, secret] = payload.split(':').map(Number);
+      if (Number.isInteger(pid) && Number.isInteger(secret)) fn(pid!, secret!);
+    });
+  }
 
   /** Frees the catalog databases (engine close). */
   close(): void {
