@@ -61,6 +61,7 @@ export const BOTH_PASSES = [
   'route-access',
   'sql-api',
   'sql-catalog',
+  'sql-warehouse',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',
