@@ -314,6 +314,21 @@ const MATRIX: Record<string, Entry> = {
     body: { title: 'Notice', message: 'Set by the authz test' },
   },
   'GET /projects/{project}/genid': { level: 'member', success: 200 },
+  'GET /projects/{project}/sql': { level: 'member', success: 200 },
+  'POST /projects/{project}/sql/password': {
+    level: 'member',
+    success: 201,
+    prepare: async (f, caller) => {
+      const project = await f.createProject(f.unique('authz-sqlpw'));
+      const on = await f.call({ email: ADMIN }, 'PUT', `/projects/${project}`, {
+        sqlPasswords: true,
+      });
+      expect(on.status).toBe(200);
+      if (isLevel(caller)) await f.inviteLevels(project, [caller]);
+      return { params: { project } };
+    },
+  },
+  'DELETE /projects/{project}/sql/password': { level: 'member', success: 204 },
   'GET /projects/{project}/users': { level: 'useradmin', success: 200 },
   'POST /projects/{project}/users': {
     level: 'useradmin',

@@ -141,6 +141,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-data': BROWSER,
   'app-explore': BROWSER,
   'app-journey': BROWSER,
+  'app-sql-connection': BROWSER,
   'dashboard-downloads': 'CSV and XLSX rendering of AQL results, and their links in Chromium',
   'dashboard-pdf': BROWSER,
   export: 'PDF export in Chromium and poppler reading it back',

@@ -270,6 +270,70 @@ describe('errors', () => {
 const client = (cmd: string, args: string[], env: Record<string, string> = {}) =>
   sqlClient(s, cmd, args, env);
 
+describe('connection details and SQL passwords', () => {
+  it('GET …/sql tells a member how to connect; SQL passwords only when an Admin allows them', async () => {
+    const d = await s.api('GET', `/projects/${s.demo}/sql`, { as: CA });
+    expect(d.status, d.text).toBe(200);
+    expect(d.json.sql).toEqual({
+      enabled: true,
+      host: 'localhost',
+      port: s.sqlPort,
+      database: s.demo,
+      user: CA,
+      tls: false,
+      passwords: { allowed: false, set: false },
+    });
+    const refused = await s.api('POST', `/projects/${s.demo}/sql/password`, { as: CA });
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toMatch(/an Admin can allow them/);
+
+    const on = await s.api('PUT', `/projects/${s.demo}`, { body: { sqlPasswords: true } });
+    expect(on.status, on.text).toBe(200);
+    expect(on.json.project.sqlPasswords).toBe(true);
+    const made = await s.api('POST', `/projects/${s.demo}/sql/password`, { as: CA });
+    expect(made.status, made.text).toBe(201);
+    const password = made.json.password as string;
+    expect(password).toMatch(/^[\w-]{32}$/);
+    expect((await s.api('GET', `/projects/${s.demo}/sql`, { as: CA })).json.sql.passwords).toEqual({
+      allowed: true,
+      set: true,
+    });
+    // The password connects as the member, row filter and all.
+    const c = await connect(CA, { password });
+    const sql = 'SELECT "Origin State", count(*) FROM flights, airports GROUP BY 1 ORDER BY 1';
+    expect(text((await c.query(sql)).rows)).toEqual(
+      await viaRest('SELECT [Origin State], COUNT([flights]) ORDER BY 1', CA),
+    );
+    // Not in another member's name, nor in a project it was not made for.
+    await expect(connect(ADMIN, { password })).rejects.toMatchObject({ code: '28P01' });
+
+    // Off: every member's password stops working, and is gone.
+    await s.api('PUT', `/projects/${s.demo}`, { body: { sqlPasswords: false } });
+    await expect(connect(CA, { password })).rejects.toMatchObject({ code: '28P01' });
+    await s.api('PUT', `/projects/${s.demo}`, { body: { sqlPasswords: true } });
+    await expect(connect(CA, { password })).rejects.toMatchObject({ code: '28P01' });
+    const again = (await s.api('POST', `/projects/${s.demo}/sql/password`, { as: CA })).json
+      .password as string;
+    await connect(CA, { password: again });
+    expect((await s.api('DELETE', `/projects/${s.demo}/sql/password`, { as: CA })).status).toBe(
+      204,
+    );
+    await expect(connect(CA, { password: again })).rejects.toMatchObject({ code: '28P01' });
+    await s.api('PUT', `/projects/${s.demo}`, { body: { sqlPasswords: false } });
+  });
+
+  it('wrong passwords are limited as sign-ins are: after ten, 28000 and a wait', async () => {
+    const who = 'sql-guesser@example.com';
+    for (let i = 0; i < 10; i++)
+      await expect(connect(who, { password: `wrong-${i}` })).rejects.toMatchObject({
+        code: '28P01',
+      });
+    const blocked = connect(who, { password: 'wrong-again' });
+    await expect(blocked).rejects.toMatchObject({ code: '28000' });
+    await expect(blocked).rejects.toThrow(/too many failed sign-ins from this address/);
+  });
+});
+
 describe('a client that goes away', () => {
   it('frees its job: the waiting query ends CANCELLED', async () => {
     const c = await connect();

@@ -65,6 +65,8 @@ export interface ProjectDetails {
   webdavTokenSet: boolean;
   /** Public shares of dashboards allowed. */
   dashboardEmbedding: boolean;
+  /** Members may create SQL API passwords of their own. */
+  sqlPasswords: boolean;
   /** Origins that may frame public shares; empty: any. */
   embedOrigins: string[];
   /** A warehouse project's binding (never the secret: that stays in the credentials). */

@@ -16,6 +16,8 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** The SQL API's port (PostgreSQL wire protocol); unset: no SQL listener. */
   URSA_SQL_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The SQL API's port as clients reach it (a balancer's), if not URSA_SQL_PORT. */
+  URSA_SQL_PUBLIC_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   URSA_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
   URSA_SQL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
   /** PEM files: with both, the SQL API accepts TLS (sslmode=require). */
@@ -130,6 +132,8 @@ export interface Config {
   /** The SQL API (PostgreSQL wire protocol): its port (0: any free one), or off. */
   sql: {
     port?: number;
+    /** The port clients are told (project settings), when a balancer's differs. */
+    publicPort?: number;
     statementTimeoutMs: number;
     idleTimeoutMs: number;
     /** PEM certificate chain and key files for TLS; both or neither. */
@@ -283,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     sql: {
       ...(e.URSA_SQL_PORT !== undefined ? { port: e.URSA_SQL_PORT } : {}),
+      ...(e.URSA_SQL_PUBLIC_PORT !== undefined ? { publicPort: e.URSA_SQL_PUBLIC_PORT } : {}),
       statementTimeoutMs: e.URSA_SQL_STATEMENT_TIMEOUT_MS,
       idleTimeoutMs: e.URSA_SQL_IDLE_TIMEOUT_MS,
       ...(e.URSA_SQL_TLS_CERT && e.URSA_SQL_TLS_KEY

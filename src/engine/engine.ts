@@ -25,6 +25,7 @@ import { OidcModels } from './identity/oidc-adapter.js';
 import { createSession, deleteSession, sessionEmail } from './identity/sessions.js';
 import { Revocations } from './identity/revocations.js';
 import { Throttle } from './identity/throttle.js';
+import { SqlPasswords } from './sql/passwords.js';
 import { ExternalLogin } from './identity/external-login.js';
 import { issueAccessToken, TokenVerifier } from './identity/tokens.js';
 import { randomId } from './ids.js';
@@ -103,6 +104,9 @@ export class Engine {
   readonly catalog: CatalogService;
   /** The SQL API's statements (the wire protocol is src/sql's). */
   readonly sql: SqlService;
+  readonly sqlPasswords: SqlPasswords;
+  /** The SQL API listener's port in this process (set by the door when it listens). */
+  private sqlPort: number | null = null;
   readonly packages: Packages;
   readonly uploads: Uploads;
   /** AI chat: conversations and `ai` jobs answered by the agent. */
@@ -129,6 +133,11 @@ export class Engine {
   readonly readiness: Readiness;
   /** Stops following project deletions made by other processes. */
   private unfollowDeletes: () => void = () => undefined;
+
+  /** The SQL API door tells the port it listens on (shown in connection details). */
+  sqlListening(port: number | null): void {
+    this.sqlPort = port;
+  }
 
   private constructor(
     readonly config: Config,
@@ -295,6 +304,13 @@ export class Engine {
       backends,
       async (p) => (await this.model.versions(p)).dataVersion,
     );
+    this.sqlPasswords = new SqlPasswords({
+      db: this.db,
+      siteUrl: () => config.siteUrl,
+      port: () => config.sql.publicPort ?? this.sqlPort,
+      tls: Boolean(config.sql.tls),
+      activity: this.activity,
+    });
     this.sql = new SqlService({
       aql: this.aql,
       catalog: this.catalog,
@@ -304,6 +320,8 @@ export class Engine {
       statementTimeoutMs: config.sql.statementTimeoutMs,
       activity: this.activity,
       signals: store.signals,
+      throttle: this.throttle,
+      passwords: this.sqlPasswords,
     });
     this.reports.setValueLister((a, ref, o) => this.catalog.attributeValues(a, ref, o));
     // A row-level filter is an AQL condition on the project's model.

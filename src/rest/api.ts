@@ -18,6 +18,7 @@ import { shareRoutes } from './routes/shares.js';
 import { modelRoutes } from './routes/model.js';
 import { packageRoutes } from './routes/packages.js';
 import { projectRoutes } from './routes/projects.js';
+import { sqlRoutes } from './routes/sql.js';
 import { storageRoutes } from './routes/storage.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { uploadRoutes } from './routes/upload.js';
@@ -58,6 +59,7 @@ function groups(defs: RouteDef[]) {
 export function apiRoutes(): RouteDef[] {
   const defs: RouteDef[] = [
     ...projectRoutes,
+    ...sqlRoutes,
     ...userRoutes,
     ...jobRoutes,
     ...storageRoutes,

@@ -74,11 +74,13 @@ export async function startSqlListener(
     });
   });
   const port = (server.address() as net.AddressInfo).port;
+  engine.sqlListening(port);
   log.info({ port }, 'SQL API listening');
   return {
     port,
     async close() {
       stopCancels();
+      engine.sqlListening(null);
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -305,7 +305,12 @@ export class Session {
     }
     const password = reader(f.body).cstring();
     try {
-      this.actor = await this.engine.sql.authenticate(this.user, password, this.database);
+      this.actor = await this.engine.sql.authenticate(
+        this.user,
+        password,
+        this.database,
+        this.socket.remoteAddress ?? '',
+      );
     } catch (err) {
       const e = err instanceof SqlError ? err : new SqlError('28000', (err as Error).message);
       this.send(

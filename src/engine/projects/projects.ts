@@ -56,6 +56,8 @@ const updateSchema = z
       .optional(),
     /** Public shares of dashboards allowed (SHARING.md). */
     dashboardEmbedding: zBool.optional(),
+    /** Members may create SQL API passwords of their own (docs/sql.md); off deletes them. */
+    sqlPasswords: zBool.optional(),
     embedOrigins: embedOriginsField.optional(),
     /** A warehouse project's binding (SCALE.md); null makes it embedded again. */
     warehouse: z
@@ -301,6 +303,7 @@ export class Projects {
       maintenance: row.maintenance,
       webdavTokenSet: Boolean(row.webdavTokenHash),
       dashboardEmbedding: row.dashboardEmbedding,
+      sqlPasswords: row.sqlPasswords,
       embedOrigins: row.embedOrigins ?? [],
       warehouse: row.warehouse ?? null,
       created: row.created,
@@ -329,7 +332,7 @@ export class Projects {
   }
 
   async update(a: ProjectActor, body: unknown): Promise<ProjectDetails> {
-    const { projects } = tablesOf(this.db);
+    const { projects, projectUsers } = tablesOf(this.db);
     requireLevel(a, 'admin');
     const input = parseInput(updateSchema, body, 'project update');
     const changes: Partial<Tables['projects']['$inferInsert']> = { updated: nowIso() };
@@ -338,6 +341,7 @@ export class Projects {
     if (input.maintenance !== undefined) changes.maintenance = input.maintenance;
     if (input.dashboardEmbedding !== undefined)
       changes.dashboardEmbedding = input.dashboardEmbedding;
+    if (input.sqlPasswords !== undefined) changes.sqlPasswords = input.sqlPasswords;
     if (input.embedOrigins !== undefined)
       changes.embedOrigins = storedEmbedOrigins(input.embedOrigins);
     if (input.warehouse !== undefined) {
@@ -354,6 +358,11 @@ export class Projects {
     );
     await tx(this.db, async () => {
       await this.db.update(projects).set(changes).where(eq(projects.id, a.projectId));
+      if (input.sqlPasswords === false)
+        await this.db
+          .update(projectUsers)
+          .set({ sqlPasswordHash: null })
+          .where(eq(projectUsers.projectId, a.projectId));
       await this.activity.record(a.projectId, 'project_action', {
         user: a.email,
         object: a.projectId,

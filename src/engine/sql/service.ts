@@ -8,6 +8,8 @@ import type { CatalogService } from '../catalog/catalog.js';
 import { EngineError } from '../errors.js';
 import type { JobRunner } from '../jobs/jobs.js';
 import type { Signals } from '../db/signals.js';
+import type { Throttle } from '../identity/throttle.js';
+import type { SqlPasswords } from './passwords.js';
 import { FINAL_STATUSES } from '../jobs/types.js';
 import { notSupported, SqlError, sqlErrorOf } from './errors.js';
 
@@ -33,6 +35,8 @@ export type { Param } from './expr.js';
 export type SqlResult = LocalResult;
 
 const CH_CANCEL = 'ursa_sql_cancel';
+/** An API token (a JWT); any other password is a member's SQL password. */
+const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /** The AQL of a statement sent as `/*aql*\/ SELECT …`, else null. */
 const AQL_MARK = /^\s*\/\*\s*aql\s*\*\/\s*/i;
@@ -45,6 +49,8 @@ export interface SqlDeps {
   actor: (p: Principal, projectId: string) => Promise<ProjectActor>;
   /** The longest a statement runs when the session sets no statement_timeout. */
   statementTimeoutMs: number;
+  throttle: Pick<Throttle, 'guess'>;
+  passwords: Pick<SqlPasswords, 'check'>;
   /** Between processes: a cancel request reaches whichever process a balancer chose. */
   signals: Pick<Signals, 'listen' | 'notify'>;
   /** The project's activity log (a SQL API sign-in is recorded like other members' actions). */
@@ -88,23 +94,38 @@ export class SqlService {
    * `database` the project. Any failure is the same 28P01 (nothing to learn from it) except
    * a project the member cannot enter (3D000 names it).
    */
-  async authenticate(user: string, password: string, database: string): Promise<ProjectActor> {
+  async authenticate(
+    user: string,
+    password: string,
+    database: string,
+    address: string,
+  ): Promise<ProjectActor> {
+    // Guesses are limited as sign-ins are (per account and address, and per address).
+    const guess = await this.d.throttle.guess('sql', user.trim(), address);
+    if (guess.retryAfter !== null)
+      throw new SqlError(
+        '28000',
+        `too many failed sign-ins from this address; retry in ${guess.retryAfter} seconds`,
+      );
+    const failed = (hint: string) =>
+      new SqlError('28P01', `password authentication failed for user "${user}"`, hint);
     let email: string;
-    try {
-      email = (await this.d.verify(password)).email;
-    } catch {
-      throw new SqlError(
-        '28P01',
-        `password authentication failed for user "${user}"`,
-        'the password is an API token of this user (ursa token)',
-      );
+    if (JWT.test(password)) {
+      try {
+        email = (await this.d.verify(password)).email;
+      } catch {
+        throw failed('the password is an API token of this user (ursa token)');
+      }
+      if (email.toLowerCase() !== user.trim().toLowerCase())
+        throw failed('the token belongs to another user');
+    } else {
+      if (!(await this.d.passwords.check(database, user.trim(), password)))
+        throw failed(
+          "the password is an API token of this user (ursa token), or their SQL password for this project (the project's settings in the app)",
+        );
+      email = user.trim();
     }
-    if (email.toLowerCase() !== user.trim().toLowerCase())
-      throw new SqlError(
-        '28P01',
-        `password authentication failed for user "${user}"`,
-        'the token belongs to another user',
-      );
+    await guess.succeeded();
     try {
       const actor = await this.d.actor({ email }, database);
       await this.d.activity.record(actor.projectId, 'user_action', {

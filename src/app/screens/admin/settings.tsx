@@ -10,7 +10,7 @@ import { asApiError, FieldError, fieldOf, Problem } from '../model/parts';
 
 type ProjectSettings = Pick<
   ProjectDetails,
-  'webdavTokenSet' | 'dashboardEmbedding' | 'embedOrigins'
+  'webdavTokenSet' | 'dashboardEmbedding' | 'embedOrigins' | 'sqlPasswords'
 >;
 
 export function Settings() {
@@ -21,7 +21,49 @@ export function Settings() {
     <>
       <WebdavToken set={r.value.project.webdavTokenSet} onSaved={r.reload} />
       <Embedding project={r.value.project} onSaved={r.reload} />
+      <SqlPasswords allowed={r.value.project.sqlPasswords} onSaved={r.reload} />
     </>
+  );
+}
+
+/** Whether members may create SQL API passwords (turning it off deletes theirs). */
+function SqlPasswords({ allowed, onSaved }: { allowed: boolean; onSaved: () => void }) {
+  const [on, setOn] = useState(allowed);
+  useEffect(() => setOn(allowed), [allowed]);
+  const s = useSave(onSaved);
+  return (
+    <section class="card admin-form" aria-labelledby="sqlpw-h">
+      <h2 id="sqlpw-h">SQL passwords</h2>
+      <p class="muted">
+        Members connect SQL clients (BI tools, notebooks) with an API token as the password. Allow
+        them to create a password of their own for this project, which a BI tool can keep. Turning
+        this off deletes every member’s SQL password.
+      </p>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={on}
+          disabled={s.busy}
+          onChange={(e) => {
+            const next = e.currentTarget.checked;
+            setOn(next);
+            void s.save(
+              { sqlPasswords: next },
+              next
+                ? 'Members may create SQL passwords.'
+                : 'SQL passwords are off; members’ passwords were deleted.',
+            );
+          }}
+        />
+        Members may create SQL passwords
+      </label>
+      <Problem error={s.error} />
+      {s.done && (
+        <p class="ok" role="status">
+          {s.done}
+        </p>
+      )}
+    </section>
   );
 }
 

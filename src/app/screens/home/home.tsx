@@ -3,6 +3,7 @@ import { useProject } from '../../project';
 import { appPath, Link } from '../../router';
 import { Title } from '../../ui';
 import { SECTIONS } from '../../sections';
+import { SqlConnection } from './sql-connection';
 
 export function Home() {
   const p = useProject();
@@ -27,6 +28,7 @@ export function Home() {
           </li>
         ))}
       </ul>
+      <SqlConnection />
     </section>
   );
 }

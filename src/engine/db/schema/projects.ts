@@ -29,6 +29,8 @@ export const projects = table('projects', {
   embedOrigins: json('embed_origins').$type<string[] | null>(),
   /** A warehouse project's binding (SCALE.md): its data is read where it lives. */
   warehouse: json('warehouse').$type<WarehouseBinding | null>(),
+  /** Members may create a password of their own for the SQL API (an Admin's choice). */
+  sqlPasswords: bool('sql_passwords').notNull().default(false),
 });
 
 export const projectUsers = table(
@@ -46,6 +48,8 @@ export const projectUsers = table(
     filter: text('filter'),
     /** Positions of `filter`'s references written by title (aql/ref-rewrite.ts). */
     filterByTitle: json('filter_by_title').$type<number[]>(),
+    /** The member's SQL API password (hashed), when the project allows them. */
+    sqlPasswordHash: text('sql_password_hash'),
     invitedBy: text('invited_by'),
     created: time('created').notNull(),
     updated: time('updated').notNull(),
