@@ -224,7 +224,13 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const out: string[] = [];
     const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), 'bin/ursa.mjs', 'start'], {
       cwd: ROOT,
-      env: { ...env, PORT: String(port), URSA_SQL_PORT: String(sqlPort) },
+      env: {
+        ...env,
+        PORT: String(port),
+        URSA_SQL_PORT: String(sqlPort),
+        // Clients are told HAProxy's port (the project's connection details).
+        URSA_SQL_PUBLIC_PORT: String(sqlLbPort),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (b: Buffer) => {

@@ -124,6 +124,7 @@ export async function startServer(
           port: config.sql.port,
           host: config.host,
           idleTimeoutMs: config.sql.idleTimeoutMs,
+          maxConnections: config.sql.maxConnections,
           ...(config.sql.tls ? { tls: config.sql.tls } : {}),
         })
       : undefined;

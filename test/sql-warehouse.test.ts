@@ -54,6 +54,7 @@ beforeAll(async () => {
     URSA_CONNECTOR_ALLOW_HOSTS: '127.0.0.1',
     URSA_WAREHOUSE_CACHE_SECONDS: '0',
     URSA_SQL_PORT: '0',
+    URSA_SQL_MAX_CONNECTIONS: '4',
   });
   p = await createProject(s, 'sqlwh', 'SQL over a warehouse');
   await bindWarehouse(s, p, w, 'shop');
@@ -107,5 +108,21 @@ describe('a warehouse project over the SQL API', () => {
     expect(rows).toEqual((await viaRest(AQL, EU)).map((r) => r.map((v) => Number(v) || v)));
     const listed = await c.query('SELECT "Customer Name" FROM customers ORDER BY 1');
     expect(listed.rows.map((r) => r['Customer Name'])).toEqual(['Ann', 'Cleo']);
+  });
+});
+
+describe('connections', () => {
+  it('past URSA_SQL_MAX_CONNECTIONS a client is refused with 53300; a closed one makes room', async () => {
+    const open: pg.Client[] = [];
+    let refused: unknown;
+    for (let i = 0; i < 6 && !refused; i++)
+      await connect().then(
+        (c) => open.push(c),
+        (err: unknown) => (refused = err),
+      );
+    expect(refused).toMatchObject({ code: '53300' });
+    expect(open.length + clients.filter((c) => !open.includes(c)).length).toBeLessThanOrEqual(4);
+    await open.pop()!.end();
+    await expect(connect()).resolves.toBeDefined();
   });
 });

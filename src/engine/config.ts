@@ -19,6 +19,7 @@ const envSchema = z.object({
   /** The SQL API's port as clients reach it (a balancer's), if not URSA_SQL_PORT. */
   URSA_SQL_PUBLIC_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   URSA_SQL_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  URSA_SQL_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(200),
   URSA_SQL_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(3_600_000),
   /** PEM files: with both, the SQL API accepts TLS (sslmode=require). */
   URSA_SQL_TLS_CERT: z.string().min(1).optional(),
@@ -136,6 +137,8 @@ export interface Config {
     publicPort?: number;
     statementTimeoutMs: number;
     idleTimeoutMs: number;
+    /** Connections at once in this process; more are refused (53300). */
+    maxConnections: number;
     /** PEM certificate chain and key files for TLS; both or neither. */
     tls?: { certFile: string; keyFile: string };
   };
@@ -290,6 +293,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ...(e.URSA_SQL_PUBLIC_PORT !== undefined ? { publicPort: e.URSA_SQL_PUBLIC_PORT } : {}),
       statementTimeoutMs: e.URSA_SQL_STATEMENT_TIMEOUT_MS,
       idleTimeoutMs: e.URSA_SQL_IDLE_TIMEOUT_MS,
+      maxConnections: e.URSA_SQL_MAX_CONNECTIONS,
       ...(e.URSA_SQL_TLS_CERT && e.URSA_SQL_TLS_KEY
         ? { tls: { certFile: e.URSA_SQL_TLS_CERT, keyFile: e.URSA_SQL_TLS_KEY } }
         : {}),

@@ -23,6 +23,7 @@ export async function startSqlListener(
     port: number;
     host: string;
     idleTimeoutMs: number;
+    maxConnections: number;
     tls?: { certFile: string; keyFile: string };
   },
 ): Promise<SqlListener> {
@@ -48,6 +49,7 @@ export async function startSqlListener(
     unregister(pid: number) {
       sessions.delete(pid);
     },
+    admit: () => sockets.size <= opts.maxConnections,
     cancel(pid: number, secret: number) {
       engine.sql.requestCancel(pid, secret).catch((err) => log.warn({ err }, 'SQL cancel'));
     },

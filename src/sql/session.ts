@@ -50,6 +50,8 @@ export interface SessionHooks {
   register(s: Session): { pid: number; secret: number };
   unregister(pid: number): void;
   cancel(pid: number, secret: number): void;
+  /** Whether another connection may start (URSA_SQL_MAX_CONNECTIONS). */
+  admit(): boolean;
 }
 
 export class Session {
@@ -284,6 +286,10 @@ export class Session {
     this.database = params.get('database') ?? this.user;
     if (!this.user) {
       this.fatal('28000', 'no user name in the startup packet');
+      return;
+    }
+    if (!this.hooks.admit()) {
+      this.fatal('53300', 'sorry, too many clients already; retry when a connection is closed');
       return;
     }
     if (minor > 0 || unknown.length) this.send(msg.negotiateVersion(0, unknown));
