@@ -157,8 +157,9 @@ export function haproxyConfig(
 
 /**
  * The SQL API behind HAProxy in TCP mode: a connection goes to a process that answers /readyz
- * (checked on its HTTP port) and stays there. Only a failed connect is retried (nothing was
- * sent). A cancel request may land on another process: the engine tells every process.
+ * (checked on its HTTP port) and stays there, with a PROXY header naming the client (so the
+ * sign-in limits count each client, not HAProxy). Only a failed connect is retried (nothing
+ * was sent). A cancel request may land on another process: the engine tells every process.
  */
 function sqlProxy(port: number, backends: number[], httpPorts: number[]): string[] {
   return [
@@ -178,7 +179,7 @@ function sqlProxy(port: number, backends: number[], httpPorts: number[]): string
     '  option httpchk GET /readyz',
     ...backends.map(
       (p, i) =>
-        `  server sql${i + 1} 127.0.0.1:${p} check port ${httpPorts[i]} inter 500ms fall 2 rise 1`,
+        `  server sql${i + 1} 127.0.0.1:${p} send-proxy check port ${httpPorts[i]} inter 500ms fall 2 rise 1`,
     ),
   ];
 }

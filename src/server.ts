@@ -125,6 +125,7 @@ export async function startServer(
           host: config.host,
           idleTimeoutMs: config.sql.idleTimeoutMs,
           maxConnections: config.sql.maxConnections,
+          trustProxy: config.trustProxy,
           ...(config.sql.tls ? { tls: config.sql.tls } : {}),
         })
       : undefined;

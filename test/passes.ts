@@ -62,6 +62,7 @@ export const BOTH_PASSES = [
   'sql-api',
   'sql-catalog',
   'sql-warehouse',
+  'sql-proxy',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',

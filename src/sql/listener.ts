@@ -9,6 +9,7 @@ import tls from 'node:tls';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/engine.js';
 import { loadSqlParser } from '../engine/sql/service.js';
+import { clientAddress, trustsPeer } from './proxy-header.js';
 import { newSecret, Session } from './session.js';
 
 export interface SqlListener {
@@ -24,6 +25,8 @@ export async function startSqlListener(
     host: string;
     idleTimeoutMs: number;
     maxConnections: number;
+    /** URSA_TRUST_PROXY: peers whose PROXY header (a balancer's) names the client. */
+    trustProxy: boolean | number | string;
     tls?: { certFile: string; keyFile: string };
   },
 ): Promise<SqlListener> {
@@ -59,13 +62,26 @@ export async function startSqlListener(
     // A wrong key is ignored silently, as PostgreSQL does.
     if (s && s.secret === secret) s.session.cancel();
   });
+  const trusted = trustsPeer(opts.trustProxy);
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    new Session(socket, engine, hooks, log.child({ door: 'sql' }), {
-      idleTimeoutMs: opts.idleTimeoutMs,
-      secureContext,
-    });
+    // Until the session takes over: a reset must not reach the process as an 'error'.
+    socket.on('error', () => undefined);
+    clientAddress(socket, trusted(socket.remoteAddress ?? '')).then(
+      (address) => {
+        new Session(socket, engine, hooks, log.child({ door: 'sql' }), {
+          idleTimeoutMs: opts.idleTimeoutMs,
+          clientAddress: address,
+          secureContext,
+        });
+        socket.resume();
+      },
+      (err: Error) => {
+        log.debug({ err }, 'SQL connection without a valid PROXY header');
+        socket.destroy();
+      },
+    );
   });
   server.on('error', (err) => log.error({ err }, 'SQL listener error'));
   await new Promise<void>((resolve, reject) => {

@@ -79,7 +79,12 @@ export class Session {
     private readonly engine: Engine,
     private readonly hooks: SessionHooks,
     private readonly log: Logger,
-    private readonly opts: { idleTimeoutMs: number; secureContext?: tls.SecureContext },
+    private readonly opts: {
+      idleTimeoutMs: number;
+      /** Who the client is (a balancer's PROXY header may say), for the sign-in limits. */
+      clientAddress: string;
+      secureContext?: tls.SecureContext;
+    },
   ) {
     this.socket = socket;
     socket.setNoDelay(true);
@@ -315,7 +320,7 @@ export class Session {
         this.user,
         password,
         this.database,
-        this.socket.remoteAddress ?? '',
+        this.opts.clientAddress,
       );
     } catch (err) {
       const e = err instanceof SqlError ? err : new SqlError('28000', (err as Error).message);
