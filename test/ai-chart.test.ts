@@ -1,4 +1,4 @@
-// AI chat charts: our own Vega-Lite spec from a query result, rendered to SVG with no fetches.
+// AI chat charts: our own chart spec from a query result, rendered to SVG with no fetches.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,8 @@ import {
   type ChartTable,
 } from '../src/engine/reports/chart.js';
 import { EngineError } from '../src/engine/errors.js';
+import { chartModel } from '../src/shared/chart/model.js';
+import { chartOption } from '../src/shared/chart/option.js';
 
 const sales: ChartTable = {
   columns: [
@@ -24,8 +26,7 @@ const sales: ChartTable = {
 };
 
 type Json = Record<string, unknown>;
-const enc = (spec: Json) => spec.encoding as Record<string, Json>;
-const values = (spec: Json) => (spec.data as { values: Json[] }).values;
+const series = (spec: Parameters<typeof chartOption>[0]) => chartOption(spec).series as Json[];
 const texts = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
 
 function caught(fn: () => unknown): EngineError {
@@ -42,9 +43,11 @@ function caught(fn: () => unknown): EngineError {
 describe('buildChartSpec', () => {
   it('renders a bar chart with the category labels, deterministically', async () => {
     const spec = buildChartSpec({ mark: 'bar', x: 'Region', y: 'SUM([Sales])' }, sales);
-    expect(spec.$schema).toBe('https://vega.github.io/schema/vega-lite/v5.json');
+    expect(spec.chart).toBe('ursa-chart/1');
     expect(spec.width).toBe(640);
-    expect(enc(spec).x).toMatchObject({ type: 'nominal', sort: '-y', title: 'Region' });
+    expect(spec.x).toEqual({ type: 'nominal', title: 'Region' });
+    // Bars of names tallest first.
+    expect(chartModel(spec).categories).toEqual(['South', 'North', 'East']);
     const svg = await renderChartSvg(spec);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(texts(svg)).toEqual(expect.arrayContaining(['North', 'South', 'East']));
@@ -53,26 +56,36 @@ describe('buildChartSpec', () => {
 
   it('converts numeric cells to numbers and empty cells to null', () => {
     const spec = buildChartSpec({ mark: 'bar', x: 'Region', y: 'SUM([Sales])' }, sales);
-    expect(values(spec)).toEqual([
-      { c0: 'North', c1: 120.5, _raw: { c0: 'North' } },
-      { c0: 'South', c1: 300, _raw: { c0: 'South' } },
-      { c0: 'East', c1: null, _raw: { c0: 'East' } },
+    expect(spec.data).toEqual([
+      ['North', '120.5'],
+      ['South', '300'],
+      ['East', ''],
     ]);
+    expect(series(spec)[0]!.data).toEqual([300, 120.5, null]);
   });
 
   it('uses a temporal x for a date column in a line chart', async () => {
     const spec = buildChartSpec({ mark: 'line', x: 'Day', y: 'SUM([Sales])' }, sales);
     expect(spec.mark).toBe('line');
-    expect(enc(spec).x).toMatchObject({ field: 'c2', type: 'temporal', title: 'Day' });
-    expect(enc(spec).x).not.toHaveProperty('sort');
+    expect(spec.x).toEqual({ type: 'temporal', title: 'Day' });
+    // Dates in order, at their grain (days).
+    expect(chartModel(spec).labels).toEqual(['Jan 1, 2024', 'Jan 2, 2024', 'Jan 3, 2024']);
+    expect(series(spec)[0]!.type).toBe('line');
     expect(await renderChartSvg(spec)).toMatch(/^<svg/);
   });
 
   it('draws an arc with theta from y and color from x', async () => {
     const spec = buildChartSpec({ mark: 'arc', x: 'Region', y: 'SUM([Sales])' }, sales);
-    expect(enc(spec).theta).toMatchObject({ field: 'c1', type: 'quantitative' });
-    expect(enc(spec).color).toMatchObject({ field: 'c0', type: 'nominal' });
-    expect(enc(spec)).not.toHaveProperty('x');
+    expect(spec.y).toEqual([{ title: 'SUM([Sales])', type: 'quantitative' }]);
+    expect(spec.x).toEqual({ title: 'Region', type: 'nominal' });
+    expect(series(spec)[0]).toMatchObject({
+      type: 'pie',
+      data: [
+        { name: 'North', value: 120.5 },
+        { name: 'South', value: 300 },
+        { name: 'East', value: 0 },
+      ],
+    });
     expect(await renderChartSvg(spec)).toMatch(/^<svg/);
   });
 
@@ -91,7 +104,7 @@ describe('buildChartSpec', () => {
       { mark: 'point', x: 'a.b', y: 'SUM([Distance])', title: 'Distance' },
       table,
     );
-    expect(enc(spec).y).toMatchObject({ field: 'c1', title: 'SUM([Distance])' });
+    expect(spec.y).toEqual([{ title: 'SUM([Distance])', type: 'quantitative' }]);
     const svg = await renderChartSvg(spec);
     expect(texts(svg)).toEqual(expect.arrayContaining(['SUM([Distance])', 'a.b', 'Distance']));
   });
@@ -146,7 +159,7 @@ describe('buildChartSpec', () => {
 });
 
 describe('renderChartSvg', () => {
-  it('makes no request for a spec that names a data url', async () => {
+  it('makes no request for a spec that names a data url (refused: not a chart spec)', async () => {
     let requests = 0;
     const server = createServer((_req, res) => {
       requests++;
@@ -161,7 +174,9 @@ describe('renderChartSvg', () => {
         mark: 'bar',
         encoding: { x: { field: 'a', type: 'nominal' }, y: { field: 'b', type: 'quantitative' } },
       };
-      await expect(renderChartSvg(spec, 2000)).rejects.toMatchObject({ kind: 'invalid' });
+      await expect(
+        renderChartSvg(spec as unknown as Parameters<typeof renderChartSvg>[0]),
+      ).rejects.toMatchObject({ kind: 'invalid' });
       expect(requests).toBe(0);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -4,7 +4,7 @@
 // numbers are compact once the axis reaches ten thousand (30K), grouped below it (1,500).
 import { describe, expect, it } from 'vitest';
 import { renderChartSvg, type ChartTable } from '../src/engine/reports/chart.js';
-import { axisNumber } from '../src/engine/reports/chart-format.js';
+import { axisNumber } from '../src/shared/chart/format.js';
 import { visualizationSpec } from '../src/engine/reports/visualization.js';
 
 const size = { width: 640, height: 360 };
@@ -58,13 +58,14 @@ describe('server charts: drill areas and the app’s number format', () => {
   it('covers each bar with its value; taller bars get taller areas, all inside the chart', async () => {
     const svg = await renderChartSvg(visualizationSpec({ type: 'bar' }, regions, size));
     const found = areas(svg);
+    // In the order drawn: tallest first.
     expect(found.map((a) => a.drill)).toEqual([
-      { 'Origin Region': 'West' },
       { 'Origin Region': 'East' },
+      { 'Origin Region': 'West' },
       { 'Origin Region': 'South' },
     ]);
-    expect(found[0]!.label).toBe('Origin Region: West');
-    const [west, east, south] = found as [Area, Area, Area];
+    expect(found[1]!.label).toBe('Origin Region: West');
+    const [east, west, south] = found as [Area, Area, Area];
     // Heights follow the flights (30,000 > 12,000 > 5,000); bars share one baseline.
     expect(east.h).toBeGreaterThan(west.h);
     expect(west.h).toBeGreaterThan(south.h);

@@ -66,10 +66,10 @@ describe('svgToPng', () => {
     expect(img.width).toBe(960);
     expect(img.height).toBeGreaterThan(300);
     expect(colourCount(img)).toBeGreaterThan(20);
-    // Vega's default bar colour (#4c78a8) covers a good part of the image.
+    // The palette's first colour (#2f6fde, src/shared/chart/theme.ts) covers a good part of it.
     let bar = 0;
     for (let i = 0; i < img.rgba.length; i += 4)
-      if (img.rgba[i] === 0x4c && img.rgba[i + 1] === 0x78 && img.rgba[i + 2] === 0xa8) bar++;
+      if (img.rgba[i] === 0x2f && img.rgba[i + 1] === 0x6f && img.rgba[i + 2] === 0xde) bar++;
     expect(bar).toBeGreaterThan((img.width * img.height) / 10);
   });
 

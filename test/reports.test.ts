@@ -74,17 +74,18 @@ describe('dashboards as JSON', () => {
     const items = (await s.api('GET', dash(), json)).json.items as Item[];
     const spec = (id: string) => items.find((i) => i.id === id)!.chart.spec;
     expect(spec('region').mark).toBe('bar');
-    expect(spec('region').encoding.x.title).toBe('Origin Region');
-    // y: [2, 3] by position: one layer per column, each on its own axis (flights are in the
+    expect(spec('region').x.title).toBe('Origin Region');
+    // y: [2, 3] by position: one series per column, each on its own axis (flights are in the
     // thousands, the average delay in minutes: ten times apart or more).
     const month = spec('month');
-    expect(month.resolve).toEqual({ scale: { y: 'independent' } });
-    expect(
-      (month.layer as { encoding: { y: { title: string } } }[]).map((l) => l.encoding.y.title),
-    ).toEqual(['Flights Flown', 'Average Delay']);
+    expect(month.dual).toBe(true);
+    expect((month.y as { title: string }[]).map((y) => y.title)).toEqual([
+      'Flights Flown',
+      'Average Delay',
+    ]);
     expect(spec('pie').mark).toBe('arc');
     expect(spec('scatter').mark).toBe('point');
-    expect(spec('scatter').encoding.x.type).toBe('quantitative');
+    expect(spec('scatter').x.type).toBe('quantitative');
   });
 
   it("leaves out items whose report the caller's roles hide, and hides the dashboard from others", async () => {
@@ -297,7 +298,7 @@ describe('reports', () => {
       'Carrier Name',
       'SUM([Passengers])',
     ]);
-    expect(r.json.chart.spec.encoding.y.title).toBe('SUM([Passengers])');
+    expect(r.json.chart.spec.y[0].title).toBe('SUM([Passengers])');
   });
 
   it('refuse formats they do not have', async () => {

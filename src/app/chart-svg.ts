@@ -3,12 +3,12 @@
 // stylesheet, and the drill areas the server lays over each bar, point or slice
 // (src/engine/reports/chart-drill.ts) read back for the buttons laid over the image.
 
-// CSS beats SVG presentation attributes, so this recolours Vega's black text and grey rules.
+// CSS beats SVG presentation attributes, so this recolours the light theme's background, text
+// and grid lines (src/shared/chart/theme.ts) as the dark theme has them.
 const DARK =
   '<style>@media (prefers-color-scheme: dark){' +
   'svg>rect:first-of-type{fill:#1c2027}text{fill:#e6e9ee}' +
-  '.role-axis-grid line{stroke:#2e343d}.role-axis-tick line,.role-axis-domain line{stroke:#7d8796}' +
-  '.role-frame path.background{stroke:#2e343d}}</style>';
+  '[stroke="#e4e7eb"]{stroke:#2e343d}[stroke="#8c959f"]{stroke:#7d8796}}</style>';
 
 /** The SVG as an image address, themed for dark mode. */
 export function chartDataUrl(svg: string): string {

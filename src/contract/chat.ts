@@ -2,6 +2,7 @@
 // their messages, the `ai` job a question starts (its progress) and the answer it ends with.
 // Answers are stored with text cells (`Cell` = string); what a client reads has a number
 // column's cells as JSON numbers (the default, JsonCell).
+import type { ChartSpec } from '../shared/chart/spec.js';
 import type { JsonCell } from './data.js';
 import type { JobStatus } from './jobs.js';
 import type { Link } from './links.js';
@@ -32,10 +33,10 @@ export interface AiQuery<Cell = JsonCell> {
   error?: string;
 }
 
-/** A chart of one query's result: the Vega-Lite spec (data inline) and its SVG rendering. */
+/** A chart of one query's result: Ursa's chart spec (data inline) and its SVG rendering. */
 export interface AiChart {
   queryId: string;
-  spec: Record<string, unknown>;
+  spec: ChartSpec;
   svg: string;
 }
 

@@ -1,5 +1,6 @@
 // Computed reports and dashboards, and the shares of dashboards, as the API answers them
 // (docs/api.md "Sharing and export").
+import type { ChartSpec } from '../shared/chart/spec.js';
 import type { JsonCell } from './data.js';
 
 /** A column of a computed report. */
@@ -28,7 +29,7 @@ export interface ReportResult {
   /** Rows the report has (an item shows at most the first 1000). */
   rowCount: number;
   kpi?: { title: string; value: JsonCell; formatted: string };
-  chart?: { spec: Record<string, unknown>; svg: string };
+  chart?: { spec: ChartSpec; svg: string };
   warnings?: QueryWarning[];
 }
 

@@ -135,8 +135,8 @@ ${r.rows.length === 0 && html`<p class="note">No rows.</p>`}`;
 function reportBody(r: ReportRun, maxRows: number): Html {
   if (r.kpi)
     return html`<div class="kpi"><div class="value">${r.kpi.formatted}</div><div class="label">${r.kpi.title}</div></div>`;
-  // The SVG is Vega's output for a spec we built (data inline, every fetch refused), and
-  // Vega escapes the text it draws: it is markup we made, not markup we were given.
+  // The SVG is ECharts' drawing of a spec we built (data inline, nothing fetched), and it
+  // escapes the text it draws: it is markup we made, not markup we were given.
   if (r.chart)
     return html`<div class="chart" role="img" aria-label="${r.name}">${raw(r.chart.svg)}</div>`;
   return table(r, maxRows);

@@ -1,28 +1,11 @@
-// Clickable marks without scripts in the SVG: charts reach the app as images, so after Vega
-// draws one we add, at its end, an invisible rectangle per mark that carries what a click on
-// that mark filters by (`data-drill`, JSON of column title → value as the result wrote it) and
-// a short label (`data-label`). The app reads them and lays buttons over the image; a page
-// that inlines the SVG (public page, PDF) draws nothing more, as they have no fill or stroke.
-import type * as vega from 'vega';
-
-interface SceneItem {
-  x?: number;
-  y?: number;
-  width?: number;
-  height?: number;
-  startAngle?: number;
-  endAngle?: number;
-  innerRadius?: number;
-  outerRadius?: number;
-  bounds?: { x1: number; y1: number; x2: number; y2: number };
-  datum?: Record<string, unknown>;
-  items?: SceneMark[];
-}
-interface SceneMark {
-  marktype: string;
-  role?: string;
-  items?: SceneItem[];
-}
+// Clickable marks without scripts in the SVG: a chart reaching a client as an image (the API's
+// `chart.svg`) ends, after ECharts draws it, with an invisible rectangle per mark that carries
+// what a click on that mark filters by (`data-drill`, JSON of column title → value as the
+// result wrote it) and a short label (`data-label`). A page that inlines the SVG (public page,
+// PDF) draws nothing more, as they have no fill or stroke.
+import type { EChartsType } from 'echarts/core';
+import { chartModel, markInfo, type ChartModel } from '../../shared/chart/model.js';
+import type { ChartSpec } from '../../shared/chart/spec.js';
 
 /** A point mark's (or a slice's) hit area: a square this many pixels wide around it. */
 const POINT = 18;
@@ -31,65 +14,76 @@ const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
-function area(type: string, it: SceneItem): [number, number, number, number] | undefined {
-  const x = it.x ?? 0;
-  const y = it.y ?? 0;
-  if (type === 'rect') return [x, y, it.width ?? 0, it.height ?? 0];
-  if (type === 'arc') {
-    // The middle of the slice (Vega's angles start at 12 o'clock, clockwise).
-    const mid = ((it.startAngle ?? 0) + (it.endAngle ?? 0)) / 2;
-    const r = ((it.innerRadius ?? 0) + (it.outerRadius ?? 0)) / 2;
-    return [x + r * Math.sin(mid) - POINT / 2, y - r * Math.cos(mid) - POINT / 2, POINT, POINT];
+type Layout =
+  | { x: number; y: number; width: number; height: number }
+  | { cx: number; cy: number; r0: number; r: number; startAngle: number; endAngle: number }
+  | number[];
+
+/** ECharts' own layout of a mark (its series data's item layout), as a box. */
+function box(layout: Layout | undefined): [number, number, number, number] | undefined {
+  if (!layout) return undefined;
+  if (Array.isArray(layout)) {
+    const [x, y] = layout;
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return undefined;
+    return [x! - POINT / 2, y! - POINT / 2, POINT, POINT];
   }
-  if (type === 'line' || type === 'area' || type === 'symbol')
+  if ('cx' in layout) {
+    // The middle of the slice (ECharts' angles are in radians, y pointing down).
+    const mid = (layout.startAngle + layout.endAngle) / 2;
+    const r = (layout.r0 + layout.r) / 2;
+    const x = layout.cx + r * Math.cos(mid);
+    const y = layout.cy + r * Math.sin(mid);
     return [x - POINT / 2, y - POINT / 2, POINT, POINT];
-  return undefined;
+  }
+  // A bar grows up or down from its base: a negative height is drawn upwards.
+  const { x, y, width, height } = layout;
+  return [Math.min(x, x + width), Math.min(y, y + height), Math.abs(width), Math.abs(height)];
 }
 
-/**
- * The SVG with one `<rect data-drill>` per data mark whose datum holds `key` (the raw values
- * by field), naming each of `fields` (field → column title) by its title.
- */
-export function drillAreas(
-  svg: string,
-  view: vega.View,
-  key: string,
-  fields: Map<string, string>,
-): string {
-  if (!fields.size) return svg;
-  // The SVG renderer wraps the scene in one translate (padding and axes); marks are inside it.
-  const m = /<g[^>]*transform="translate\(([-\d.e]+),([-\d.e]+)\)"/.exec(svg);
-  const [ox, oy] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+/** Where a line's or a scatter's value sits, in pixels (undefined for a gap). */
+function point(chart: EChartsType, model: ChartModel, s: number, i: number): Layout | undefined {
+  const v = model.series[s]!.values[i];
+  if (v === null || v === undefined) return undefined;
+  const at = Array.isArray(v) ? v : [i, v];
+  const px = chart.convertToPixel({ seriesIndex: s }, at) as number[] | undefined;
+  return Array.isArray(px) ? px : undefined;
+}
+
+interface SeriesData {
+  count(): number;
+  getItemLayout(i: number): Layout | undefined;
+}
+
+/** The SVG with one `<rect data-drill>` per mark that stands for a category or date. */
+export function drillAreas(svg: string, spec: ChartSpec, chart: EChartsType): string {
+  const model = chartModel(spec);
+  if (model.numericX && !spec.color) return svg;
+  const global = (
+    chart as unknown as {
+      getModel(): { getSeriesByIndex(i: number): { getData(): SeriesData } | undefined };
+    }
+  ).getModel();
   const rects: string[] = [];
   const seen = new Set<string>();
-  const walk = (mark: SceneMark, dx: number, dy: number) => {
-    for (const it of mark.items ?? []) {
-      if (mark.marktype === 'group') {
-        for (const child of it.items ?? []) walk(child, dx + (it.x ?? 0), dy + (it.y ?? 0));
-        continue;
-      }
-      const raw = it.datum?.[key] as Record<string, string> | undefined;
-      if (mark.role !== 'mark' || !raw || typeof raw !== 'object') continue;
-      const box = area(mark.marktype, it);
-      if (!box || box[2] <= 0 || box[3] <= 0) continue;
-      const drill = Object.fromEntries(
-        [...fields].filter(([f]) => f in raw).map(([f, title]) => [title, raw[f]]),
-      );
+  model.series.forEach((_, s) => {
+    const data = global.getSeriesByIndex(s)?.getData();
+    if (!data) return;
+    for (let i = 0; i < data.count(); i++) {
+      const info = markInfo(spec, model, s, i);
+      if (!info || !Object.keys(info.values).length) continue;
+      // Bars and slices keep their layout per item; a line's points are placed by the axes.
+      const b = box(data.getItemLayout(i) ?? point(chart, model, s, i));
+      if (!b || b[2] <= 0 || b[3] <= 0) continue;
       // One area per filter: a chart with a second axis draws a bar and a point per category.
-      const once = JSON.stringify(drill);
+      const once = JSON.stringify(info.values);
       if (seen.has(once)) continue;
       seen.add(once);
-      const label = Object.entries(drill)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(', ');
       rects.push(
-        `<rect x="${r1(dx + box[0])}" y="${r1(dy + box[1])}" width="${r1(box[2])}" height="${r1(box[3])}"` +
-          ` fill="none" stroke="none" pointer-events="none" data-drill="${esc(JSON.stringify(drill))}" data-label="${esc(label)}"/>`,
+        `<rect x="${r1(b[0])}" y="${r1(b[1])}" width="${r1(b[2])}" height="${r1(b[3])}"` +
+          ` fill="none" stroke="none" pointer-events="none" data-drill="${esc(once)}" data-label="${esc(info.label)}"/>`,
       );
     }
-  };
-  const root = (view.scenegraph() as unknown as { root: SceneMark }).root;
-  walk(root, ox, oy);
+  });
   if (!rects.length) return svg;
   return svg.replace(
     /<\/svg>\s*$/,

@@ -48,7 +48,7 @@ function fonts(): ResvgRenderOptions['font'] {
   const family = PREFERRED_FONTS.find((f) => f.files.some((p) => fs.existsSync(p)))?.family;
   fontOptions = {
     loadSystemFonts: true,
-    // Vega writes font-family="sans-serif" (and sometimes a family list ending with it).
+    // Charts write font-family="sans-serif".
     ...(family ? { defaultFontFamily: family, sansSerifFamily: family } : {}),
   };
   return fontOptions;

@@ -17,7 +17,7 @@ import { jsonCell, type JsonCell } from '../aql/format.js';
 import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
-import { MAX_CHART_ROWS, renderChartSvg, type ChartSize } from './chart.js';
+import { MAX_CHART_ROWS, renderChartSvg, type ChartSize, type ChartSpec } from './chart.js';
 import { valuesCondition } from './filter-values.js';
 import { defaultNumber, formatNumber } from '../../shared/number-format.js';
 import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
@@ -44,8 +44,8 @@ export interface ReportRun {
   visualization: Visualization;
   columns: ReportColumn[];
   rows: string[][];
-  /** The chart of a chart visualization: its Vega-Lite spec (data inline) and SVG. */
-  chart?: { spec: Record<string, unknown>; svg: string };
+  /** The chart of a chart visualization: its chart spec (data inline) and SVG. */
+  chart?: { spec: ChartSpec; svg: string };
   /** A `kpi`: the number, as computed (a JSON cell, aql/format.ts) and as shown. */
   kpi?: { title: string; value: JsonCell; formatted: string };
   warnings?: QueryResult['warnings'];

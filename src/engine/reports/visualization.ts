@@ -1,7 +1,13 @@
 // A report's `visualization` as a chart: which columns go on x, y and colour (named by title or
 // 1-based position, or chosen from the result when left out), drawn with the chat's renderer.
 import { invalid } from '../errors.js';
-import { buildChartSpec, type ChartMark, type ChartSize, type ChartTable } from './chart.js';
+import {
+  buildChartSpec,
+  type ChartMark,
+  type ChartSize,
+  type ChartSpec,
+  type ChartTable,
+} from './chart.js';
 
 export type VisualizationType = 'table' | 'bar' | 'line' | 'area' | 'pie' | 'scatter' | 'kpi';
 
@@ -62,7 +68,7 @@ export function kpiColumn(vis: Visualization, table: ChartTable): number {
 }
 
 /**
- * The Vega-Lite spec of a chart visualization. Left out, x is the first dimension, y every
+ * The chart spec of a chart visualization. Left out, x is the first dimension, y every
  * measure (several become one series each) and colour the second dimension.
  */
 export function visualizationSpec(
@@ -70,7 +76,7 @@ export function visualizationSpec(
   table: ChartTable,
   size: ChartSize,
   title?: string,
-): Record<string, unknown> {
+): ChartSpec {
   const mark = MARK[vis.type];
   if (!mark) throw invalid(`a ${vis.type} visualization is not a chart`);
   const dims = dimensions(table);
@@ -91,33 +97,10 @@ export function visualizationSpec(
   let color = vis.color !== undefined ? columnTitle(table, vis.color, 'color') : undefined;
   if (color === undefined && ys.length === 1 && mark !== 'arc')
     color = dims.find((d) => d.title !== x)?.title;
-  if (ys.length === 1) return buildChartSpec({ mark, x, y: ys[0]!, color, title }, table, size);
-
-  // Several y columns: one series each, in long form (x, series, value).
-  if (mark === 'arc')
+  if (mark === 'arc' && ys.length > 1)
     throw invalid('a pie shows one y column; choose one', { field: 'visualization.y' });
-  if (ys.length === 2 && apart(table, ys[0]!, ys[1]!))
-    return twoAxes(mark, x, ys[0]!, ys[1]!, table, size, title);
-  const xi = table.columns.findIndex((c) => c.title === x);
-  const yi = ys.map((t) => table.columns.findIndex((c) => c.title === t));
-  const series = uniqueTitle('Series', table);
-  const value = uniqueTitle('Value', table);
-  const long: ChartTable = {
-    columns: [
-      table.columns[xi]!,
-      { title: series, dataType: 'string' },
-      { title: value, dataType: 'number' },
-    ],
-    rows: table.rows.flatMap((r) => yi.map((i, k) => [r[xi] ?? '', ys[k]!, r[i] ?? ''])),
-  };
-  return buildChartSpec({ mark, x, y: value, color: series, group: true, title }, long, size);
-}
-
-function uniqueTitle(base: string, table: ChartTable): string {
-  const taken = new Set(table.columns.map((c) => c.title.toLowerCase()));
-  let t = base;
-  for (let i = 2; taken.has(t.toLowerCase()); i++) t = `${base} ${i}`;
-  return t;
+  const dual = ys.length === 2 && apart(table, ys[0]!, ys[1]!);
+  return buildChartSpec({ mark, x, y: ys, color, dual, title }, table, size);
 }
 
 /** The largest magnitude of a column's numbers (0 when none). */
@@ -135,62 +118,4 @@ function largest(table: ChartTable, title: string): number {
 function apart(table: ChartTable, a: string, b: string): boolean {
   const [m, n] = [largest(table, a), largest(table, b)];
   return m > 0 && n > 0 && (m / n >= 10 || n / m >= 10);
-}
-
-/**
- * Two measures of different magnitudes on two y axes (left and right, Vega-Lite's
- * independent y scales on a layer), so the small one does not lie flat along the bottom.
- * Bars keep the first measure; the second is a line with points over them.
- */
-function twoAxes(
-  mark: ChartMark,
-  x: string,
-  y0: string,
-  y1: string,
-  table: ChartTable,
-  size: ChartSize,
-  title?: string,
-): Record<string, unknown> {
-  const first = buildChartSpec({ mark, x, y: y0, title }, table, size);
-  const second = buildChartSpec(
-    { mark: mark === 'point' ? 'point' : 'line', x, y: y1 },
-    table,
-    size,
-  );
-  const enc = (s: Record<string, unknown>) =>
-    s.encoding as Record<string, Record<string, unknown> | undefined>;
-  const rows = (s: Record<string, unknown>) => (s.data as { values: object[] }).values;
-  const values = rows(first).map((v, i) => ({ ...v, ...rows(second)[i] }));
-  const { sort: _sort, ...xEnc } = enc(first).x!;
-  // Each axis's numbers compact by its own scale (Vega-Lite names a layer's own y scale so).
-  const yOf = (s: Record<string, unknown>, layer: 0 | 1) => {
-    const y = enc(s).y!;
-    return {
-      ...y,
-      axis: {
-        ...(y.axis as object | undefined),
-        labelExpr: `ursaAxisNumber(datum.value, domain('layer_${layer}_y'))`,
-        orient: layer === 0 ? 'left' : 'right',
-      },
-    };
-  };
-  const series = (name: string) => ({
-    datum: name,
-    type: 'nominal',
-    legend: { title: null, orient: 'top' },
-  });
-  const { mark: _m, encoding: _e, data: _d, ...top } = first;
-  return {
-    ...top,
-    data: { values },
-    encoding: { x: xEnc },
-    layer: [
-      { mark: first.mark, encoding: { y: yOf(first, 0), color: series(y0) } },
-      {
-        mark: mark === 'point' ? 'point' : { type: 'line', point: true },
-        encoding: { y: yOf(second, 1), color: series(y1) },
-      },
-    ],
-    resolve: { scale: { y: 'independent' } },
-  };
 }

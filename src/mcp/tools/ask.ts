@@ -30,7 +30,7 @@ const output = {
       error: z.string().optional(),
     }),
   ),
-  chart: z.record(z.string(), z.unknown()).nullable().describe('Vega-Lite spec, data inline'),
+  chart: z.record(z.string(), z.unknown()).nullable().describe("Ursa's chart spec (ursa-chart/1), data inline"),
   links: z
     .array(
       z.object({
@@ -78,7 +78,7 @@ function reply(job: Job, conversation: string, rows: number, exact: boolean): Ou
       totalRows: q.totalRows,
       ...(q.error ? { error: q.error } : {}),
     })),
-    chart: r.chart?.spec ?? null,
+    chart: r.chart ? { ...r.chart.spec } : null,
     // Answers stored before links existed have none.
     links: (r.links ?? []).map(({ kind, ident, name, url }) => ({ kind, ident, name, url })),
     usage: { ...r.usage, steps: r.steps },

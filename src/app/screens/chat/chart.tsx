@@ -1,4 +1,4 @@
-// An answer's chart: the SVG the server rendered (Vega, from its own spec, nothing external),
+// An answer's chart: the SVG the server rendered (ECharts, from its own spec, nothing external),
 // shown as an image from a data: URL (the page's CSP allows data: images), with alt text
 // from the spec: the kind of chart, what it plots and, for a small one, its values.
 import { chartDataUrl } from '../../chart-svg';
@@ -12,24 +12,14 @@ const KINDS: Record<string, string> = {
   arc: 'Pie chart',
 };
 
-interface Channel {
-  field?: string;
-  title?: string;
-}
-
 export function chartAlt(chart: AiChart): string {
   const spec = chart.spec;
-  const title = typeof spec.title === 'string' ? spec.title : undefined;
-  const mark = typeof spec.mark === 'string' ? spec.mark : (spec.mark as { type?: string })?.type;
-  const enc = (spec.encoding ?? {}) as Record<string, Channel | undefined>;
-  const x = mark === 'arc' ? enc.color : enc.x;
-  const y = mark === 'arc' ? enc.theta : enc.y;
-  let alt = KINDS[mark ?? ''] ?? 'Chart';
-  if (x?.title && y?.title) alt += ` of ${y.title} by ${x.title}`;
-  if (title) alt += `: ${title}`;
-  const values = (spec.data as { values?: Record<string, unknown>[] } | undefined)?.values;
-  if (values && x?.field && y?.field && values.length > 0 && values.length <= 12)
-    alt += `. ${values.map((v) => `${String(v[x.field!])} ${String(v[y.field!])}`).join(', ')}`;
+  let alt = KINDS[spec.mark] ?? 'Chart';
+  const y = spec.y.map((f) => f.title).join(' and ');
+  if (y) alt += ` of ${y} by ${spec.x.title}`;
+  if (spec.title) alt += `: ${spec.title}`;
+  if (spec.data.length > 0 && spec.data.length <= 12)
+    alt += `. ${spec.data.map((r) => `${r[0] ?? ''} ${r[1] ?? ''}`).join(', ')}`;
   return `${alt} (from query ${chart.queryId})`;
 }
 
