@@ -1,7 +1,8 @@
 // bench:app — the web application (/app) as a person meets it, in the system's Chromium
 // against a server started in-process (demo project; the chat answered by the loopback fake
 // model, which waits 1 s before each reply so the progress is what is measured). Three goals:
-//   size   — dist/app/app.js gzipped ≤ 150 KB (the first load's JavaScript; the bundle is
+//   size   — the first screen's JavaScript (app.js and its static chunks; the chart code is a
+//            chunk loaded on demand) gzipped ≤ 150 KB (the bundle is
 //            built first);
 //   first  — a signed-in member opens /app in a fresh browser context (nothing cached) until
 //            its first screen is on screen and clickable (with one project, its home), against opening the API's own
@@ -24,6 +25,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { startFakeLlm } from '../test/helpers/fake-llm.js';
 import { median, quantile, startBenchServer } from './compare.js';
 import { INSTALL_ROOT } from '../src/shared/install-root.js';
+import { firstScreen } from '../scripts/first-screen.js';
 
 const ROUNDS = Number(process.env.BENCH_APP_ROUNDS ?? 15);
 const GOAL_GZIP_KB = 150;
@@ -36,11 +38,15 @@ const ROOT = INSTALL_ROOT;
 async function main(): Promise<void> {
   // ---- size -------------------------------------------------------------------------------
   execFileSync('npx', ['tsx', 'scripts/build-app.ts', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-  const js = fs.readFileSync(path.join(ROOT, 'dist/app/app.js'));
+  const first = firstScreen(path.join(ROOT, 'dist/app'));
   const css = fs.readFileSync(path.join(ROOT, 'dist/app/app.css'));
-  const gz = gzipSync(js).length / 1024;
+  const gz = first.gzipped / 1024;
+  const chart = fs
+    .readdirSync(path.join(ROOT, 'dist/app'))
+    .filter((f) => f.startsWith('chunk-') && !first.files.has(f))
+    .reduce((n, f) => n + gzipSync(fs.readFileSync(path.join(ROOT, 'dist/app', f))).length, 0);
   console.log(
-    `\nsize: app.js ${(js.length / 1024).toFixed(1)} KB, ${gz.toFixed(1)} KB gzipped (app.css ${(gzipSync(css).length / 1024).toFixed(1)} KB gzipped); goal ≤ ${GOAL_GZIP_KB} KB ${gz <= GOAL_GZIP_KB ? 'PASS' : 'ABOVE GOAL'}`,
+    `\nsize: first screen (app.js and its static chunks) ${(first.bytes / 1024).toFixed(1)} KB, ${gz.toFixed(1)} KB gzipped; loaded on demand (charts) ${(chart / 1024).toFixed(1)} KB gzipped (app.css ${(gzipSync(css).length / 1024).toFixed(1)} KB gzipped); goal ≤ ${GOAL_GZIP_KB} KB ${gz <= GOAL_GZIP_KB ? 'PASS' : 'ABOVE GOAL'}`,
   );
 
   const llm = await startFakeLlm([], {
@@ -204,15 +210,13 @@ async function dashboardParts(
 
   const board = `${url}/app/p/${project}/dashboards/dashboard.bench_eight`;
   // Runs in the page (no DOM types here: bench compiles for Node).
-  type Img = { complete: boolean; naturalWidth: number };
+  // Every chart live: its code loaded on demand and drawn (an SVG in each chart's box).
   const drawn = () => {
-    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Img[] } })
+    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): unknown[] } })
       .document;
-    const charts = [...doc.querySelectorAll('img.dash-chart')];
     return (
       doc.querySelectorAll('[data-item]').length === 8 &&
-      charts.length === 5 &&
-      charts.every((c) => c.complete && c.naturalWidth > 0)
+      doc.querySelectorAll('.chart-live .chart-canvas svg').length === 5
     );
   };
   const open = async () => {

@@ -158,7 +158,7 @@ describe.skipIf(skipBrowser)('the web application: editing a dashboard', () => {
       ]);
       // The saved dashboard as the member sees it: the text, the new report's chart, beside.
       await p.getByText('Miles are great-circle distances.').waitFor();
-      await expect.poll(() => p.locator('img.dash-chart').count()).toBe(2);
+      await expect.poll(() => p.locator('.chart-live svg').count(), { timeout: 20_000 }).toBe(2);
       const [k, r] = await Promise.all(
         ['kpi', 'region'].map((id) => p.locator(`[data-item=${id}]`).boundingBox()),
       );

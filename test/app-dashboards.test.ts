@@ -57,20 +57,14 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await page.getByRole('heading', { name: 'Operations', level: 1 }).waitFor();
       expect(new URL(page.url()).pathname).toBe(ops);
 
-      const charts = page.locator('img.dash-chart');
-      await expect.poll(() => charts.count()).toBe(4);
-      for (const img of await charts.all()) {
-        expect(await img.getAttribute('src')).toMatch(/^data:image\/svg\+xml;charset=utf-8,/);
-        expect(await img.getAttribute('alt')).toMatch(/^Chart: /);
+      // Four live charts (their code loaded on demand), each drawn and described.
+      const charts = page.locator('.chart-live');
+      await expect.poll(() => charts.locator('svg').count(), { timeout: 20_000 }).toBe(4);
+      for (const c of await charts.all()) {
+        expect(await c.getAttribute('aria-label')).toMatch(/: chart\. Arrow keys/);
+        expect(await c.locator('.chart-canvas').getAttribute('aria-label')).toMatch(/ · .+: \d/);
+        expect(await c.locator('svg path').count()).toBeGreaterThan(3);
       }
-      // Every chart image decoded (the CSP allows data: images).
-      await expect
-        .poll(() =>
-          page.evaluate(
-            `[...document.querySelectorAll('img.dash-chart')].every((i) => i.naturalWidth > 0)`,
-          ),
-        )
-        .toBe(true);
       await expect(shownKpi(page).textContent()).resolves.toBe(kpi.all);
       const table = page.getByRole('region', { name: 'Carrier finance table' }).locator('table');
       await expect(table.locator('th').allTextContents()).resolves.toEqual([
@@ -131,57 +125,59 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
     }
   });
 
-  it('drills down from a chart: a click or Enter on a bar filters the dashboard by it', async () => {
+  it('drills down from a chart: a tooltip on hover, a click or Enter on a bar opens its menu, which filters the dashboard', async () => {
     const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
     try {
       const rest = await s.api('GET', `/projects/${s.demo}/app/dashboards/dashboard.ops`);
       const rows = (rest.json.items as { id: string; rows: [string, number][] }[]).find(
         (i) => i.id === 'region',
       )!.rows;
-      const marks = page.getByRole('group', { name: /^By region: filter the dashboard by a mark/ });
-      const bars = marks.getByRole('button');
-      await expect.poll(() => bars.count()).toBe(rows.length);
-      // Only the chart whose column the dashboard filters by has marks to click.
-      expect(
-        await page.getByRole('group', { name: /filter the dashboard by a mark/ }).count(),
-      ).toBe(1);
-      // Each button sits on its bar: inside the image, the busiest region's the tallest.
-      const img = (await page.locator('[data-item=region] img.dash-chart').boundingBox())!;
-      const heights = new Map<string, number>();
-      for (const b of await bars.all()) {
-        const box = (await b.boundingBox())!;
-        expect(box.x).toBeGreaterThanOrEqual(img.x - 1);
-        expect(box.x + box.width).toBeLessThanOrEqual(img.x + img.width + 1);
-        expect(box.y + box.height).toBeLessThanOrEqual(img.y + img.height + 1);
-        const name = (await b.getAttribute('aria-label'))!.replace(/^.*Origin Region: /, '');
-        heights.set(name, box.height);
-      }
-      const busiest = [...rows].sort((a, b) => b[1] - a[1])[0]![0];
-      expect(Math.max(...heights.values())).toBe(heights.get(busiest));
+      // The live chart (its code loaded on demand) draws one bar per region, tallest first.
+      const chart = page.getByRole('group', { name: /^By region: chart\./ });
+      const bars = chart.locator('.chart-canvas svg path[fill="#2f6fde"]');
+      await expect.poll(() => bars.count(), { timeout: 20_000 }).toBe(rows.length);
+      const sorted = [...rows].sort((a, b) => b[1] - a[1]);
+      const heights: number[] = [];
+      for (const b of await bars.all()) heights.push((await b.boundingBox())!.height);
+      expect(heights).toEqual([...heights].sort((a, b) => b - a));
+      const at = sorted.findIndex((r) => r[0] === 'West');
+      const west = (await bars.nth(at).boundingBox())!;
 
-      // The mouse: a real click where the West bar is drawn.
-      const west = marks.getByRole('button', {
-        name: 'Filter the dashboard by Origin Region: West',
-      });
-      const box = (await west.boundingBox())!;
-      await page.mouse.click(box.x + box.width / 2, box.y + box.height - 4);
+      // Hover: the tooltip says the region and its flights, as the table writes them.
+      await page.mouse.move(west.x + west.width / 2, west.y + west.height - 4);
+      const tip = page.getByText(/^West · /);
+      await tip.waitFor();
+      expect(await tip.textContent()).toMatch(/^West · .+: [\d,.]+$/);
+
+      // A click: the menu, the whole bar its target (here its top edge).
+      await page.mouse.click(west.x + west.width / 2, west.y + 2);
+      const menu = page.getByRole('menu');
+      await menu.waitFor();
+      await menu
+        .getByRole('menuitem', { name: 'Filter the dashboard by Origin Region: West' })
+        .click();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
       expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST_REGION}`);
       await page.getByRole('button', { name: 'Clear' }).click();
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.all);
 
-      // The keyboard: one tab stop, arrows to West, Enter.
-      const first = bars.first();
-      await first.focus();
-      expect(await bars.evaluateAll((bs) => bs.map((b) => b.getAttribute('tabindex')))).toEqual(
-        rows.map((_, i) => (i === 0 ? '0' : '-1')),
+      // The keyboard: the chart is one tab stop; arrows to West (said aloud), Enter, Escape
+      // closes the menu, Enter again and the item filters.
+      await expect.poll(() => bars.count()).toBe(rows.length);
+      await chart.focus();
+      for (let i = 0; i <= at; i++) await page.keyboard.press('ArrowRight');
+      await expect.poll(() => chart.locator('[aria-live]').textContent()).toMatch(/^West · /);
+      await page.keyboard.press('Enter');
+      await menu.waitFor();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => menu.count()).toBe(0);
+      await expect(page.evaluate('document.activeElement.getAttribute("role")')).resolves.toBe(
+        'group',
       );
-      const labels = await bars.evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
-      const at = labels.indexOf('Filter the dashboard by Origin Region: West');
-      for (let i = 0; i < at; i++) await page.keyboard.press('ArrowRight');
-      await expect(
-        page.evaluate('document.activeElement.getAttribute("aria-label")'),
-      ).resolves.toBe('Filter the dashboard by Origin Region: West');
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(() => page.evaluate('document.activeElement.textContent'))
+        .toBe('Filter the dashboard by Origin Region: West');
       await page.keyboard.press('Enter');
       await expect.poll(() => shownKpi(page).textContent()).toBe(kpi.west);
       expect(problems).toEqual([]);
@@ -193,10 +189,8 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
   it('draws the server’s charts dark in dark mode', async () => {
     const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, ops);
     try {
-      const chart = page.locator('[data-item=region] img.dash-chart');
-      await expect
-        .poll(() => chart.evaluate((i) => Number(Reflect.get(i, 'naturalWidth'))))
-        .toBeGreaterThan(0);
+      const chart = page.locator('[data-item=region] .chart-live');
+      await expect.poll(() => chart.locator('svg').count(), { timeout: 20_000 }).toBe(1);
       const corner = async () => {
         const png = pngPixels(await chart.screenshot());
         return pixelAt(png, 3, 3).slice(0, 3);
@@ -290,7 +284,9 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
     try {
       await expect.poll(() => shownKpi(west.page).textContent()).toBe(kpi.westMember);
       await expect.poll(() => shownKpi(viewer.page).textContent()).toBe(kpi.all);
-      await expect.poll(() => viewer.page.locator('img.dash-chart').count()).toBe(4);
+      await expect
+        .poll(() => viewer.page.locator('.chart-live svg').count(), { timeout: 20_000 })
+        .toBe(4);
       expect(await viewer.page.getByText('Carrier finance table').count()).toBe(0);
       // VIEWER may not share: the dialog says so and offers no form.
       await viewer.page.getByRole('button', { name: 'Share…' }).click();
@@ -336,7 +332,9 @@ describe.skipIf(skipBrowser)('the web application: dashboards', () => {
       await outsider.page.reload();
       await outsider.page.getByRole('link', { name: /Operations/ }).click();
       await expect.poll(() => shownKpi(outsider.page).textContent()).toBe(kpi.all);
-      await expect.poll(() => outsider.page.locator('img.dash-chart').count()).toBe(4);
+      await expect
+        .poll(() => outsider.page.locator('.chart-live svg').count(), { timeout: 20_000 })
+        .toBe(4);
       // Shared with them only, they are told so, and not shown the share (404) nor a form.
       await outsider.page.getByRole('button', { name: 'Share…' }).click();
       const theirs = outsider.page.getByRole('dialog', { name: 'Share “Operations”' });

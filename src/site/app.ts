@@ -32,6 +32,17 @@ let files: Map<string, Prepared> | null = null;
 function bundle(): Map<string, Prepared> {
   if (files) return files;
   const out = new Map<string, Prepared>();
+  // Chunks the app imports on demand (charts): named by content, so cached like the rest.
+  const chunks = fs.existsSync(DIST)
+    ? fs.readdirSync(DIST).filter((n) => /^chunk-[\w-]+\.js$/.test(n))
+    : [];
+  for (const c of chunks)
+    out.set(
+      c,
+      prepare(TYPES['app.js']!, fs.readFileSync(path.join(DIST, c), 'utf8'), {
+        maxAge: 31_536_000,
+      }),
+    );
   for (const [name, type] of Object.entries(TYPES)) {
     const file = path.join(DIST, name);
     if (!fs.existsSync(file))

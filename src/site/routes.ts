@@ -93,9 +93,13 @@ export const siteRoutes: RouteDef[] = [
     "A public dashboard share (HTML, framable by the project's embedOrigins; JSON with ?format=json); `filter` as for app/dashboards.",
     sharePage,
   ),
-  get('/app/assets/:file', "The web application's bundle (app.js, app.css).", (c) => {
-    if (!appAsset(c)) throw notFound(`no asset ${c.params.file} of the web application`);
-  }),
+  get(
+    '/app/assets/:file',
+    "The web application's bundle (app.js, app.css, chunk-*.js loaded on demand).",
+    (c) => {
+      if (!appAsset(c)) throw notFound(`no asset ${c.params.file} of the web application`);
+    },
+  ),
   get('/app', 'The web application (signs you in, then works on /api/v1).', appShell),
   get(
     '/app/*rest',

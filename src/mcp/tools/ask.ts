@@ -30,7 +30,10 @@ const output = {
       error: z.string().optional(),
     }),
   ),
-  chart: z.record(z.string(), z.unknown()).nullable().describe("Ursa's chart spec (ursa-chart/1), data inline"),
+  chart: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("Ursa's chart spec (ursa-chart/1), data inline"),
   links: z
     .array(
       z.object({

@@ -3,7 +3,7 @@
 // allows), one column on narrow screens. Items come in reading order: top to bottom, left
 // to right.
 import { useRef } from 'preact/hooks';
-import { ChartImage } from './chart-image';
+import { Chart, type MarkActions } from '../../chart/chart';
 import type { DashboardItem } from '../../../contract/dashboards';
 import { TextCard } from './text-card';
 import { computed, DataTable, type ComputedItem, type Drill } from './table';
@@ -90,24 +90,40 @@ export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }
         <span class="muted">{item.kpi.title}</span>
       </p>
     );
-  if (item.chart) return <ItemChart item={item} svg={item.chart.svg} drill={drill} />;
+  if (item.chart) return <ItemChart item={item} chart={item.chart} drill={drill} />;
   return <DataTable item={item} drill={drill} />;
 }
 
-function ItemChart({ item, svg, drill }: { item: ComputedItem; svg: string; drill?: Drill }) {
+function ItemChart({
+  item,
+  chart,
+  drill,
+}: {
+  item: ComputedItem;
+  chart: NonNullable<DashboardItem['chart']>;
+  drill?: Drill;
+}) {
   const data = useRef<HTMLDetailsElement>(null);
   // Said only when a value of the chart's data can filter the dashboard.
   const drills = Boolean(drill && item.columns.some((c) => drill({ [c.title]: '' })));
+  // A mark's menu: filter the dashboard by its values (when it has a filter for them), or
+  // read them in the chart's data.
+  const actions: MarkActions = (values, label) => {
+    const go = drill?.(values);
+    return [
+      ...(go ? [{ label: `Filter the dashboard by ${label}`, run: go }] : []),
+      {
+        label: 'Show the chart’s data',
+        run: () => {
+          if (data.current) data.current.open = true;
+          data.current?.querySelector('summary')?.focus();
+        },
+      },
+    ];
+  };
   return (
     <>
-      <ChartImage
-        svg={svg}
-        title={item.title}
-        drill={drill}
-        onOpenData={() => {
-          if (data.current) data.current.open = true;
-        }}
-      />
+      <Chart spec={chart.spec} svg={chart.svg} title={item.title} actions={actions} />
       <details class="dash-data" ref={data}>
         <summary>The chart’s data{drills ? ': click a value to filter by it' : ''}</summary>
         <DataTable item={item} drill={drill} />
