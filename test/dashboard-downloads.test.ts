@@ -89,7 +89,7 @@ describe('dashboard item downloads', () => {
   });
 
   it.skipIf(skipBrowser)(
-    'drills down: a click on a chart opens its data, a value filters the dashboard',
+    'drills down: the chart’s data opened under it, a value filters the dashboard',
     async () => {
       const { page, problems, close } = await signedIn(
         browser!,
@@ -105,8 +105,8 @@ describe('dashboard item downloads', () => {
             (i: { id: string }) => i.id === 'flights',
           ).kpi.formatted as string;
         await expect.poll(() => kpi.textContent()).toBe(await rest(''));
-        await page.locator('[data-item=by_region] img.dash-chart').click();
-        // The data's table (the chart's own marks carry the same name).
+        await page.locator('[data-item=by_region] summary').click();
+        // The data's table (the chart's marks' menus carry the same name).
         await page
           .locator('[data-item=by_region] table')
           .getByRole('button', { name: 'Filter the dashboard by Origin Region: West' })
@@ -114,7 +114,7 @@ describe('dashboard item downloads', () => {
         await expect.poll(() => kpi.textContent()).toBe(await rest(`?${WEST}`));
         expect(decodeURIComponent(new URL(page.url()).search)).toBe(`?${WEST}`);
         // A column the dashboard has no filter for stays plain text.
-        await page.locator('[data-item=by_carrier] img.dash-chart').click();
+        await page.locator('[data-item=by_carrier] summary').click();
         await page.locator('[data-item=by_carrier] td').first().waitFor();
         expect(await page.locator('[data-item=by_carrier] button.dash-drill').count()).toBe(0);
         expect(problems).toEqual([]);
