@@ -166,6 +166,28 @@ async function throwawayObject(f: AuthzFixture, tag: string): Promise<string> {
   return o!.ident;
 }
 
+/** A throwaway alert on the tiny dataset that tells the admin (never fires: no SMTP here). */
+async function throwawayAlert(f: AuthzFixture, tag: string): Promise<string> {
+  const ident = `alert.${f.unique(tag)}`;
+  await f.s.engine.model.upsert(
+    f.project,
+    [
+      {
+        ident,
+        type: 'alert',
+        name: f.unique(tag),
+        def: {
+          aql: 'SELECT SUM([fact.authz_sales.amount])',
+          condition: { op: '<', value: -1 },
+          email: [ADMIN],
+        },
+      },
+    ],
+    ADMIN,
+  );
+  return ident;
+}
+
 /** A throwaway bar report on the tiny dataset, and a dashboard showing it (no ACL). */
 async function throwawayDashboard(
   f: AuthzFixture,
@@ -608,6 +630,16 @@ const MATRIX: Record<string, Entry> = {
         ok ? 404 : 200,
       );
     },
+  },
+  'POST /projects/{project}/app/delivery/{id}/run': {
+    level: 'member',
+    success: 202,
+    prepare: async (f) => ({ params: { id: await throwawayAlert(f, 'authz-alert-run') } }),
+  },
+  'GET /projects/{project}/app/delivery/{id}/history': {
+    level: 'member',
+    success: 200,
+    prepare: async (f) => ({ params: { id: await throwawayAlert(f, 'authz-alert-history') } }),
   },
   'GET /projects/{project}/pmd/obj/{id}/history': {
     level: 'member',

@@ -306,7 +306,7 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
       const t = await api('GET', `${jobsPath(p)}?type=transform,bogus`);
       expect(t.status).toBe(400);
       expect(t.json.message).toContain('bogus');
-      expect(t.json.context.allowed).toEqual(['transform', 'flow', 'report', 'ai']);
+      expect(t.json.context.allowed).toEqual(['transform', 'flow', 'report', 'ai', 'delivery']);
       const st = await api('GET', `${jobsPath(p)}?status=done`);
       expect(st.status).toBe(400);
       expect(st.json.message).toContain('done');

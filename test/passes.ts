@@ -63,6 +63,7 @@ export const BOTH_PASSES = [
   'sql-catalog',
   'sql-warehouse',
   'sql-proxy',
+  'delivery-alerts',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',

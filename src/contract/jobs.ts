@@ -2,7 +2,7 @@
 // what a load job reports while it runs and when it ends.
 import type { Link } from './links.js';
 
-export const JOB_TYPES = ['transform', 'flow', 'report', 'ai'] as const;
+export const JOB_TYPES = ['transform', 'flow', 'report', 'ai', 'delivery'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 // A job's status as the API answers it.

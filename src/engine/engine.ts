@@ -26,6 +26,7 @@ import { createSession, deleteSession, sessionEmail } from './identity/sessions.
 import { Revocations } from './identity/revocations.js';
 import { Throttle } from './identity/throttle.js';
 import { SqlPasswords } from './sql/passwords.js';
+import { Delivery } from './delivery/alerts.js';
 import { ExternalLogin } from './identity/external-login.js';
 import { issueAccessToken, TokenVerifier } from './identity/tokens.js';
 import { randomId } from './ids.js';
@@ -121,6 +122,7 @@ export class Engine {
   readonly mcpSessions: McpSessions;
   /** Data integration: flow runs (jobs of type flow) and the box catalog. */
   readonly flows: Flows;
+  readonly delivery: Delivery;
   /** Reports and dashboards computed for a reader (charts, KPIs, dashboard filters). */
   readonly reports: Reports;
   /** Dashboard shares: private ones open dashboards to named members, public ones to anyone. */
@@ -379,6 +381,16 @@ export class Engine {
       projectDir: (p) => this.projects.dir(p),
       today: () => todayIn(config.timeZone),
       net: { allowHosts: config.flows.allowHosts },
+    });
+    this.delivery = new Delivery({
+      db: this.db,
+      objects: this.objects,
+      aql: this.aql,
+      jobs: this.jobs,
+      mailer: this.mailer,
+      net: { allowHosts: config.flows.allowHosts },
+      siteUrl: () => config.siteUrl,
+      projectLabel: async (p) => (await this.projects.labelOf(p)) ?? p,
     });
     this.objects.setLimitCheck((p, name, extra) => this.limits.check(p, name, extra));
     this.triggers = new Triggers({

@@ -19,6 +19,7 @@ import { modelRoutes } from './routes/model.js';
 import { packageRoutes } from './routes/packages.js';
 import { projectRoutes } from './routes/projects.js';
 import { sqlRoutes } from './routes/sql.js';
+import { deliveryRoutes } from './routes/delivery.js';
 import { storageRoutes } from './routes/storage.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { uploadRoutes } from './routes/upload.js';
@@ -60,6 +61,7 @@ export function apiRoutes(): RouteDef[] {
   const defs: RouteDef[] = [
     ...projectRoutes,
     ...sqlRoutes,
+    ...deliveryRoutes,
     ...userRoutes,
     ...jobRoutes,
     ...storageRoutes,

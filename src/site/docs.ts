@@ -68,6 +68,13 @@ const WANTED: readonly Omit<DocFile, 'sections' | 'markdown'>[] = [
     topic: 'api',
   },
   {
+    name: 'delivery.md',
+    title: 'Delivery: data alerts',
+    about:
+      'alerts on a metric or measure that tell members by e-mail (each with their own rows) or a signed webhook, once per firing',
+    topic: 'api',
+  },
+  {
     name: 'operations.md',
     title: 'Operations',
     about: 'configuration variables, data directory, command line, identity, plans and limits',

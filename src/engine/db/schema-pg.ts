@@ -36,4 +36,6 @@ export const {
   projectWriteLocks,
   mcpSessions,
   davLocks,
+  deliveryState,
+  deliveryHistory,
 } = pgTables(declarations);

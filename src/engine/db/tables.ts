@@ -35,6 +35,8 @@ const NAMES = [
   'triggerState',
   'triggerPauses',
   'shares',
+  'deliveryState',
+  'deliveryHistory',
 ] as const;
 export type TableName = (typeof NAMES)[number];
 

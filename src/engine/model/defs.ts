@@ -22,6 +22,7 @@ export const OBJECT_TYPES = [
   'flow',
   'trigger',
   'credentials',
+  'alert',
 ] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
 
@@ -294,6 +295,71 @@ export const triggerDef = z
     }
   });
 
+/** An alert's comparison: with a value, or `change%` against the previous evaluation. */
+export const ALERT_OPS = ['>', '>=', '<', '<=', 'change%'] as const;
+
+/**
+ * A data alert (docs/delivery.md): a metric, or one AQL measure, compared with a value on a
+ * schedule and after loads; it tells members by e-mail (each evaluated with their own row
+ * filter) or a webhook (evaluated as the alert's creator), once per firing.
+ */
+export const alertDef = z
+  .object({
+    metric: zIdent.optional(),
+    aql: zAql.optional(),
+    condition: z.object({ op: z.enum(ALERT_OPS), value: z.number().finite() }).strict(),
+    schedule: z
+      .object({
+        cron: z.string().max(1000),
+        timezone: z
+          .string()
+          .max(100)
+          .refine(validTimeZone, {
+            error: 'must be an IANA time zone such as UTC or Europe/Prague',
+          })
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    afterLoads: z.boolean().optional(),
+    email: z.array(z.string().trim().toLowerCase().email().max(254)).max(100).optional(),
+    webhook: z
+      .object({ url: z.string().url().max(2000), secret: zIdent })
+      .strict()
+      .optional(),
+    paused: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((a, ctx) => {
+    if ((a.metric === undefined) === (a.aql === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['metric'],
+        message:
+          'an alert watches a metric ("metric": "<metric ident>") or one measure ("aql"): one of the two',
+      });
+    if (!a.email?.length && !a.webhook)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['email'],
+        message: 'an alert tells someone: members by "email", or a "webhook"',
+      });
+    if (a.webhook && !/^https?:/i.test(a.webhook.url))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['webhook', 'url'],
+        message: 'must be an http or https URL',
+      });
+    if (a.schedule) {
+      const tz = a.schedule.timezone;
+      const problem = cronProblem(
+        a.schedule.cron,
+        tz !== undefined && validTimeZone(tz) ? tz : undefined,
+      );
+      if (problem) ctx.addIssue({ code: 'custom', path: ['schedule', 'cron'], message: problem });
+    }
+  });
+
 export const CREDENTIAL_KINDS = ['postgres', 'sftp', 'http'] as const;
 
 /** http credentials: the secret is an API key sent in this header or query parameter. */
@@ -396,6 +462,7 @@ export const DEF_SCHEMAS: Record<ObjectType, z.ZodType> = {
   flow: flowDef,
   trigger: triggerDef,
   credentials: credentialsDef,
+  alert: alertDef,
 };
 
 /** Types whose def holds AQL, and the kind `checkCompiles` compiles it as. */

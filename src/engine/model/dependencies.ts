@@ -51,6 +51,11 @@ export function refsOf(type: string, def: Def): Ref[] {
     case 'trigger':
       for (const f of ['flow', 'after', 'credentials']) ident(def[f], `def.${f}`);
       break;
+    case 'alert':
+      ident(def.metric, 'def.metric');
+      ident(rec(def.webhook).secret, 'def.webhook.secret');
+      aql(def.aql, 'def.aql');
+      break;
     case 'flow':
       arr(def.boxes).forEach((b, i) => ident(rec(b).credentials, `def.boxes.${i}.credentials`));
       break;

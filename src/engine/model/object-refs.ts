@@ -92,6 +92,14 @@ export async function checkRefs(
       }
       break;
     }
+    case 'alert': {
+      for (const r of refs)
+        if (r.field === 'def.metric') need(r, ['metric']);
+        else if (r.field === 'def.webhook.secret') need(r, ['credentials']);
+      // One measure: compiled as a metric is.
+      if (def.aql !== undefined) await compile(def.aql, 'metric', 'def.aql');
+      break;
+    }
     case 'flow': {
       for (const r of refs) need(r, ['credentials']);
       // The whole graph: box types and parameters, edges, cycles, inputs, expressions.

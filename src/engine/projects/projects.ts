@@ -391,6 +391,20 @@ export class Projects {
     });
   }
 
+  /** A project's label (for messages sent about it), or null when it is gone. */
+  async labelOf(projectId: string): Promise<string | null> {
+    const { projects } = tablesOf(this.db);
+    return (
+      (
+        await this.db
+          .select({ label: projects.label })
+          .from(projects)
+          .where(eq(projects.id, projectId))
+          .then(first)
+      )?.label ?? null
+    );
+  }
+
   async webdavTokenHash(projectId: string): Promise<string | null> {
     const { projects } = tablesOf(this.db);
     return (

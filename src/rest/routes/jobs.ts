@@ -50,7 +50,7 @@ export const jobRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          'Jobs, newest first; filter by `type` (transform, flow, report, ai) and `status` (comma lists).',
+          'Jobs, newest first; filter by `type` (transform, flow, report, ai, delivery) and `status` (comma lists).',
         handler: async ({ engine, actor, query }) => {
           const page = parseInput(pagingSchema, query, 'paging');
           const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

@@ -231,6 +231,25 @@ function ByType({
           ]}
         />
       );
+    case 'alert': {
+      const c = rec(d.condition);
+      const hook = rec(d.webhook);
+      return (
+        <Rows
+          rows={[
+            ['Watches', str(d.metric) ?? str(d.aql)],
+            [
+              'Condition',
+              str(c.op) === 'change%'
+                ? `changes by more than ${String(c.value)}%`
+                : `${str(c.op)} ${String(c.value)}`,
+            ],
+            ['E-mail', list(d.email).map(String).join(', ') || undefined],
+            ['Webhook', str(hook.url)],
+          ]}
+        />
+      );
+    }
     default:
       return null;
   }

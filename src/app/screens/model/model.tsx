@@ -30,6 +30,7 @@ export const TYPES = [
   ['flow', 'Flows', 'Flow'],
   ['trigger', 'Triggers', 'Trigger'],
   ['credentials', 'Credentials', 'Credentials'],
+  ['alert', 'Alerts', 'Alert'],
 ] as const;
 
 export const typeName = (type: string): string => TYPES.find((t) => t[0] === type)?.[2] ?? type;

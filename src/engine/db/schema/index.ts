@@ -23,6 +23,7 @@ import {
   users,
 } from './identity.js';
 import { objectRevisions, objects, shares } from './model.js';
+import { deliveryHistory, deliveryState } from './delivery.js';
 import { activity, projects, projectUsers } from './projects.js';
 
 export type { Announcement, WarehouseBinding } from './projects.js';
@@ -57,4 +58,6 @@ export const declarations = {
   projectWriteLocks,
   mcpSessions,
   davLocks,
+  deliveryState,
+  deliveryHistory,
 };

@@ -1,0 +1,199 @@
+// Data alerts (issue 35, first part): an `alert` object watches one measure and tells members
+// by e-mail — each evaluated with their own row filter, a removed member told nothing — and a
+// webhook (HMAC-signed, evaluated as the creator), once per firing until the condition clears.
+// Real parts: an SMTP server on loopback receiving the mails, an HTTP receiver checking the
+// webhook's signature.
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForDemo } from './helpers/aql-demo.js';
+import { parseMail, startSmtpSink, type SmtpSink } from './helpers/fixtures.js';
+import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+
+const CA = 'alert-ca@example.com';
+const SECRET = 'whsec-test-8f2b1c';
+
+let s: TestServer;
+let smtp: SmtpSink;
+let hook: http.Server;
+const hooks: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+let caCount: number;
+let allCount: number;
+
+async function count(as: string): Promise<number> {
+  const r = await s.api('POST', `/projects/${s.demo}/app/aql/execute`, {
+    as,
+    body: { aql: 'SELECT COUNT([flights])' },
+    headers: { prefer: 'wait=60' },
+  });
+  expect(r.status, r.text).toBe(200);
+  return Number(r.json.data.values);
+}
+
+async function put(threshold: number, extra: Record<string, unknown> = {}) {
+  const r = await s.api('PUT', `/projects/${s.demo}/pmd/obj/alert.flights`, {
+    body: {
+      type: 'alert',
+      name: 'Flights count',
+      def: {
+        aql: 'SELECT COUNT([flights])',
+        condition: { op: '>', value: threshold },
+        email: [ADMIN, CA, 'not-a-member@example.com'],
+        webhook: {
+          url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`,
+          secret: 'cred.hook',
+        },
+        ...extra,
+      },
+    },
+  });
+  expect(r.status, r.text).toBeLessThan(300);
+}
+
+/** Runs the alert now and answers each recipient's outcome. */
+async function run(): Promise<Record<string, string>> {
+  const r = await s.api('POST', `/projects/${s.demo}/app/delivery/alert.flights/run`);
+  expect(r.status, r.text).toBe(202);
+  const job = await s.engine.jobs.waitFor(r.json.link[0].id);
+  expect(job.status, job.message).toBe('OK');
+  return (job.result as { outcomes: Record<string, string> }).outcomes;
+}
+
+beforeAll(async () => {
+  smtp = await startSmtpSink();
+  hook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      hooks.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+  s = await startTestServer({
+    URSA_DEMO_DATA: 'true',
+    URSA_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    URSA_CONNECTOR_ALLOW_HOSTS: '127.0.0.1',
+  });
+  await waitForDemo(s);
+  await invite(s, s.demo, CA, { filter: '[Origin State] = "CA"' });
+  const cred = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+    body: {
+      ident: 'cred.hook',
+      type: 'credentials',
+      name: 'Hook',
+      def: { kind: 'http', secret: SECRET },
+    },
+  });
+  expect(cred.status, cred.text).toBe(201);
+  [caCount, allCount] = [await count(CA), await count(ADMIN)];
+  expect(caCount).toBeLessThan(allCount);
+  const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+    body: {
+      ident: 'alert.flights',
+      type: 'alert',
+      name: 'Flights count',
+      def: {
+        aql: 'SELECT COUNT([flights])',
+        condition: { op: '>', value: caCount },
+        email: [ADMIN],
+      },
+    },
+  });
+  expect(r.status, r.text).toBe(201);
+}, 120_000);
+
+afterAll(async () => {
+  await s?.close();
+  await smtp?.close();
+  await new Promise<void>((r) => hook?.close(() => r()));
+});
+
+const mailsTo = (who: string) => smtp.messages.filter((m) => m.to.includes(who));
+
+describe('an alert', () => {
+  it('tells each member as they see the data, once; a webhook signed as the creator', async () => {
+    await put(caCount);
+    const out = await run();
+    // The admin sees every flight (> threshold); the CA member only CA's (not above it).
+    expect(out).toEqual({
+      [ADMIN]: 'fired',
+      [CA]: 'clear',
+      'not-a-member@example.com': 'skipped',
+      webhook: 'fired',
+    });
+    expect(mailsTo(ADMIN)).toHaveLength(1);
+    expect(mailsTo(CA)).toHaveLength(0);
+    const mail = parseMail(mailsTo(ADMIN)[0]!.raw);
+    expect(mail.headers.get('subject')?.replace(/\s+/g, ' ')).toContain(
+      `Alert "Flights count": ${allCount} is > ${caCount}`,
+    );
+    expect(mail.body).toContain(`/app/p/${s.demo}`);
+
+    expect(hooks).toHaveLength(1);
+    const h = hooks[0]!;
+    const ts = String(h.headers['x-ursa-timestamp']);
+    const expected = crypto.createHmac('sha256', SECRET).update(`${ts}.${h.body}`).digest('hex');
+    expect(h.headers['x-ursa-signature']).toBe(`sha256=${expected}`);
+    expect(JSON.parse(h.body)).toMatchObject({
+      event: 'alert.fired',
+      alert: 'alert.flights',
+      value: allCount,
+      condition: { op: '>', value: caCount },
+    });
+
+    // Still above: nobody is told again.
+    expect(await run()).toMatchObject({ [ADMIN]: 'still', webhook: 'still' });
+    expect(mailsTo(ADMIN)).toHaveLength(1);
+    expect(hooks).toHaveLength(1);
+  });
+
+  it('fires again only after the condition cleared; the history says what happened', async () => {
+    await put(allCount);
+    expect(await run()).toMatchObject({ [ADMIN]: 'cleared', webhook: 'cleared' });
+    await put(caCount);
+    expect(await run()).toMatchObject({ [ADMIN]: 'fired', webhook: 'fired' });
+    expect(mailsTo(ADMIN)).toHaveLength(2);
+    expect(hooks).toHaveLength(2);
+    const h = await s.api(
+      'GET',
+      `/projects/${s.demo}/app/delivery/alert.flights/history?limit=100`,
+    );
+    expect(h.status, h.text).toBe(200);
+    const mine = (h.json.history as { recipient: string; outcome: string; value: number }[])
+      .filter((e) => e.recipient === ADMIN)
+      .map((e) => e.outcome);
+    expect(mine).toEqual(['fired', 'cleared', 'still', 'fired']);
+    const skipped = (h.json.history as { recipient: string; message: string }[]).find(
+      (e) => e.recipient === 'not-a-member@example.com',
+    );
+    expect(skipped?.message).toMatch(/not a member of the project/);
+  });
+
+  it('a def must watch one thing and tell someone (400 naming the field)', async () => {
+    for (const [def, field] of [
+      [
+        {
+          aql: 'SELECT COUNT([flights])',
+          metric: 'm',
+          condition: { op: '>', value: 1 },
+          email: [ADMIN],
+        },
+        'metric',
+      ],
+      [{ aql: 'SELECT COUNT([flights])', condition: { op: '>', value: 1 } }, 'email'],
+      [
+        { aql: 'SELECT COUNT([flights])', condition: { op: '!=', value: 1 }, email: [ADMIN] },
+        'condition',
+      ],
+    ] as const) {
+      const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+        body: { type: 'alert', name: 'Bad', def },
+      });
+      expect(r.status, r.text).toBe(400);
+      expect(r.text).toContain(field);
+    }
+    expect((await s.api('POST', `/projects/${s.demo}/app/delivery/nope/run`)).status).toBe(404);
+  });
+});
