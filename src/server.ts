@@ -114,7 +114,10 @@ export async function startServer(
   const collector = startVersionCollector(engine, log);
   // Timers fire (and missed runs catch up) only once the app answers. An API process of a
   // cluster leaves triggers to the workers; a worker answers only /healthz.
-  if (config.role !== 'api') await engine.triggers.start();
+  if (config.role !== 'api') {
+    await engine.triggers.start();
+    await engine.delivery.schedule.start();
+  }
   server.off('request', starting);
   server.on('request', config.role === 'worker' ? workerOnly : app);
   // The SQL API: a door of its own on its own port (a worker serves no clients).

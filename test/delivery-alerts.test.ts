@@ -8,8 +8,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForDemo } from './helpers/aql-demo.js';
-import { parseMail, startSmtpSink, type SmtpSink } from './helpers/fixtures.js';
-import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
+import { loadDataset, parseMail, startSmtpSink, type SmtpSink } from './helpers/fixtures.js';
+import {
+  ADMIN,
+  invite,
+  openOtherEngine,
+  startTestServer,
+  type TestServer,
+} from './helpers/server.js';
 
 const CA = 'alert-ca@example.com';
 const SECRET = 'whsec-test-8f2b1c';
@@ -195,5 +201,76 @@ describe('an alert', () => {
       expect(r.text).toContain(field);
     }
     expect((await s.api('POST', `/projects/${s.demo}/app/delivery/nope/run`)).status).toBe(404);
+  });
+});
+
+/** The delivery jobs of an alert so far. */
+async function jobsOf(ident: string) {
+  const a = await s.engine.actor({ email: ADMIN }, s.demo);
+  const { items } = await s.engine.jobs.list(a, { type: 'delivery', limit: 100, offset: 0 });
+  return items.filter((j) => j.params.id === ident);
+}
+
+async function create(ident: string, def: Record<string, unknown>) {
+  const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+    body: { ident, type: 'alert', name: ident, def },
+  });
+  expect(r.status, r.text).toBe(201);
+}
+
+describe('when an alert is evaluated by itself', () => {
+  it('on its schedule: a due slot once, across processes sharing the database', async () => {
+    await create('alert.hourly', {
+      aql: 'SELECT COUNT([flights])',
+      condition: { op: '>', value: 0 },
+      email: [ADMIN],
+      schedule: { cron: '0 * * * *', timezone: 'UTC' },
+    });
+    // The next hour: its slot came after the alert was armed, so it is owed.
+    const later = new Date(Date.now() + 3_600_000);
+    const other = await openOtherEngine(s);
+    try {
+      await Promise.all([
+        s.engine.delivery.schedule.tick(later),
+        other.delivery.schedule.tick(later),
+      ]);
+      await Promise.all([s.engine.delivery.schedule.settled(), other.delivery.schedule.settled()]);
+      const jobs = await jobsOf('alert.hourly');
+      expect(jobs).toHaveLength(1);
+      expect((await s.engine.jobs.waitFor(jobs[0]!.id)).status).toBe('OK');
+      // The same slot again: nothing more.
+      await s.engine.delivery.schedule.tick(later);
+      await s.engine.delivery.schedule.settled();
+      expect(await jobsOf('alert.hourly')).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+    // Before its first slot after creation: not owed.
+    await create('alert.hourly2', {
+      aql: 'SELECT COUNT([flights])',
+      condition: { op: '>', value: 0 },
+      email: [ADMIN],
+      schedule: { cron: '0 * * * *' },
+    });
+    await s.engine.delivery.schedule.tick(new Date());
+    await s.engine.delivery.schedule.settled();
+    expect(await jobsOf('alert.hourly2')).toHaveLength(0);
+  });
+
+  it('after a load of its project, when afterLoads is set', async () => {
+    await create('alert.loads', {
+      aql: 'SELECT COUNT([flights])',
+      condition: { op: '>', value: 0 },
+      email: [ADMIN],
+      afterLoads: true,
+    });
+    expect(await jobsOf('alert.loads')).toHaveLength(0);
+    await loadDataset(s, s.demo, 'tiny', 'k,v\n1,2\n', 'k', [
+      ['k', 'A', 'integer', 'K'],
+      ['v', 'F', 'number', 'V'],
+    ]);
+    await expect.poll(async () => (await jobsOf('alert.loads')).length).toBe(1);
+    const [job] = await jobsOf('alert.loads');
+    expect((await s.engine.jobs.waitFor(job!.id)).status).toBe('OK');
   });
 });

@@ -384,6 +384,9 @@ export class Engine {
     });
     this.delivery = new Delivery({
       db: this.db,
+      model: this.model,
+      log,
+      tickMs: config.flows.triggerTickMs,
       objects: this.objects,
       aql: this.aql,
       jobs: this.jobs,
@@ -520,6 +523,7 @@ export class Engine {
     this.unfollowDeletes();
     await this.exports.close();
     await this.triggers.stop();
+    await this.delivery.schedule.stop();
     await this.jobs.stop();
     await this.dbs.closeAll();
     this.sql.close();

@@ -15,6 +15,9 @@ import { randomId } from '../ids.js';
 import { JobFailure, type Job, type JobContext, type JobRunner } from '../jobs/jobs.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { ModelObjects } from '../model/objects.js';
+import type { ModelStore } from '../model/store.js';
+import type { Logger } from 'pino';
+import { AlertSchedule } from './schedule.js';
 import { alertMail, alertWebhookBody, type AlertNotice } from './alert-message.js';
 import { sendWebhook } from './webhook.js';
 
@@ -29,6 +32,9 @@ export interface AlertDef {
 
 export interface DeliveryDeps {
   db: Db;
+  model: ModelStore;
+  log: Logger;
+  tickMs: number;
   objects: ModelObjects;
   aql: Pick<Aql, 'query'>;
   jobs: JobRunner;
@@ -53,8 +59,19 @@ const WEBHOOK = 'webhook';
 const nowIso = () => new Date().toISOString();
 
 export class Delivery {
+  /** Schedules and evaluations after loads (started with the triggers). */
+  readonly schedule: AlertSchedule;
+
   constructor(private readonly d: DeliveryDeps) {
     d.jobs.register('delivery', { run: (ctx) => this.evaluate(ctx) }, { concurrency: 2 });
+    this.schedule = new AlertSchedule({
+      db: d.db,
+      model: d.model,
+      jobs: d.jobs,
+      log: d.log,
+      tickMs: d.tickMs,
+      submit: (a, ident) => d.jobs.submit(a, 'delivery', { id: ident }),
+    });
   }
 
   /** Evaluates an alert now (any member who can read it): a job. */

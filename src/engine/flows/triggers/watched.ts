@@ -1,4 +1,5 @@
-// The trigger objects of every project, for the tick that runs every second: re-read only for
+// The trigger objects (or alerts: `types`) of every project, for the tick that runs every
+// second: re-read only for
 // projects whose model version moved (every object write bumps it, in any process), so an
 // idle tick costs one small query instead of a scan of all objects.
 import { type Db, tablesOf } from '../../db/index.js';
@@ -10,6 +11,7 @@ export class WatchedTriggers {
   constructor(
     private readonly db: Db,
     private readonly model: ModelStore,
+    private readonly types: string[] = ['trigger'],
   ) {}
 
   async all(): Promise<ObjectRow[]> {
@@ -23,7 +25,7 @@ export class WatchedTriggers {
       seen.add(id);
       let c = this.byProject.get(id);
       if (!c || c.version !== version) {
-        c = { version, rows: await this.model.listByType(id, ['trigger']) };
+        c = { version, rows: await this.model.listByType(id, this.types) };
         this.byProject.set(id, c);
       }
       out.push(...c.rows);
