@@ -17,6 +17,50 @@ import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 
 const DASH = 'dashboard.print_me';
 
+/** Every page of a PDF as 8-bit gray pixels at 40 dpi (pdftoppm's PGMs). */
+function pages(file: string): { width: number; height: number; pixels: Buffer }[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pages-'));
+  execFileSync('pdftoppm', ['-r', '40', '-gray', file, path.join(dir, 'p')]);
+  return fs
+    .readdirSync(dir)
+    .sort()
+    .map((f) => {
+      const pgm = fs.readFileSync(path.join(dir, f));
+      const m = /^P5\s+(\d+)\s+(\d+)\s+255\s/.exec(pgm.subarray(0, 40).toString('latin1'))!;
+      return { width: Number(m[1]), height: Number(m[2]), pixels: pgm.subarray(m[0].length) };
+    });
+}
+
+/** The rows of a page that hold ink (anything darker than the white paper). */
+function inkRows(p: { width: number; height: number; pixels: Buffer }): number[] {
+  const rows: number[] = [];
+  for (let y = 0; y < p.height; y++) {
+    let ink = 0;
+    for (let x = 0; x < p.width; x++) if (p.pixels[y * p.width + x]! < 245) ink++;
+    rows.push(ink);
+  }
+  return rows;
+}
+
+async function printed(s: TestServer, dashboard: string): Promise<string> {
+  const pdf = await fetch(`${s.url}/api/v1/projects/${s.demo}/app/export/url`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${await s.token(ADMIN)}`,
+      'content-type': 'application/json',
+      accept: 'application/pdf',
+    },
+    body: JSON.stringify({
+      url: `/api/v1/projects/${s.demo}/app/dashboards/${dashboard}`,
+      landscape: true,
+    }),
+  });
+  expect(pdf.status).toBe(200);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-pdf-')), 'print.pdf');
+  fs.writeFileSync(file, Buffer.from(await pdf.arrayBuffer()));
+  return file;
+}
+
 describe.skipIf(skipBrowser)('a dashboard printed to PDF', () => {
   let s: TestServer;
   let browser: Browser;
@@ -117,6 +161,49 @@ describe.skipIf(skipBrowser)('a dashboard printed to PDF', () => {
     const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
     expect(text).toContain('2024-01-01');
     expect(text).toContain('2024-12-31');
+  }, 60_000);
+
+  it('packs an 8-item dashboard onto full pages: 3 landscape pages, none but the last mostly empty', async () => {
+    // The demo's seven items (a KPI, five charts two by two, a table) and a text under them.
+    const d = await s.api('GET', `/projects/${s.demo}/pmd/obj/dashboard.demo_flights`);
+    const o = d.json.object;
+    const eight = {
+      type: 'dashboard',
+      name: 'Eight items',
+      def: {
+        ...o.def,
+        items: [...o.def.items, { id: 'note', text: '## Notes\nWhat the flights say.' }],
+        layout: [...o.def.layout, { item: 'note', x: 0, y: 20, w: 12, h: 2 }],
+      },
+    };
+    const made = await s.api('POST', `/projects/${s.demo}/pmd/obj`, { body: eight });
+    expect(made.status, made.text).toBe(201);
+    const file = await printed(s, made.json.objects[0].ident);
+    fs.mkdirSync('test/artifacts/app', { recursive: true });
+    execFileSync('pdftoppm', ['-r', '40', '-png', file, 'test/artifacts/app/pdf-eight']);
+    const all = pages(file);
+    // Bands of the layout two to a page (a 5-row band no longer pushes the next to a new page).
+    expect(all.length).toBe(3);
+    for (const [n, p] of all.slice(0, -1).entries()) {
+      const rows = inkRows(p);
+      const lowest = rows.findLastIndex((r) => r > 0);
+      expect(lowest / p.height, `page ${n + 1} is filled to`).toBeGreaterThan(0.7);
+    }
+  }, 60_000);
+
+  it("closes a table's card frame on every page the table runs over", async () => {
+    const file = await printed(s, DASH);
+    const all = pages(file);
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    // The pages holding only the table's continuation: the card's frame is drawn again at
+    // their top and bottom (a line across the card), not left open at the page's edge.
+    for (const [n, p] of all.slice(1, -1).entries()) {
+      const rows = inkRows(p);
+      const first = rows.findIndex((r) => r > 0);
+      const last = rows.findLastIndex((r) => r > 0);
+      expect(rows[first]! / p.width, `top of page ${n + 2}`).toBeGreaterThan(0.8);
+      expect(rows[last]! / p.width, `bottom of page ${n + 2}`).toBeGreaterThan(0.8);
+    }
   }, 60_000);
 
   it('on its public page, a table grows to its rows (no inner scroll box), numbers under right-aligned headers', async () => {

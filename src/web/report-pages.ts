@@ -87,10 +87,10 @@ header,main{padding-left:12px;padding-right:12px}
 }
 @media print{body{background:#fff}.filters,.links,.tabs{display:none}
 .tab+.tab{break-before:page}
-.band{break-inside:avoid}
+.band{break-inside:avoid;grid-auto-rows:40px;gap:10px;margin-bottom:10px}
 .band.long{break-inside:auto;grid-auto-rows:auto}
-.card{break-inside:avoid}
-.card.rows{overflow:visible;break-inside:auto}
+.card{break-inside:avoid;padding:10px 12px}
+.card.rows{overflow:visible;break-inside:auto;box-decoration-break:clone;-webkit-box-decoration-break:clone;display:block;align-self:start}
 .card.rows tr{break-inside:avoid}
 .card.rows th{position:static}}
 `;
