@@ -34,6 +34,7 @@ import {
   skipBrowser,
 } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
+import { sheetRows, unzip } from './helpers/xlsx.js';
 import { createProject, loadDataset } from './helpers/fixtures.js';
 import {
   ADMIN,
@@ -499,12 +500,25 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
         page.waitForEvent('download'),
         page.getByRole('button', { name: 'Download CSV' }).click(),
       ]);
-      expect(file.suggestedFilename()).toBe('result.csv');
+      // Named by what it shows.
+      expect(file.suggestedFilename()).toBe('Miles by Carrier Name.csv');
       const csv = fs
         .readFileSync((await file.path())!, 'utf8')
         .trim()
         .split(/\r?\n/);
       expect(csv).toEqual(['Carrier Name,Miles', ...expected.map((r) => r.join(','))]);
+      // And the XLSX: the same rows, the measure as a number in a number format.
+      const [book] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download XLSX' }).click(),
+      ]);
+      expect(book.suggestedFilename()).toBe('Miles by Carrier Name.xlsx');
+      const files = unzip(fs.readFileSync((await book.path())!));
+      expect(sheetRows(files.get('xl/worksheets/sheet1.xml')!)).toEqual([
+        ['Carrier Name', 'Miles'],
+        ...expected.map(([name, miles]) => [name, Number(miles)]),
+      ]);
+      expect(files.get('xl/styles.xml')).toContain('<xf numFmtId="3"');
 
       // Completion: objects after `[`, functions on a word; arrows, Enter, Tab, Escape.
       await editor(page).fill('');

@@ -43,8 +43,9 @@ describe('dashboard item downloads', () => {
       headers: { authorization: `Bearer ${await s.token(ADMIN)}` },
     });
     expect(csv.status).toBe(200);
+    // Named by the dashboard's and the item's titles.
     expect(csv.headers.get('content-disposition')).toBe(
-      `attachment; filename="${DASH}.carriers.csv"`,
+      `attachment; filename="Flights overview - Carriers.csv"; filename*=UTF-8''Flights%20overview%20-%20Carriers.csv`,
     );
     expect((await csv.text()).split('\r\n')[0]).toBe(columns.join(','));
 
@@ -65,11 +66,119 @@ describe('dashboard item downloads', () => {
       'xl/workbook.xml',
       'xl/_rels/workbook.xml.rels',
       'xl/worksheets/sheet1.xml',
+      'xl/styles.xml',
     ]);
     const sheet = sheetRows(files.get('xl/worksheets/sheet1.xml')!);
     expect(sheet[0]).toEqual(columns);
     // Numbers as numbers (a rate keeps its digits), names as text, every row.
     expect(sheet.slice(1)).toEqual(rows.map((r) => r.map((c) => (c === null ? '' : c))));
+  });
+
+  it('writes XLSX as on screen: dates as dates, measures in their number format, the title as file name', async () => {
+    const get = async (path: string) => {
+      const r = await fetch(`${s.url}/api/v1/projects/${s.demo}${path}`, {
+        headers: { authorization: `Bearer ${await s.token(ADMIN)}` },
+      });
+      expect(r.status).toBe(200);
+      return { r, files: unzip(Buffer.from(await r.arrayBuffer())) };
+    };
+    // Each cell's style, and the number format each style shows with.
+    const styled = (files: Map<string, string>) => {
+      const styles = files.get('xl/styles.xml')!;
+      const custom = new Map(
+        [...styles.matchAll(/<numFmt numFmtId="(\d+)" formatCode="([^"]*)"\/>/g)].map((m) => [
+          Number(m[1]),
+          m[2]!.replace(/&quot;/g, '"'),
+        ]),
+      );
+      const builtIn: Record<number, string> = { 0: 'General', 3: '#,##0', 4: '#,##0.00' };
+      const xfs = [...styles.split('<cellXfs')[1]!.matchAll(/<xf numFmtId="(\d+)"/g)].map(
+        (m) => custom.get(Number(m[1])) ?? builtIn[Number(m[1])],
+      );
+      const sheet = files.get('xl/worksheets/sheet1.xml')!;
+      return [...sheet.matchAll(/<row [^>]*>(.*?)<\/row>/g)].map((row) =>
+        [...row[1]!.matchAll(/<c r="[A-Z]+\d+"(?: s="(\d+)")?( t="inlineStr")?>(.*?)<\/c>/g)].map(
+          (c) => ({
+            format: xfs[Number(c[1] ?? 0)],
+            value: c[2]
+              ? /<t[^>]*>(.*)<\/t>/.exec(c[3]!)![1]
+              : Number(/<v>(.*)<\/v>/.exec(c[3]!)![1]),
+          }),
+        ),
+      );
+    };
+
+    // A month is a date: Excel's serial day (2024-01-01 is 45292) shown as a date.
+    const months = await get('/app/reports/report.demo_flights_by_month?format=xlsx');
+    expect(months.r.headers.get('content-disposition')).toContain(
+      'filename="Flights by month.xlsx"',
+    );
+    const byMonth = styled(months.files);
+    expect(byMonth[1]![0]).toEqual({ format: 'yyyy-mm-dd', value: 45292 });
+    // The count in its metric's format (#,##0).
+    expect(byMonth[1]![1]!.format).toBe('#,##0');
+    expect(typeof byMonth[1]![1]!.value).toBe('number');
+
+    // A rate keeps every digit but shows as its metric's 0.00%; a delay as #,##0.0; names as text.
+    const carriers = styled(
+      (await get(`/app/dashboards/${DASH}/items/carriers?format=xlsx`)).files,
+    );
+    const json = await s.api(
+      'GET',
+      `/projects/${s.demo}/app/dashboards/${DASH}/items/carriers?exact=true`,
+    );
+    const titles = (json.json.item.columns as { title: string }[]).map((c) => c.title);
+    expect(titles).toEqual([
+      'Carrier Name',
+      'Number of Flights',
+      'Cancellation Rate',
+      'Avg Arrival Delay',
+    ]);
+    expect(carriers[0]!.map((c) => c.format)).toEqual(['General', 'General', 'General', 'General']);
+    expect(carriers[1]!.map((c) => c.format)).toEqual(['General', '#,##0', '0.00%', '#,##0.0']);
+    expect(carriers[1]![2]!.value).toBe(json.json.item.rows[0][2]);
+    expect(String(carriers[1]![2]!.value).length).toBeGreaterThan(6); // not cut to 0.02
+    // The header row is bold (style 1).
+    expect(months.files.get('xl/worksheets/sheet1.xml')).toContain(
+      '<c r="A1" s="1" t="inlineStr">',
+    );
+
+    // A title beyond ASCII: exact in filename* (RFC 6266), plain ASCII in filename.
+    const made = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: {
+        type: 'report',
+        name: 'Vols par région: "été"',
+        def: {
+          aql: 'SELECT [Carrier Name], [Number of Flights]',
+          visualization: { type: 'table' },
+        },
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    const named = await get(`/app/reports/${made.json.objects[0].ident}?format=xlsx`);
+    expect(named.r.headers.get('content-disposition')).toBe(
+      `attachment; filename="Vols par r_gion_ __t__.xlsx"; filename*=UTF-8''Vols%20par%20r%C3%A9gion_%20_%C3%A9t%C3%A9_.xlsx`,
+    );
+
+    // Explore's result (app/aql): a date as a date, a measure grouped (no metric: #,##0).
+    const run = await s.api('POST', `/projects/${s.demo}/app/aql/execute`, {
+      headers: { prefer: 'wait=30' },
+      body: {
+        aql: 'SELECT DATE_TRUNC("year", [Flight Date]) AS "Year", COUNT([flights]) AS "Count" ORDER BY 1',
+      },
+    });
+    expect(run.status, run.text).toBe(200);
+    const data = (run.json.link as { rel: string; href: string }[]).find(
+      (l) => l.rel === 'data.created',
+    )!;
+    const explore = await fetch(`${s.url}${data.href}?format=xlsx`, {
+      headers: { authorization: `Bearer ${await s.token(ADMIN)}` },
+    });
+    const year = styled(unzip(Buffer.from(await explore.arrayBuffer())));
+    expect(year[1]).toEqual([
+      { format: 'yyyy-mm-dd', value: 45292 },
+      { format: '#,##0', value: expect.any(Number) },
+    ]);
   });
 
   it('offers XLSX wherever the API offers CSV; an unknown item is a 404', async () => {
@@ -137,7 +246,7 @@ describe('dashboard item downloads', () => {
       try {
         const link = page.getByRole('link', { name: 'XLSX of Carriers' });
         const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
-        expect(download.suggestedFilename()).toBe(`${DASH}.carriers.xlsx`);
+        expect(download.suggestedFilename()).toBe('Flights overview - Carriers.xlsx');
         const sheet = sheetRows(
           unzip(fs.readFileSync((await download.path())!)).get('xl/worksheets/sheet1.xml')!,
         );

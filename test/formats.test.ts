@@ -134,7 +134,9 @@ describe('response formats', () => {
       const r = await s.api('GET', url, { accept: type });
       expect(r.status).toBe(200);
       expect(r.headers.get('content-type')).toBe(`${type}; charset=utf-8`);
-      expect(r.headers.get('content-disposition')).toBe(`attachment; filename="${file}.${fmt}"`);
+      expect(r.headers.get('content-disposition')).toBe(
+        `attachment; filename="${file}.${fmt}"; filename*=UTF-8''${file}.${fmt}`,
+      );
       const rows = parseDelimited(r.text, sep);
       const header = rows[0]!;
       for (const c of cols) expect(header).toContain(c);

@@ -1,6 +1,6 @@
 // A metric's display `format`: spreadsheet number patterns applied to result cells.
 import { describe, expect, it } from 'vitest';
-import { defaultNumber, formatNumber } from '../src/shared/number-format.js';
+import { defaultNumber, formatNumber, spreadsheetFormat } from '../src/shared/number-format.js';
 
 describe('formatNumber', () => {
   it.each([
@@ -32,5 +32,27 @@ describe('formatNumber', () => {
   it('groups and rounds to two decimals by default', () => {
     expect(defaultNumber('1234567.891')).toBe('1,234,567.89');
     expect(defaultNumber('42')).toBe('42');
+  });
+});
+
+describe('spreadsheetFormat (the XLSX numFmt of a metric format)', () => {
+  it.each([
+    ['#,##0.00', '#,##0.00'],
+    ['0.0%', '0.0%'],
+    // Text around the digits is quoted: "mi" would be minutes, "$" stays a literal.
+    ['#,##0 mi', '#,##0" mi"'],
+    ['$#,##0,"K"', '"$"#,##0,"K"'],
+    ['#,##0,,"M"', '#,##0,,"M"'],
+    ['#,##0.0;(#,##0.0)', '#,##0.0;"("#,##0.0")"'],
+    ['#.##', '#.##'],
+    ['000', '000'],
+  ])('%s → %s', (pattern, numFmt) => {
+    expect(spreadsheetFormat(pattern)).toBe(numFmt);
+  });
+
+  it('is null where formatNumber does not apply', () => {
+    expect(spreadsheetFormat('text only')).toBeNull();
+    expect(spreadsheetFormat('')).toBeNull();
+    expect(spreadsheetFormat(undefined)).toBeNull();
   });
 });

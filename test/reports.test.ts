@@ -223,7 +223,10 @@ describe('reports', () => {
     const all = await rowsOf(s, ADMIN, 'SELECT [Carrier Name], [Flights Flown], [Total Miles]');
     const csv = await s.api('GET', report('report.finance_table', '?format=csv'));
     expect(csv.status).toBe(200);
-    expect(csv.headers.get('content-disposition')).toContain('report.finance_table.csv');
+    // Named by the report's title.
+    expect(csv.headers.get('content-disposition')).toContain(
+      'filename="Carrier finance table.csv"',
+    );
     const lines = csv.text.trim().split(/\r?\n/);
     expect(lines[0]).toBe('Carrier Name,Flights Flown,Total Miles');
     expect(lines.slice(1)).toEqual(all.map((r) => r.join(',')));

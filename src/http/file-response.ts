@@ -67,6 +67,17 @@ export const INERT_FILE_HEADERS = {
   'Content-Security-Policy': "sandbox; default-src 'none'",
 };
 
+/** A file name from a title: no path separators, reserved or control characters. */
+export function fileNameOf(title: string): string {
+  const name = title
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s.]+|[\s.]+$/g, '')
+    .slice(0, 120);
+  return name || 'export';
+}
+
 /**
  * `attachment` with the name twice (RFC 6266): `filename*` exact (RFC 8187, UTF-8), and
  * `filename` in plain ASCII for clients that do not read the other.

@@ -5,7 +5,8 @@ import { toYaml } from '../shared/yaml.js';
 import { sendPage } from '../web/page.js';
 import { mimeOf, negotiate, type Format } from './negotiate.js';
 import { tabularFromList, toDelimited } from '../shared/delimited.js';
-import { toXlsx } from '../shared/xlsx.js';
+import { toXlsx, type SheetColumn } from '../shared/xlsx.js';
+import { attachmentOf, fileNameOf } from './file-response.js';
 import { renderResourcePage } from './render/html.js';
 
 export interface Tabular {
@@ -13,6 +14,8 @@ export interface Tabular {
   rows: unknown[][];
   /** The cells an XLSX writes, when typed otherwise than `rows` (numbers as numbers). */
   sheet?: unknown[][];
+  /** What each column holds, for XLSX: dates as dates, measures in their number format. */
+  types?: SheetColumn[];
 }
 
 export interface Reply {
@@ -26,7 +29,7 @@ export interface Reply {
    */
   tabular?: Tabular | object[] | (() => Tabular);
   headers?: Record<string, string>;
-  /** A file name for CSV/TSV/XLSX downloads. */
+  /** A file name for CSV/TSV/XLSX downloads (a title: made safe, kept exact in `filename*`). */
   filename?: string;
 }
 
@@ -85,11 +88,11 @@ export function write(
           : Array.isArray(raw)
             ? tabularFromList(raw as Record<string, unknown>[])
             : raw;
-      const name = `${reply.filename ?? 'data'}.${format}`;
-      res.setHeader('Content-Disposition', `attachment; filename="${name}"`);
+      const base = fileNameOf(reply.filename ?? 'data');
+      res.setHeader('Content-Disposition', attachmentOf(`${base}.${format}`));
       if (format !== 'xlsx')
         return end(res, type, toDelimited(t.columns, t.rows, format === 'csv' ? ',' : '\t'));
-      const book = toXlsx(t.columns, t.sheet ?? t.rows, reply.filename);
+      const book = toXlsx(t.columns, t.sheet ?? t.rows, base, t.types);
       res.setHeader('Content-Type', mimeOf(format));
       res.setHeader('Content-Length', book.length);
       res.end(book);

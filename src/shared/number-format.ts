@@ -99,3 +99,31 @@ export function formatNumber(value: string, pattern: string | undefined | null):
 export function defaultNumber(value: string): string {
   return formatNumber(value, Number.isInteger(Number(value)) ? '#,##0' : '#,##0.##');
 }
+
+/**
+ * `pattern` as a spreadsheet number format (an XLSX `numFmt`) that shows what formatNumber
+ * shows: the digits as parsed, the text around them quoted (so a unit such as `mi` is not
+ * read as minutes), `%` left unquoted so the spreadsheet scales by 100 as formatNumber does.
+ * null: a pattern formatNumber does not apply.
+ */
+export function spreadsheetFormat(pattern: string | undefined | null): string | null {
+  const secs = pattern ? sections(pattern) : null;
+  if (!secs) return null;
+  const text = (t: string) =>
+    t
+      .split('%')
+      .map((part) => (part ? `"${part.replace(/"/g, '\\"')}"` : ''))
+      .join('%');
+  return secs
+    .map((s) => {
+      const percent = (s.prefix + s.suffix).includes('%') ? 100 : 1;
+      const thousands = Math.round(Math.log(percent / s.scale) / Math.log(1000));
+      const int = s.minInt > 0 ? '0'.repeat(s.minInt) : '#';
+      const core =
+        (s.group ? `#,${int.padStart(3, '#')}` : int) +
+        (s.fixed + s.optional ? `.${'0'.repeat(s.fixed)}${'#'.repeat(s.optional)}` : '') +
+        ','.repeat(Math.max(0, thousands));
+      return `${text(s.prefix)}${core}${text(s.suffix)}`;
+    })
+    .join(';');
+}

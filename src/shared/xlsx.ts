@@ -1,8 +1,20 @@
 // Tabular API results as an Excel workbook (.xlsx, Office Open XML): one sheet, the header row
-// bold-free and plain, numbers as numbers and everything else as inline text. An .xlsx is a
-// zip of a few XML parts; this writes that zip itself (deflate from node:zlib), so no
-// dependency is needed. Text is never a formula: cells are values only.
+// bold, numbers as numbers and everything else as inline text. With the columns' types, a
+// date or date-time is a date (a serial number with a date format) and a measure shows as on
+// screen: in its metric's format, else grouped (integers) or with two decimals; the cell keeps
+// the whole value. An .xlsx is a zip of a few XML parts; this writes that zip itself (deflate
+// from node:zlib), so no dependency is needed. Text is never a formula: cells are values only.
 import { crc32, deflateRawSync } from 'node:zlib';
+import { spreadsheetFormat } from './number-format.js';
+
+/** What a column holds, for its cells' type and format (a result column). */
+export interface SheetColumn {
+  dataType: string;
+  /** `measure` or `dimension`: only measures are grouped and rounded for show. */
+  kind?: string;
+  /** A metric's display format (a spreadsheet pattern, shared/number-format.ts). */
+  format?: string;
+}
 
 /** Plain decimal, no leading zero ("007" is a code), no exponent. */
 const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
@@ -29,43 +41,145 @@ function column(i: number): string {
   return s;
 }
 
-function cell(value: unknown, ref: string): string {
+// Styles (cellXfs) every workbook has: 0 plain, 1 the bold header; then one per format used.
+const HEADER_STYLE = 1;
+const DATE = 'yyyy-mm-dd';
+const DATE_TIME = 'yyyy-mm-dd hh:mm:ss';
+/** Built-in formats: ids Excel knows without a numFmt entry. */
+const BUILT_IN: Record<string, number> = { '#,##0': 3, '#,##0.00': 4 };
+
+const DAY_MS = 86_400_000;
+/** Days from Excel's day 0 (1899-12-30, counting its 1900 leap day) to 1970-01-01. */
+const EPOCH_SERIAL = 25_569;
+const DATE_TEXT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]00:?00)?)?$/;
+
+/** A date or date-time cell's text as Excel's serial number; null when it is not one. */
+export function serialOf(text: string): number | null {
+  const m = DATE_TEXT.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = ''] = m;
+  const ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +sec, Math.round(Number(frac || 0) * 1000));
+  const day = new Date(ms);
+  if (day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return null; // 2024-02-30
+  const serial = ms / DAY_MS + EPOCH_SERIAL;
+  return serial >= 1 ? Number(serial.toFixed(8)) : null; // before 1900: text
+}
+
+/**
+ * The number format a column's cells get (null: none, General or text), and the one its
+ * fractions get: a measure without a metric format shows as the app shows it, a whole number
+ * grouped (1,234), a fraction with two decimals.
+ */
+function formatOf(t: SheetColumn | undefined): [whole: string | null, fraction: string | null] {
+  if (!t) return [null, null];
+  if (t.dataType === 'date') return [DATE, DATE];
+  if (t.dataType === 'datetime') return [DATE_TIME, DATE_TIME];
+  if (t.kind !== 'measure' || (t.dataType !== 'integer' && t.dataType !== 'number'))
+    return [null, null];
+  const own = spreadsheetFormat(t.format);
+  return own ? [own, own] : ['#,##0', '#,##0.00'];
+}
+
+/** A cell; `style` is its column's, `fraction` the one a number with a fraction gets. */
+function cell(value: unknown, ref: string, style: number, fraction: number, date: boolean): string {
   if (value === null || value === undefined || value === '') return '';
+  const s = style ? ` s="${style}"` : '';
   if (typeof value === 'number' && Number.isFinite(value))
-    return `<c r="${ref}"><v>${value}</v></c>`;
-  if (typeof value === 'bigint') return cell(value.toString(), ref);
+    return `<c r="${ref}"${Number.isInteger(value) ? s : ` s="${fraction}"`}><v>${value}</v></c>`;
+  if (typeof value === 'bigint') return cell(value.toString(), ref, style, fraction, date);
   const text =
     typeof value === 'string'
       ? value
       : typeof value === 'object'
         ? JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))
         : String(value);
-  if (isNumber(text)) return `<c r="${ref}"><v>${text}</v></c>`;
+  const serial = date ? serialOf(text) : null;
+  if (serial !== null) return `<c r="${ref}"${s}><v>${serial}</v></c>`;
+  if (!date && isNumber(text))
+    return `<c r="${ref}"${/[.eE]/.test(text) ? ` s="${fraction}"` : s}><v>${text}</v></c>`;
   return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${esc(text)}</t></is></c>`;
 }
 
-function sheetXml(columns: string[], rows: unknown[][]): string {
+/** How wide a column shows its title and cells (in characters, as Excel measures widths). */
+function widthOf(title: string, rows: unknown[][], i: number, format: string | null): number {
+  let w = title.length;
+  const shown = format === DATE ? 10 : format === DATE_TIME ? 19 : 0;
+  for (const r of rows.slice(0, 1000)) {
+    const v = r[i];
+    if (v === null || v === undefined) continue;
+    // A formatted number gains separators and decimals: a little wider than its digits.
+    const n = shown || String(v).length + (typeof v === 'number' && format ? 4 : 0);
+    if (n > w) w = n;
+  }
+  return Math.min(60, Math.ceil(w) + 2);
+}
+
+function sheetXml(
+  columns: string[],
+  rows: unknown[][],
+  styles: [whole: number, fraction: number][],
+  formats: (string | null)[],
+): string {
+  const dates = formats.map((f) => f === DATE || f === DATE_TIME);
   const line = (cells: readonly unknown[], r: number) =>
-    `<row r="${r}">${columns.map((_, i) => cell(cells[i], `${column(i)}${r}`)).join('')}</row>`;
+    `<row r="${r}">${columns.map((_, i) => cell(cells[i], `${column(i)}${r}`, styles[i]![0], styles[i]![1], dates[i]!)).join('')}</row>`;
   // The header row is always text, even a column titled "2024".
   const head = `<row r="1">${columns
-    .map((c, i) => `<c r="${column(i)}1" t="inlineStr"><is><t>${esc(c)}</t></is></c>`)
+    .map(
+      (c, i) =>
+        `<c r="${column(i)}1" s="${HEADER_STYLE}" t="inlineStr"><is><t>${esc(c)}</t></is></c>`,
+    )
     .join('')}</row>`;
+  const cols = columns
+    .map(
+      (c, i) =>
+        `<col min="${i + 1}" max="${i + 1}" width="${widthOf(c, rows, i, formats[i]!)}" customWidth="1"/>`,
+    )
+    .join('');
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${head}${rows
+<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${columns.length ? `<cols>${cols}</cols>` : ''}<sheetData>${head}${rows
     .map((r, i) => line(r, i + 2))
     .join('')}</sheetData></worksheet>`;
+}
+
+/** The styles part: the plain and header styles, then one cell style per number format. */
+function stylesXml(used: string[]): string {
+  const custom = used.filter((f) => !(f in BUILT_IN));
+  const idOf = (f: string) => BUILT_IN[f] ?? 164 + custom.indexOf(f);
+  const xf = (numFmt: number, font = 0) =>
+    `<xf numFmtId="${numFmt}" fontId="${font}" fillId="0" borderId="0" xfId="0"${numFmt ? ' applyNumberFormat="1"' : ''}${font ? ' applyFont="1"' : ''}/>`;
+  return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${
+    custom.length
+      ? `<numFmts count="${custom.length}">${custom.map((f) => `<numFmt numFmtId="${idOf(f)}" formatCode="${esc(f)}"/>`).join('')}</numFmts>`
+      : ''
+  }<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="${2 + used.length}">${xf(0)}${xf(0, 1)}${used.map((f) => xf(idOf(f))).join('')}</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
 }
 
 /** A sheet name Excel accepts: ≤ 31 characters, none of []:*?/\ . */
 const sheetName = (s: string) => s.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 'Data';
 
-export function toXlsx(columns: string[], rows: unknown[][], name = 'Data'): Buffer {
+/**
+ * The workbook of `rows` under `columns`; `types` (one per column, optional) makes dates dates
+ * and gives measures their number format.
+ */
+export function toXlsx(
+  columns: string[],
+  rows: unknown[][],
+  name = 'Data',
+  types: (SheetColumn | undefined)[] = [],
+): Buffer {
+  const both = columns.map((_, i) => formatOf(types[i]));
+  const formats = both.map(([whole]) => whole);
+  const used = [...new Set(both.flat().filter((f): f is string => f !== null))];
+  const styleOf = (f: string | null) => (f === null ? 0 : 2 + used.indexOf(f));
+  const styles = both.map(([w, f]) => [styleOf(w), styleOf(f)] as [number, number]);
   const parts: [string, string][] = [
     [
       '[Content_Types].xml',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>`,
+<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
     ],
     [
       '_rels/.rels',
@@ -80,9 +194,10 @@ export function toXlsx(columns: string[], rows: unknown[][], name = 'Data'): Buf
     [
       'xl/_rels/workbook.xml.rels',
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`,
     ],
-    ['xl/worksheets/sheet1.xml', sheetXml(columns, rows)],
+    ['xl/worksheets/sheet1.xml', sheetXml(columns, rows, styles, formats)],
+    ['xl/styles.xml', stylesXml(used)],
   ];
   return zip(parts.map(([path, text]) => [path, Buffer.from(text, 'utf8')]));
 }

@@ -130,8 +130,19 @@ export function nestedRows(text: string, exact = false): NestedRow[] {
 interface ResultColumn {
   title: string;
   dataType: string;
+  kind?: string;
+  format?: string;
   columns?: { title: string; dataType: string }[];
 }
+
+type FlatColumn = { title: string; dataType: string; kind?: string; format?: string };
+/** A column as a flat table has it: its title and type, its kind and format when known. */
+const flat = ({ title, dataType, kind, format }: ResultColumn): FlatColumn => ({
+  title,
+  dataType,
+  ...(kind ? { kind } : {}),
+  ...(format ? { format } : {}),
+});
 
 /**
  * A result with nested columns as one flat table (CSV, TSV, XLSX): each nested column becomes
@@ -141,13 +152,12 @@ interface ResultColumn {
 export function flatTable(
   columns: ResultColumn[],
   rows: string[][],
-): { columns: { title: string; dataType: string }[]; rows: string[][] } {
-  if (!columns.some((c) => c.columns))
-    return { columns: columns.map(({ title, dataType }) => ({ title, dataType })), rows };
-  const flat = columns.flatMap((c) =>
+): { columns: FlatColumn[]; rows: string[][] } {
+  if (!columns.some((c) => c.columns)) return { columns: columns.map(flat), rows };
+  const flatColumns = columns.flatMap((c) =>
     c.columns
       ? c.columns.map((i) => ({ title: `${c.title}: ${i.title}`, dataType: i.dataType }))
-      : [{ title: c.title, dataType: c.dataType }],
+      : [flat(c)],
   );
   const out: string[][] = [];
   for (const row of rows) {
@@ -162,5 +172,5 @@ export function flatTable(
         ),
       );
   }
-  return { columns: flat, rows: out };
+  return { columns: flatColumns, rows: out };
 }

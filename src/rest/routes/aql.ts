@@ -80,8 +80,9 @@ function resultBody(r: QueryResult): { data: QueryData } {
 }
 
 /**
- * CSV/TSV print the cells' text; XLSX writes number columns as numbers (jsonCell). Made only
- * when a table format is asked for.
+ * CSV/TSV print the cells' text; XLSX writes number columns as numbers (jsonCell), dates as
+ * dates and measures in a number format (shared/xlsx.ts). Made only when a table format is
+ * asked for.
  */
 const tabularOf = (r: QueryResult) => () => {
   // Nested columns (NEST) flattened: a row per nested row, its own cells repeated.
@@ -90,6 +91,7 @@ const tabularOf = (r: QueryResult) => () => {
     columns: t.columns.map((c) => c.title),
     rows: t.rows,
     sheet: jsonRows(t.columns, t.rows),
+    types: t.columns,
   };
 };
 

@@ -7,7 +7,7 @@ import { DEFAULT_TITLE } from '../../engine/export/exports.js';
 import { parsePdfOptions } from '../../engine/export/pdf-options.js';
 import { exportableSiteUrl, projectOfUrl } from '../../engine/export/site-url.js';
 import { sitePageHtml } from '../../web/report-pages.js';
-import { attachmentOf } from '../../http/file-response.js';
+import { attachmentOf, fileNameOf } from '../../http/file-response.js';
 import { negotiate } from '../../http/negotiate.js';
 import type { RouteDef } from '../../http/router.js';
 
@@ -24,17 +24,6 @@ function fields(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || Array.isArray(body))
     throw invalid('the body must be an object of fields', { field: '(body)' });
   return body as Record<string, unknown>;
-}
-
-/** A file name from a title: no path separators, reserved or control characters. */
-export function fileNameOf(title: string): string {
-  const name = title
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .replace(/^[\s.]+|[\s.]+$/g, '')
-    .slice(0, 120);
-  return name || 'export';
 }
 
 function sendPdf(res: Response, pdf: Buffer, title: string): void {

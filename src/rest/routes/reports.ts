@@ -27,7 +27,7 @@ const format = (req: Request, offered: Format[]) =>
     offered,
   );
 
-/** Rows for CSV/TSV (their text) and XLSX (number columns as numbers, aql/format.ts jsonCell). */
+/** Rows for CSV/TSV (their text) and XLSX (numbers, dates as dates, formats: shared/xlsx.ts). */
 const sheetOf = (r: { columns: Parameters<typeof flatTable>[0]; rows: string[][] }) => {
   // Nested columns (NEST) flattened: a row per nested row, its own cells repeated.
   const t = flatTable(r.columns, r.rows);
@@ -35,6 +35,7 @@ const sheetOf = (r: { columns: Parameters<typeof flatTable>[0]; rows: string[][]
     columns: t.columns.map((c) => c.title),
     rows: t.rows,
     sheet: jsonRows(t.columns, t.rows),
+    types: t.columns,
   };
 };
 
@@ -125,7 +126,7 @@ export const reportRoutes: RouteDef[] = [
               ],
             },
             tabular: sheetOf(r),
-            filename: r.ident,
+            filename: r.name,
           };
         },
       },
@@ -161,7 +162,7 @@ export const reportRoutes: RouteDef[] = [
               link: [link('dashboard', dashboardPath(actor.projectId, d.ident), { id: d.ident })],
             },
             tabular: sheetOf(r),
-            filename: `${d.ident}.${item.id}`,
+            filename: `${d.name} - ${item.title}`,
           };
         },
       },

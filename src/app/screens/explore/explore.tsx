@@ -245,7 +245,13 @@ export function Explore(_props: { rest: string[] }) {
         />
       )}
       {result && (
-        <ResultView result={result} sort={sortable?.sort} onSort={sortBy} onKind={onKind} />
+        <ResultView
+          result={result}
+          name={report?.name || undefined}
+          sort={sortable?.sort}
+          onSort={sortBy}
+          onKind={onKind}
+        />
       )}
       {report && !mdadmin && report.name && <p class="muted">Report “{report.name}”.</p>}
       {report && mdadmin && report.name && (

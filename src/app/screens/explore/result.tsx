@@ -20,13 +20,29 @@ import type { QueryResult } from './query';
 const SHOWN = 500;
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
+/** A file name for a result: the open report's title, else what it shows ("Flights by Carrier"). */
+export function resultName(result: QueryResult, report?: string): string {
+  if (report) return report;
+  const measures = result.columns.filter((c) => c.kind === 'measure').map((c) => c.title);
+  const by = result.columns.filter((c) => c.kind !== 'measure').map((c) => c.title);
+  const name = measures.length && by.length ? `${measures.join(', ')} by ${by.join(', ')}` : '';
+  return (name || result.columns.map((c) => c.title).join(', ') || 'Result').slice(0, 100);
+}
+
+/** A title as a file name, as the API makes one: no path, reserved or control characters. */
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
+const safe = (name: string) => name.replace(/[/\\:*?"<>|\x00-\x1f]+/g, '_').trim() || 'Result';
+
 export function ResultView({
   result,
+  name,
   sort,
   onSort,
   onKind,
 }: {
   result: QueryResult;
+  /** The saved report open, whose title names the downloads. */
+  name?: string;
   /** The builder's sort of this result, when the builder wrote the query. */
   sort?: Sort;
   /** Clicking a column's title sorts by it (a query of the builder's shape only). */
@@ -47,11 +63,15 @@ export function ResultView({
   columns.forEach((c, j) => {
     if (c.kind === 'dimension') numeric[j] = false;
   });
-  const csv = async () => {
+  const save = async (format: 'csv' | 'xlsx') => {
     setBusy(true);
     setError(undefined);
     try {
-      await download('GET', `${result.data}?format=csv`, 'result.csv');
+      await download(
+        'GET',
+        `${result.data}?format=${format}`,
+        `${safe(resultName(result, name))}.${format}`,
+      );
     } catch (e) {
       setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
     } finally {
@@ -66,8 +86,11 @@ export function ResultView({
           {rows.length === 1 ? '1 row' : `${rows.length} rows`}
           {rows.length > SHOWN ? `, the first ${SHOWN} shown` : ''}
         </p>
-        <button type="button" class="quiet" onClick={csv} disabled={busy}>
+        <button type="button" class="quiet" onClick={() => void save('csv')} disabled={busy}>
           Download CSV
+        </button>
+        <button type="button" class="quiet" onClick={() => void save('xlsx')} disabled={busy}>
+          Download XLSX
         </button>
       </div>
       <ErrorNote error={error} />
