@@ -269,8 +269,8 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
       await expect(row.locator('.data-rows').textContent()).resolves.toBe('10,000');
       await expect(row.textContent()).resolves.toMatch(/10,000 rows \(full\)/);
       expect(await row.textContent()).not.toMatch(/10000/);
-      // Its name links to Explore with a count of its rows, which runs.
-      await row.getByRole('link', { name: 'keyless' }).click();
+      // Beside its name, a link to Explore with a count of its rows, which runs.
+      await row.getByRole('link', { name: 'Explore keyless' }).click();
       await page.waitForURL((u) => u.pathname === `/app/p/${s.demo}/explore`);
       expect(new URL(page.url()).searchParams.get('aql')).toBe(
         'SELECT COUNT([dataset.keyless]) AS "Count of keyless"',
@@ -285,6 +285,55 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
       expect(unexpected(problems)).toEqual([]);
     } finally {
       await close();
+    }
+  });
+
+  it("previews a dataset's first rows by key, and only the rows a row-level filter leaves", async () => {
+    const csv = `score_id,player,points\n${Array.from({ length: 30 }, (_, i) => `${30 - i},p${30 - i},${(30 - i) * 1000}`).join('\n')}\n`;
+    await loadDataset(s, s.demo, 'scores', csv, 'score_id', [
+      ['score_id', 'A', 'integer', 'Score Id'],
+      ['player', 'A', 'string', 'Player'],
+      ['points', 'F', 'integer', 'Points'],
+    ]);
+    const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, `${data}/datasets`);
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.locator('tr[data-dataset=scores]').getByRole('link', { name: 'scores', exact: true }).click();
+      await page.waitForURL((u) => u.pathname === `/app/p/${s.demo}/data/datasets/scores`);
+      const columns = page.getByRole('table', { name: 'Columns' });
+      await expect
+        .poll(() => columns.locator('tbody tr').allInnerTexts())
+        .toEqual([
+          'Score Id\tAttribute (key)\tinteger\tattr.scores.score_id',
+          'Player\tAttribute\tstring\tattr.scores.player',
+          'Points\tFact\tinteger\tfact.scores.points',
+        ]);
+      // The first 20 rows by key (the file has them backwards), the fact as a number.
+      const rows = page.getByRole('region', { name: 'First rows' });
+      await rows.locator('tbody tr').first().waitFor();
+      expect(await rows.locator('th').allTextContents()).toEqual(['Score Id', 'Player', 'Points']);
+      const cells = await rows.locator('tbody tr').allInnerTexts();
+      expect(cells.length).toBe(20);
+      expect(cells[0]).toBe('1\tp1\t1,000');
+      expect(cells[19]).toBe('20\tp20\t20,000');
+      await screenshots(page, 'data-preview');
+      expect(unexpected(problems)).toEqual([]);
+    } finally {
+      await close();
+    }
+    // Under a row-level filter (Region Name = North), the preview holds only what it leaves.
+    for (const [who, expected] of [
+      [MD, ['North', 'South']],
+      [FILTERED_MD, ['North']],
+    ] as const) {
+      const { page, close } = await signedIn(browser, s, who, PASSWORD, `${data}/datasets/regions`);
+      try {
+        const rows = page.getByRole('region', { name: 'First rows' });
+        await rows.locator('tbody tr').first().waitFor();
+        expect(await rows.locator('tbody tr').allInnerTexts()).toEqual(expected);
+      } finally {
+        await close();
+      }
     }
   });
 

@@ -1,11 +1,12 @@
 // The Datasets tab: every dataset the member may read (GET kodiak/dataload) with its rows,
 // columns, key and source, and its latest load (GET activity/loads?latest=1): when, by whom,
-// how many rows, in which mode. Each links to Explore with a query on it.
+// how many rows, in which mode. Each opens its page (columns and first rows, preview.tsx)
+// and links to Explore with a query on it.
 import { formatNumber } from '../../format';
 import { projectApi } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
-import { Link } from '../../router';
+import { appPath, Link } from '../../router';
 import { Loading } from '../../ui';
 import { Problem, When } from '../model/parts';
 import { countQuery, exploreHref } from './aql';
@@ -51,9 +52,13 @@ export function Datasets() {
                   <tr key={d.name} data-dataset={d.name}>
                     <th scope="row">
                       {/* COUNT([dataset.…]) counts rows with a primary key or without. */}
-                      <Link href={exploreHref(p.id, countQuery(d.name))} title="Explore">
-                        {d.name}
-                      </Link>
+                      <Link href={appPath('p', p.id, 'data', 'datasets', d.name)}>{d.name}</Link>
+                      <span class="data-explore">
+                        {' · '}
+                        <Link href={exploreHref(p.id, countQuery(d.name))}>
+                          Explore<span class="sr-only"> {d.name}</span>
+                        </Link>
+                      </span>
                     </th>
                     <td class="num data-rows">
                       {d.rowsEstimated && (
