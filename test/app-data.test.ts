@@ -298,7 +298,10 @@ describe.skipIf(skipBrowser)('the web application: data', () => {
     const { page, problems, close } = await signedIn(browser, s, MD, PASSWORD, `${data}/datasets`);
     page.setDefaultTimeout(10_000);
     try {
-      await page.locator('tr[data-dataset=scores]').getByRole('link', { name: 'scores', exact: true }).click();
+      await page
+        .locator('tr[data-dataset=scores]')
+        .getByRole('link', { name: 'scores', exact: true })
+        .click();
       await page.waitForURL((u) => u.pathname === `/app/p/${s.demo}/data/datasets/scores`);
       const columns = page.getByRole('table', { name: 'Columns' });
       await expect

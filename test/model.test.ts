@@ -776,6 +776,49 @@ describe('search', () => {
     expect(r.json.hits[0].link[0].rel).toBe('object.metric');
   });
 
+  it('finds datasets by name with datasets=true, only those the reader reads a column of', async () => {
+    await load(p, 'zorbex_sales', 'zorbex_region\nEU\n', {
+      primarykey: '',
+      columns: [
+        {
+          id: 'zorbex_region',
+          originalheader: 'zorbex_region',
+          objectType: 'A',
+          dataType: 'string',
+          label: 'Zone',
+        },
+      ],
+    });
+    const col = (await api('GET', obj('/attr.zorbex_sales.zorbex_region'))).json.object;
+    const only = await api('PUT', obj('/attr.zorbex_sales.zorbex_region'), {
+      body: { ...col, link: undefined, acl: [{ userrole: 'sales', acl: 'r----' }] },
+    });
+    expect(only.status, only.text).toBe(200);
+    const find = (user?: string, more = '&datasets=true') =>
+      api('GET', `/projects/${p}/app/obj/search?query=zorbex${more}`, { as: user });
+    const admin = await find();
+    expect(admin.status, admin.text).toBe(200);
+    const hit = admin.json.hits.find((h: { type: string }) => h.type === 'dataset');
+    expect(hit).toMatchObject({
+      ident: 'dataset.zorbex_sales',
+      name: 'zorbex_sales',
+      field: 'name',
+      match: 'prefix',
+    });
+    expect(hit.link[0]).toMatchObject({ rel: 'dataset', id: 'dataset.zorbex_sales' });
+    // Ranked with the objects: a prefix of the name below the exact "Zorbex", above a word.
+    expect(idents(admin.json.hits).slice(0, 3)).toEqual([
+      'metric.s_exact',
+      'metric.s_prefix',
+      'dataset.zorbex_sales',
+    ]);
+    // Only when asked; only for a reader of one of its columns.
+    expect(idents((await find(undefined, '')).json.hits)).not.toContain('dataset.zorbex_sales');
+    expect(idents((await find(ANALYST)).json.hits)).toContain('dataset.zorbex_sales');
+    expect(idents((await find(PLAIN)).json.hits)).not.toContain('dataset.zorbex_sales');
+    expect((await find(undefined, '&datasets=yes')).status).toBe(400);
+  });
+
   it('params chooses the fields; limit cuts; unknown param or no query → 400', async () => {
     const d = await api('GET', `/projects/${p}/app/obj/search?query=zorbex&params=description`);
     expect(idents(d.json.hits)).toEqual(['metric.s_desc']);

@@ -141,6 +141,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-dashboard-edit': BROWSER,
   'app-dashboards': BROWSER,
   'app-data': BROWSER,
+  'app-data-screens': BROWSER,
   'app-explore': BROWSER,
   'app-journey': BROWSER,
   'app-sql-connection': BROWSER,

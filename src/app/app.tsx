@@ -9,6 +9,7 @@ import { appPath, Link, useLocation } from './router';
 import { Docs } from './screens/docs/docs';
 import { Home } from './screens/home/home';
 import { Projects } from './screens/projects/projects';
+import { GlobalSearch } from './search';
 import { SECTIONS } from './sections';
 import { ErrorNote, Loading } from './ui';
 
@@ -78,6 +79,7 @@ function Frame(props: {
               </ul>
             </nav>
           )}
+          {p && <GlobalSearch key={p.id} project={p} />}
           <form class="who" method="post" action="/auth/logout">
             <span class="muted" title="Signed in as">
               {props.user}

@@ -3,6 +3,7 @@
 // read does not exist for them, on every path (lists, get, search, bulk, graphs, folders'
 // content, predecessors and successors). Writes are one transaction each, keep a revision,
 // bump the model version (ModelStore) and record an obj_action event.
+import { z } from 'zod';
 import { sameJson } from '../same-json.js';
 import { requireLevel, type ProjectActor } from '../access/actor.js';
 import type { ActivityLog } from '../activity/activity.js';
@@ -46,10 +47,28 @@ import {
   type SearchResult,
 } from './object-view.js';
 import { ModelScope } from './scope.js';
-import { parseSearchFields, searchRows } from './search.js';
+import { parseSearchFields, searchRows, type Searchable } from './search.js';
 import type { SecretBox } from './secrets.js';
 import type { ModelStore, ObjectInput, ObjectRow } from './store.js';
 import type { RowFilterGuard } from '../users/row-filter-guard.js';
+
+const datasetsParam = z.object({ datasets: z.enum(['true', 'false']).optional() });
+
+/** The datasets the actor reads a column of, as search reads them (by name). */
+function datasetRows(rows: ObjectRow[]): Searchable[] {
+  const names = new Set<string>();
+  for (const r of rows) {
+    const ds = (r.def as { dataset?: unknown } | null)?.dataset;
+    if (['attribute', 'label', 'fact'].includes(r.type) && typeof ds === 'string') names.add(ds);
+  }
+  return [...names].map((name) => ({
+    ident: `dataset.${name}`,
+    type: 'dataset',
+    name,
+    description: '',
+    tags: [],
+  }));
+}
 
 // What front doors and other areas read of objects.
 export type { CompileCheck } from './object-refs.js';
@@ -191,19 +210,29 @@ export class ModelObjects {
     return { objects, missing };
   }
 
+  /**
+   * Objects (and, with `datasets: "true"`, datasets: `dataset.<name>`, type `dataset`) whose
+   * fields hold the query, best first. A dataset is one the actor reads a column of.
+   */
   async search(
     actor: ProjectActor,
-    q: { query?: unknown; params?: unknown; limit?: unknown },
+    q: { query?: unknown; params?: unknown; limit?: unknown; datasets?: unknown },
   ): Promise<{ hits: SearchResult[]; total: number }> {
     const text = typeof q.query === 'string' ? q.query.trim() : '';
     if (!text) throw invalid('query is required: the text to search for', { field: 'query' });
     const fields = parseSearchFields(typeof q.params === 'string' ? q.params : undefined);
     const { limit } = parseInput(pagingSchema, { limit: q.limit ?? 50 }, 'paging');
-    const hits = searchRows((await this.scope(actor)).rows(), text, fields);
+    const { datasets } = parseInput(datasetsParam, { datasets: q.datasets }, 'query');
+    const objects = (await this.scope(actor)).rows();
+    const rows: Searchable[] =
+      datasets === 'true' ? [...objects, ...datasetRows(objects)] : objects;
+    const hits = searchRows(rows, text, fields);
     return {
       total: hits.length,
       hits: hits.slice(0, limit).map((h) => ({
-        ...summary(h.row),
+        ident: h.row.ident,
+        type: h.row.type,
+        name: h.row.name,
         description: h.row.description,
         field: h.field,
         match: h.match,

@@ -12,8 +12,11 @@ import type { ObjectRow } from './store.js';
 
 export { MATCH_KINDS, SEARCH_FIELDS, type MatchKind, type SearchField };
 
-export interface SearchHit {
-  row: ObjectRow;
+/** What a search reads of an object (a dataset is searched by its name as one). */
+export type Searchable = Pick<ObjectRow, 'ident' | 'type' | 'name' | 'description' | 'tags'>;
+
+export interface SearchHit<T extends Searchable = ObjectRow> {
+  row: T;
   field: SearchField;
   match: MatchKind;
   /** Lower is better: field rank × 4 + match rank. */
@@ -37,11 +40,15 @@ export function parseSearchFields(raw: string | undefined): SearchField[] {
   return SEARCH_FIELDS.filter((f) => asked.includes(f));
 }
 
-export function searchRows(rows: ObjectRow[], query: string, fields: SearchField[]): SearchHit[] {
+export function searchRows<T extends Searchable>(
+  rows: T[],
+  query: string,
+  fields: SearchField[],
+): SearchHit<T>[] {
   const q = query.trim().toLowerCase();
-  const hits: SearchHit[] = [];
+  const hits: SearchHit<T>[] = [];
   for (const row of rows) {
-    let best: SearchHit | null = null;
+    let best: SearchHit<T> | null = null;
     for (const field of fields) {
       const fieldRank = SEARCH_FIELDS.indexOf(field);
       for (const text of valuesOf(row, field)) {
@@ -62,7 +69,7 @@ export function searchRows(rows: ObjectRow[], query: string, fields: SearchField
   );
 }
 
-function valuesOf(row: ObjectRow, field: SearchField): string[] {
+function valuesOf(row: Searchable, field: SearchField): string[] {
   if (field === 'tags') return row.tags;
   return [row[field]];
 }

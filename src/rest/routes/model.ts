@@ -278,16 +278,21 @@ export const modelRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          'Search objects: `query`, `params` (comma list of name, ident, tags, type, description), `limit`; best hits first.',
+          'Search objects: `query`, `params` (comma list of name, ident, tags, type, description), `limit`, `datasets=true` (datasets too, by name); best hits first.',
         handler: async ({ engine, actor, query }) => {
           const r = await engine.objects.search(actor, query);
           const p = actor.projectId;
+          // A dataset is no object: its link is the model's graph, where its columns are.
+          const hitLink = (h: (typeof r.hits)[number]) =>
+            h.type === 'dataset'
+              ? link('dataset', `${projectPath(p)}/pmd/graph/ldm`, { id: h.ident, title: h.name })
+              : objectLink(p, h);
           return {
             title: 'Search',
             body: {
-              hits: r.hits.map((h) => ({ ...h, link: [objectLink(p, h)] })),
+              hits: r.hits.map((h) => ({ ...h, link: [hitLink(h)] })),
               total: r.total,
-              link: r.hits.map((h) => objectLink(p, h)),
+              link: r.hits.map(hitLink),
             },
             tabular: r.hits,
             filename: 'search',

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
 import { useProject } from '../../project';
+import { useLocation } from '../../router';
 import { ErrorNote, Title } from '../../ui';
 import { docHref } from '../docs/docs';
 import { Builder } from './builder';
@@ -130,6 +131,22 @@ export function Explore(_props: { rest: string[] }) {
     if (ident) void open(ident, initialText() || undefined);
     else if (text.trim()) void run(text);
   }, []);
+  // A link followed while Explore is open (the header's search) asks for another report or
+  // query: opened like one in the address on arrival. Explore's own changes replace the
+  // address without telling (history.replaceState), so they do not come here.
+  const loc = useLocation();
+  const arrived = useRef(loc);
+  useEffect(() => {
+    if (loc === arrived.current) return;
+    const ident = loc.query.get('report');
+    const aql = loc.query.get('aql');
+    if (ident && ident !== reportRef.current?.ident) void open(ident, aql ?? undefined);
+    else if (!ident && aql) {
+      setReport(null);
+      setText(aql);
+      void run(aql);
+    }
+  }, [loc]);
   const closeReport = () => {
     setReport(null);
     remember(result?.aql ?? '');

@@ -1,5 +1,6 @@
-// The semantic model, read-only: objects by type with paging, search, and one object with its
-// definition, access, dependencies and history (a revision opens as it was). Addresses:
+// The semantic model: objects by type with paging, search, and one object with its
+// definition, access, dependencies and history (a revision opens as it was); MD Admins and
+// Admins edit an object's title, description, tags, format and readers (edit.tsx). Addresses:
 // /model?type=metric&offset=50, /model?q=distance, /model/{ident}, /model/{ident}/history/{n}.
 import { useEffect, useState } from 'preact/hooks';
 import { get, projectApi, type ApiError } from '../../api';
@@ -14,6 +15,7 @@ import type {
   SearchHit as Hit,
 } from '../../../contract/model';
 import { Definition, objectHref, ObjLink } from './definition';
+import { EDITABLE, EditObject } from './edit';
 import { offsetOf, Pager, Problem, When, withQuery, type Paging } from './parts';
 import './model.css';
 
@@ -252,7 +254,11 @@ function ObjectPage({ ident }: { ident: string }) {
     successors: ObjectRef[];
   }>(`${path}?predecessors=1&successors=1`);
   const h = useResource<Revisions>(`${path}/history`);
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
   const o = r.value?.object?.ident === ident ? r.value.object : undefined;
+  // MD Admins and Admins hold every position on every object: they may write any of them.
+  const mayEdit = (p.access.mdadmin || p.access.admin) && o !== undefined && EDITABLE.has(o.type);
   if (!o)
     return (
       <section class="model">
@@ -279,6 +285,39 @@ function ObjectPage({ ident }: { ident: string }) {
       <Title text={o.name} />
       <Facts o={o} />
       {o.description && <p class="model-desc">{o.description}</p>}
+      {mayEdit && !editing && (
+        <p class="model-edit-open">
+          <button
+            type="button"
+            onClick={() => {
+              setEditing(true);
+              setSaved(false);
+            }}
+          >
+            Edit
+          </button>
+          {saved && (
+            <span class="muted" role="status">
+              {' '}
+              Saved as revision {o.revision}.
+            </span>
+          )}
+        </p>
+      )}
+      {mayEdit && editing && (
+        <EditObject
+          key={o.revision}
+          project={p.id}
+          o={o}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            setSaved(true);
+            r.reload();
+            h.reload();
+          }}
+        />
+      )}
       <h2>Definition</h2>
       <Definition o={o} names={names} />
       <h2>Access</h2>
