@@ -1132,7 +1132,8 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
 
   it('opens the AQL reference as a page of the app in a new tab, keeping the query', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore);
-    page.context().setDefaultTimeout(10_000);
+    // api.md is the largest document: rendering it on a loaded 2-core machine took over 10 s.
+    page.context().setDefaultTimeout(30_000);
     try {
       await page.getByRole('heading', { name: 'Explore' }).waitFor();
       await editor(page).fill('SELECT [Origin Region]');
