@@ -1161,7 +1161,7 @@ describe.skipIf(skipBrowser)('the Explore screen in the browser', () => {
     } finally {
       await close();
     }
-  });
+  }, 90_000);
 
   it('lets a plain member run queries at 390 px, without saving', async () => {
     const { page, problems, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, explore, {
