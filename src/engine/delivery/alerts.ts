@@ -18,17 +18,11 @@ import type { ModelObjects } from '../model/objects.js';
 import type { ModelStore } from '../model/store.js';
 import type { Logger } from 'pino';
 import { AlertSchedule } from './schedule.js';
+import type { AlertDef } from './types.js';
+
+export type { AlertDef };
 import { alertMail, alertWebhookBody, type AlertNotice } from './alert-message.js';
 import { sendWebhook } from './webhook.js';
-
-export interface AlertDef {
-  metric?: string;
-  aql?: string;
-  condition: { op: '>' | '>=' | '<' | '<=' | 'change%'; value: number };
-  email?: string[];
-  webhook?: { url: string; secret: string };
-  paused?: boolean;
-}
 
 export interface DeliveryDeps {
   db: Db;

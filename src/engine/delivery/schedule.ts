@@ -10,7 +10,7 @@ import { armedSince, previousRun } from '../flows/triggers/schedule.js';
 import { WatchedTriggers } from '../flows/triggers/watched.js';
 import type { Job, JobRunner } from '../jobs/jobs.js';
 import type { ModelStore, ObjectRow } from '../model/store.js';
-import type { AlertDef } from './alerts.js';
+import type { AlertDef } from './types.js';
 
 export interface AlertScheduleDeps {
   db: Db;
