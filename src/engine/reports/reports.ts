@@ -18,7 +18,7 @@ import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
 import { MAX_CHART_ROWS, renderChartSvg, type ChartSize, type ChartSpec } from './chart.js';
-import { valuesCondition } from './filter-values.js';
+import { FilterValueError, valuesCondition as valuesAql } from '../../shared/filter-values.js';
 import { defaultNumber, formatNumber } from '../../shared/number-format.js';
 import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
 
@@ -422,6 +422,17 @@ export class Reports {
         dataType,
       };
     });
+  }
+}
+
+/** A filter's values as AQL; a value that cannot be one is the caller's 400. */
+function valuesCondition(attribute: string, values: string[], dataType: string): string | null {
+  try {
+    return valuesAql(attribute, values, dataType);
+  } catch (e) {
+    if (e instanceof FilterValueError)
+      throw invalid(e.message, { field: 'filter', attribute: e.attribute });
+    throw e;
   }
 }
 

@@ -2,9 +2,12 @@
 // h) through CSS custom properties set on the element's style (CSSOM, which the app's CSP
 // allows), one column on narrow screens. Items come in reading order: top to bottom, left
 // to right.
-import { useRef } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { ApiError } from '../../api';
 import { Chart, type MarkActions } from '../../chart/chart';
+import { ErrorNote } from '../../ui';
 import type { DashboardItem } from '../../../contract/dashboards';
+import { BreakOut, seeRows, type ExploreDrill } from './drill';
 import { TextCard } from './text-card';
 import { computed, DataTable, type ComputedItem, type Drill } from './table';
 
@@ -15,23 +18,36 @@ export function Grid({
   items,
   data,
   drill,
+  explore,
 }: {
   items: DashboardItem[];
   data?: ItemData;
   drill?: Drill;
+  /** Drilling into Explore from a chart's marks (a dashboard in the app, not a public page). */
+  explore?: ExploreDrill;
 }) {
   if (!items.length) return <p class="muted">This dashboard has no items you can see.</p>;
   const ordered = [...items].sort((a, b) => a.layout.y - b.layout.y || a.layout.x - b.layout.x);
   return (
     <div class="dash-grid">
       {ordered.map((item) => (
-        <Item key={item.id} item={item} data={data} drill={drill} />
+        <Item key={item.id} item={item} data={data} drill={drill} explore={explore} />
       ))}
     </div>
   );
 }
 
-function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; drill?: Drill }) {
+function Item({
+  item,
+  data,
+  drill,
+  explore,
+}: {
+  item: DashboardItem;
+  data?: ItemData;
+  drill?: Drill;
+  explore?: ExploreDrill;
+}) {
   const { x, y, w, h } = item.layout;
   const heading = `dash-item-${item.id}`;
   return (
@@ -53,7 +69,7 @@ function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; dri
           Text
         </h2>
       )}
-      <ItemBody item={item} drill={drill} />
+      <ItemBody item={item} drill={drill} explore={explore} />
       {data && item.report && !item.error && (
         <p class="dash-downloads">
           Download<span class="sr-only"> {item.title}</span>:{' '}
@@ -75,7 +91,15 @@ function Item({ item, data, drill }: { item: DashboardItem; data?: ItemData; dri
   );
 }
 
-export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }) {
+export function ItemBody({
+  item,
+  drill,
+  explore,
+}: {
+  item: DashboardItem;
+  drill?: Drill;
+  explore?: ExploreDrill;
+}) {
   if (item.text !== undefined) return <TextCard text={item.text} />;
   if (item.error || !computed(item))
     return (
@@ -90,7 +114,8 @@ export function ItemBody({ item, drill }: { item: DashboardItem; drill?: Drill }
         <span class="muted">{item.kpi.title}</span>
       </p>
     );
-  if (item.chart) return <ItemChart item={item} chart={item.chart} drill={drill} />;
+  if (item.chart)
+    return <ItemChart item={item} chart={item.chart} drill={drill} explore={explore} />;
   return <DataTable item={item} drill={drill} />;
 }
 
@@ -98,20 +123,39 @@ function ItemChart({
   item,
   chart,
   drill,
+  explore,
 }: {
   item: ComputedItem;
   chart: NonNullable<DashboardItem['chart']>;
   drill?: Drill;
+  explore?: ExploreDrill;
 }) {
   const data = useRef<HTMLDetailsElement>(null);
+  const [breakOut, setBreakOut] = useState<{ values: Record<string, string>; label: string }>();
+  const [error, setError] = useState<ApiError>();
   // Said only when a value of the chart's data can filter the dashboard.
   const drills = Boolean(drill && item.columns.some((c) => drill({ [c.title]: '' })));
-  // A mark's menu: filter the dashboard by its values (when it has a filter for them), or
-  // read them in the chart's data.
+  // A mark's menu: filter the dashboard by its values (when it has a filter for them), see
+  // the rows behind it or break it out in Explore, or read them in the chart's data.
   const actions: MarkActions = (values, label) => {
     const go = drill?.(values);
+    const x = explore && item.report ? explore : undefined;
     return [
       ...(go ? [{ label: `Filter the dashboard by ${label}`, run: go }] : []),
+      ...(x
+        ? [
+            {
+              label: 'See the rows behind it',
+              run: () => {
+                setError(undefined);
+                seeRows(x, item, values).catch((e: unknown) =>
+                  setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+                );
+              },
+            },
+            { label: 'Break out by…', run: () => setBreakOut({ values, label }) },
+          ]
+        : []),
       {
         label: 'Show the chart’s data',
         run: () => {
@@ -124,6 +168,16 @@ function ItemChart({
   return (
     <>
       <Chart spec={chart.spec} svg={chart.svg} title={item.title} actions={actions} />
+      <ErrorNote error={error} />
+      {breakOut && explore && (
+        <BreakOut
+          drill={explore}
+          item={item}
+          values={breakOut.values}
+          label={breakOut.label}
+          onClose={() => setBreakOut(undefined)}
+        />
+      )}
       <details class="dash-data" ref={data}>
         <summary>The chart’s data{drills ? ': click a value to filter by it' : ''}</summary>
         <DataTable item={item} drill={drill} />

@@ -11,6 +11,7 @@ import { ExportButton } from './export';
 import { FilterForm } from './filter-form';
 import { filterQuery, readPicks, type Picks } from './filters';
 import { Grid } from './grid';
+import { useModel } from '../explore/model';
 import { ShareButton } from './share';
 import { AutoRefresh, DashTabs, FullScreenButton } from './view-parts';
 import type { DashboardRun } from '../../../contract/dashboards';
@@ -26,6 +27,8 @@ export function DashboardView({ id }: { id: string }) {
   const query = filterQuery(picks);
   const base = `${projectApi(project.id)}/app/dashboards/${encodeURIComponent(id)}`;
   const r = useResource<DashboardRun>(base + query);
+  // The model's objects: a chart's "Break out by…" offers its attributes.
+  const model = useModel(project.id);
   // The last answer for this dashboard: its filters stay on screen while a bad filter is fixed.
   const last = useRef<DashboardRun | undefined>(undefined);
   if (r.value?.dashboard.ident === id) last.current = r.value;
@@ -65,6 +68,7 @@ export function DashboardView({ id }: { id: string }) {
   const grid = r.value && (
     <Grid
       items={items ?? []}
+      explore={{ project: project.id, filters: r.value.filters, objects: model.objects }}
       drill={(values) => {
         // The dashboard's filters on these columns' attributes (matched by title).
         const found = Object.entries(values).flatMap(([title, value]): [string, string[]][] => {

@@ -3,16 +3,24 @@
 // last 30 days" once and stay current:
 //   `2024-01-01..2024-03-31` (both days included; either end may be left out),
 //   `last 7 days` (any 1–3660, today included), `this month`, `this year`.
-// A value that is none of these is refused up front (400 naming `filter` and the attribute).
-import { invalid } from '../errors.js';
+// A value that is none of these is refused (a FilterValueError: the API's 400 naming `filter`
+// and the attribute). Shared: the engine applies filters, the app writes them into a drill's AQL.
+
+export class FilterValueError extends Error {
+  constructor(
+    message: string,
+    readonly attribute: string,
+  ) {
+    super(message);
+  }
+}
 
 const DATE_TYPES = new Set(['date', 'datetime']);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const LAST_DAYS = /^last (\d{1,4}) days?$/;
 const MAX_DAYS = 3660;
 
-const bad = (message: string, attribute: string) =>
-  invalid(message, { field: 'filter', attribute });
+const bad = (message: string, attribute: string) => new FilterValueError(message, attribute);
 
 /** A real calendar day written YYYY-MM-DD (2024-02-30 is not). */
 function isDay(s: string): boolean {
