@@ -50,7 +50,7 @@ describe.skipIf(skipBrowser)('the web application: a chart mark’s menu', () =>
     const chart = page.getByRole('group', { name: /^By region: chart\./ });
     const bars = chart.locator('.chart-canvas svg path[fill="#2f6fde"]');
     await expect.poll(() => bars.count(), { timeout: 20_000 }).toBe(regions);
-    await page.waitForFunction(() => !document.querySelector('.dash-item [aria-busy=true]'));
+    await page.waitForFunction("!document.querySelector('.dash-item [aria-busy=true]')");
     // The West bar: the one whose tooltip says West (a hovered bar changes colour: the boxes
     // are read first).
     await chart.scrollIntoViewIfNeeded();
