@@ -373,7 +373,8 @@ describe.skipIf(skipBrowser)('the web app on a warehouse project', () => {
       await expect(row.textContent()).resolves.toMatch(/ · admin@example\.com · mapped$/);
       await expect(row.locator('.data-rows').textContent()).resolves.toBe('5');
       await expect(row.locator('.data-source').textContent()).resolves.toBe('table:shop.orders');
-      await row.getByRole('link', { name: 'orders' }).click();
+      // The name opens the dataset's page; "Explore orders" a question on it.
+      await row.getByRole('link', { name: 'Explore orders' }).click();
       await page.waitForURL((u) => u.pathname === `/app/p/${p}/explore`);
       await expect
         .poll(() => page.locator('.explore-result th').allTextContents())

@@ -39,7 +39,11 @@ export class AlertSchedule {
   }
 
   async start(): Promise<void> {
-    this.unfinish = this.d.jobs.onFinish((job) => this.loadFinished(job));
+    // Not awaited: a job's finish listeners run before its slot is free.
+    this.unfinish = this.d.jobs.onFinish((job) => {
+      if (job.status === 'OK' && (job.type === 'transform' || job.type === 'flow'))
+        this.track(this.loadFinished(job));
+    });
     await this.tick();
     this.timer = setInterval(() => void this.tick(), this.d.tickMs);
     this.timer.unref();
