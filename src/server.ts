@@ -1,5 +1,6 @@
 // Starts the whole product in one process: the engine, and the front doors (REST, WebDAV,
 // site and app, MCP) composed on one port. No door mounts another: this file does.
+import { dashboardPage } from './web/report-pages.js';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -72,6 +73,8 @@ export async function startServer(
     claimed = true;
     engine = await Engine.open(config, log);
     const e = engine;
+    // Subscriptions mail the page a PDF export prints (the door kit draws it).
+    e.delivery.setPrinter((run) => dashboardPage(run, { print: true }).html);
     // Processes of a cluster start together: the start-up work runs in one at a time (the
     // first bootstraps; the others find it done).
     // A lost lock (the database ended its connection) fails the start between steps.
@@ -116,7 +119,7 @@ export async function startServer(
   // cluster leaves triggers to the workers; a worker answers only /healthz.
   if (config.role !== 'api') {
     await engine.triggers.start();
-    await engine.delivery.schedule.start();
+    await engine.delivery.start();
   }
   server.off('request', starting);
   server.on('request', config.role === 'worker' ? workerOnly : app);

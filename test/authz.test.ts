@@ -167,7 +167,7 @@ async function throwawayObject(f: AuthzFixture, tag: string): Promise<string> {
 }
 
 /** A throwaway alert on the tiny dataset that tells the admin (never fires: no SMTP here). */
-async function throwawayAlert(f: AuthzFixture, tag: string): Promise<string> {
+async function throwawayAlert(f: AuthzFixture, tag: string, by = ADMIN): Promise<string> {
   const ident = `alert.${f.unique(tag)}`;
   await f.s.engine.model.upsert(
     f.project,
@@ -183,7 +183,7 @@ async function throwawayAlert(f: AuthzFixture, tag: string): Promise<string> {
         },
       },
     ],
-    ADMIN,
+    by,
   );
   return ident;
 }
@@ -636,6 +636,21 @@ const MATRIX: Record<string, Entry> = {
     success: 202,
     prepare: async (f) => ({ params: { id: await throwawayAlert(f, 'authz-alert-run') } }),
   },
+  // Its creator (or an MD Admin) pauses it: each caller pauses one they made.
+  ...Object.fromEntries(
+    (['pause', 'resume'] as const).map((verb) => [
+      `POST /projects/{project}/app/delivery/{id}/${verb}`,
+      {
+        level: 'member',
+        success: 200,
+        prepare: async (f: AuthzFixture, caller: Caller) => ({
+          params: {
+            id: await throwawayAlert(f, `authz-alert-${verb}`, emailOf(caller) ?? ADMIN),
+          },
+        }),
+      } satisfies Entry,
+    ]),
+  ),
   'GET /projects/{project}/app/delivery/{id}/history': {
     level: 'member',
     success: 200,

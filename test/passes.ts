@@ -64,6 +64,7 @@ export const BOTH_PASSES = [
   'sql-warehouse',
   'sql-proxy',
   'delivery-alerts',
+  'delivery-subscriptions',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',

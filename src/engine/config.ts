@@ -53,6 +53,13 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://')
     .optional(),
   URSA_MAIL_FROM: z.string().min(3).default('Ursa <no-reply@localhost>'),
+  /** Waits (ms, comma-separated) before a subscription mail's second and third SMTP attempts. */
+  URSA_MAIL_RETRY_MS: z
+    .string()
+    .regex(/^\d{1,7}(,\d{1,7}){0,4}$/, {
+      message: 'milliseconds separated by commas, such as 5000,30000',
+    })
+    .default('5000,30000'),
   URSA_PASSWORD_LINK_TTL_HOURS: z.coerce
     .number()
     .positive()
@@ -173,7 +180,7 @@ export interface Config {
    * `${siteUrl}/mcp`, read through mcpAudience() once the site URL is final.
    */
   mcpAudience?: string;
-  mail: { smtpUrl?: string; from: string };
+  mail: { smtpUrl?: string; from: string; retryDelaysMs: number[] };
   /** One-time links to set a password (invitations, "forgot password"; built-in provider). */
   passwordLinks: {
     ttlHours: number;
@@ -316,7 +323,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       clientSecret: e.URSA_AUTH_CLIENT_SECRET,
     },
     mcpAudience: e.URSA_MCP_AUDIENCE,
-    mail: { smtpUrl: e.URSA_SMTP_URL, from: e.URSA_MAIL_FROM },
+    mail: {
+      smtpUrl: e.URSA_SMTP_URL,
+      from: e.URSA_MAIL_FROM,
+      retryDelaysMs: e.URSA_MAIL_RETRY_MS.split(',').map(Number),
+    },
     passwordLinks: {
       ttlHours: e.URSA_PASSWORD_LINK_TTL_HOURS,
       resetsPerHourPerAddress: e.URSA_PASSWORD_RESETS_PER_HOUR,

@@ -220,13 +220,8 @@ export class Engine {
     );
     this.projects.onDelete((p) => this.dbs.close(p));
     this.datasets = new Datasets(this.db, this.model);
-    this.objects = new ModelObjects(
-      this.db,
-      this.model,
-      this.datasets,
-      this.activity,
-      SecretBox.open(config.dataDir),
-    );
+    const secrets = SecretBox.open(config.dataDir);
+    this.objects = new ModelObjects(this.db, this.model, this.datasets, this.activity, secrets);
     this.prescriptions = new Prescriptions(this.db, this.storage, this.datasets);
     this.warehouse = new Warehouse({
       db: this.db,
@@ -394,6 +389,12 @@ export class Engine {
       net: { allowHosts: config.flows.allowHosts },
       siteUrl: () => config.siteUrl,
       projectLabel: async (p) => (await this.projects.labelOf(p)) ?? p,
+      reports: this.reports,
+      // Made below; used only once jobs run.
+      exports: { pdfAndImage: (...args) => this.exports.pdfAndImage(...args) },
+      secrets,
+      retryDelaysMs: config.mail.retryDelaysMs,
+      sendConcurrency: config.export.concurrency,
     });
     this.objects.setLimitCheck((p, name, extra) => this.limits.check(p, name, extra));
     this.triggers = new Triggers({
@@ -523,7 +524,7 @@ export class Engine {
     this.unfollowDeletes();
     await this.exports.close();
     await this.triggers.stop();
-    await this.delivery.schedule.stop();
+    await this.delivery.stop();
     await this.jobs.stop();
     await this.dbs.closeAll();
     this.sql.close();

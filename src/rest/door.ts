@@ -1,4 +1,5 @@
-// The REST door: health probes, the identity pages and OAuth server under /auth, and /api/v1.
+// The REST door: health probes, the identity pages and OAuth server under /auth, the
+// unsubscribe page of subscription e-mails, and /api/v1.
 // src/server.ts mounts its parts among the other doors' (the order is the server's).
 import type { Router } from 'express';
 import type { Engine } from '../engine/engine.js';
@@ -8,6 +9,7 @@ import { oauthRouter } from './oauth/index.js';
 import { externalIssuerRoutes, identityRoutes } from './routes/identity.js';
 import { healthRoutes } from './routes/health.js';
 import { passwordRoutes } from './routes/password.js';
+import { unsubscribeRoutes } from './routes/unsubscribe.js';
 
 export { ALIVE, LIVE_PATH, READY_PATH } from './routes/health.js';
 
@@ -26,6 +28,8 @@ export async function restDoor(engine: Engine): Promise<RestDoor> {
   const identity: RestDoor['identity'] = [
     ['/auth', mountRoutes(engine, identityRoutes)],
     ['/auth', mountRoutes(engine, passwordRoutes)],
+    // A subscription e-mail's unsubscribe link (signed out: its token is the proof).
+    ['/', mountRoutes(engine, unsubscribeRoutes)],
     // OAuth: metadata documents, and the built-in authorization server under /auth; with an
     // external identity provider, our /auth has no discovery or keys to offer.
     ['/', oauth],

@@ -17,8 +17,16 @@ import type { Mailer } from '../mail/mailer.js';
 import type { ModelObjects } from '../model/objects.js';
 import type { ModelStore } from '../model/store.js';
 import type { Logger } from 'pino';
+import { hasLevel } from '../access/actor.js';
+import { forbidden } from '../errors.js';
+import type { Exports } from '../export/exports.js';
+import type { Reports } from '../reports/reports.js';
+import type { SecretBox } from '../model/secrets.js';
+import { claim } from '../flows/triggers/claims.js';
 import { AlertSchedule } from './schedule.js';
-import type { AlertDef } from './types.js';
+import { SubscriptionSender } from './subscriptions.js';
+import type { AlertDef, DashboardPrinter, SubscriptionDef } from './types.js';
+import { openUnsubscribeToken, unsubscribePath, unsubscribeToken } from './unsubscribe.js';
 
 export type { AlertDef };
 import { alertMail, alertWebhookBody, type AlertNotice } from './alert-message.js';
@@ -36,6 +44,13 @@ export interface DeliveryDeps {
   net: NetPolicy;
   siteUrl: () => string;
   projectLabel: (projectId: string) => Promise<string>;
+  reports: Pick<Reports, 'dashboard'>;
+  exports: Pick<Exports, 'pdfAndImage'>;
+  secrets: SecretBox;
+  /** Waits between a subscription mail's SMTP attempts. */
+  retryDelaysMs: readonly number[];
+  /** Recipients of one subscription computed and sent at once. */
+  sendConcurrency: number;
 }
 
 export interface HistoryEntry {
@@ -52,12 +67,30 @@ const WEBHOOK = 'webhook';
 
 const nowIso = () => new Date().toISOString();
 
+type Watched = { type: 'alert'; def: AlertDef } | { type: 'subscription'; def: SubscriptionDef };
+
 export class Delivery {
   /** Schedules and evaluations after loads (started with the triggers). */
   readonly schedule: AlertSchedule;
+  private readonly subscriptions: SubscriptionSender;
+  private printer: DashboardPrinter | null = null;
+  private unfinish: (() => void) | null = null;
 
   constructor(private readonly d: DeliveryDeps) {
     d.jobs.register('delivery', { run: (ctx) => this.evaluate(ctx) }, { concurrency: 2 });
+    this.subscriptions = new SubscriptionSender({
+      db: d.db,
+      reports: d.reports,
+      exports: d.exports,
+      mailer: d.mailer,
+      siteUrl: d.siteUrl,
+      projectLabel: d.projectLabel,
+      printer: () => this.printer,
+      unsubscribeLink: (projectId, subscription, email) =>
+        `${d.siteUrl()}${unsubscribePath(unsubscribeToken(d.secrets, { projectId, subscription, email }))}`,
+      retryDelaysMs: d.retryDelaysMs,
+      concurrency: d.sendConcurrency,
+    });
     this.schedule = new AlertSchedule({
       db: d.db,
       model: d.model,
@@ -68,10 +101,118 @@ export class Delivery {
     });
   }
 
-  /** Evaluates an alert now (any member who can read it): a job. */
+  /** How this process draws a dashboard page (the composition root has the door kit's). */
+  setPrinter(printer: DashboardPrinter): void {
+    this.printer = printer;
+  }
+
+  /**
+   * Schedules, and firings a dead or stopped process left half-sent: resumed now and whenever
+   * a delivery job ends interrupted (its lease ran out in another process).
+   */
+  async start(): Promise<void> {
+    this.unfinish = this.d.jobs.onFinish((job) => {
+      if (job.type === 'delivery' && job.status !== 'OK') void this.resumeHalfSent();
+    });
+    await this.resumeHalfSent();
+    await this.schedule.start();
+  }
+
+  async stop(): Promise<void> {
+    this.unfinish?.();
+    this.unfinish = null;
+    await this.schedule.stop();
+  }
+
+  /**
+   * Evaluates an alert now (any member who can read it), or sends a subscription now (its
+   * creator, or an MD Admin: it mails every recipient): a job.
+   */
   async run(a: ProjectActor, ident: string): Promise<Job> {
-    await this.alertOf(a, ident);
+    const o = await this.objectOf(a, ident);
+    if (o.type === 'subscription') this.mayManage(a, o.createdBy, 'send it now');
     return this.d.jobs.submit(a, 'delivery', { id: ident });
+  }
+
+  /** Pauses (or resumes) an alert's or subscription's schedule and after-load checks. */
+  async pause(a: ProjectActor, ident: string, paused: boolean): Promise<{ paused: boolean }> {
+    const o = await this.objectOf(a, ident);
+    this.mayManage(a, o.createdBy, paused ? 'pause it' : 'resume it');
+    await this.d.objects.editOnBehalf(
+      a.projectId,
+      ident,
+      o.type,
+      (def) => {
+        if (Boolean(def.paused) === paused) return null;
+        const { paused: _was, ...rest } = def;
+        return paused ? { ...rest, paused: true } : rest;
+      },
+      a.email,
+    );
+    return { paused };
+  }
+
+  /**
+   * Takes the link's address off the link's subscription (signed out: the link is the
+   * proof). Answers what was done; an address no longer on it is not an error.
+   */
+  async unsubscribe(
+    token: string,
+    confirm: boolean,
+  ): Promise<{ email: string; subscription: string; name: string; removed: boolean }> {
+    const t = openUnsubscribeToken(this.d.secrets, token);
+    const row = await this.d.model.get(t.projectId, t.subscription);
+    const name = row?.type === 'subscription' ? row.name : t.subscription;
+    if (!confirm) return { email: t.email, subscription: t.subscription, name, removed: false };
+    const removed = await this.d.objects.editOnBehalf(
+      t.projectId,
+      t.subscription,
+      'subscription',
+      (def) => {
+        const recipients = (def.recipients as string[] | undefined) ?? [];
+        if (!recipients.includes(t.email)) return null;
+        return { ...def, recipients: recipients.filter((r) => r !== t.email) };
+      },
+      t.email,
+    );
+    return { email: t.email, subscription: t.subscription, name, removed };
+  }
+
+  private mayManage(a: ProjectActor, creator: string, what: string) {
+    if (a.email !== creator && !hasLevel(a, 'mdadmin'))
+      throw forbidden(`only its creator (${creator}) or an MD Admin may ${what}`, {
+        required: 'mdadmin',
+      });
+  }
+
+  /** Half-sent firings: the rest sent by a new job (once across a cluster: claimed). */
+  async resumeHalfSent(): Promise<void> {
+    try {
+      const left = await this.subscriptions.unsettled(async (jobId) => {
+        const job = await this.d.jobs.peek(jobId);
+        if (!job) return 'ended';
+        if (!['OK', 'ERROR', 'CANCELLED'].includes(job.status)) return 'running';
+        const stopped =
+          (job.status === 'ERROR' && /interrupted/.test(job.message ?? '')) ||
+          (job.status === 'CANCELLED' && /server stopping/.test(job.message ?? ''));
+        return stopped ? 'interrupted' : `ended ${job.status}: ${job.message ?? ''}`;
+      });
+      for (const f of left) {
+        const time = new Date().toISOString();
+        if (!(await claim(this.d.db, f.projectId, f.object, `resume:${f.firing}`, time))) continue;
+        const old = await this.d.jobs.peek(f.firing);
+        const a = await resolveActor(this.d.db, { email: old!.createdBy }, f.projectId, {
+          ignoreMaintenance: true,
+        });
+        await this.d.jobs.submit(a, 'delivery', { id: f.object, resume: f.firing });
+        this.d.log.warn(
+          { firing: f.firing, subscription: f.object },
+          'half-sent subscription resumed',
+        );
+      }
+    } catch (err) {
+      this.d.log.error({ err }, 'resuming half-sent subscriptions failed');
+    }
   }
 
   /** An alert's evaluations, newest first. */
@@ -80,7 +221,7 @@ export class Delivery {
     ident: string,
     page: { limit: number; offset: number },
   ): Promise<HistoryEntry[]> {
-    await this.alertOf(a, ident);
+    await this.objectOf(a, ident);
     const { deliveryHistory: h } = tablesOf(this.d.db);
     const rows = await this.d.db
       .select()
@@ -99,11 +240,24 @@ export class Delivery {
     }));
   }
 
-  private async alertOf(a: ProjectActor, ident: string): Promise<AlertDef> {
+  private async objectOf(
+    a: ProjectActor,
+    ident: string,
+  ): Promise<Watched & { name: string; createdBy: string }> {
     const row = (await this.d.objects.scope(a)).get(ident);
-    if (!row || row.type !== 'alert')
-      throw notFound(`alert "${ident}" not found in project "${a.projectId}"`, { id: ident });
-    return row.def as unknown as AlertDef;
+    if (!row || (row.type !== 'alert' && row.type !== 'subscription'))
+      throw notFound(`no alert or subscription "${ident}" in project "${a.projectId}"`, {
+        id: ident,
+      });
+    return {
+      type: row.type,
+      def: row.def,
+      name: row.name,
+      createdBy: row.createdBy,
+    } as unknown as Watched & {
+      name: string;
+      createdBy: string;
+    };
   }
 
   private async evaluate(ctx: JobContext) {
@@ -117,8 +271,17 @@ export class Delivery {
     } catch (err) {
       throw new JobFailure(`the alert cannot act as ${createdBy}: ${(err as Error).message}`);
     }
-    const def = await this.alertOf(creator, ident);
-    const name = (await this.d.objects.scope(creator)).get(ident)?.name ?? ident;
+    const o = await this.objectOf(creator, ident);
+    if (o.type === 'subscription') {
+      const resume = typeof ctx.job.params.resume === 'string' ? ctx.job.params.resume : null;
+      const owner = await resolveActor(this.d.db, { email: o.createdBy }, projectId, {
+        ignoreMaintenance: true,
+      }).catch(() => creator);
+      const sent = await this.subscriptions.send(ctx, owner, ident, o.def, resume);
+      return { subscription: ident, outcomes: sent };
+    }
+    const def = o.def;
+    const name = o.name;
     const measure = def.metric ? `SELECT [${def.metric}]` : def.aql!;
     const base = {
       projectId,

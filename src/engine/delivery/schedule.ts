@@ -35,7 +35,7 @@ export class AlertSchedule {
   private pending = new Set<Promise<unknown>>();
 
   constructor(private readonly d: AlertScheduleDeps) {
-    this.watched = new WatchedTriggers(d.db, d.model, ['alert']);
+    this.watched = new WatchedTriggers(d.db, d.model, ['alert', 'subscription']);
   }
 
   async start(): Promise<void> {
@@ -108,18 +108,20 @@ export class AlertSchedule {
   private async fire(row: ObjectRow, slot: string): Promise<void> {
     const { db } = this.d;
     if (!(await claim(db, row.projectId, row.ident, slot, new Date().toISOString()))) return;
+    // A subscription is its creator's (recipients leaving by their link edit it too).
+    const who = row.type === 'subscription' ? row.createdBy : row.updatedBy;
     try {
-      const a = await resolveActor(db, { email: row.updatedBy }, row.projectId, {
+      const a = await resolveActor(db, { email: who }, row.projectId, {
         ignoreMaintenance: true,
       });
       const job = await this.d.submit(a, row.ident);
       await settle(db, row.projectId, row.ident, slot, 'started', job.id, null);
     } catch (err) {
-      const message = `the alert is evaluated as its last editor ${row.updatedBy}, who cannot: ${(err as Error).message}`;
+      const message = `the ${row.type} runs as ${who}, who cannot: ${(err as Error).message}`;
       await settle(db, row.projectId, row.ident, slot, 'failed', null, message).catch(
         () => undefined,
       );
-      this.d.log.warn({ err, alert: row.ident }, 'alert not evaluated');
+      this.d.log.warn({ err, object: row.ident }, `${row.type} not run`);
     }
   }
 

@@ -8,7 +8,7 @@
 // deadline covers waiting and rendering; whatever happens the context is closed.
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { conflict, EngineError, invalid, unavailable } from '../errors.js';
 import type { PdfOptions } from './pdf-options.js';
 
@@ -65,6 +65,43 @@ export class PdfRenderer {
 
   /** Prints `html` with `options` for `holder` (a user); the PDF as Chromium writes it. */
   async render(html: string, options: PdfOptions, holder: string): Promise<Buffer> {
+    return this.withPage(html, holder, (page) => printPdf(page, options));
+  }
+
+  /**
+   * The PDF and a PNG of the page at `widthPx` (at most `maxHeightPx` tall) from one load of
+   * the page: a subscription's attachment and its inline image.
+   */
+  async renderBoth(
+    html: string,
+    options: PdfOptions,
+    holder: string,
+    png: { widthPx: number; maxHeightPx: number },
+  ): Promise<{ pdf: Buffer; png: Buffer }> {
+    return this.withPage(
+      html,
+      holder,
+      async (page) => {
+        // A string: the engine's TypeScript has no DOM types.
+        const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+        const image = await page.screenshot({
+          type: 'png',
+          fullPage: true,
+          clip: { x: 0, y: 0, width: png.widthPx, height: Math.min(height, png.maxHeightPx) },
+        });
+        return { pdf: await printPdf(page, options), png: image };
+      },
+      { width: png.widthPx, height: 800 },
+    );
+  }
+
+  /** `html` loaded in a fresh offline context, `produce` run on it, within the deadline. */
+  private async withPage<T>(
+    html: string,
+    holder: string,
+    produce: (page: Page) => Promise<T>,
+    viewport?: { width: number; height: number },
+  ): Promise<T> {
     if (this.closed) throw unavailable('the PDF renderer is shut down: the server is stopping');
     const started = Date.now();
     const deadline = started + this.settings.timeoutMs;
@@ -82,6 +119,7 @@ export class PdfRenderer {
         serviceWorkers: 'block',
         acceptDownloads: false,
         offline: true,
+        ...(viewport ? { viewport } : {}),
       });
       if (expired) throw new Error('expired');
       await context.route('**/*', (route) =>
@@ -94,20 +132,7 @@ export class PdfRenderer {
       // work a moment before it, as an error of another kind.
       page.setDefaultTimeout(0);
       await page.setContent(html, { waitUntil: 'load' });
-      return page.pdf({
-        width: `${options.width}in`,
-        height: `${options.height}in`,
-        margin: {
-          top: `${options.margin.top}in`,
-          right: `${options.margin.right}in`,
-          bottom: `${options.margin.bottom}in`,
-          left: `${options.margin.left}in`,
-        },
-        scale: options.scale,
-        printBackground: options.printBackground,
-        // The page's own CSS `@page { size }` does not override the options.
-        preferCSSPageSize: false,
-      });
+      return produce(page);
     })();
     // The slot is given back only once Chromium is done with the page, after a timeout too,
     // and once only (the watchdog below may have given it back already).
@@ -324,4 +349,21 @@ export class PdfRenderer {
       );
     }
   }
+}
+
+function printPdf(page: Page, options: PdfOptions): Promise<Buffer> {
+  return page.pdf({
+    width: `${options.width}in`,
+    height: `${options.height}in`,
+    margin: {
+      top: `${options.margin.top}in`,
+      right: `${options.margin.right}in`,
+      bottom: `${options.margin.bottom}in`,
+      left: `${options.margin.left}in`,
+    },
+    scale: options.scale,
+    printBackground: options.printBackground,
+    // The page's own CSS `@page { size }` does not override the options.
+    preferCSSPageSize: false,
+  });
 }

@@ -39,6 +39,22 @@ export class Exports {
     return withPdfMeta(printed, { title, author: a.email });
   }
 
+  /**
+   * A dashboard page for a subscription: its PDF (US Letter, as an export with no options) and
+   * a PNG of it `widthPx` wide for the e-mail's body, from one load of the page.
+   */
+  async pdfAndImage(
+    a: ProjectActor,
+    html: string,
+    meta: { title: string },
+    png: { widthPx: number; maxHeightPx: number },
+  ): Promise<{ pdf: Buffer; png: Buffer }> {
+    const doc = checkHtml(html);
+    const title = checkTitle(meta.title);
+    const out = await this.renderer.renderBoth(doc, parsePdfOptions({}), a.email, png);
+    return { pdf: await withPdfMeta(out.pdf, { title, author: a.email }), png: out.png };
+  }
+
   /** Closes Chromium. */
   close(): Promise<void> {
     return this.renderer.close();

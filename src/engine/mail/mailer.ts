@@ -14,11 +14,22 @@ export interface MailConfig {
   timeoutMs?: number;
 }
 
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
+  /** Set: an inline part the HTML shows as `<img src="cid:…">`. */
+  cid?: string;
+}
+
 export interface MailMessage {
   to: string;
   subject: string;
   text: string;
   html?: string;
+  attachments?: MailAttachment[];
+  /** Extra headers (List-Unsubscribe); nodemailer folds and encodes them. */
+  headers?: Record<string, string>;
 }
 
 export interface SentMail {
@@ -88,7 +99,20 @@ function fileMailer(cfg: MailConfig): Mailer {
 }
 
 function mailOptions(cfg: MailConfig, msg: MailMessage): SendMailOptions {
-  return { from: cfg.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html };
+  return {
+    from: cfg.from,
+    to: msg.to,
+    subject: msg.subject,
+    text: msg.text,
+    html: msg.html,
+    attachments: msg.attachments?.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      contentType: a.contentType,
+      ...(a.cid ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
+    })),
+    headers: msg.headers,
+  };
 }
 
 function sendError(to: string, via: string, err: unknown): Error {

@@ -23,6 +23,7 @@ export const OBJECT_TYPES = [
   'trigger',
   'credentials',
   'alert',
+  'subscription',
 ] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
 
@@ -298,6 +299,34 @@ export const triggerDef = z
 /** An alert's comparison: with a value, or `change%` against the previous evaluation. */
 export const ALERT_OPS = ['>', '>=', '<', '<=', 'change%'] as const;
 
+/** When an alert or subscription runs: five-field cron in an IANA time zone (UTC if left out). */
+const deliverySchedule = z
+  .object({
+    cron: z.string().max(1000),
+    timezone: z
+      .string()
+      .max(100)
+      .refine(validTimeZone, { error: 'must be an IANA time zone such as UTC or Europe/Prague' })
+      .optional(),
+  })
+  .strict();
+
+/** A member's e-mail as delivery stores it (trimmed, lower case). */
+const zRecipient = z.string().trim().toLowerCase().email().max(254);
+
+const scheduleIssue = (
+  schedule: { cron: string; timezone?: string } | undefined,
+  ctx: z.RefinementCtx,
+) => {
+  if (!schedule) return;
+  const tz = schedule.timezone;
+  const problem = cronProblem(
+    schedule.cron,
+    tz !== undefined && validTimeZone(tz) ? tz : undefined,
+  );
+  if (problem) ctx.addIssue({ code: 'custom', path: ['schedule', 'cron'], message: problem });
+};
+
 /**
  * A data alert (docs/delivery.md): a metric, or one AQL measure, compared with a value on a
  * schedule and after loads; it tells members by e-mail (each evaluated with their own row
@@ -308,21 +337,9 @@ export const alertDef = z
     metric: zIdent.optional(),
     aql: zAql.optional(),
     condition: z.object({ op: z.enum(ALERT_OPS), value: z.number().finite() }).strict(),
-    schedule: z
-      .object({
-        cron: z.string().max(1000),
-        timezone: z
-          .string()
-          .max(100)
-          .refine(validTimeZone, {
-            error: 'must be an IANA time zone such as UTC or Europe/Prague',
-          })
-          .optional(),
-      })
-      .strict()
-      .optional(),
+    schedule: deliverySchedule.optional(),
     afterLoads: z.boolean().optional(),
-    email: z.array(z.string().trim().toLowerCase().email().max(254)).max(100).optional(),
+    email: z.array(zRecipient).max(100).optional(),
     webhook: z
       .object({ url: z.string().url().max(2000), secret: zIdent })
       .strict()
@@ -350,14 +367,39 @@ export const alertDef = z
         path: ['webhook', 'url'],
         message: 'must be an http or https URL',
       });
-    if (a.schedule) {
-      const tz = a.schedule.timezone;
-      const problem = cronProblem(
-        a.schedule.cron,
-        tz !== undefined && validTimeZone(tz) ? tz : undefined,
-      );
-      if (problem) ctx.addIssue({ code: 'custom', path: ['schedule', 'cron'], message: problem });
-    }
+    scheduleIssue(a.schedule, ctx);
+  });
+
+export const SUBSCRIPTION_FORMATS = ['pdf', 'xlsx', 'csv'] as const;
+
+/**
+ * A dashboard subscription (docs/delivery.md): the dashboard mailed to members on a schedule,
+ * each computed as that member (row filter, access), as an inline image with a PDF attached or
+ * XLSX/CSV files of chosen items; `filters` fix the dashboard's filters (`attribute:value`, as
+ * the dashboard's `filter` parameter), left out its defaults apply.
+ */
+export const subscriptionDef = z
+  .object({
+    dashboard: zIdent,
+    recipients: z.array(zRecipient).max(500),
+    schedule: deliverySchedule,
+    format: z.enum(SUBSCRIPTION_FORMATS).default('pdf'),
+    items: z.array(z.string().min(1).max(100)).min(1).max(50).optional(),
+    filters: z.array(z.string().min(1).max(1000)).max(50).optional(),
+    paused: z.boolean().optional(),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    scheduleIssue(d.schedule, ctx);
+    if (new Set(d.recipients).size !== d.recipients.length)
+      ctx.addIssue({ code: 'custom', path: ['recipients'], message: 'lists an e-mail twice' });
+    if (d.items && d.format === 'pdf')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message:
+          'items choose the XLSX or CSV files ("format": "xlsx" or "csv"); a PDF is the whole dashboard',
+      });
   });
 
 export const CREDENTIAL_KINDS = ['postgres', 'sftp', 'http'] as const;
@@ -463,6 +505,7 @@ export const DEF_SCHEMAS: Record<ObjectType, z.ZodType> = {
   trigger: triggerDef,
   credentials: credentialsDef,
   alert: alertDef,
+  subscription: subscriptionDef,
 };
 
 /** Types whose def holds AQL, and the kind `checkCompiles` compiles it as. */

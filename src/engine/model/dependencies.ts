@@ -51,6 +51,9 @@ export function refsOf(type: string, def: Def): Ref[] {
     case 'trigger':
       for (const f of ['flow', 'after', 'credentials']) ident(def[f], `def.${f}`);
       break;
+    case 'subscription':
+      ident(def.dashboard, 'def.dashboard');
+      break;
     case 'alert':
       ident(def.metric, 'def.metric');
       ident(rec(def.webhook).secret, 'def.webhook.secret');

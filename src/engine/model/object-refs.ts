@@ -92,6 +92,30 @@ export async function checkRefs(
       }
       break;
     }
+    case 'subscription': {
+      for (const r of refs) need(r, ['dashboard']);
+      // Its items and fixed filters must be the dashboard's (checked again at each send).
+      const dash = s.get(String(def.dashboard))?.def as
+        { items?: { id: string }[]; filters?: { attribute: string }[] } | undefined;
+      const ids = (dash?.items ?? []).map((i) => i.id);
+      (def.items as string[] | undefined)?.forEach((id, i) => {
+        if (!ids.includes(id))
+          fail(`def.items.${i}`, `the dashboard has no item "${id}"; its items: ${ids.join(', ')}`);
+      });
+      const attrs = (dash?.filters ?? []).map((f) => f.attribute);
+      (def.filters as string[] | undefined)?.forEach((f, i) => {
+        const key = f.slice(0, Math.max(0, f.indexOf(':'))).trim();
+        const ok = attrs.some(
+          (a) => a === key || s.get(a)?.name.toLowerCase() === key.toLowerCase(),
+        );
+        if (!ok)
+          fail(
+            `def.filters.${i}`,
+            `"${f}" is not <attribute>:<value> of a filter of the dashboard; its filters: ${attrs.join(', ') || 'none'}`,
+          );
+      });
+      break;
+    }
     case 'alert': {
       for (const r of refs)
         if (r.field === 'def.metric') need(r, ['metric']);

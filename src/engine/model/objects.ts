@@ -564,6 +564,38 @@ export class ModelObjects {
    * the transaction, and a cache keyed by the version (compiled AQL) may have been filled
    * from the state that was rolled back: one more bump afterwards keeps versions unique.
    */
+  /**
+   * A change no member makes through the model API: one object's def edited by the engine on
+   * someone's behalf (a recipient taking themself off a subscription by its signed link),
+   * under the model lock, as a revision by `by`. `edit` answers the new def, or null to leave
+   * it. False when there is no such object of that type, or nothing changed.
+   */
+  async editOnBehalf(
+    projectId: string,
+    ident: string,
+    type: ObjectType,
+    edit: (def: Record<string, unknown>) => Record<string, unknown> | null,
+    by: string,
+  ): Promise<boolean> {
+    return tx(
+      this.db,
+      async () => {
+        const row = await this.store.get(projectId, ident);
+        if (!row || row.type !== type) return false;
+        const def = edit(row.def);
+        if (!def) return false;
+        this.writes++;
+        const changed = await this.store.upsert(
+          projectId,
+          [{ ident, type, name: row.name, description: row.description, def, tags: row.tags }],
+          by,
+        );
+        return changed > 0;
+      },
+      { lock: [modelLock(projectId)] },
+    );
+  }
+
   private async change<T>(actor: ProjectActor, fn: () => Promise<T>): Promise<T> {
     const { projectId } = actor;
     const before = this.writes;

@@ -1,4 +1,5 @@
-// Delivery (docs/delivery.md): evaluate an alert now, and its history.
+// Delivery (docs/delivery.md): send a subscription or evaluate an alert now, pause and resume
+// one, its history; and the signed unsubscribe link of a subscription e-mail (no sign-in).
 import { pagingSchema, parseInput } from '../../engine/validate.js';
 import { link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
@@ -12,7 +13,7 @@ export const deliveryRoutes: RouteDef[] = [
       POST: {
         access: 'member',
         description:
-          'Evaluate an alert now (any member who can read it): a job (`rel: scache`) whose result says what each recipient was told.',
+          'Evaluate an alert now (any member who can read it) or send a subscription now (its creator or an MD Admin): a job (`rel: scache`) whose result says what each recipient was told or sent.',
         handler: async ({ engine, actor, params }) =>
           jobStarted(await engine.delivery.run(actor, params.id!)),
       },
@@ -25,7 +26,7 @@ export const deliveryRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          "An alert's evaluations, newest first (`limit`, `offset`): { recipient, outcome (fired, still, cleared, clear, skipped, failed), value, message, job, time }.",
+          "An alert's evaluations or a subscription's sends, newest first (`limit`, `offset`): { recipient, outcome, value, message, job, time }; an alert's outcomes are fired, still, cleared, clear, skipped, failed; a subscription's pending, sending, sent, skipped, failed, unknown.",
         handler: async ({ engine, actor, params, query }) => {
           const page = parseInput(pagingSchema, query, 'paging');
           return {
@@ -39,4 +40,22 @@ export const deliveryRoutes: RouteDef[] = [
       },
     },
   },
+
+  ...(['pause', 'resume'] as const).map((verb): RouteDef => ({
+    group: 'Delivery',
+    path: `/projects/:project/app/delivery/:id/${verb}`,
+    ops: {
+      POST: {
+        access: 'member',
+        description:
+          verb === 'pause'
+            ? "Pause an alert's or subscription's schedule and after-load checks (its creator or an MD Admin): `{ paused: true }`; a revision of the object."
+            : 'Resume a paused alert or subscription (its creator or an MD Admin): `{ paused: false }`.',
+        handler: async ({ engine, actor, params }) => ({
+          title: verb === 'pause' ? 'Paused' : 'Resumed',
+          body: await engine.delivery.pause(actor, params.id!, verb === 'pause'),
+        }),
+      },
+    },
+  })),
 ];

@@ -250,6 +250,21 @@ function ByType({
         />
       );
     }
+    case 'subscription': {
+      const sched = rec(d.schedule);
+      return (
+        <Rows
+          rows={[
+            ['Dashboard', ref(d.dashboard, names)],
+            ['Recipients', list(d.recipients).map(String).join(', ') || 'nobody'],
+            ['Schedule', `${str(sched.cron) ?? ''} ${str(sched.timezone) ?? 'UTC'}`],
+            ['Format', str(d.format) ?? 'pdf'],
+            ['Filters', list(d.filters).map(String).join('; ') || undefined],
+            ['Paused', d.paused === true ? 'yes' : undefined],
+          ]}
+        />
+      );
+    }
     default:
       return null;
   }

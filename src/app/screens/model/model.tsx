@@ -33,6 +33,7 @@ export const TYPES = [
   ['trigger', 'Triggers', 'Trigger'],
   ['credentials', 'Credentials', 'Credentials'],
   ['alert', 'Alerts', 'Alert'],
+  ['subscription', 'Subscriptions', 'Subscription'],
 ] as const;
 
 export const typeName = (type: string): string => TYPES.find((t) => t[0] === type)?.[2] ?? type;
