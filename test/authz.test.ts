@@ -636,6 +636,30 @@ const MATRIX: Record<string, Entry> = {
     success: 202,
     prepare: async (f) => ({ params: { id: await throwawayAlert(f, 'authz-alert-run') } }),
   },
+  'GET /projects/{project}/app/delivery': { level: 'member', success: 200 },
+  // A preview (no confirm) of an alert to oneself: any member; nothing is written.
+  'POST /projects/{project}/app/delivery': {
+    level: 'member',
+    success: 200,
+    prepare: (_f, caller) => ({
+      body: {
+        type: 'alert',
+        name: 'authz preview',
+        def: {
+          aql: 'SELECT SUM([fact.authz_sales.amount])',
+          condition: { op: '<', value: -1 },
+          email: [emailOf(caller) ?? ADMIN],
+        },
+      },
+    }),
+  },
+  'DELETE /projects/{project}/app/delivery/{id}': {
+    level: 'member',
+    success: 204,
+    prepare: async (f, caller) => ({
+      params: { id: await throwawayAlert(f, 'authz-alert-del', emailOf(caller) ?? ADMIN) },
+    }),
+  },
   // Its creator (or an MD Admin) pauses it: each caller pauses one they made.
   ...Object.fromEntries(
     (['pause', 'resume'] as const).map((verb) => [

@@ -192,6 +192,10 @@ describe('MCP over Streamable HTTP', () => {
           'create_project',
           'list_warehouse_tables',
           'map_tables',
+          'create_subscription',
+          'create_alert',
+          'list_deliveries',
+          'remove_delivery',
         ].sort(),
       );
       for (const t of tools) {
@@ -202,7 +206,15 @@ describe('MCP over Streamable HTTP', () => {
         // Tools about a project take it; the two about Ursa itself do not.
         if (!['list_projects', 'aql_help', 'create_project'].includes(t.name))
           expect(Object.keys(t.inputSchema.properties!)).toContain('project');
-        const writes = ['create_metric', 'update_object', 'ask', 'run_flow'];
+        const writes = [
+          'create_metric',
+          'update_object',
+          'ask',
+          'run_flow',
+          'create_subscription',
+          'create_alert',
+          'remove_delivery',
+        ];
         if (![...writes, 'create_project', 'map_tables'].includes(t.name))
           expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, openWorldHint: false });
       }

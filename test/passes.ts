@@ -65,6 +65,7 @@ export const BOTH_PASSES = [
   'sql-proxy',
   'delivery-alerts',
   'delivery-subscriptions',
+  'delivery-manage',
   'row-filter-job-counts',
   'row-filter-results',
   'sharing',

@@ -9,6 +9,8 @@ export const LIMIT_NAMES = [
   'users',
   'flows',
   'projects',
+  'deliveries',
+  'emailsPerDay',
 ] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 

@@ -395,6 +395,8 @@ export class Engine {
       secrets,
       retryDelaysMs: config.mail.retryDelaysMs,
       sendConcurrency: config.export.concurrency,
+      // Made below; asked only once jobs run.
+      mayMail: (p, n) => this.limits.check(p, 'emailsPerDay', n),
     });
     this.objects.setLimitCheck((p, name, extra) => this.limits.check(p, name, extra));
     this.triggers = new Triggers({
@@ -444,6 +446,11 @@ export class Engine {
       'flows',
       async (p) => (await this.model.listByType(p, ['flow'])).length,
     );
+    this.limits.registerUsage(
+      'deliveries',
+      async (p) => (await this.model.listByType(p, ['subscription', 'alert'])).length,
+    );
+    this.limits.registerUsage('emailsPerDay', (p) => this.delivery.mailsSince(p, 86_400_000));
     this.limits.registerUsage('datasetRows', (p) => this.datasets.totalRows(p));
     this.limits.registerUsage('storageBytes', async (p) => (await this.storage.quota(p)).used);
     this.limits.registerUsage('aiMessagesPerDay', async (p) => {

@@ -65,6 +65,8 @@ export const LIMIT_LABELS: Record<LimitName, string> = {
   users: 'Users per project',
   flows: 'Flows per project',
   projects: 'Projects',
+  deliveries: 'Subscriptions and alerts per project',
+  emailsPerDay: 'Subscription and alert e-mails per project per day',
 };
 
 const integer = new Intl.NumberFormat('en-US');

@@ -18,6 +18,8 @@ const GENEROUS: Record<LimitName, number> = {
   users: 100,
   flows: 5,
   projects: 100,
+  deliveries: 100,
+  emailsPerDay: 1000,
 };
 
 /**

@@ -4,7 +4,7 @@
 // evaluated as the alert's creator. It tells once per firing: the state per recipient says
 // whether it fired, and it fires again only after the condition cleared. Every evaluation is
 // in the alert's history. An evaluation is a job (`delivery`), started now or by a schedule.
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, ne, sql } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
 import { resolveActor } from '../access/actor.js';
 import type { Aql } from '../aql/service.js';
@@ -24,6 +24,7 @@ import type { Reports } from '../reports/reports.js';
 import type { SecretBox } from '../model/secrets.js';
 import { claim } from '../flows/triggers/claims.js';
 import { AlertSchedule } from './schedule.js';
+import { DeliveryObjects } from './manage.js';
 import { SubscriptionSender } from './subscriptions.js';
 import type { AlertDef, DashboardPrinter, SubscriptionDef } from './types.js';
 import { openUnsubscribeToken, unsubscribePath, unsubscribeToken } from './unsubscribe.js';
@@ -51,6 +52,8 @@ export interface DeliveryDeps {
   retryDelaysMs: readonly number[];
   /** Recipients of one subscription computed and sent at once. */
   sendConcurrency: number;
+  /** Throws the plan's 402 when `n` more e-mails would pass `emailsPerDay`. */
+  mayMail: (projectId: string, n: number) => Promise<void>;
 }
 
 export interface HistoryEntry {
@@ -73,11 +76,14 @@ export class Delivery {
   /** Schedules and evaluations after loads (started with the triggers). */
   readonly schedule: AlertSchedule;
   private readonly subscriptions: SubscriptionSender;
+  /** Creating (with a preview), listing and removing them: REST and MCP. */
+  readonly manage: DeliveryObjects;
   private printer: DashboardPrinter | null = null;
   private unfinish: (() => void) | null = null;
 
   constructor(private readonly d: DeliveryDeps) {
     d.jobs.register('delivery', { run: (ctx) => this.evaluate(ctx) }, { concurrency: 2 });
+    this.manage = new DeliveryObjects(d.objects);
     this.subscriptions = new SubscriptionSender({
       db: d.db,
       reports: d.reports,
@@ -90,6 +96,7 @@ export class Delivery {
         `${d.siteUrl()}${unsubscribePath(unsubscribeToken(d.secrets, { projectId, subscription, email }))}`,
       retryDelaysMs: d.retryDelaysMs,
       concurrency: d.sendConcurrency,
+      mayMail: d.mayMail,
     });
     this.schedule = new AlertSchedule({
       db: d.db,
@@ -130,7 +137,10 @@ export class Delivery {
    */
   async run(a: ProjectActor, ident: string): Promise<Job> {
     const o = await this.objectOf(a, ident);
-    if (o.type === 'subscription') this.mayManage(a, o.createdBy, 'send it now');
+    if (o.type === 'subscription') {
+      this.mayManage(a, o.createdBy, 'send it now');
+      await this.d.mayMail(a.projectId, o.def.recipients.length);
+    }
     return this.d.jobs.submit(a, 'delivery', { id: ident });
   }
 
@@ -213,6 +223,24 @@ export class Delivery {
     } catch (err) {
       this.d.log.error({ err }, 'resuming half-sent subscriptions failed');
     }
+  }
+
+  /** E-mails sent (or going out) for a project's subscriptions and alerts within `ms`. */
+  async mailsSince(projectId: string, ms: number): Promise<number> {
+    const { deliveryHistory: h } = tablesOf(this.d.db);
+    const since = new Date(Date.now() - ms).toISOString();
+    const [row] = await this.d.db
+      .select({ n: sql<number>`count(*)`.mapWith(Number) })
+      .from(h)
+      .where(
+        and(
+          eq(h.projectId, projectId),
+          inArray(h.outcome, ['sent', 'sending', 'fired']),
+          ne(h.recipient, WEBHOOK),
+          gte(h.time, since),
+        ),
+      );
+    return row?.n ?? 0;
   }
 
   /** An alert's evaluations, newest first. */
@@ -353,6 +381,7 @@ export class Delivery {
     await this.saveState(base.projectId, base.alert, recipient, true, value);
     const notice: AlertNotice = { ...base, value, previous, time: nowIso() };
     try {
+      if (recipient !== WEBHOOK) await this.d.mayMail(base.projectId, 1);
       if (recipient === WEBHOOK) await this.postWebhook(actor, def.webhook!, notice, ctx.signal);
       else await this.d.mailer.send({ to: recipient, ...alertMail(notice, recipient) });
     } catch (err) {

@@ -37,6 +37,8 @@ export interface SubscriptionDeps {
   retryDelaysMs: readonly number[];
   /** Recipients computed and sent at once in one firing. */
   concurrency: number;
+  /** Throws the plan's 402 when `n` more e-mails would pass `emailsPerDay`. */
+  mayMail: (projectId: string, n: number) => Promise<void>;
 }
 
 /** The width of the e-mail's image of the dashboard, and how tall it may grow. */
@@ -202,6 +204,8 @@ export class SubscriptionSender {
       },
       email,
     );
+    // Over the plan's e-mails a day: recorded failed (the 402's message), not sent.
+    await this.d.mayMail(projectId, 1);
     // The mark before the mail: a process that dies now leaves `sending`, never sent twice.
     if (!(await this.mark(row.id, 'pending', 'sending'))) return 'unknown';
     let error: Error | null = null;

@@ -5,7 +5,8 @@
 // bump the model version (ModelStore) and record an obj_action event.
 import { z } from 'zod';
 import { sameJson } from '../same-json.js';
-import { requireLevel, type ProjectActor } from '../access/actor.js';
+import { hasLevel, requireLevel, type ProjectActor } from '../access/actor.js';
+import { OWN_DELIVERY_TYPES, ownDeliveryProblem } from './own-delivery.js';
 import type { ActivityLog } from '../activity/activity.js';
 import type { Datasets } from '../data/datasets.js';
 import { tx, type Db } from '../db/index.js';
@@ -93,11 +94,14 @@ export class ModelObjects {
     this.compileCheck = check;
   }
 
-  private limitCheck: ((projectId: string, name: 'flows', extra: number) => Promise<void>) | null =
+  private limitCheck:
+    ((projectId: string, name: 'flows' | 'deliveries', extra: number) => Promise<void>) | null =
     null;
 
   /** Plan limits on objects (flows): a create beyond the limit is refused with 402. */
-  setLimitCheck(check: (projectId: string, name: 'flows', extra: number) => Promise<void>): void {
+  setLimitCheck(
+    check: (projectId: string, name: 'flows' | 'deliveries', extra: number) => Promise<void>,
+  ): void {
     this.limitCheck = check;
   }
 
@@ -269,7 +273,8 @@ export class ModelObjects {
   // ---- writing ----
 
   async create(actor: ProjectActor, body: unknown): Promise<ObjectView[]> {
-    requireLevel(actor, 'mdadmin');
+    // Below MD Admin: only one's own subscriptions and alerts (own-delivery.ts).
+    const own = !hasLevel(actor, 'mdadmin');
     const batch = Array.isArray(body);
     const items: unknown[] = batch ? body : [body];
     if (!items.length) throw invalid('the array of objects is empty', { count: 0 });
@@ -278,12 +283,20 @@ export class ModelObjects {
         `at most ${MAX_BATCH} objects per create call, got ${items.length}; split the array`,
         { count: items.length, limit: MAX_BATCH },
       );
+    if (own)
+      for (const raw of items) {
+        const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+        const why = ownDeliveryProblem(actor.email, String(r.type), r.def, r.acl);
+        if (why) throw ownRefused(actor, why);
+      }
     const parsed = items.map((raw, i) => parseNew(raw, batch ? i : undefined));
     const flows = parsed.filter((p) => p.type === 'flow').length;
+    const deliveries = parsed.filter((p) => OWN_DELIVERY_TYPES.includes(p.type)).length;
 
     return this.change(actor, async () => {
       // Under the model's lock, so concurrent creates in other processes count too.
       if (flows) await this.limitCheck?.(actor.projectId, 'flows', flows);
+      if (deliveries) await this.limitCheck?.(actor.projectId, 'deliveries', deliveries);
       const before = await this.scope(actor);
       const taken = new Set(before.index.byIdent.keys());
       const titles = titleOwners(before.index.rows);
@@ -342,8 +355,7 @@ export class ModelObjects {
   }
 
   replace(actor: ProjectActor, ident: string, body: unknown): Promise<ObjectView> {
-    requireLevel(actor, 'mdadmin');
-    return this.write(actor, ident, parseReplace(body), true);
+    return this.write(actor, ident, parseReplace(body), true, !hasLevel(actor, 'mdadmin'));
   }
 
   /**
@@ -356,10 +368,18 @@ export class ModelObjects {
     ident: string,
     p: ReturnType<typeof parseReplace>,
     checkAll: boolean,
+    own = false,
   ): Promise<ObjectView> {
     return this.change(actor, async () => {
       const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
+      if (own) {
+        const why =
+          row.createdBy !== actor.email
+            ? `a member below MD Admin changes only the subscriptions and alerts they created`
+            : ownDeliveryProblem(actor.email, row.type, p.def, p.acl);
+        if (why) throw ownRefused(actor, why);
+      }
       if (p.ident !== undefined && p.ident !== ident)
         throw invalid(`the identifier cannot change ("${ident}" → "${p.ident}")`, {
           field: 'ident',
@@ -370,7 +390,7 @@ export class ModelObjects {
           `the type cannot change ("${row.type}" → "${p.type}"); create a new object instead`,
           { field: 'type', value: p.type, type: row.type },
         );
-      if (!s.allows(row, 'w'))
+      if (!own && !s.allows(row, 'w'))
         throw forbidden(`you may not change object "${ident}"`, { ident, needs: 'w' });
       if (p.acl !== undefined && !sameJson(p.acl, row.acl) && !s.allows(row, 'a'))
         throw forbidden(`changing the acl of "${ident}" needs the "a" position`, {
@@ -442,10 +462,15 @@ export class ModelObjects {
   }
 
   async remove(actor: ProjectActor, ident: string): Promise<void> {
-    requireLevel(actor, 'mdadmin');
+    const own = !hasLevel(actor, 'mdadmin');
     await this.change(actor, async () => {
       const s = await this.scope(actor);
       const row = this.mustSee(s, ident);
+      if (own && (row.createdBy !== actor.email || !OWN_DELIVERY_TYPES.includes(row.type)))
+        throw ownRefused(
+          actor,
+          'a member below MD Admin deletes only the subscriptions and alerts they created',
+        );
       // Deleting a role takes it from its members: user administration, but not a self-change.
       if (row.type === 'userrole')
         checkMembership(actor, row.def.members, undefined, undefined, false);
@@ -454,7 +479,7 @@ export class ModelObjects {
           `${row.type} "${ident}" was created by a data load; delete the dataset's column by reloading`,
           { ident, type: row.type },
         );
-      if (!s.allows(row, 'd'))
+      if (!own && !s.allows(row, 'd'))
         throw forbidden(`you may not delete object "${ident}"`, { ident, needs: 'd' });
       const dependents = s.index.successors(ident);
       if (dependents.length) {
@@ -654,4 +679,12 @@ export class ModelObjects {
   view(row: ObjectRow, s: ModelScope): ObjectView {
     return viewOf(row, s);
   }
+}
+
+/** The 403 of a member below MD Admin writing what is not their own subscription or alert. */
+function ownRefused(actor: ProjectActor, why: string) {
+  return forbidden(
+    `this operation needs the MD Admin permission level in project ${actor.projectId}: ${why}`,
+    { project: actor.projectId, required: 'mdadmin' },
+  );
 }

@@ -127,6 +127,34 @@ export const TOOLS = {
     doors: ['mcp'],
     readOnly: false,
   },
+  create_subscription: {
+    title: 'Subscribe to a dashboard',
+    description:
+      'Mail a dashboard on a schedule (cron in a time zone) as an image with a PDF, or XLSX/CSV of items; each recipient gets their own rows. Without confirm=true it only says what would be sent to whom: show that to the user and ask first.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  create_alert: {
+    title: 'Create a data alert',
+    description:
+      'Tell members once when a metric or one AQL measure crosses a value (>, >=, <, <=) or changes by more than a percent, checked on a schedule and/or after loads. Without confirm=true it only says whom it would tell of what: ask the user first.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
+  list_deliveries: {
+    title: 'List subscriptions and alerts',
+    description:
+      'Your subscriptions and alerts (all of them for an MD Admin): each with what it sends to whom and when, and whether it is paused.',
+    doors: ['mcp'],
+    readOnly: true,
+  },
+  remove_delivery: {
+    title: 'Remove a subscription or alert',
+    description:
+      'Delete a subscription or alert by id: your own, or any as an MD Admin. Nothing more is sent for it.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
   list_flows: {
     title: 'List flows',
     description:

@@ -1,13 +1,15 @@
 // Every MCP tool, one file each (named for the tool), in the order tools/list shows them.
 // Helpers several tools share: common.ts (definition, errors, arguments), aql-results.ts,
-// dashboard-views.ts, model-views.ts, warehouse-views.ts and flow-runs.ts.
+// dashboard-views.ts, model-views.ts, warehouse-views.ts, flow-runs.ts and delivery-views.ts.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpContext } from './common.js';
 import { registerAqlHelp } from './aql-help.js';
 import { registerAsk } from './ask.js';
 import { registerCompatibleObjects } from './compatible-objects.js';
+import { registerCreateAlert } from './create-alert.js';
 import { registerCreateMetric } from './create-metric.js';
 import { registerCreateProject } from './create-project.js';
+import { registerCreateSubscription } from './create-subscription.js';
 import { registerExplainAql } from './explain-aql.js';
 import { registerGetAttributeValues } from './get-attribute-values.js';
 import { registerGetDashboard } from './get-dashboard.js';
@@ -15,11 +17,13 @@ import { registerGetFlowRun } from './get-flow-run.js';
 import { registerGetModel } from './get-model.js';
 import { registerGetObject } from './get-object.js';
 import { registerListDashboards } from './list-dashboards.js';
+import { registerListDeliveries } from './list-deliveries.js';
 import { registerListFlows } from './list-flows.js';
 import { registerListProjects } from './list-projects.js';
 import { registerListReports } from './list-reports.js';
 import { registerListWarehouseTables } from './list-warehouse-tables.js';
 import { registerMapTables } from './map-tables.js';
+import { registerRemoveDelivery } from './remove-delivery.js';
 import { registerRunAql } from './run-aql.js';
 import { registerRunFlow } from './run-flow.js';
 import { registerRunReport } from './run-report.js';
@@ -48,6 +52,11 @@ const READ: Register[] = [
   registerAsk,
   registerListFlows,
   registerGetFlowRun,
+  // A member's own subscriptions and alerts (the engine allows others' to MD Admins only).
+  registerCreateSubscription,
+  registerCreateAlert,
+  registerListDeliveries,
+  registerRemoveDelivery,
 ];
 
 /**

@@ -1,11 +1,66 @@
 // Delivery (docs/delivery.md): send a subscription or evaluate an alert now, pause and resume
 // one, its history; and the signed unsubscribe link of a subscription e-mail (no sign-in).
+import { z } from 'zod';
 import { pagingSchema, parseInput } from '../../engine/validate.js';
 import { link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
 import { jobStarted } from './jobs.js';
 
+const createSchema = z
+  .object({
+    type: z.enum(['subscription', 'alert']),
+    name: z.string(),
+    def: z.record(z.string(), z.unknown()),
+    ident: z.string().optional(),
+    confirm: z.boolean().optional(),
+  })
+  .strict();
+
 export const deliveryRoutes: RouteDef[] = [
+  {
+    group: 'Delivery',
+    path: '/projects/:project/app/delivery',
+    ops: {
+      GET: {
+        access: 'member',
+        description:
+          "The subscriptions and alerts you see: every one for an MD Admin; a member's own and those sent to them. Each `{ ident, type, name, createdBy, paused, recipients, summary }` (summary: what it sends to whom, when).",
+        handler: async ({ engine, actor }) => {
+          const list = await engine.delivery.manage.list(actor);
+          return { title: 'Subscriptions and alerts', body: { deliveries: list }, tabular: list };
+        },
+      },
+      POST: {
+        access: 'member',
+        description:
+          '`{ type: subscription | alert, name, def, ident?, confirm? }`: without `confirm: true`, 200 `{ created: false, summary }` says what it would send to whom and writes nothing; with it, 201 `{ created: true, summary, object }`, the object as pmd/obj makes it. Below MD Admin: only one addressed to yourself (else 403).',
+        handler: async ({ engine, actor, body }) => {
+          const input = parseInput(createSchema, body, 'body');
+          const out = await engine.delivery.manage.create(actor, input, input.confirm === true);
+          return {
+            status: out.created ? 201 : 200,
+            title: out.created ? 'Created' : 'Preview',
+            body: out,
+          };
+        },
+      },
+    },
+  },
+  {
+    group: 'Delivery',
+    path: '/projects/:project/app/delivery/:id',
+    ops: {
+      DELETE: {
+        access: 'member',
+        description:
+          'Deletes a subscription or alert (its creator, or an MD Admin) → 204; 409 when something uses it.',
+        handler: async ({ engine, actor, params }) => {
+          await engine.delivery.manage.remove(actor, params.id!);
+          return { status: 204 };
+        },
+      },
+    },
+  },
   {
     group: 'Delivery',
     path: '/projects/:project/app/delivery/:id/run',

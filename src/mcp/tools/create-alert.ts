@@ -1,0 +1,57 @@
+// The create_alert tool (registered by ./index.ts): without confirm it only says whom it would
+// tell of what, so the assistant can ask its user first.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
+import { confirmArg, deliveryOut, scheduleArg } from './delivery-views.js';
+
+export function registerCreateAlert(server: McpServer, ctx: McpContext): void {
+  defineTool(server, ctx, {
+    name: 'create_alert',
+    input: {
+      project: projectArg,
+      title: z.string().min(1).max(255),
+      metric: z.string().optional().describe('A metric id to watch'),
+      aql: z.string().optional().describe('Or one measure: SELECT <measure> [WHERE …]'),
+      op: z.enum(['>', '>=', '<', '<=', 'change%']),
+      value: z.number().describe('The threshold (for change%: percent)'),
+      schedule: scheduleArg.optional(),
+      afterLoads: z.boolean().optional().describe('Also check after each data load'),
+      email: z
+        .array(z.string())
+        .optional()
+        .describe("Members' e-mails (default: you; others need MD Admin)"),
+      confirm: confirmArg,
+    },
+    output: deliveryOut,
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+    narrow: 'the alert is too large to show; read it with get_object',
+    run: async (args) => {
+      const a = await actorFor(ctx, args.project);
+      const out = await ctx.engine.delivery.manage.create(
+        a,
+        {
+          type: 'alert',
+          name: args.title,
+          def: {
+            ...(args.metric !== undefined ? { metric: args.metric } : {}),
+            ...(args.aql !== undefined ? { aql: args.aql } : {}),
+            condition: { op: args.op, value: args.value },
+            ...(args.schedule ? { schedule: args.schedule } : {}),
+            ...(args.afterLoads !== undefined ? { afterLoads: args.afterLoads } : {}),
+            email: args.email ?? [a.email],
+          },
+        },
+        args.confirm === true,
+      );
+      return {
+        data: { created: out.created, id: out.object?.ident ?? null, summary: out.summary },
+      };
+    },
+  });
+}
