@@ -144,6 +144,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-chat': BROWSER,
   'app-dashboard-edit': BROWSER,
   'app-dashboards': BROWSER,
+  'app-subscribe': BROWSER,
   'app-data': BROWSER,
   'app-data-screens': BROWSER,
   'app-explore': BROWSER,

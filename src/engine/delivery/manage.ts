@@ -22,6 +22,8 @@ export interface DeliverySummary {
   name: string;
   createdBy: string;
   paused: boolean;
+  /** A subscription's dashboard. */
+  dashboard?: string;
   /** Who gets it: e-mails (and "webhook"). */
   recipients: string[];
   /** In words: what, when, to whom. */
@@ -126,6 +128,7 @@ export class DeliveryObjects {
         type: r.type as 'subscription' | 'alert',
         name: r.name,
         createdBy: r.createdBy,
+        ...(r.type === 'subscription' ? { dashboard: String(r.def.dashboard) } : {}),
         paused: r.def.paused === true,
         recipients,
         summary: describeDelivery(r, names),

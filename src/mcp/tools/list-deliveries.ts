@@ -14,6 +14,7 @@ export function registerListDeliveries(server: McpServer, ctx: McpContext): void
           type: z.enum(['subscription', 'alert']),
           title: z.string(),
           createdBy: z.string(),
+          dashboard: z.string().optional().describe("A subscription's dashboard"),
           paused: z.boolean(),
           recipients: z.array(z.string()),
           summary: z.string(),

@@ -13,6 +13,7 @@ import { filterQuery, readPicks, type Picks } from './filters';
 import { Grid } from './grid';
 import { useModel } from '../explore/model';
 import { ShareButton } from './share';
+import { SubscribeButton } from './subscribe';
 import { AutoRefresh, DashTabs, FullScreenButton } from './view-parts';
 import type { DashboardRun } from '../../../contract/dashboards';
 
@@ -102,6 +103,7 @@ export function DashboardView({ id }: { id: string }) {
             <FullScreenButton target={() => page.current} />
             <ExportButton project={project.id} id={id} name={run.dashboard.name} query={query} />
             <ShareButton id={id} name={run.dashboard.name} />
+            <SubscribeButton id={id} name={run.dashboard.name} query={query} />
           </div>
         )}
       </header>

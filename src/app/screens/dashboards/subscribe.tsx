@@ -1,0 +1,303 @@
+// "Subscribe…" on a dashboard (docs/delivery.md): a dialog that makes a subscription through
+// the public API (POST app/delivery): how often and when, the attachment, the filters shown
+// now or the dashboard's own, and — for an MD Admin — other members. What it will send to
+// whom is the server's own preview (no confirm), shown before the member confirms. Below,
+// the subscriptions to this dashboard the member sees, to send now, pause or delete.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, api, get, projectApi } from '../../api';
+import { useProject } from '../../project';
+import { ErrorNote } from '../../ui';
+
+interface Delivery {
+  ident: string;
+  type: 'subscription' | 'alert';
+  name: string;
+  createdBy: string;
+  dashboard?: string;
+  paused: boolean;
+  recipients: string[];
+  summary: string;
+}
+
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** The five-field cron of the choices: daily, weekly on a day, or monthly on the 1st. */
+export function cronOf(every: string, day: number, time: string): string {
+  const [h, m] = time.split(':').map((x) => Number(x));
+  const at = `${m ?? 0} ${h ?? 8}`;
+  if (every === 'daily') return `${at} * * *`;
+  if (every === 'monthly') return `${at} 1 * *`;
+  return `${at} * * ${day}`;
+}
+
+/** The `filter=attribute:value` pairs of the address's query. */
+const filtersOf = (query: string) => new URLSearchParams(query).getAll('filter');
+
+export function SubscribeButton(props: { id: string; name: string; query: string }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  return (
+    <>
+      <button
+        ref={button}
+        type="button"
+        class="quiet"
+        aria-haspopup="dialog"
+        onClick={() => setOpen(true)}
+      >
+        Subscribe…
+      </button>
+      {open && (
+        <SubscribeDialog
+          {...props}
+          onClose={() => {
+            setOpen(false);
+            button.current?.focus();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function SubscribeDialog(props: { id: string; name: string; query: string; onClose: () => void }) {
+  const project = useProject();
+  const base = `${projectApi(project.id)}/app/delivery`;
+  const ref = useRef<HTMLDialogElement>(null);
+  const strong = project.access.admin || project.access.mdadmin;
+  const [me, setMe] = useState('');
+  const [every, setEvery] = useState('weekly');
+  const [day, setDay] = useState(1);
+  const [time, setTime] = useState('08:00');
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const [format, setFormat] = useState('pdf');
+  const shown = filtersOf(props.query);
+  const [withFilters, setWithFilters] = useState(shown.length > 0);
+  const [others, setOthers] = useState('');
+  const [summary, setSummary] = useState('');
+  const [error, setError] = useState<ApiError | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [mine, setMine] = useState<Delivery[] | undefined>();
+  const [note, setNote] = useState('');
+
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    void get<{ id: string }>('/user').then((u) => setMe(u.id));
+  }, []);
+  const reload = () =>
+    get<{ deliveries: Delivery[] }>(base).then(
+      (r) => setMine(r.deliveries.filter((d) => d.dashboard === props.id)),
+      (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+    );
+  useEffect(() => void reload(), [base]);
+
+  const recipients = [
+    me,
+    ...others
+      .split(/[\s,;]+/)
+      .map((e) => e.trim().toLowerCase())
+      .filter((e) => e && e !== me),
+  ].filter(Boolean);
+  const body = {
+    type: 'subscription',
+    name: `${props.name} (${every})`,
+    def: {
+      dashboard: props.id,
+      recipients,
+      schedule: { cron: cronOf(every, day, time), timezone: zone },
+      format,
+      ...(withFilters && shown.length ? { filters: shown } : {}),
+    },
+  };
+  const key = JSON.stringify(body);
+  // The server's own words for what this would send, whenever the choices change.
+  useEffect(() => {
+    if (!me) return;
+    let live = true;
+    setSummary('');
+    api<{ summary: string }>('POST', base, body).then(
+      (r) => live && (setSummary(r.summary), setError(undefined)),
+      (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, me]);
+
+  const act = async (f: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await f();
+      setNote(done);
+      await reload();
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const one = (d: Delivery) => `${base}/${encodeURIComponent(d.ident)}`;
+
+  return (
+    <dialog
+      ref={ref}
+      class="dash-dialog"
+      aria-labelledby="dash-subscribe-title"
+      onClose={props.onClose}
+      onCancel={(e) => {
+        e.preventDefault();
+        ref.current?.close();
+      }}
+    >
+      <header class="dash-dialog-head">
+        <h2 id="dash-subscribe-title">Subscribe to “{props.name}”</h2>
+        <button type="button" class="quiet" onClick={() => ref.current?.close()}>
+          Close
+        </button>
+      </header>
+      <form
+        class="dash-subscribe"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(() => api('POST', base, { ...body, confirm: true }), 'Subscribed.');
+        }}
+      >
+        <label>
+          Every
+          <select
+            aria-label="Every"
+            value={every}
+            onChange={(e) => setEvery(e.currentTarget.value)}
+          >
+            <option value="daily">day</option>
+            <option value="weekly">week</option>
+            <option value="monthly">month (on the 1st)</option>
+          </select>
+        </label>
+        {every === 'weekly' && (
+          <label>
+            On
+            <select
+              aria-label="Day of the week"
+              value={day}
+              onChange={(e) => setDay(Number(e.currentTarget.value))}
+            >
+              {DAYS.map((d, i) => (
+                <option key={d} value={i}>
+                  {d}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label>
+          At
+          <input
+            type="time"
+            aria-label="At"
+            value={time}
+            required
+            onInput={(e) => setTime(e.currentTarget.value)}
+          />
+          <span class="muted">{zone}</span>
+        </label>
+        <label>
+          Attach
+          <select
+            aria-label="Attach"
+            value={format}
+            onChange={(e) => setFormat(e.currentTarget.value)}
+          >
+            <option value="pdf">the dashboard as PDF</option>
+            <option value="xlsx">each item as XLSX</option>
+            <option value="csv">each item as CSV</option>
+          </select>
+        </label>
+        {shown.length > 0 && (
+          <label class="dash-subscribe-check">
+            <input
+              type="checkbox"
+              checked={withFilters}
+              onChange={(e) => setWithFilters(e.currentTarget.checked)}
+            />
+            With the filters shown now ({shown.join('; ')})
+          </label>
+        )}
+        {strong && (
+          <label>
+            Also send to (members' e-mails)
+            <input
+              type="text"
+              aria-label="Also send to"
+              value={others}
+              placeholder="analyst@example.com, …"
+              onInput={(e) => setOthers(e.currentTarget.value)}
+            />
+          </label>
+        )}
+        <p class="dash-subscribe-summary" role="status">
+          {summary || 'Checking what it would send…'}
+        </p>
+        <button type="submit" disabled={busy || !summary}>
+          Subscribe
+        </button>
+        <span role="status" class="muted">
+          {note}
+        </span>
+      </form>
+      <ErrorNote error={error} />
+      {mine && mine.length > 0 && (
+        <section aria-labelledby="dash-subs-title">
+          <h3 id="dash-subs-title">Subscriptions to this dashboard</h3>
+          <ul class="dash-subs">
+            {mine.map((d) => (
+              <li key={d.ident}>
+                <p>
+                  <strong>{d.name}</strong>
+                  {d.paused ? ' (paused)' : ''} — {d.summary}
+                </p>
+                {(strong || d.createdBy === me) && (
+                  <div class="dash-subs-actions">
+                    <button
+                      type="button"
+                      class="quiet"
+                      disabled={busy}
+                      onClick={() =>
+                        void act(() => api('POST', `${one(d)}/run`), `Sending “${d.name}” now.`)
+                      }
+                    >
+                      Send now
+                    </button>
+                    <button
+                      type="button"
+                      class="quiet"
+                      disabled={busy}
+                      onClick={() =>
+                        void act(
+                          () => api('POST', `${one(d)}/${d.paused ? 'resume' : 'pause'}`),
+                          d.paused ? 'Resumed.' : 'Paused.',
+                        )
+                      }
+                    >
+                      {d.paused ? 'Resume' : 'Pause'}
+                    </button>
+                    <button
+                      type="button"
+                      class="quiet"
+                      disabled={busy}
+                      onClick={() => void act(() => api('DELETE', one(d)), 'Deleted.')}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </dialog>
+  );
+}
