@@ -168,6 +168,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'aql-v2': AQL,
   'aql-nest': AQL,
   reports: `${AQL}, rendered as HTML, SVG and CSV`,
+  'reports-pivot': `${AQL}: pivot totals at their grain, conditional formatting`,
   'mcp-dashboards': `${AQL}, rendered over MCP (MCP sessions: mcp, both passes)`,
   'docs-api-routes': DOCS,
   'docs-examples': DOCS,

@@ -12,7 +12,8 @@ import type {
 } from '../engine/reports/reports.js';
 import type { AttributeValues } from '../contract/model.js';
 import { GRID_COLUMNS } from '../engine/reports/reports.js';
-import { defaultNumber, formatNumber } from '../shared/number-format.js';
+import { defaultNumber } from '../shared/number-format.js';
+import { CellClasses, pivotTable, rowsTable, TABLE_STYLE } from './report-tables.js';
 import { SHARE_PATH } from '../engine/sharing/shares.js';
 import { html, raw, type Html } from '../shared/html.js';
 import { renderPage, type Page } from './page.js';
@@ -102,44 +103,16 @@ export interface PageLinks {
   downloads?: { title: string; href: string }[];
 }
 
-const isNumeric = (dataType: string) => dataType === 'integer' || dataType === 'number';
-
-/**
- * A number cell as the app writes it: a metric's own format, else a measure grouped with at
- * most two decimals (1,588,368); a dimension of numbers (the year 2001) as it is.
- */
-function cellText(c: ReportRun['columns'][number], v: string): string {
-  if (v === '') return v;
-  if (c.format) return formatNumber(v, c.format);
-  return c.kind === 'measure' ? defaultNumber(v) : v;
-}
-
-function table(r: ReportRun, maxRows: number): Html {
-  const shown = r.rows.slice(0, maxRows);
-  return html`<table>
-<thead><tr>${r.columns.map((c) => (isNumeric(c.dataType) ? html`<th class="n">${c.title}</th>` : html`<th>${c.title}</th>`))}</tr></thead>
-<tbody>${shown.map(
-    (row) =>
-      html`<tr>${r.columns.map((c, i) =>
-        isNumeric(c.dataType)
-          ? html`<td class="n">${cellText(c, row[i] ?? '')}</td>`
-          : html`<td>${row[i] ?? ''}</td>`,
-      )}</tr>`,
-  )}</tbody>
-</table>
-${r.rows.length > shown.length && html`<p class="note">${shown.length} of ${r.rows.length} rows shown.</p>`}
-${r.rows.length === 0 && html`<p class="note">No rows.</p>`}`;
-}
-
-/** A report's body: its chart, number or table. */
-function reportBody(r: ReportRun, maxRows: number): Html {
+/** A report's body: its chart, number, pivot or table. */
+function reportBody(r: ReportRun, maxRows: number, classes: CellClasses): Html {
   if (r.kpi)
     return html`<div class="kpi"><div class="value">${r.kpi.formatted}</div><div class="label">${r.kpi.title}</div></div>`;
   // The SVG is ECharts' drawing of a spec we built (data inline, nothing fetched), and it
   // escapes the text it draws: it is markup we made, not markup we were given.
   if (r.chart)
     return html`<div class="chart" role="img" aria-label="${r.name}">${raw(r.chart.svg)}</div>`;
-  return table(r, maxRows);
+  if (r.pivot) return pivotTable(r);
+  return rowsTable(r, maxRows, classes);
 }
 
 function warnings(r: ReportRun): Html | false {
@@ -150,12 +123,14 @@ function warnings(r: ReportRun): Html | false {
 }
 
 export function reportPage(r: ReportRun, links: PageLinks = {}): Page {
+  const classes = new CellClasses();
+  const body = reportBody(r, PAGE_ROWS, classes);
   return renderPage({
     title: r.name,
     description: r.description || undefined,
-    style: STYLE,
+    style: `${STYLE}${TABLE_STYLE}${classes.css()}`,
     body: html`<header><h1>${r.name}</h1>${r.description && html`<p class="desc">${r.description}</p>`}</header>
-<main><div class="single">${reportBody(r, PAGE_ROWS)}${warnings(r)}</div>
+<main><div class="single">${body}${warnings(r)}</div>
 ${links.downloads?.length && html`<p class="links">${links.downloads.map((d, i) => html`${i > 0 && ' · '}<a href="${d.href}">${d.title}</a>`)}</p>`}
 </main>`,
   });
@@ -164,13 +139,19 @@ ${links.downloads?.length && html`<p class="links">${links.downloads.map((d, i) 
 /** A table item (no chart, no number): printed whole, across pages if need be. */
 const isRows = (i: DashboardItemRun) => Boolean(i.result && !i.result.kpi && !i.result.chart);
 
-function item(i: DashboardItemRun, n: number, links: PageLinks, rows: number): Html {
+function item(
+  i: DashboardItemRun,
+  n: number,
+  links: PageLinks,
+  rows: number,
+  classes: CellClasses,
+): Html {
   if (i.text !== undefined)
     return html`<section class="card text i${n}">${i.title && html`<h2>${i.title}</h2>`}<div class="md">${textItemHtml(i.text)}</div></section>`;
   const title =
     links.report && i.report ? html`<a href="${links.report(i.report)}">${i.title}</a>` : i.title;
   return html`<section class="card${isRows(i) ? ' rows' : ''} i${n}"><h2>${title}</h2>
-${i.error ? html`<p class="error">${i.error}</p>` : i.result && html`${reportBody(i.result, rows)}${warnings(i.result)}`}
+${i.error ? html`<p class="error">${i.error}</p>` : i.result && html`${reportBody(i.result, rows, classes)}${warnings(i.result)}`}
 </section>`;
 }
 
@@ -352,24 +333,24 @@ ${opts.formAction !== undefined && html`<button type="submit">Apply</button>`}
     ? d.tabs.map((t) => ({ tab: t, layout: bands(items.filter((i) => i.tab === t.id)) }))
     : [{ tab: null, layout: bands(items) }];
   const tabId = (id: string) => `tab-${id.replace(/[^\w-]/g, '_')}`;
+  const classes = new CellClasses();
   const grid = (layout: ReturnType<typeof bands>) =>
     layout.map(
       (b) =>
-        html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows))}</div>`,
+        html`<div class="band${b.items.some(isRows) ? ' long' : ''}">${b.items.map((i) => item(i, index.get(i)!, opts, rows, classes))}</div>`,
     );
+  const content = d.tabs?.length
+    ? html`<nav class="tabs" aria-label="Tabs"><ul>${d.tabs.map((t) => html`<li><a href="#${tabId(t.id)}">${t.title}</a></li>`)}</ul></nav>
+${pages.map((p) => html`<section class="tab" id="${tabId(p.tab!.id)}" aria-labelledby="${tabId(p.tab!.id)}-h"><h2 class="tab-title" id="${tabId(p.tab!.id)}-h">${p.tab!.title}</h2>${grid(p.layout)}</section>`)}`
+    : grid(pages[0]!.layout);
   return renderPage({
     title: d.name,
     description: d.description || undefined,
-    style: `${STYLE}\n@media (min-width:801px){\n${pages.map((p) => cells(p.layout, index)).join('\n')}\n}`,
+    style: `${STYLE}${TABLE_STYLE}${classes.css()}\n@media (min-width:801px){\n${pages.map((p) => cells(p.layout, index)).join('\n')}\n}`,
     frameAncestors: opts.frameAncestors,
     body: html`<header><h1>${d.name}</h1>${d.description && html`<p class="desc">${d.description}</p>`}</header>
 <main>${opts.print ? selection : filters}
-${
-  d.tabs?.length
-    ? html`<nav class="tabs" aria-label="Tabs"><ul>${d.tabs.map((t) => html`<li><a href="#${tabId(t.id)}">${t.title}</a></li>`)}</ul></nav>
-${pages.map((p) => html`<section class="tab" id="${tabId(p.tab!.id)}" aria-labelledby="${tabId(p.tab!.id)}-h"><h2 class="tab-title" id="${tabId(p.tab!.id)}-h">${p.tab!.title}</h2>${grid(p.layout)}</section>`)}`
-    : grid(pages[0]!.layout)
-}
+${content}
 ${items.length === 0 && html`<p class="note">This dashboard has no items you can see.</p>`}
 </main>`,
   });

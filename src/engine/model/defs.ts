@@ -4,6 +4,7 @@
 import { sameJson } from '../same-json.js';
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { COLOR, THRESHOLD_OPS } from '../../shared/conditional.js';
 import type { AclEntry } from '../../contract/model.js';
 import { validTimeZone } from '../config.js';
 import { DATA_TYPE_NAMES } from '../data/prescription.js';
@@ -87,8 +88,42 @@ export const VISUALIZATION_TYPES = [
   'pie',
   'scatter',
   'kpi',
+  'pivot',
 ] as const;
 const zColumnRef = z.union([z.string().max(500), z.number().int().min(1)]);
+const zColumnRefs = z.union([zColumnRef, z.array(zColumnRef).max(10)]);
+const zColor = z.string().regex(COLOR, 'a colour is #rrggbb (six hex digits)');
+/** A table's conditional formatting (shared/conditional.ts): colour scales and thresholds. */
+const zConditional = z
+  .array(
+    z.discriminatedUnion('type', [
+      z
+        .object({
+          column: zColumnRef,
+          type: z.literal('scale'),
+          colors: z.array(zColor).min(2).max(3),
+        })
+        .strict(),
+      z
+        .object({
+          column: zColumnRef,
+          type: z.literal('threshold'),
+          op: z.enum(THRESHOLD_OPS),
+          value: z.number(),
+          to: z.number().optional(),
+          background: zColor.optional(),
+          color: zColor.optional(),
+        })
+        .strict()
+        .refine((r) => r.background !== undefined || r.color !== undefined, {
+          message: 'a threshold sets a background, a color or both',
+        })
+        .refine((r) => (r.op === 'between') === (r.to !== undefined), {
+          message: "'between' needs `to` (the upper end); other operators take none",
+        }),
+    ]),
+  )
+  .max(20);
 
 /** Column choices name result columns by title or 1-based position; other keys are styling. */
 export const visualization = z
@@ -97,8 +132,16 @@ export const visualization = z
     x: zColumnRef.optional(),
     y: z.union([zColumnRef, z.array(zColumnRef).max(50)]).optional(),
     color: zColumnRef.optional(),
+    /** A pivot's row and column dimensions. */
+    rows: zColumnRefs.optional(),
+    columns: zColumnRefs.optional(),
+    conditional: zConditional.optional(),
   })
-  .loose();
+  .loose()
+  .refine((v) => v.conditional === undefined || v.type === 'table', {
+    message: 'conditional formatting is for a table visualization',
+    path: ['conditional'],
+  });
 
 export const reportDef = z.object({ aql: zAql, visualization }).strict();
 

@@ -20,7 +20,15 @@ import type { ObjectRow } from '../model/store.js';
 import { MAX_CHART_ROWS, renderChartSvg, type ChartSize, type ChartSpec } from './chart.js';
 import { FilterValueError, valuesCondition as valuesAql } from '../../shared/filter-values.js';
 import { defaultNumber, formatNumber } from '../../shared/number-format.js';
-import { isChart, kpiColumn, visualizationSpec, type Visualization } from './visualization.js';
+import {
+  columnTitle,
+  isChart,
+  kpiColumn,
+  visualizationSpec,
+  type Visualization,
+} from './visualization.js';
+import { computePivot, type PivotRun } from './pivot.js';
+import { resolveRules, type ConditionalRule, type ResolvedRule } from '../../shared/conditional.js';
 
 /** Whether a dashboard is shared with this member (a private share naming them). */
 export type ShareGrant = (projectId: string, dashboard: string, email: string) => Promise<boolean>;
@@ -48,6 +56,10 @@ export interface ReportRun {
   chart?: { spec: ChartSpec; svg: string };
   /** A `kpi`: the number, as computed (a JSON cell, aql/format.ts) and as shown. */
   kpi?: { title: string; value: JsonCell; formatted: string };
+  /** A `pivot`: its cells as text, totals computed at their grain (pivot.ts). */
+  pivot?: PivotRun;
+  /** A table's conditional formatting, resolved against every row (shared/conditional.ts). */
+  conditional?: ResolvedRule[];
   warnings?: QueryResult['warnings'];
 }
 
@@ -323,6 +335,10 @@ export class Reports {
         value: r.rows.length ? jsonCell(text, col?.dataType ?? 'string') : null,
         formatted: text === '' ? '–' : pattern ? formatNumber(text, pattern) : defaultNumber(text),
       };
+    } else if (vis.type === 'pivot') {
+      out.pivot = await computePivot(text, vis, out, (aql) =>
+        this.aql.query(a, aql, signal, { seeAll }),
+      );
     } else if (isChart(vis.type)) {
       if (r.rows.length > MAX_CHART_ROWS)
         throw invalid(
@@ -333,6 +349,14 @@ export class Reports {
         const spec = visualizationSpec(vis, r, opts.size ?? { width: 640, height: 360 });
         out.chart = { spec, svg: await renderChartSvg(spec) };
       }
+    }
+    const rules = vis.conditional as ConditionalRule[] | undefined;
+    if (vis.type === 'table' && rules?.length) {
+      const index = (ref: string | number, role: string) => {
+        const title = columnTitle(r, ref, role);
+        return r.columns.findIndex((c) => c.title === title);
+      };
+      out.conditional = resolveRules(rules, index, r.rows);
     }
     return out;
   }

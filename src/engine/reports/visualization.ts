@@ -1,6 +1,7 @@
 // A report's `visualization` as a chart: which columns go on x, y and colour (named by title or
 // 1-based position, or chosen from the result when left out), drawn with the chat's renderer.
 import { invalid } from '../errors.js';
+import type { VISUALIZATION_TYPES } from '../model/defs.js';
 import {
   buildChartSpec,
   type ChartMark,
@@ -9,7 +10,7 @@ import {
   type ChartTable,
 } from './chart.js';
 
-export type VisualizationType = 'table' | 'bar' | 'line' | 'area' | 'pie' | 'scatter' | 'kpi';
+export type VisualizationType = (typeof VISUALIZATION_TYPES)[number];
 
 export interface Visualization {
   type: VisualizationType;

@@ -8,7 +8,13 @@ import { z } from 'zod';
 import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, foldDateFields, reportPage } from '../../web/report-pages.js';
-import { dashboardItemJson, dashboardJson, exactParam, reportJson } from '../../web/report-json.js';
+import {
+  dashboardItemJson,
+  dashboardJson,
+  exactParam,
+  pivotTabular,
+  reportJson,
+} from '../../web/report-json.js';
 import { flatTable, jsonRows } from '../../engine/aql/format.js';
 import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
@@ -125,7 +131,7 @@ export const reportRoutes: RouteDef[] = [
                 }),
               ],
             },
-            tabular: sheetOf(r),
+            tabular: r.pivot ? pivotTabular(r.pivot) : sheetOf(r),
             filename: r.name,
           };
         },
@@ -161,7 +167,7 @@ export const reportRoutes: RouteDef[] = [
               item: dashboardItemJson(item, exact),
               link: [link('dashboard', dashboardPath(actor.projectId, d.ident), { id: d.ident })],
             },
-            tabular: sheetOf(r),
+            tabular: r.pivot ? pivotTabular(r.pivot) : sheetOf(r),
             filename: `${d.name} - ${item.title}`,
           };
         },
