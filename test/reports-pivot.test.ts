@@ -256,5 +256,23 @@ describe('conditional formatting', () => {
     expect(cls).toBeDefined();
     expect(page.text).toContain(`<td class="n ${cls}">`);
     expect(page.text).toContain('color:#b3261e');
+
+    // The XLSX keeps the colours: the same cell filled with the same colour.
+    const xlsx = await fetch(`${s.url}/api/v1${report('report.cf', '?format=xlsx')}`, {
+      headers: { authorization: `Bearer ${await s.token(ADMIN)}` },
+    });
+    const files = unzip(Buffer.from(await xlsx.arrayBuffer()));
+    const styles = files.get('xl/styles.xml')!;
+    const fills = [...styles.matchAll(/<fill>(.*?)<\/fill>/g)].map((m) => m[1]!);
+    const xfs = [
+      .../<cellXfs[^>]*>(.*?)<\/cellXfs>/.exec(styles)![1]!.matchAll(/<xf [^>]*\/>/g),
+    ].map((m) => m[0]);
+    const cellXml = new RegExp(`<c r="B${most + 2}" s="(\\d+)"`).exec(
+      files.get('xl/worksheets/sheet1.xml')!,
+    );
+    const xf = xfs[Number(cellXml![1])]!;
+    const fill = fills[Number(/fillId="(\d+)"/.exec(xf)![1])]!;
+    expect(fill).toContain('<fgColor rgb="FF1F5FBF"/>');
+    expect(styles).toContain('<color rgb="FFB3261E"/>');
   });
 });

@@ -5,7 +5,7 @@ import { toYaml } from '../shared/yaml.js';
 import { sendPage } from '../web/page.js';
 import { mimeOf, negotiate, type Format } from './negotiate.js';
 import { tabularFromList, toDelimited } from '../shared/delimited.js';
-import { toXlsx, type SheetColumn } from '../shared/xlsx.js';
+import { toXlsx, type Painter, type SheetColumn } from '../shared/xlsx.js';
 import { attachmentOf, fileNameOf } from './file-response.js';
 import { renderResourcePage } from './render/html.js';
 
@@ -16,6 +16,8 @@ export interface Tabular {
   sheet?: unknown[][];
   /** What each column holds, for XLSX: dates as dates, measures in their number format. */
   types?: SheetColumn[];
+  /** Cell colours an XLSX keeps (a table's conditional formatting). */
+  paint?: Painter;
 }
 
 export interface Reply {
@@ -92,7 +94,7 @@ export function write(
       res.setHeader('Content-Disposition', attachmentOf(`${base}.${format}`));
       if (format !== 'xlsx')
         return end(res, type, toDelimited(t.columns, t.rows, format === 'csv' ? ',' : '\t'));
-      const book = toXlsx(t.columns, t.sheet ?? t.rows, base, t.types);
+      const book = toXlsx(t.columns, t.sheet ?? t.rows, base, t.types, t.paint);
       res.setHeader('Content-Type', mimeOf(format));
       res.setHeader('Content-Length', book.length);
       res.end(book);

@@ -81,9 +81,60 @@ function formatOf(t: SheetColumn | undefined): [whole: string | null, fraction: 
   return own ? [own, own] : ['#,##0', '#,##0.00'];
 }
 
+/** A cell's colours (a table's conditional formatting): `#rrggbb`. */
+export interface CellPaint {
+  background?: string;
+  color?: string;
+}
+/** The colours of the cell at (row, column) of the data, if any. */
+export type Painter = (row: number, column: number) => CellPaint | undefined;
+
+/**
+ * Cell styles with colours: each (style, colours) used gets a cell style of its own after the
+ * plain ones, with its fill and font.
+ */
+class Painted {
+  readonly fills: string[] = [];
+  readonly fonts: string[] = [];
+  readonly xfs: { base: number; fill: number; font: number }[] = [];
+  private readonly ids = new Map<string, number>();
+  constructor(private readonly first: number) {}
+
+  id(base: number, paint: CellPaint | undefined): number {
+    const bg =
+      paint?.background && /^#[0-9a-f]{6}$/i.test(paint.background) ? paint.background : '';
+    const fg = paint?.color && /^#[0-9a-f]{6}$/i.test(paint.color) ? paint.color : '';
+    if (!bg && !fg) return base;
+    const key = `${base}/${bg}/${fg}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      const at = (list: string[], v: string) => {
+        if (!v) return -1;
+        const i = list.indexOf(v);
+        return i >= 0 ? i : list.push(v) - 1;
+      };
+      this.xfs.push({ base, fill: at(this.fills, bg), font: at(this.fonts, fg) });
+      id = this.first + this.xfs.length - 1;
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+}
+
+const argb = (hex: string) => `FF${hex.slice(1).toUpperCase()}`;
+
 /** A cell; `style` is its column's, `fraction` the one a number with a fraction gets. */
-function cell(value: unknown, ref: string, style: number, fraction: number, date: boolean): string {
+function cell(
+  value: unknown,
+  ref: string,
+  whole: number,
+  fraction: number,
+  date: boolean,
+  paint: (style: number) => number = (n) => n,
+): string {
   if (value === null || value === undefined || value === '') return '';
+  const style = paint(whole);
+  fraction = paint(fraction);
   const s = style ? ` s="${style}"` : '';
   if (typeof value === 'number' && Number.isFinite(value))
     return `<c r="${ref}"${Number.isInteger(value) ? s : ` s="${fraction}"`}><v>${value}</v></c>`;
@@ -120,10 +171,18 @@ function sheetXml(
   rows: unknown[][],
   styles: [whole: number, fraction: number][],
   formats: (string | null)[],
+  painter?: Painter,
+  painted?: Painted,
 ): string {
   const dates = formats.map((f) => f === DATE || f === DATE_TIME);
   const line = (cells: readonly unknown[], r: number) =>
-    `<row r="${r}">${columns.map((_, i) => cell(cells[i], `${column(i)}${r}`, styles[i]![0], styles[i]![1], dates[i]!)).join('')}</row>`;
+    `<row r="${r}">${columns
+      .map((_, i) => {
+        const paint = painter?.(r - 2, i);
+        const restyle = paint && painted ? (n: number) => painted.id(n, paint) : undefined;
+        return cell(cells[i], `${column(i)}${r}`, styles[i]![0], styles[i]![1], dates[i]!, restyle);
+      })
+      .join('')}</row>`;
   // The header row is always text, even a column titled "2024".
   const head = `<row r="1">${columns
     .map(
@@ -143,18 +202,34 @@ function sheetXml(
     .join('')}</sheetData></worksheet>`;
 }
 
-/** The styles part: the plain and header styles, then one cell style per number format. */
-function stylesXml(used: string[]): string {
+/**
+ * The styles part: the plain and header styles, then one cell style per number format, then
+ * the painted ones (a number format's style with a fill, a font colour or both).
+ */
+function stylesXml(used: string[], painted?: Painted): string {
   const custom = used.filter((f) => !(f in BUILT_IN));
   const idOf = (f: string) => BUILT_IN[f] ?? 164 + custom.indexOf(f);
-  const xf = (numFmt: number, font = 0) =>
-    `<xf numFmtId="${numFmt}" fontId="${font}" fillId="0" borderId="0" xfId="0"${numFmt ? ' applyNumberFormat="1"' : ''}${font ? ' applyFont="1"' : ''}/>`;
+  const xf = (numFmt: number, font = 0, fill = 0) =>
+    `<xf numFmtId="${numFmt}" fontId="${font}" fillId="${fill}" borderId="0" xfId="0"${numFmt ? ' applyNumberFormat="1"' : ''}${font ? ' applyFont="1"' : ''}${fill ? ' applyFill="1"' : ''}/>`;
+  const fmtOf = (style: number) => (style < 2 ? 0 : idOf(used[style - 2]!));
+  const xfs = painted?.xfs ?? [];
+  const fills = painted?.fills ?? [];
+  const fonts = painted?.fonts ?? [];
+  const paintedXfs = xfs
+    .map((p) =>
+      xf(
+        fmtOf(p.base),
+        p.font >= 0 ? 2 + p.font : p.base === HEADER_STYLE ? 1 : 0,
+        p.fill >= 0 ? 2 + p.fill : 0,
+      ),
+    )
+    .join('');
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${
     custom.length
       ? `<numFmts count="${custom.length}">${custom.map((f) => `<numFmt numFmtId="${idOf(f)}" formatCode="${esc(f)}"/>`).join('')}</numFmts>`
       : ''
-  }<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="${2 + used.length}">${xf(0)}${xf(0, 1)}${used.map((f) => xf(idOf(f))).join('')}</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
+  }<fonts count="${2 + fonts.length}"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font>${fonts.map((c) => `<font><color rgb="${argb(c)}"/><sz val="11"/><name val="Calibri"/></font>`).join('')}</fonts><fills count="${2 + fills.length}"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>${fills.map((c) => `<fill><patternFill patternType="solid"><fgColor rgb="${argb(c)}"/><bgColor indexed="64"/></patternFill></fill>`).join('')}</fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="${2 + used.length + xfs.length}">${xf(0)}${xf(0, 1)}${used.map((f) => xf(idOf(f))).join('')}${paintedXfs}</cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles></styleSheet>`;
 }
 
 /** A sheet name Excel accepts: ≤ 31 characters, none of []:*?/\ . */
@@ -162,19 +237,21 @@ const sheetName = (s: string) => s.replace(/[[\]:*?/\\]/g, ' ').slice(0, 31) || 
 
 /**
  * The workbook of `rows` under `columns`; `types` (one per column, optional) makes dates dates
- * and gives measures their number format.
+ * and gives measures their number format; `paint` colours cells (conditional formatting).
  */
 export function toXlsx(
   columns: string[],
   rows: unknown[][],
   name = 'Data',
   types: (SheetColumn | undefined)[] = [],
+  paint?: Painter,
 ): Buffer {
   const both = columns.map((_, i) => formatOf(types[i]));
   const formats = both.map(([whole]) => whole);
   const used = [...new Set(both.flat().filter((f): f is string => f !== null))];
   const styleOf = (f: string | null) => (f === null ? 0 : 2 + used.indexOf(f));
   const styles = both.map(([w, f]) => [styleOf(w), styleOf(f)] as [number, number]);
+  const painted = paint ? new Painted(2 + used.length) : undefined;
   const parts: [string, string][] = [
     [
       '[Content_Types].xml',
@@ -196,8 +273,8 @@ export function toXlsx(
       `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`,
     ],
-    ['xl/worksheets/sheet1.xml', sheetXml(columns, rows, styles, formats)],
-    ['xl/styles.xml', stylesXml(used)],
+    ['xl/worksheets/sheet1.xml', sheetXml(columns, rows, styles, formats, paint, painted)],
+    ['xl/styles.xml', stylesXml(used, painted)],
   ];
   return zip(parts.map(([path, text]) => [path, Buffer.from(text, 'utf8')]));
 }
