@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellStyle, styleCss } from '../src/shared/conditional.js';
 import { rowsOf } from './helpers/aql-demo.js';
 import { sheetRows, unzip } from './helpers/xlsx.js';
+import { connectMcp } from './helpers/mcp-client.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { setUpReports, WEST } from './helpers/reports-fixture.js';
 import { ADMIN, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -191,6 +193,22 @@ describe('pivot', () => {
     const csv = await s.api('GET', report('report.pivot', '?format=csv'), {});
     expect(csv.status).toBe(200);
     expect(csv.text.trim().split(/\r?\n/)).toHaveLength(1 + p.lines.length);
+  });
+});
+
+describe('pivot over MCP', () => {
+  it('run_report gives the pivot as the REST JSON has it, for the same member', async () => {
+    const c = await connectMcp(s, WEST, 'pivot-test');
+    const r = (await c.callTool({
+      name: 'run_report',
+      arguments: { project: s.demo, report: 'report.pivot' },
+    })) as CallToolResult;
+    expect(r.isError).toBeFalsy();
+    const data = r.structuredContent as Any;
+    expect(data.report.visualization).toBe('pivot');
+    const rest = await s.api('GET', report('report.pivot'), { ...json, as: WEST });
+    expect(data.pivot).toEqual(rest.json.pivot);
+    await c.close();
   });
 });
 

@@ -2,6 +2,9 @@
 // (docs/api.md "Sharing and export").
 import type { ChartSpec } from '../shared/chart/spec.js';
 import type { ResolvedRule } from '../shared/conditional.js';
+import type { PivotTable } from '../shared/pivot-layout.js';
+
+export type { PivotTable };
 import type { JsonCell } from './data.js';
 
 /** A column of a computed report. */
@@ -32,24 +35,10 @@ export interface ReportResult {
   kpi?: { title: string; value: JsonCell; formatted: string };
   chart?: { spec: ChartSpec; svg: string };
   /** A `pivot` visualization, totals computed by the engine (docs/api.md "pivot"). */
-  pivot?: PivotTable;
+  pivot?: PivotTable<JsonCell>;
   /** A table's conditional formatting, resolved: `cellStyle` (shared/conditional.ts) colours a cell. */
   conditional?: ResolvedRule[];
   warnings?: QueryWarning[];
-}
-
-/**
- * A pivot table: rows × columns × measures. `keys` are its columns in order, `lines` its rows
- * in order; each has the dimension values it fixes and its `level` (how many of its
- * dimensions it fixes: fewer than all is a subtotal, 0 the grand total). `cells[k][m]` is
- * measure m at the line's and key k's grain, computed by the engine at that grain.
- */
-export interface PivotTable<Cell = JsonCell> {
-  rows: ReportColumn[];
-  columns: ReportColumn[];
-  measures: ReportColumn[];
-  keys: { values: string[]; level: number }[];
-  lines: { values: string[]; level: number; cells: Cell[][] }[];
 }
 
 /** A dashboard in the list of those one can open. */

@@ -1,8 +1,29 @@
-// How a pivot (contract/dashboards.ts PivotTable) is laid out as a table: its header rows
+// How a pivot (PivotTable, below) is laid out as a table: its header rows
 // (the column dimensions' values spanning their groups, then the measures), each line's
 // labels, and the same as one flat sheet (CSV/XLSX). The pages, the PDF and the app draw
 // from these, so a pivot reads the same everywhere.
-import type { PivotTable } from '../contract/dashboards.js';
+
+/** A column of a report's result (contract/dashboards.ts ReportColumn). */
+export interface PivotColumn {
+  title: string;
+  kind: string;
+  dataType: string;
+  format?: string;
+}
+
+/**
+ * A pivot table: rows × columns × measures. `keys` are its columns in order, `lines` its rows
+ * in order; each has the dimension values it fixes and its `level` (how many of its
+ * dimensions it fixes: fewer than all is a subtotal, 0 the grand total). `cells[k][m]` is
+ * measure m at the line's and key k's grain, computed by the engine at that grain.
+ */
+export interface PivotTable<Cell = unknown> {
+  rows: PivotColumn[];
+  columns: PivotColumn[];
+  measures: PivotColumn[];
+  keys: { values: string[]; level: number }[];
+  lines: { values: string[]; level: number; cells: Cell[][] }[];
+}
 
 export interface HeadCell {
   text: string;

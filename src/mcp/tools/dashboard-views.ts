@@ -16,6 +16,7 @@ import {
   type ReportRun,
 } from '../../engine/reports/reports.js';
 import { jsonRows } from '../../engine/aql/format.js';
+import { pivotJson } from '../../web/report-json.js';
 import { CELLS_NOTE, cellShape, resultShape } from './aql-results.js';
 import { type McpContext } from './common.js';
 import { findObject } from './model-views.js';
@@ -107,6 +108,28 @@ const columnShape = z.object({
   dataType: z.string(),
   format: z.string().optional().describe("The metric's display format"),
 });
+/** A pivot as the REST JSON has it (docs/api.md "pivot"): totals computed at their grain. */
+const pivotShape = z
+  .object({
+    rows: z.array(columnShape).describe('Row dimensions'),
+    columns: z.array(columnShape).describe('Column dimensions'),
+    measures: z.array(columnShape),
+    keys: z
+      .array(z.object({ values: z.array(z.string()), level: z.number() }))
+      .describe('Its columns in order; level < columns.length: a subtotal, 0: the grand total'),
+    lines: z
+      .array(
+        z.object({
+          values: z.array(z.string()),
+          level: z.number(),
+          cells: z.array(z.array(cellShape)).describe('cells[key][measure]'),
+        }),
+      )
+      .describe('Its rows in order; level < rows.length: a subtotal, 0: the grand total'),
+  })
+  .describe(
+    'A pivot table: every subtotal and total is the measure computed at that grain (an average of its rows, not of its cells)',
+  );
 const kpiShape = z
   .object({ title: z.string(), value: cellShape, formatted: z.string() })
   .describe('The number shown, as computed (value) and formatted with its metric format');
@@ -128,13 +151,17 @@ const itemShape = z.object({
   title: z.string(),
   report: z.string().optional().describe('The report it shows (run_report runs it alone)'),
   text: z.string().optional().describe('A text item: its text (it has no report)'),
-  visualization: z.string().optional().describe('table, kpi, bar, line, area, pie or scatter'),
+  visualization: z
+    .string()
+    .optional()
+    .describe('table, kpi, pivot, bar, line, area, pie or scatter'),
   layout: z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }),
   columns: z.array(columnShape).optional(),
   rows: z.array(z.array(cellShape)).optional().describe(CELLS_NOTE),
   totalRows: z.number().optional(),
   truncated: z.boolean().optional().describe('More rows than shown (totalRows has how many)'),
   kpi: kpiShape.optional(),
+  pivot: pivotShape.optional(),
   image: z
     .number()
     .optional()
@@ -182,6 +209,7 @@ export function itemOut(i: DashboardItemRun, n: number, exact = false): ItemOut 
     totalRows: r.rows.length,
     truncated: rows.length < r.rows.length,
     ...(r.kpi ? { kpi: kpiJson(r, exact) } : {}),
+    ...(r.pivot ? { pivot: pivotJson(r.pivot, exact) } : {}),
     ...warningsOut(r),
   };
 }
@@ -194,7 +222,7 @@ export const reportShape = {
     title: z.string(),
     description: z.string(),
     aql: z.string(),
-    visualization: z.string().describe('table, kpi, bar, line, area, pie or scatter'),
+    visualization: z.string().describe('table, kpi, pivot, bar, line, area, pie or scatter'),
     url: z.string().describe('The report as a web page'),
   }),
   ...resultShape,
@@ -202,6 +230,7 @@ export const reportShape = {
   csv: z.string().optional().describe('Resource URI of the rows as CSV (absent without a job)'),
   columns: z.array(columnShape),
   kpi: kpiShape.optional(),
+  pivot: pivotShape.optional(),
   image: z.boolean().optional().describe('true: the chart follows as a PNG image'),
   note: z.string().optional().describe('Why there is no chart or number (yet)'),
 };

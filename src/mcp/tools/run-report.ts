@@ -7,6 +7,7 @@ import { PNG_WIDTH } from '../../engine/reports/png.js';
 import { kpiJson, type ReportRun } from '../../engine/reports/reports.js';
 import { isChart } from '../../engine/reports/visualization.js';
 import { jsonRows } from '../../engine/aql/format.js';
+import { pivotJson } from '../../web/report-json.js';
 import {
   DEFAULT_ROWS,
   exactArg,
@@ -114,7 +115,11 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
       async function visuals(
         r: ReportRun,
       ): Promise<{ data: Partial<ReportOut>; images: ImageContent[] }> {
-        const data: Partial<ReportOut> = r.kpi ? { kpi: kpiJson(r, exact) } : {};
+        const data: Partial<ReportOut> = r.kpi
+          ? { kpi: kpiJson(r, exact) }
+          : r.pivot
+            ? { pivot: pivotJson(r.pivot, exact) }
+            : {};
         if (!r.chart) {
           if (isChart(r.visualization.type)) data.note = 'no rows, so no chart';
           return { data, images: [] };
