@@ -141,6 +141,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-arrive': BROWSER,
   'app-browser': BROWSER,
   'app-chart-menu': BROWSER,
+  'app-pivot': BROWSER,
   'app-chat': BROWSER,
   'app-dashboard-edit': BROWSER,
   'app-dashboards': BROWSER,

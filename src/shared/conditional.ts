@@ -111,8 +111,8 @@ export function cellStyle(
     if (r.column !== column) continue;
     if (r.type === 'scale') {
       const t = r.max > r.min ? Math.min(1, Math.max(0, (n - r.min) / (r.max - r.min))) : 0.5;
-      const background = along(r.colors, t);
-      out = { ...out, background, color: textOn(background) };
+      out = { ...out, background: along(r.colors, t) };
+      delete out.color;
     } else if (matches(r, n)) {
       out = {
         ...out,
@@ -121,6 +121,8 @@ export function cellStyle(
       };
     }
   }
+  // A background without its own text colour gets a readable one (the theme's may be light).
+  if (out?.background && !out.color) out.color = textOn(out.background);
   return out;
 }
 

@@ -46,7 +46,9 @@ export const labelColumns = (p: Pivot) => Math.max(1, p.rows.length);
 export function pivotHead(p: Pivot): HeadCell[][] {
   const m = p.columns.length;
   const nm = p.measures.length;
-  const depth = m + (measureRow(p) ? 1 : 0);
+  // One measure over column dimensions: its title above them all (no row of measure titles).
+  const top = nm === 1 && m > 0 ? 1 : 0;
+  const depth = top + m + (measureRow(p) ? 1 : 0);
   const cell = (text: string, colspan = 1, rowspan = 1, total = false, measure = false) => ({
     text,
     colspan,
@@ -59,8 +61,9 @@ export function pivotHead(p: Pivot): HeadCell[][] {
   if (depth > 1) rows[0]!.push(cell('', labelColumns(p), depth - 1));
   const titles = p.rows.length ? p.rows.map((c) => c.title) : [''];
   rows[depth - 1]!.push(...titles.map((t) => cell(t)));
+  if (top) rows[0]!.push(cell(p.measures[0]!.title, p.keys.length));
   for (let d = 0; d < m; d++) {
-    const row = rows[d]!;
+    const row = rows[top + d]!;
     let k = 0;
     while (k < p.keys.length) {
       const key = p.keys[k]!;

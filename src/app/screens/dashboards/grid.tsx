@@ -10,6 +10,7 @@ import type { DashboardItem } from '../../../contract/dashboards';
 import { BreakOut, seeRows, type ExploreDrill } from './drill';
 import { TextCard } from './text-card';
 import { computed, DataTable, type ComputedItem, type Drill } from './table';
+import { PivotView } from './pivot';
 
 /** Where an item's data downloads (the API's item route with the dashboard's filters). */
 export type ItemData = (item: DashboardItem, format: 'csv' | 'xlsx') => string;
@@ -116,6 +117,7 @@ export function ItemBody({
     );
   if (item.chart)
     return <ItemChart item={item} chart={item.chart} drill={drill} explore={explore} />;
+  if (item.pivot) return <PivotView pivot={item.pivot} title={item.title} />;
   return <DataTable item={item} drill={drill} />;
 }
 

@@ -1,6 +1,8 @@
 // An item's columns and rows as a table: numbers right-aligned, measures in their metric's
-// format or grouped (format.ts).
+// format or grouped (format.ts), cells coloured by the table's conditional formatting (the
+// engine's resolved rules through shared/conditional.ts, as on its page and PDF).
 import { formatMeasure, formatNumber, nestedText } from '../../format';
+import { cellStyle } from '../../../shared/conditional';
 import type { JsonCell as Cell } from '../../../contract/data';
 import type {
   DashboardItem,
@@ -46,7 +48,11 @@ export function DataTable({ item, drill }: { item: ComputedItem; drill?: Drill }
           {item.rows.map((row, i) => (
             <tr key={i}>
               {item.columns.map((c, j) => (
-                <td key={c.title} class={numeric(c) ? 'n' : undefined}>
+                <td
+                  key={c.title}
+                  class={numeric(c) ? 'n' : undefined}
+                  style={{ ...cellStyle(item.conditional, j, row[j]) }}
+                >
                   <CellView column={c} value={row[j] ?? null} drill={drill} />
                 </td>
               ))}

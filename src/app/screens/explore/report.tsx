@@ -8,14 +8,25 @@ import { useResource } from '../../data';
 import { ErrorNote, Loading } from '../../ui';
 import { AddToDashboard } from './add-to-dashboard';
 import { VisualizationPicker, VISUALIZATIONS, type Saved, type Visualization } from './save';
+import type { ReportResult } from '../../../contract/dashboards';
+import type { ConditionalRule } from '../../../shared/conditional';
+import { PivotView } from '../dashboards/pivot';
+import { DataTable } from '../dashboards/table';
+import { ConditionalEditor } from './conditional';
 
-interface ReportJson {
-  report: { ident: string; name: string; visualization: { type: Visualization } };
-  columns: { title: string }[];
-  rowCount: number;
-  kpi?: { title: string; formatted: string };
-  chart?: { svg: string };
-}
+const NUMBERS = new Set(['integer', 'number']);
+const layout = { x: 0, y: 0, w: 12, h: 5 };
+
+type ReportJson = ReportResult & {
+  report: {
+    ident: string;
+    name: string;
+    visualization: { type: Visualization; conditional?: ConditionalRule[] };
+  };
+};
+
+/** Rows a table report's preview shows (its page and dashboards show more). */
+const PREVIEW_ROWS = 10;
 
 interface ObjectJson {
   object: { def: { aql: string; visualization: Record<string, unknown> } };
@@ -23,19 +34,22 @@ interface ObjectJson {
 
 export function SavedReport({ project, report }: { project: string; report: Saved }) {
   const id = encodeURIComponent(report.ident);
-  const r = useResource<ReportJson>(`${projectApi(project)}/app/reports/${id}?limit=1`);
+  const r = useResource<ReportJson>(
+    `${projectApi(project)}/app/reports/${id}?limit=${PREVIEW_ROWS}`,
+  );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
   const type = r.value?.report.visualization.type;
   const title = VISUALIZATIONS.find(([v]) => v === type)?.[1] ?? '';
 
-  const change = async (next: Visualization) => {
+  /** Changes the report's visualization (type, conditional formatting) and draws it again. */
+  const update = async (patch: (v: Record<string, unknown>) => Record<string, unknown>) => {
     setBusy(true);
     setError(undefined);
     try {
       const path = `${projectApi(project)}/pmd/obj/${id}`;
       const { object } = await get<ObjectJson>(path);
-      const def = { ...object.def, visualization: { ...object.def.visualization, type: next } };
+      const def = { ...object.def, visualization: patch(object.def.visualization) };
       await api('PUT', path, { ...object, def });
       r.reload();
     } catch (e) {
@@ -54,7 +68,14 @@ export function SavedReport({ project, report }: { project: string; report: Save
           <VisualizationPicker
             id="saved-visualization"
             value={type}
-            onChange={(t) => void change(t)}
+            // Conditional formatting belongs to a table: another type leaves it out.
+            onChange={(t) =>
+              void update(({ conditional: _, ...v }) => ({
+                ...v,
+                ...(t === 'table' && _ !== undefined ? { conditional: _ } : {}),
+                type: t,
+              }))
+            }
             disabled={busy}
           />
         )}
@@ -76,10 +97,27 @@ export function SavedReport({ project, report }: { project: string; report: Save
               <span>{v.kpi.title}</span>
               <strong>{v.kpi.formatted}</strong>
             </p>
+          ) : v.pivot ? (
+            <PivotView pivot={v.pivot} title={report.name} />
           ) : (
-            <p class="muted">A table report: it shows the rows of the result above.</p>
+            <DataTable
+              item={{ ...v, id: 'preview', title: report.name, report: report.ident, layout }}
+            />
           )}
         </div>
+      )}
+      {v && type === 'table' && (
+        <ConditionalEditor
+          columns={v.columns.filter((c) => NUMBERS.has(c.dataType)).map((c) => c.title)}
+          rules={v.report.visualization.conditional ?? []}
+          busy={busy}
+          onSave={(rules) =>
+            void update(({ conditional: _, ...vis }) => ({
+              ...vis,
+              ...(rules.length ? { conditional: rules } : {}),
+            }))
+          }
+        />
       )}
       <AddToDashboard project={project} report={report} />
     </section>

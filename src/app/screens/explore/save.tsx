@@ -13,6 +13,7 @@ export const VISUALIZATIONS = [
   ['pie', 'Pie chart'],
   ['scatter', 'Scatter plot'],
   ['kpi', 'Number (KPI)'],
+  ['pivot', 'Pivot table'],
 ] as const;
 export type Visualization = (typeof VISUALIZATIONS)[number][0];
 
