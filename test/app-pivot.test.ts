@@ -3,7 +3,10 @@
 // subtotal and total rows (the totals REST computed at their grain), a wide pivot scrolling
 // inside its card and never the page, and a table whose cells are coloured as the engine's
 // rules say; in Explore, a report becomes a pivot from the picker and a table gains a rule.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { cellStyle, type ResolvedRule } from '../src/shared/conditional.js';
@@ -53,6 +56,14 @@ describe.skipIf(skipBrowser)('the web application: pivot tables and conditional 
     await save('report.to_pivot', 'report', {
       aql: 'SELECT [Origin Region], [Cancelled], [Flights Flown]',
       visualization: { type: 'table' },
+    });
+    // A pivot of some 500 lines (each state's carriers): a PDF runs over several pages.
+    await save('report.pivot_states', 'report', {
+      aql: 'SELECT [Origin State], [Carrier Name], [Month], [Flights Flown]',
+      visualization: { type: 'pivot', columns: 'Month' },
+    });
+    await save('dashboard.long', 'dashboard', {
+      items: [{ id: 'states', report: 'report.pivot_states', title: 'Flights by state' }],
     });
     await save('dashboard.tables', 'dashboard', {
       items: [
@@ -137,6 +148,48 @@ describe.skipIf(skipBrowser)('the web application: pivot tables and conditional 
       }
     });
   }
+
+  it('in a PDF: the pivot printed whole, its header repeated on each page, totals in bold rows', async () => {
+    const res = await fetch(`${s.url}/api/v1/projects/${s.demo}/app/export/url`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${await s.token(ADMIN)}`,
+        'content-type': 'application/json',
+        accept: 'application/pdf',
+      },
+      body: JSON.stringify({
+        url: `${s.url}/api/v1/projects/${s.demo}/app/dashboards/dashboard.long`,
+      }),
+    });
+    expect(res.status).toBe(200);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pivot-pdf-'));
+    try {
+      const file = path.join(dir, 'pivot.pdf');
+      fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+      fs.copyFileSync(file, `${ARTIFACTS}/pivot-dashboard.pdf`);
+      const pages = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' })
+        .split('\f')
+        .filter((t) => t.trim());
+      expect(pages.length).toBeGreaterThan(1);
+      // Every page the pivot runs over starts with its header again, every column on the page.
+      expect(pages.length).toBeGreaterThan(2);
+      for (const t of pages) {
+        expect(t).toMatch(/Flights Flown/);
+        expect(t).toMatch(/Origin\s+Carrier/);
+        expect(t).toMatch(/\b1\s+2\s+3\s+4\s+5\s+6\s+7\s+8\s+9\s+10\s+11\s+12\s+Total/);
+      }
+      // The grand total line at the end: each month's flights, then all of them.
+      const all = (
+        await s.api('GET', `/projects/${s.demo}/app/reports/report.pivot_states`, {})
+      ).json.pivot.lines
+        .at(-1)
+        .cells.at(-1)[0] as number;
+      expect(pages.at(-1)).toMatch(/^\s*Total\s/m);
+      expect(pages.at(-1)).toContain(all.toLocaleString('en-US'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('in Explore: the picker makes a report a pivot, and a table gains a rule from the editor', async () => {
     const { page, problems, close } = await signedIn(

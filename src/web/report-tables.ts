@@ -16,7 +16,9 @@ table.pivot thead th.m{text-align:right}
 table.pivot tbody th{font-weight:normal;background:var(--card)}
 table.pivot .total,table.pivot tr.sub>*,table.pivot tr.total>*{font-weight:650}
 table.pivot tr.sub>*,table.pivot tr.total>*{background:#f0f3f7}
-@media print{table.pivot thead{display:table-header-group}table.pivot tr{break-inside:avoid}}
+@media print{.pivot-wrap{overflow:visible}table.pivot{font-size:7pt}
+table.pivot th,table.pivot td{padding:2px 3px;white-space:normal}table.pivot th,table.pivot td{overflow-wrap:normal}
+table.pivot thead{display:table-header-group}table.pivot tr{break-inside:avoid}}
 `;
 
 /** Cell colourings as classes of the page's stylesheet (`.cf0{background:#…}`), one per style. */
