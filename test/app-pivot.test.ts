@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { cellStyle, type ResolvedRule } from '../src/shared/conditional.js';
 import { expectOnlyRefused, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { startWithReports } from './helpers/dashboard-app.js';
@@ -22,6 +22,16 @@ async function shot(page: Page, name: string) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS}/${name}.png`, fullPage: true });
 }
+
+/** The browser's globals this test reads (the test project has no DOM types). */
+type Window = {
+  getComputedStyle(e: unknown): Record<string, string>;
+  document: { documentElement: { scrollWidth: number; clientWidth: number } };
+};
+
+/** A computed style of the element. */
+const style = (l: Locator, property: string) =>
+  l.evaluate((el, p) => (globalThis as unknown as Window).getComputedStyle(el)[p], property);
 
 const rgb = (hex: string) =>
   `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
@@ -109,18 +119,13 @@ describe.skipIf(skipBrowser)('the web application: pivot tables and conditional 
         const grand = p.lines.at(-1).cells.at(-1)[0] as number;
         // "0.0 min": the metric's format, the engine's grand total (the AVG over every flight).
         expect(await total.locator('td').last().textContent()).toBe(`${grand.toFixed(1)} min`);
-        expect(
-          await total
-            .locator('td')
-            .last()
-            .evaluate((td) => getComputedStyle(td).fontWeight),
-        ).toBe('650');
-        // 24 months and a total: wider than its card, which scrolls; the page does not.
+        expect(await style(total.locator('td').last(), 'fontWeight')).toBe('650');
+        // 12 months and a total: wider than its card, which scrolls; the page does not.
         const sizes = await pivot.evaluate((el) => ({
           inner: el.scrollWidth,
           box: el.clientWidth,
-          page: document.documentElement.scrollWidth,
-          view: document.documentElement.clientWidth,
+          page: (globalThis as unknown as Window).document.documentElement.scrollWidth,
+          view: (globalThis as unknown as Window).document.documentElement.clientWidth,
         }));
         expect(sizes.inner).toBeGreaterThan(sizes.box);
         expect(sizes.page).toBeLessThanOrEqual(sizes.view);
@@ -133,14 +138,10 @@ describe.skipIf(skipBrowser)('the web application: pivot tables and conditional 
         const cell = table.locator('tbody tr').nth(most).locator('td').nth(1);
         const want = cellStyle(rules, 1, flights[most])!;
         expect(want.background).toBe('#1f5fbf');
-        expect(await cell.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(
-          rgb(want.background!),
-        );
-        expect(await cell.evaluate((td) => getComputedStyle(td).color)).toBe(rgb(want.color!));
+        expect(await style(cell, 'backgroundColor')).toBe(rgb(want.background!));
+        expect(await style(cell, 'color')).toBe(rgb(want.color!));
         const miles = table.locator('tbody tr').first().locator('td').nth(2);
-        expect(await miles.evaluate((td) => getComputedStyle(td).backgroundColor)).toBe(
-          rgb('#fde2e1'),
-        );
+        expect(await style(miles, 'backgroundColor')).toBe(rgb('#fde2e1'));
         await shot(page, `pivot-dashboard-${width}`);
         expectOnlyRefused(problems);
       } finally {
@@ -223,9 +224,7 @@ describe.skipIf(skipBrowser)('the web application: pivot tables and conditional 
         },
       ]);
       const first = page.locator('.explore-drawn tbody tr').first().locator('td').nth(2);
-      await expect
-        .poll(() => first.evaluate((td) => getComputedStyle(td).backgroundColor))
-        .toBe(rgb('#fde2e1'));
+      await expect.poll(() => style(first, 'backgroundColor')).toBe(rgb('#fde2e1'));
       await shot(page, 'pivot-explore-rule');
 
       await page.locator('#saved-visualization').selectOption('pivot');
