@@ -12,9 +12,10 @@ import {
   type ReportRun,
 } from '../engine/reports/reports.js';
 import { z } from 'zod';
-import { jsonCell, jsonRows } from '../engine/aql/format.js';
-import type { PivotRun } from '../engine/reports/pivot.js';
-import { pivotSheet } from '../shared/pivot-layout.js';
+import { jsonRows } from '../engine/aql/format.js';
+import { pivotJson } from '../engine/reports/pivot.js';
+
+export { pivotJson, pivotTabular } from '../engine/reports/pivot.js';
 import { parseInput } from '../engine/validate.js';
 
 const exactSchema = z.object({ exact: z.enum(['true', 'false']).optional() });
@@ -40,34 +41,6 @@ export function reportJson(r: ReportRun, rows: string[][] = r.rows, exact = fals
     ...(r.pivot ? { pivot: pivotJson(r.pivot, exact) } : {}),
     ...(r.conditional ? { conditional: r.conditional } : {}),
     ...(r.warnings ? { warnings: r.warnings } : {}),
-  };
-}
-
-/** A pivot's cells typed as the measures' columns are (JSON numbers). */
-export function pivotJson(p: PivotRun, exact = false): ReportResult['pivot'] {
-  return {
-    ...p,
-    lines: p.lines.map((l) => ({
-      ...l,
-      cells: l.cells.map((key) =>
-        key.map((v, m) => jsonCell(v, p.measures[m]?.dataType ?? 'string', exact)),
-      ),
-    })),
-  };
-}
-
-/**
- * A pivot report's download (CSV/TSV/XLSX): the pivot as shown, one header row (each
- * column's key and measure), a row per line with its subtotals and totals.
- */
-export function pivotTabular(p: PivotRun) {
-  const sheet = pivotSheet(p);
-  const typed = pivotSheet(pivotJson(p)!);
-  return {
-    columns: sheet.columns,
-    rows: sheet.rows,
-    sheet: typed.rows,
-    types: sheet.measureOf.map((m) => (m < 0 ? { dataType: 'string' } : p.measures[m]!)),
   };
 }
 

@@ -4,6 +4,8 @@
 // fewer dimensions; AQL has no GROUPING SETS, so one query per level), run for the same
 // reader as the report, so within their row filter and the dashboard's filters.
 import type { PivotTable, ReportColumn } from '../../contract/dashboards.js';
+import { pivotSheet } from '../../shared/pivot-layout.js';
+import { jsonCell, type JsonCell } from '../aql/format.js';
 import type { Query } from '../aql/ast.js';
 import { parse } from '../aql/parser.js';
 import type { QueryResult } from '../aql/result-cache.js';
@@ -206,4 +208,32 @@ function withTotals(keys: string[][], depth: number): { values: string[]; level:
   if (depth === 0) return [{ values: [], level: 0 }];
   walk([], keys);
   return out;
+}
+
+/** A pivot's cells typed as the measures' columns are (JSON numbers). */
+export function pivotJson(p: PivotRun, exact = false): PivotTable<JsonCell> {
+  return {
+    ...p,
+    lines: p.lines.map((l) => ({
+      ...l,
+      cells: l.cells.map((key) =>
+        key.map((v, m) => jsonCell(v, p.measures[m]?.dataType ?? 'string', exact)),
+      ),
+    })),
+  };
+}
+
+/**
+ * A pivot report's download (CSV/TSV/XLSX): the pivot as shown, one header row (each
+ * column's key and measure), a row per line with its subtotals and totals.
+ */
+export function pivotTabular(p: PivotRun) {
+  const sheet = pivotSheet(p);
+  const typed = pivotSheet(pivotJson(p));
+  return {
+    columns: sheet.columns,
+    rows: sheet.rows,
+    sheet: typed.rows,
+    types: sheet.measureOf.map((m) => (m < 0 ? { dataType: 'string' } : p.measures[m]!)),
+  };
 }
