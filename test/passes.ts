@@ -85,6 +85,7 @@ export const BOTH_PASSES = [
   'warehouse-limits',
   'warehouse-load',
   'warehouse-mcp',
+  'warehouse-pivot',
   'warehouse-row-filter',
   'webdav',
 ];
