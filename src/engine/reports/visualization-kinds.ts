@@ -1,6 +1,7 @@
 // Visualizations whose columns are not a category axis and its series: a gauge (one value of
 // the first row, on a scale with an optional target) and a map (regions coloured by a value,
 // or points at a latitude and longitude).
+import type { QueryWarning } from '../../contract/dashboards.js';
 import { invalid } from '../errors.js';
 import { niceAxis } from '../../shared/chart/axis.js';
 import { regionMatches, regionOf } from '../../shared/chart/geo.js';
@@ -116,4 +117,18 @@ export function unmatchedRegions(spec: ChartSpec): string[] {
   serverRegions(spec.map.regions);
   const kind = spec.map.regions;
   return [...new Set(spec.data.map((r) => r[0] ?? ''))].filter((v) => !regionOf(kind, v));
+}
+
+/** The warning of a map's values it has no region for (at most ten named). */
+export function mapWarning(spec: ChartSpec, values: string[]): QueryWarning {
+  const kind = spec.map?.regions === 'world' ? 'country' : 'US state';
+  const named = values.slice(0, 10).map((v) => `"${v}"`);
+  const more = values.length > 10 ? ` and ${values.length - 10} more` : '';
+  return {
+    message: `The map has no ${kind} for ${named.join(', ')}${more} (${spec.x.title}); ${values.length === 1 ? 'it is' : 'they are'} not drawn. Use ${kind === 'country' ? 'country names or ISO codes' : 'state names or two-letter codes'}.`,
+    line: 0,
+    column: 0,
+    found: values[0] ?? '',
+    suggestions: [],
+  };
 }

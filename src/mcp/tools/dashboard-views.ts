@@ -108,8 +108,27 @@ const columnShape = z.object({
   format: z.string().optional().describe("The metric's display format"),
 });
 const kpiShape = z
-  .object({ title: z.string(), value: cellShape, formatted: z.string() })
-  .describe('The number shown, as computed (value) and formatted with its metric format');
+  .object({
+    title: z.string(),
+    value: cellShape,
+    formatted: z.string(),
+    period: z.string().optional().describe('The period the value is of (a result with a date)'),
+    previous: z
+      .object({ period: z.string(), value: cellShape, formatted: z.string() })
+      .optional()
+      .describe('The period before, compared with'),
+    change: z
+      .object({ value: z.number(), formatted: z.string(), percent: z.number().nullable() })
+      .optional()
+      .describe('value less previous.value, and in % of it (null when it is 0)'),
+    series: z
+      .array(z.object({ date: z.string(), value: z.number().nullable() }))
+      .optional()
+      .describe("Every period's value, oldest first"),
+  })
+  .describe(
+    'The number shown, as computed (value) and formatted with its metric format; with a date in the result, the last period against the one before',
+  );
 
 export const columnsOut = (cs: ReportColumn[]) =>
   cs.map((c) => ({
@@ -128,7 +147,10 @@ const itemShape = z.object({
   title: z.string(),
   report: z.string().optional().describe('The report it shows (run_report runs it alone)'),
   text: z.string().optional().describe('A text item: its text (it has no report)'),
-  visualization: z.string().optional().describe('table, kpi, bar, line, area, pie or scatter'),
+  visualization: z
+    .string()
+    .optional()
+    .describe('table, kpi, bar, line, area, pie, scatter, combo, funnel, gauge or map'),
   layout: z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }),
   columns: z.array(columnShape).optional(),
   rows: z.array(z.array(cellShape)).optional().describe(CELLS_NOTE),
@@ -194,7 +216,9 @@ export const reportShape = {
     title: z.string(),
     description: z.string(),
     aql: z.string(),
-    visualization: z.string().describe('table, kpi, bar, line, area, pie or scatter'),
+    visualization: z
+      .string()
+      .describe('table, kpi, bar, line, area, pie, scatter, combo, funnel, gauge or map'),
     url: z.string().describe('The report as a web page'),
   }),
   ...resultShape,
@@ -202,7 +226,10 @@ export const reportShape = {
   csv: z.string().optional().describe('Resource URI of the rows as CSV (absent without a job)'),
   columns: z.array(columnShape),
   kpi: kpiShape.optional(),
-  image: z.boolean().optional().describe('true: the chart follows as a PNG image'),
+  image: z
+    .boolean()
+    .optional()
+    .describe('true: the chart (or the KPI with its sparkline) follows as a PNG image'),
   note: z.string().optional().describe('Why there is no chart or number (yet)'),
 };
 export type ReportOut = z.infer<z.ZodObject<typeof reportShape>>;

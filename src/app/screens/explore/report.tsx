@@ -1,20 +1,31 @@
 // A report saved from this screen, drawn by the server: GET app/reports/{id} answers its
 // chart as SVG (shown as an image), its number, or its table. The picker changes the
 // report's visualization (PUT pmd/obj/{id}) and draws it again.
-import { chartDataUrl } from '../../chart-svg';
 import { useState } from 'preact/hooks';
 import { api, ApiError, get, projectApi, API } from '../../api';
 import { useResource } from '../../data';
 import { ErrorNote, Loading } from '../../ui';
 import { AddToDashboard } from './add-to-dashboard';
-import { VisualizationPicker, VISUALIZATIONS, type Saved, type Visualization } from './save';
+import { Chart } from '../../chart/chart';
+import { KpiCard } from '../../chart/kpi';
+import type { ReportKpi } from '../../../contract/dashboards';
+import type { ChartSpec } from '../../../shared/chart/spec';
+import {
+  choiceOf,
+  visualizationOf,
+  VisualizationPicker,
+  VISUALIZATIONS,
+  type Saved,
+  type Visualization,
+} from './save';
 
 interface ReportJson {
-  report: { ident: string; name: string; visualization: { type: Visualization } };
+  report: { ident: string; name: string; visualization: { type: string; stack?: unknown } };
   columns: { title: string }[];
   rowCount: number;
-  kpi?: { title: string; formatted: string };
-  chart?: { svg: string };
+  kpi?: ReportKpi;
+  chart?: { svg: string; spec: ChartSpec };
+  warnings?: { message: string }[];
 }
 
 interface ObjectJson {
@@ -26,7 +37,7 @@ export function SavedReport({ project, report }: { project: string; report: Save
   const r = useResource<ReportJson>(`${projectApi(project)}/app/reports/${id}?limit=1`);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
-  const type = r.value?.report.visualization.type;
+  const type = r.value && choiceOf(r.value.report.visualization);
   const title = VISUALIZATIONS.find(([v]) => v === type)?.[1] ?? '';
 
   const change = async (next: Visualization) => {
@@ -35,7 +46,9 @@ export function SavedReport({ project, report }: { project: string; report: Save
     try {
       const path = `${projectApi(project)}/pmd/obj/${id}`;
       const { object } = await get<ObjectJson>(path);
-      const def = { ...object.def, visualization: { ...object.def.visualization, type: next } };
+      // A new choice replaces the type and its stacking; the other keys stay.
+      const { stack: _stack, ...kept } = object.def.visualization;
+      const def = { ...object.def, visualization: { ...kept, ...visualizationOf(next) } };
       await api('PUT', path, { ...object, def });
       r.reload();
     } catch (e) {
@@ -67,20 +80,19 @@ export function SavedReport({ project, report }: { project: string; report: Save
       {v && (
         <div class="explore-drawn" aria-busy={r.loading || busy}>
           {v.chart ? (
-            <img
-              src={chartDataUrl(v.chart.svg)}
-              alt={`${title} of ${report.name}: ${v.columns.map((c) => c.title).join(', ')} (${v.rowCount} rows; the numbers are in the result table)`}
-            />
+            <Chart spec={v.chart.spec} svg={v.chart.svg} title={`${title} of ${report.name}`} />
           ) : v.kpi ? (
-            <p class="explore-kpi">
-              <span>{v.kpi.title}</span>
-              <strong>{v.kpi.formatted}</strong>
-            </p>
+            <KpiCard kpi={v.kpi} />
           ) : (
             <p class="muted">A table report: it shows the rows of the result above.</p>
           )}
         </div>
       )}
+      {v?.warnings?.map((w) => (
+        <p key={w.message} class="muted">
+          {w.message}
+        </p>
+      ))}
       <AddToDashboard project={project} report={report} />
     </section>
   );
