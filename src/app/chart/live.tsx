@@ -60,9 +60,16 @@ export function LiveChart({ spec, title, actions }: ChartProps) {
     let gone = false;
     // A map's boundaries load first (their own chunk); until then the server's still shows.
     const ready = spec.map ? loadRegions(spec.map.regions) : Promise.resolve();
+    // Drawn for the size it is shown at (legend rows, level labels, a gauge's scale), as the
+    // server draws it for the size it was asked.
+    let drawn = '';
     const draw = () => {
       void ready.then(() => {
-        if (!gone) c.setOption(chartOption(spec, dark().matches ? DARK : LIGHT), true);
+        if (gone) return;
+        const width = el.clientWidth || spec.width;
+        const height = el.clientHeight || spec.height;
+        drawn = `${width}x${height}`;
+        c.setOption(chartOption({ ...spec, width, height }, dark().matches ? DARK : LIGHT), true);
       });
     };
     draw();
@@ -74,7 +81,10 @@ export function LiveChart({ spec, title, actions }: ChartProps) {
       const r = box.current!.getBoundingClientRect();
       if (at) open(at, (e?.clientX ?? r.left) - r.left, (e?.clientY ?? r.top) - r.top);
     });
-    const resize = new ResizeObserver(() => c.resize());
+    const resize = new ResizeObserver(() => {
+      c.resize();
+      if (drawn !== `${el.clientWidth}x${el.clientHeight}`) draw();
+    });
     resize.observe(el);
     const mq = dark();
     mq.addEventListener('change', draw);

@@ -149,6 +149,13 @@ export function markInfo(
     return { values, label, text: `${at}${size}` };
   }
   const measure = spec.y[series.measure]!.title;
+  // A gauge of a result with no dimension: its one value is all there is to say.
+  if (spec.mark === 'gauge' && spec.x.title === measure)
+    return {
+      values: {},
+      label: '',
+      text: `${measure}: ${value === null ? '–' : groupedNumber(value)}`,
+    };
   const name = spec.color ? `${series.name} · ${measure}` : measure;
   const text = `${where} · ${name}: ${value === null ? '–' : groupedNumber(value)}`;
   return { values, label, text };

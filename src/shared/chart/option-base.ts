@@ -71,8 +71,32 @@ export function describe(spec: ChartSpec): string {
   return `${head}${texts.slice(0, 30).join('; ')}${more}.`;
 }
 
+/** Rows of legend a chart may give (a third of its height); more scroll in one row. */
+export const maxLegendRows = (height: number): number => Math.max(1, Math.floor(height / 3 / 24));
+
+/** Rows the legend of these names takes at this width (about 7 px a character). */
+export function legendRows(names: string[], width: number): number {
+  let rows = 1;
+  let x = 0;
+  for (const n of names) {
+    const w = 25 + 5 + n.length * 7 + 10;
+    if (x > 0 && x + w > width - 20) {
+      rows++;
+      x = 0;
+    }
+    x += w;
+  }
+  return rows;
+}
+
+/**
+ * What every option has; `legend` names the series when there are several (in rows that fit
+ * the width, or one row paged by arrows when they would take over a third of the height).
+ */
 export function base(spec: ChartSpec, theme: ChartTheme, legend: boolean): ChartOption {
   const top = spec.title ? 30 : 0;
+  const names = legend ? chartModel(spec).series.map((s) => s.name) : [];
+  const scroll = legend && legendRows(names, spec.width) > maxLegendRows(spec.height);
   return {
     animation: false,
     backgroundColor: theme.background,
@@ -93,6 +117,7 @@ export function base(spec: ChartSpec, theme: ChartTheme, legend: boolean): Chart
     ...(legend
       ? {
           legend: {
+            ...(scroll ? { type: 'scroll', pageTextStyle: { color: theme.muted } } : {}),
             top: top + 4,
             left: 'center',
             textStyle: { color: theme.text, fontFamily: FONT },

@@ -44,14 +44,17 @@ export function gauge(spec: ChartSpec, model: ChartModel, theme: ChartTheme): Ch
   const value = ((model.series[0]?.values ?? [])[0] as number | null | undefined) ?? null;
   const domain = [g.min, g.max];
   const top = spec.title ? 34 : 0;
+  // A small gauge (a dashboard's narrow cell) keeps its arc, value and name, not its scale.
+  const small = Math.min(spec.width, spec.height - top) < 220;
+  const band = small ? 10 : 16;
   const ring = {
     type: 'gauge',
     min: g.min,
     max: g.max,
     startAngle: 205,
     endAngle: -25,
-    radius: '78%',
-    center: ['50%', `${58 + (top / spec.height / 2) * 100}%`],
+    radius: small ? '92%' : '78%',
+    center: ['50%', `${(small ? 62 : 58) + (top / spec.height / 2) * 100}%`],
   };
   const target = g.target;
   const tip = tooltip(spec, model, theme);
@@ -69,24 +72,30 @@ export function gauge(spec: ChartSpec, model: ChartModel, theme: ChartTheme): Ch
         ...ring,
         name: spec.y[0]!.title,
         cursor: 'pointer',
-        progress: { show: true, width: 16, itemStyle: { color: theme.palette[0] } },
-        axisLine: { lineStyle: { width: 16, color: [[1, theme.grid]] } },
+        progress: { show: true, width: band, itemStyle: { color: theme.palette[0] } },
+        axisLine: { lineStyle: { width: band, color: [[1, theme.grid]] } },
         pointer: { show: false },
         axisTick: { show: false },
-        splitLine: { distance: 4, length: 6, lineStyle: { color: theme.axis } },
+        splitLine: { show: !small, distance: 4, length: 6, lineStyle: { color: theme.axis } },
         splitNumber: 4,
         axisLabel: {
+          show: !small,
           distance: 14,
           color: theme.muted,
           fontFamily: FONT,
           formatter: (v: number) => axisNumber(v, domain),
         },
-        title: { offsetCenter: [0, '62%'], color: theme.muted, fontFamily: FONT, fontSize: 13 },
+        title: {
+          offsetCenter: [0, small ? '48%' : '62%'],
+          color: theme.muted,
+          fontFamily: FONT,
+          fontSize: small ? 11 : 13,
+        },
         detail: {
-          offsetCenter: [0, '22%'],
+          offsetCenter: [0, small ? '10%' : '22%'],
           color: theme.text,
           fontFamily: FONT,
-          fontSize: 28,
+          fontSize: small ? 20 : 28,
           fontWeight: 600,
           formatter: () => (value === null ? '–' : groupedNumber(value)),
         },
@@ -107,8 +116,8 @@ export function gauge(spec: ChartSpec, model: ChartModel, theme: ChartTheme): Ch
               detail: { show: false },
               pointer: {
                 icon: 'rect',
-                length: '22%',
-                width: 4,
+                length: small ? '28%' : '22%',
+                width: small ? 3 : 4,
                 offsetCenter: [0, '-74%'],
                 itemStyle: { color: theme.text },
               },

@@ -7,7 +7,7 @@ import { axisNumber, groupedNumber } from './format.js';
 import { chartModel, type ChartModel } from './model.js';
 import type { ChartSpec } from './spec.js';
 import { LIGHT, type ChartTheme } from './theme.js';
-import { base, FONT, round1, shareOf, tooltip } from './option-base.js';
+import { base, FONT, legendRows, maxLegendRows, round1, shareOf, tooltip } from './option-base.js';
 import { funnel, gauge } from './option-kinds.js';
 import { mapOption } from './option-map.js';
 
@@ -89,7 +89,14 @@ function cartesian(spec: ChartSpec, model: ChartModel, theme: ChartTheme): Chart
   const percent = stacked && spec.stack === 'percent' && !model.numericX;
   const share = percent ? shareOf(model) : undefined;
   const legend = model.series.length > 1;
-  const top = (spec.title ? 34 : 12) + (legend ? 28 : 0);
+  const rows = legend
+    ? legendRows(
+        model.series.map((s) => s.name),
+        spec.width,
+      )
+    : 0;
+  const top =
+    (spec.title ? 34 : 12) + (legend ? 24 * (rows > maxLegendRows(spec.height) ? 1 : rows) + 4 : 0);
   const yName = (axis: 0 | 1) =>
     spec.color || spec.y.length === 1 || spec.dual ? spec.y[axis]?.title : undefined;
   const yAxes = (spec.dual ? [0, 1] : [0]).map((a) =>

@@ -6,10 +6,9 @@ import { api, ApiError, get, projectApi, API } from '../../api';
 import { useResource } from '../../data';
 import { ErrorNote, Loading } from '../../ui';
 import { AddToDashboard } from './add-to-dashboard';
-import { Chart } from '../../chart/chart';
+import { chartDataUrl } from '../../chart-svg';
 import { KpiCard } from '../../chart/kpi';
 import type { ReportKpi } from '../../../contract/dashboards';
-import type { ChartSpec } from '../../../shared/chart/spec';
 import {
   choiceOf,
   visualizationOf,
@@ -24,7 +23,7 @@ interface ReportJson {
   columns: { title: string }[];
   rowCount: number;
   kpi?: ReportKpi;
-  chart?: { svg: string; spec: ChartSpec };
+  chart?: { svg: string };
   warnings?: { message: string }[];
 }
 
@@ -80,7 +79,10 @@ export function SavedReport({ project, report }: { project: string; report: Save
       {v && (
         <div class="explore-drawn" aria-busy={r.loading || busy}>
           {v.chart ? (
-            <Chart spec={v.chart.spec} svg={v.chart.svg} title={`${title} of ${report.name}`} />
+            <img
+              src={chartDataUrl(v.chart.svg)}
+              alt={`${title} of ${report.name}: ${v.columns.map((c) => c.title).join(', ')} (${v.rowCount} rows; the numbers are in the result table)`}
+            />
           ) : v.kpi ? (
             <KpiCard kpi={v.kpi} />
           ) : (
