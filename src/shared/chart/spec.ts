@@ -14,6 +14,8 @@ export const CHART_MARKS = [
   'map',
 ] as const;
 export type ChartMark = (typeof CHART_MARKS)[number];
+/** The marks of a chart of columns alone (the chat's charts): the others need their keys. */
+export const PLAIN_MARKS = ['bar', 'line', 'area', 'point', 'arc'] as const;
 
 /** How a column is read: a number, a date, a label (2001 as written), or a name. */
 export type FieldType = 'quantitative' | 'temporal' | 'ordinal' | 'nominal';
@@ -94,6 +96,7 @@ export function isChartSpec(v: unknown): v is ChartSpec {
         Number.isFinite(s.gauge.min) &&
         Number.isFinite(s.gauge.max) &&
         (s.gauge.target === undefined || Number.isFinite(s.gauge.target)))) &&
+    (s.mark !== 'map' || s.map !== undefined) &&
     (s.map === undefined ||
       (typeof s.map === 'object' &&
         s.map !== null &&
