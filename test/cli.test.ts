@@ -1,5 +1,6 @@
 // The command line, run as a real child process (`node bin/ursa.mjs …`, what `npm run ursa` runs) on a temporary data
 // directory; a started server is checked over HTTP.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -128,6 +129,29 @@ describe('cli', { timeout: 60_000 }, () => {
       // Not a performance goal: it stops promptly, not after a job's 30 s lease or a drain.
       expect(Date.now() - t0).toBeLessThan(15_000);
     });
+
+    it('the bundled server prints a PDF (its CommonJS pdf-lib loads from the bundle)', async () => {
+      const s = await start({ URSA_DATA_DIR: dir });
+      try {
+        const token = await cliToken(dir, ADMIN, s.port);
+        const r = await fetch(`${s.url}/api/v1/projects/${demo}/app/export/html`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ html: '<h1>Bundled</h1>', title: 'Bundled' }),
+        });
+        const pdf = Buffer.from(await r.arrayBuffer());
+        expect(r.status, pdf.toString('utf8').slice(0, 300)).toBe(200);
+        expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+        // The title pdf-lib writes into the document information.
+        const file = path.join(dir, 'bundled.pdf');
+        fs.writeFileSync(file, pdf);
+        expect(execFileSync('pdfinfo', [file], { encoding: 'utf8' })).toMatch(
+          /^Title:\s+Bundled$/m,
+        );
+      } finally {
+        await s.stop('SIGTERM');
+      }
+    }, 120_000);
 
     it('a second start on the same data directory keeps the one demo project', async () => {
       const s = await start({ URSA_DATA_DIR: dir });

@@ -138,6 +138,15 @@ describe('a dashboard subscription', () => {
     }
   }, 180_000);
 
+  it('records each send in the activity log', async () => {
+    const r = await s.api('GET', `/projects/${s.demo}/activity?types=delivery`);
+    expect(r.status, r.text).toBe(200);
+    const e = r.json.activity[0];
+    expect(e).toMatchObject({ type: 'delivery', object: SUB, user: ADMIN });
+    expect(e.message).toBe('Subscription "Weekly flights" sent: 3 sent, 1 skipped');
+    expect(e.detail.outcomes).toEqual({ sent: 3, skipped: 1 });
+  });
+
   it('keeps a history of sends with their outcome', async () => {
     const r = await s.api('GET', `/projects/${s.demo}/app/delivery/${SUB}/history`);
     expect(r.status, r.text).toBe(200);

@@ -492,6 +492,7 @@ describe('projects', () => {
       expect(r.json.context).toMatchObject({ field: 'types', invalid: ['bogus'] });
       expect(r.json.context.allowed).toEqual([
         'data_load',
+        'delivery',
         'flow_run',
         'flow_trigger',
         'obj_action',

@@ -2,6 +2,7 @@
 
 export const ACTIVITY_TYPES = [
   'data_load',
+  'delivery',
   'flow_run',
   'flow_trigger',
   'obj_action',

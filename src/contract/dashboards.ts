@@ -25,6 +25,23 @@ export interface QueryWarning {
   suggestions: string[];
 }
 
+/**
+ * A `kpi` report's number, as computed and as shown. With a date in its result: the last
+ * period's, compared with the one before, and every period's value (for a sparkline).
+ */
+export interface ReportKpi {
+  title: string;
+  value: JsonCell;
+  formatted: string;
+  /** The period the value is of ("Jan 2026"). */
+  period?: string;
+  previous?: { period: string; value: JsonCell; formatted: string };
+  /** The value less the previous one; `percent` of the previous (null when that is 0). */
+  change?: { value: number; formatted: string; percent: number | null };
+  /** Every period's value, oldest first. */
+  series?: { date: string; value: number | null }[];
+}
+
 /** What JSON says of a computed report: typed cells, the chart as its spec and SVG, the KPI. */
 export interface ReportResult {
   columns: ReportColumn[];
@@ -32,7 +49,7 @@ export interface ReportResult {
   rows: JsonCell[][];
   /** Rows the report has (an item shows at most the first 1000). */
   rowCount: number;
-  kpi?: { title: string; value: JsonCell; formatted: string };
+  kpi?: ReportKpi;
   chart?: { spec: ChartSpec; svg: string };
   /** A `pivot` visualization, totals computed by the engine (docs/api.md "pivot"). */
   pivot?: PivotTable<JsonCell>;

@@ -390,6 +390,7 @@ export class Engine {
       siteUrl: () => config.siteUrl,
       projectLabel: async (p) => (await this.projects.labelOf(p)) ?? p,
       reports: this.reports,
+      activity: this.activity,
       // Made below; used only once jobs run.
       exports: { pdfAndImage: (...args) => this.exports.pdfAndImage(...args) },
       secrets,

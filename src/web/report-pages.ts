@@ -1,6 +1,8 @@
 // Reports and dashboards as pages people look at: charts as inline SVG (drawn by the engine,
 // nothing loaded from anywhere), tables, KPIs with the metric's format, and the dashboard's
 // layout grid, which stacks into one column on a phone. The same pages are printed to PDF.
+import { kpiChangeText, kpiTrend } from '../shared/chart/sparkline.js';
+import { sparklineSvg } from '../engine/reports/kpi-svg.js';
 import type { ProjectActor } from '../engine/access/actor.js';
 import { apiHref } from '../contract/urls.js';
 import type { Engine } from '../engine/engine.js';
@@ -46,6 +48,8 @@ overflow:auto;min-width:0;display:flex;flex-direction:column}
 .kpi{flex:1;display:flex;flex-direction:column;justify-content:center}
 .kpi .value{font-size:2.6rem;font-weight:650;letter-spacing:-.02em}
 .kpi .label{color:var(--muted)}
+.kpi .change{font-weight:600;margin-top:.2rem}.kpi .up{color:#1a7f37}.kpi .down{color:#cf222e}
+.kpi .sparkline{display:block;margin-top:.5rem;max-width:100%;height:auto}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
 th{position:sticky;top:0;background:var(--card)}
@@ -103,10 +107,18 @@ export interface PageLinks {
   downloads?: { title: string; href: string }[];
 }
 
+/** A KPI: its number, what it is, and (a result with a date) its change and sparkline. */
+function kpiBody(k: NonNullable<ReportRun['kpi']>): Html {
+  const trend = kpiTrend(k);
+  const change = kpiChangeText(k);
+  const arrow = trend === 'up' ? '▲ ' : trend === 'down' ? '▼ ' : '';
+  // The sparkline is markup we drew from the numbers (sparklineSvg), nothing we were given.
+  return html`<div class="kpi"><div class="value">${k.formatted}</div><div class="label">${k.title}${k.period ? ` · ${k.period}` : ''}</div>${change && html`<div class="change ${trend}">${arrow}${change}</div>`}${raw(sparklineSvg(k, 240, 48))}</div>`;
+}
+
 /** A report's body: its chart, number, pivot or table. */
 function reportBody(r: ReportRun, maxRows: number, classes: CellClasses): Html {
-  if (r.kpi)
-    return html`<div class="kpi"><div class="value">${r.kpi.formatted}</div><div class="label">${r.kpi.title}</div></div>`;
+  if (r.kpi) return kpiBody(r.kpi);
   // The SVG is ECharts' drawing of a spec we built (data inline, nothing fetched), and it
   // escapes the text it draws: it is markup we made, not markup we were given.
   if (r.chart)

@@ -8,6 +8,7 @@ import { echarts } from '../../shared/chart/echarts';
 import { chartModel, markInfo, type ChartMarkInfo } from '../../shared/chart/model';
 import { chartOption } from '../../shared/chart/option';
 import { DARK, LIGHT } from '../../shared/chart/theme';
+import { loadRegions } from './maps';
 import type { ChartProps, MarkAction } from './types';
 
 interface Mark {
@@ -56,19 +57,39 @@ export function LiveChart({ spec, title, actions }: ChartProps) {
     const el = host.current!;
     const c = echarts.init(el, null, { renderer: 'svg' });
     chart.current = c;
-    const draw = () => c.setOption(chartOption(spec, dark().matches ? DARK : LIGHT), true);
+    let gone = false;
+    // A map's boundaries load first (their own chunk); until then the server's still shows.
+    const ready = spec.map ? loadRegions(spec.map.regions) : Promise.resolve();
+    // Drawn for the size it is shown at (legend rows, level labels, a gauge's scale), as the
+    // server draws it for the size it was asked.
+    let drawn = '';
+    const draw = () => {
+      void ready.then(() => {
+        if (gone) return;
+        const width = el.clientWidth || spec.width;
+        const height = el.clientHeight || spec.height;
+        drawn = `${width}x${height}`;
+        c.setOption(chartOption({ ...spec, width, height }, dark().matches ? DARK : LIGHT), true);
+      });
+    };
     draw();
     c.on('click', (p) => {
       const e = p.event?.event as MouseEvent | undefined;
-      const at = marks.find((m) => m.series === p.seriesIndex && m.index === p.dataIndex);
+      // A map's region item says which category it is (the map adds regions of its own).
+      const index = (p.data as { category?: number } | undefined)?.category ?? p.dataIndex;
+      const at = marks.find((m) => m.series === p.seriesIndex && m.index === index);
       const r = box.current!.getBoundingClientRect();
       if (at) open(at, (e?.clientX ?? r.left) - r.left, (e?.clientY ?? r.top) - r.top);
     });
-    const resize = new ResizeObserver(() => c.resize());
+    const resize = new ResizeObserver(() => {
+      c.resize();
+      if (drawn !== `${el.clientWidth}x${el.clientHeight}`) draw();
+    });
     resize.observe(el);
     const mq = dark();
     mq.addEventListener('change', draw);
     return () => {
+      gone = true;
       mq.removeEventListener('change', draw);
       resize.disconnect();
       c.dispose();
@@ -95,7 +116,8 @@ export function LiveChart({ spec, title, actions }: ChartProps) {
   const where = (m: Mark): [number, number] => {
     const c = chart.current;
     const v = model.series[m.series]?.values[m.index];
-    if (c && spec.mark !== 'arc' && v !== null && v !== undefined) {
+    const axes = ['bar', 'line', 'area', 'point'].includes(spec.mark);
+    if (c && axes && v !== null && v !== undefined) {
       const px = c.convertToPixel({ seriesIndex: m.series }, Array.isArray(v) ? v : [m.index, v]);
       if (Array.isArray(px)) return [px[0]!, px[1]!];
     }

@@ -16,7 +16,7 @@ import { withoutCounts, withoutRowTotal } from '../jobs/withheld-counts.js';
 const RUN_COUNTS = new Set(['rows']);
 
 /** Event types whose `object` is a model object's identifier. */
-const OBJECT_EVENTS = ['obj_action', 'obj_share', 'flow_run', 'flow_trigger'];
+const OBJECT_EVENTS = ['obj_action', 'obj_share', 'flow_run', 'flow_trigger', 'delivery'];
 
 export interface ReaderView {
   email: string;

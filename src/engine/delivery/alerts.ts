@@ -19,6 +19,7 @@ import type { ModelStore } from '../model/store.js';
 import type { Logger } from 'pino';
 import { hasLevel } from '../access/actor.js';
 import { forbidden } from '../errors.js';
+import type { ActivityLog } from '../activity/activity.js';
 import type { Exports } from '../export/exports.js';
 import type { Reports } from '../reports/reports.js';
 import type { SecretBox } from '../model/secrets.js';
@@ -46,6 +47,7 @@ export interface DeliveryDeps {
   siteUrl: () => string;
   projectLabel: (projectId: string) => Promise<string>;
   reports: Pick<Reports, 'dashboard'>;
+  activity: Pick<ActivityLog, 'record'>;
   exports: Pick<Exports, 'pdfAndImage'>;
   secrets: SecretBox;
   /** Waits between a subscription mail's SMTP attempts. */
@@ -306,6 +308,7 @@ export class Delivery {
         ignoreMaintenance: true,
       }).catch(() => creator);
       const sent = await this.subscriptions.send(ctx, owner, ident, o.def, resume);
+      await this.recordActivity(ctx, ident, `Subscription "${o.name}" sent`, sent);
       return { subscription: ident, outcomes: sent };
     }
     const def = o.def;
@@ -330,7 +333,28 @@ export class Delivery {
     }
     if (def.webhook)
       outcomes[WEBHOOK] = await this.forRecipient(ctx, def, base, WEBHOOK, async () => creator);
+    await this.recordActivity(ctx, ident, `Alert "${name}" evaluated`, outcomes);
     return { alert: ident, outcomes };
+  }
+
+  /** One activity event a firing: how many recipients had each outcome. */
+  private async recordActivity(
+    ctx: JobContext,
+    ident: string,
+    what: string,
+    outcomes: Record<string, string>,
+  ) {
+    const counts: Record<string, number> = {};
+    for (const o of Object.values(outcomes)) counts[o] = (counts[o] ?? 0) + 1;
+    const text = Object.entries(counts)
+      .map(([o, n]) => `${n} ${o}`)
+      .join(', ');
+    await this.d.activity.record(ctx.job.projectId, 'delivery', {
+      user: ctx.job.createdBy,
+      object: ident,
+      message: `${what}: ${text || 'nobody'}`,
+      detail: { job: ctx.job.id, outcomes: counts },
+    });
   }
 
   /** One recipient's evaluation: the value as they see it, the state, the notice. */

@@ -13,8 +13,12 @@ export const PRODUCER = 'Ursa';
 
 /** `pdf` with its document information set (title shown in viewers' title bars). */
 export async function withPdfMeta(pdf: Uint8Array, meta: PdfMeta): Promise<Buffer> {
-  // Loaded here: most processes never export a PDF.
-  const { PDFDocument } = await import('pdf-lib');
+  // Loaded here: most processes never export a PDF. pdf-lib is CommonJS: under Node its
+  // names are the module's own, in the server's bundle they are its default export's.
+  const lib = (await import('pdf-lib')) as typeof import('pdf-lib') & {
+    default?: typeof import('pdf-lib');
+  };
+  const { PDFDocument } = lib.PDFDocument ? lib : lib.default!;
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
   const date = meta.date ?? new Date();
   doc.setTitle(meta.title, { showInWindowTitleBar: true });

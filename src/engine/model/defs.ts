@@ -89,6 +89,10 @@ export const VISUALIZATION_TYPES = [
   'scatter',
   'kpi',
   'pivot',
+  'combo',
+  'funnel',
+  'gauge',
+  'map',
 ] as const;
 const zColumnRef = z.union([z.string().max(500), z.number().int().min(1)]);
 const zColumnRefs = z.union([zColumnRef, z.array(zColumnRef).max(10)]);
@@ -136,11 +140,24 @@ export const visualization = z
     rows: zColumnRefs.optional(),
     columns: zColumnRefs.optional(),
     conditional: zConditional.optional(),
+    // Chart types' own keys (docs/api.md "Visualization"); any other key is kept as styling.
+    stack: z.enum(['normal', 'percent']).optional(),
+    line: z.union([zColumnRef, z.array(zColumnRef).max(50)]).optional(),
+    min: z.number().finite().optional(),
+    max: z.number().finite().optional(),
+    target: z.number().finite().optional(),
+    map: z.enum(['us-states', 'world']).optional(),
+    latitude: zColumnRef.optional(),
+    longitude: zColumnRef.optional(),
   })
   .loose()
   .refine((v) => v.conditional === undefined || v.type === 'table', {
     message: 'conditional formatting is for a table visualization',
     path: ['conditional'],
+  })
+  .refine((v) => v.min === undefined || v.max === undefined || v.min < v.max, {
+    message: 'min must be below max',
+    path: ['max'],
   });
 
 export const reportDef = z.object({ aql: zAql, visualization }).strict();

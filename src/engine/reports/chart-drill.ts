@@ -56,6 +56,8 @@ interface SeriesData {
 
 /** The SVG with one `<rect data-drill>` per mark that stands for a category or date. */
 export function drillAreas(svg: string, spec: ChartSpec, chart: EChartsType): string {
+  // Funnels, gauges and maps have no axis or slice layout to place areas by.
+  if (!['bar', 'line', 'area', 'point', 'arc'].includes(spec.mark)) return svg;
   const model = chartModel(spec);
   if (model.numericX && !spec.color) return svg;
   const global = (

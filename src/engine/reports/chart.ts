@@ -4,6 +4,7 @@
 // (src/shared/chart/option.ts, the app's too) to SVG here, without a DOM.
 import { invalid } from '../errors.js';
 import { drillAreas } from './chart-drill.js';
+import { serverRegions } from './maps.js';
 import { chartOption } from '../../shared/chart/option.js';
 import { echarts } from '../../shared/chart/echarts.js';
 import {
@@ -123,6 +124,7 @@ function styleAttributes(css: string): string {
  */
 export async function renderChartSvg(spec: ChartSpec): Promise<string> {
   if (!isChartSpec(spec)) throw invalid('Not a chart spec Ursa draws (ursa-chart/1).');
+  if (spec.map) serverRegions(spec.map.regions);
   const chart = echarts.init(null, null, {
     renderer: 'svg',
     ssr: true,

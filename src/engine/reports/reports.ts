@@ -13,13 +13,12 @@ import { EngineError, invalid, notFound } from '../errors.js';
 import { seesEverything } from '../model/acl.js';
 import type { ModelObjects } from '../model/objects.js';
 import { showDef } from '../model/saved-aql.js';
-import { jsonCell, type JsonCell } from '../aql/format.js';
+import { jsonCell } from '../aql/format.js';
 import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
 import type { ObjectRow } from '../model/store.js';
 import { MAX_CHART_ROWS, renderChartSvg, type ChartSize, type ChartSpec } from './chart.js';
 import { FilterValueError, valuesCondition as valuesAql } from '../../shared/filter-values.js';
-import { defaultNumber, formatNumber } from '../../shared/number-format.js';
 import {
   columnTitle,
   isChart,
@@ -29,6 +28,8 @@ import {
 } from './visualization.js';
 import { computePivot, type PivotRun } from './pivot.js';
 import { resolveRules, type ConditionalRule, type ResolvedRule } from '../../shared/conditional.js';
+import { mapWarning, unmatchedRegions } from './visualization-kinds.js';
+import { computeKpi, kpiRow, type Kpi } from './kpi.js';
 
 /** Whether a dashboard is shared with this member (a private share naming them). */
 export type ShareGrant = (projectId: string, dashboard: string, email: string) => Promise<boolean>;
@@ -54,8 +55,8 @@ export interface ReportRun {
   rows: string[][];
   /** The chart of a chart visualization: its chart spec (data inline) and SVG. */
   chart?: { spec: ChartSpec; svg: string };
-  /** A `kpi`: the number, as computed (a JSON cell, aql/format.ts) and as shown. */
-  kpi?: { title: string; value: JsonCell; formatted: string };
+  /** A `kpi`: the number, as computed (a JSON cell, aql/format.ts) and as shown (kpi.ts). */
+  kpi?: Kpi;
   /** A `pivot`: its cells as text, totals computed at their grain (pivot.ts). */
   pivot?: PivotRun;
   /** A table's conditional formatting, resolved against every row (shared/conditional.ts). */
@@ -71,7 +72,8 @@ export function kpiJson(r: ReportRun, exact = false): ReportRun['kpi'] {
   if (!r.kpi || !exact || !r.rows.length) return r.kpi;
   const i = kpiColumn(r.visualization, r);
   const col = r.columns[i];
-  return { ...r.kpi, value: jsonCell(r.rows[0]?.[i] ?? '', col?.dataType ?? 'string', true) };
+  const row = kpiRow(r.visualization, r);
+  return { ...r.kpi, value: jsonCell(row?.[i] ?? '', col?.dataType ?? 'string', true) };
 }
 
 export interface DashboardItemRun {
@@ -326,15 +328,7 @@ export class Reports {
       ...(r.warnings?.length ? { warnings: r.warnings } : {}),
     };
     if (vis.type === 'kpi') {
-      const i = kpiColumn(vis, r);
-      const col = columns[i];
-      const text = r.rows[0]?.[i] ?? '';
-      const pattern = col?.format ?? (typeof vis.format === 'string' ? vis.format : undefined);
-      out.kpi = {
-        title: col?.title ?? row.name,
-        value: r.rows.length ? jsonCell(text, col?.dataType ?? 'string') : null,
-        formatted: text === '' ? '–' : pattern ? formatNumber(text, pattern) : defaultNumber(text),
-      };
+      out.kpi = computeKpi(vis, { columns, rows: r.rows }, row.name);
     } else if (vis.type === 'pivot') {
       out.pivot = await computePivot(text, vis, out, (aql) =>
         this.aql.query(a, aql, signal, { seeAll }),
@@ -348,6 +342,9 @@ export class Reports {
       if (r.rows.length > 0) {
         const spec = visualizationSpec(vis, r, opts.size ?? { width: 640, height: 360 });
         out.chart = { spec, svg: await renderChartSvg(spec) };
+        // A region the map has no boundary for is said, not silently left out.
+        const unmatched = unmatchedRegions(spec);
+        if (unmatched.length) out.warnings = [...(out.warnings ?? []), mapWarning(spec, unmatched)];
       }
     }
     const rules = vis.conditional as ConditionalRule[] | undefined;

@@ -2,7 +2,7 @@
 // bounds and the texts a model reads. A door passes its own limits (an MCP answer has more
 // room than a chat turn); the MCP door adds `project`, and run_aql's `cursor` there.
 import { z } from 'zod';
-import { CHART_MARKS } from '../reports/chart.js';
+import { PLAIN_MARKS } from '../../shared/chart/spec.js';
 import { TOOL_LIMITS, type Door } from './catalog.js';
 
 const rows = (door: Door) => TOOL_LIMITS[door];
@@ -57,7 +57,7 @@ export const TOOL_INPUTS = {
   aql_help: () => ({}),
   make_chart: () => ({
     query: z.string().min(1).describe('The query id from run_aql, e.g. q1'),
-    mark: z.enum(CHART_MARKS).describe('bar, line, area, point or arc (pie)'),
+    mark: z.enum(PLAIN_MARKS).describe('bar, line, area, point or arc (pie)'),
     x: z
       .string()
       .min(1)

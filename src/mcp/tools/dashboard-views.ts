@@ -131,8 +131,27 @@ const pivotShape = z
     'A pivot table: every subtotal and total is the measure computed at that grain (an average of its rows, not of its cells)',
   );
 const kpiShape = z
-  .object({ title: z.string(), value: cellShape, formatted: z.string() })
-  .describe('The number shown, as computed (value) and formatted with its metric format');
+  .object({
+    title: z.string(),
+    value: cellShape,
+    formatted: z.string(),
+    period: z.string().optional().describe('The period the value is of (a result with a date)'),
+    previous: z
+      .object({ period: z.string(), value: cellShape, formatted: z.string() })
+      .optional()
+      .describe('The period before, compared with'),
+    change: z
+      .object({ value: z.number(), formatted: z.string(), percent: z.number().nullable() })
+      .optional()
+      .describe('value less previous.value, and in % of it (null when it is 0)'),
+    series: z
+      .array(z.object({ date: z.string(), value: z.number().nullable() }))
+      .optional()
+      .describe("Every period's value, oldest first"),
+  })
+  .describe(
+    'The number shown, as computed (value) and formatted with its metric format; with a date in the result, the last period against the one before',
+  );
 
 export const columnsOut = (cs: ReportColumn[]) =>
   cs.map((c) => ({
@@ -154,7 +173,7 @@ const itemShape = z.object({
   visualization: z
     .string()
     .optional()
-    .describe('table, kpi, pivot, bar, line, area, pie or scatter'),
+    .describe('table, kpi, pivot, bar, line, area, pie, scatter, combo, funnel, gauge or map'),
   layout: z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() }),
   columns: z.array(columnShape).optional(),
   rows: z.array(z.array(cellShape)).optional().describe(CELLS_NOTE),
@@ -222,7 +241,9 @@ export const reportShape = {
     title: z.string(),
     description: z.string(),
     aql: z.string(),
-    visualization: z.string().describe('table, kpi, pivot, bar, line, area, pie or scatter'),
+    visualization: z
+      .string()
+      .describe('table, kpi, pivot, bar, line, area, pie, scatter, combo, funnel, gauge or map'),
     url: z.string().describe('The report as a web page'),
   }),
   ...resultShape,
@@ -231,7 +252,10 @@ export const reportShape = {
   columns: z.array(columnShape),
   kpi: kpiShape.optional(),
   pivot: pivotShape.optional(),
-  image: z.boolean().optional().describe('true: the chart follows as a PNG image'),
+  image: z
+    .boolean()
+    .optional()
+    .describe('true: the chart (or the KPI with its sparkline) follows as a PNG image'),
   note: z.string().optional().describe('Why there is no chart or number (yet)'),
 };
 export type ReportOut = z.infer<z.ZodObject<typeof reportShape>>;

@@ -5,6 +5,7 @@ import type { ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import { EngineError } from '../../engine/errors.js';
 import { PNG_WIDTH } from '../../engine/reports/png.js';
 import { kpiJson, type ReportRun } from '../../engine/reports/reports.js';
+import { kpiSvg } from '../../engine/reports/kpi-svg.js';
 import { isChart } from '../../engine/reports/visualization.js';
 import { jsonRows } from '../../engine/aql/format.js';
 import { pivotJson } from '../../web/report-json.js';
@@ -120,6 +121,12 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
           : r.pivot
             ? { pivot: pivotJson(r.pivot, exact) }
             : {};
+        // A KPI over periods: its number, change and sparkline as one image.
+        if (r.kpi?.series && r.kpi.series.length > 1)
+          return {
+            data: { ...data, image: true },
+            images: [await pngBlock(kpiSvg(r.kpi), PNG_WIDTH / 2)],
+          };
         if (!r.chart) {
           if (isChart(r.visualization.type)) data.note = 'no rows, so no chart';
           return { data, images: [] };

@@ -40,6 +40,23 @@ const num = (s: string | undefined): number | null => {
 };
 
 export function chartModel(spec: ChartSpec): ChartModel {
+  // Points on a map: one mark per row (x its label; y latitude, longitude and a size).
+  if (spec.mark === 'map' && spec.map?.points) {
+    const categories = spec.data.map((r) => r[0] ?? '');
+    return {
+      categories,
+      labels: categories.map((c) => (c === '' ? '(empty)' : c)),
+      series: [
+        {
+          name: (spec.y[2] ?? spec.x).title,
+          measure: spec.y[2] ? 2 : 0,
+          axis: 0,
+          values: spec.data.map((r) => (spec.y[2] ? num(r[3]) : num(r[1]))),
+        },
+      ],
+      numericX: false,
+    };
+  }
   const ny = spec.y.length;
   const ci = 1 + ny; // the color column
   if (spec.x.type === 'quantitative' && spec.mark === 'point') {
@@ -123,7 +140,22 @@ export function markInfo(
   const label = Object.entries(values)
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
+  if (spec.map?.points) {
+    const r = spec.data[index]!;
+    const at = `${where} (${r[1]}, ${r[2]})`;
+    const size = spec.y[2]
+      ? ` · ${spec.y[2].title}: ${value === null ? '–' : groupedNumber(value)}`
+      : '';
+    return { values, label, text: `${at}${size}` };
+  }
   const measure = spec.y[series.measure]!.title;
+  // A gauge of a result with no dimension: its one value is all there is to say.
+  if (spec.mark === 'gauge' && spec.x.title === measure)
+    return {
+      values: {},
+      label: '',
+      text: `${measure}: ${value === null ? '–' : groupedNumber(value)}`,
+    };
   const name = spec.color ? `${series.name} · ${measure}` : measure;
   const text = `${where} · ${name}: ${value === null ? '–' : groupedNumber(value)}`;
   return { values, label, text };

@@ -1,93 +1,19 @@
 // One spec, one ECharts option: the server renders it to SVG (src/engine/reports/chart.ts) and
 // the app draws it live (src/app/chart), so a chart is the same picture everywhere. Chart
-// types are drawn by one function each (cartesian, pie); another type is one more file.
+// types are drawn by one function each (cartesian and pie here, funnel and gauge in
+// option-kinds.ts, maps in option-map.ts).
 import { niceAxis, type ValueAxis } from './axis.js';
 import { axisNumber, groupedNumber } from './format.js';
-import { chartModel, markInfo, type ChartModel } from './model.js';
+import { chartModel, type ChartModel } from './model.js';
 import type { ChartSpec } from './spec.js';
 import { LIGHT, type ChartTheme } from './theme.js';
+import { base, FONT, legendRows, maxLegendRows, round1, shareOf, tooltip } from './option-base.js';
+import { funnel, gauge } from './option-kinds.js';
+import { mapOption } from './option-map.js';
 
-/** An ECharts option (kept loose: the option is data plus a few formatter functions). */
-export type ChartOption = Record<string, unknown>;
+import type { ChartOption } from './option-base.js';
 
-const FONT = 'sans-serif';
-const esc = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-interface TipParams {
-  seriesIndex?: number;
-  dataIndex?: number;
-  percent?: number;
-}
-
-/** Tooltips: the mark's category and value, escaped (the text is the result's). */
-function tooltip(spec: ChartSpec, model: ChartModel, theme: ChartTheme) {
-  return {
-    trigger: 'item',
-    confine: true,
-    transitionDuration: 0,
-    showDelay: 0,
-    hideDelay: 0,
-    backgroundColor: theme.background === 'transparent' ? '#1c2027' : theme.background,
-    borderColor: theme.grid,
-    textStyle: { color: theme.text, fontFamily: FONT, fontSize: 13 },
-    formatter: (p: TipParams) => {
-      const info = markInfo(spec, model, p.seriesIndex ?? 0, p.dataIndex ?? 0);
-      if (!info) return '';
-      const pct = p.percent === undefined ? '' : ` (${groupedNumber(round1(p.percent))}%)`;
-      // No colour marker: ECharts writes it with a style attribute, which the app's CSP refuses.
-      return `${esc(info.text)}${pct}`;
-    },
-  };
-}
-
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
-/** "Flights by region: East · Flights: 30,000; West · Flights: 12,000." (at most 30 marks) */
-function describe(spec: ChartSpec): string {
-  const model = chartModel(spec);
-  const texts = model.series.flatMap((s, si) =>
-    s.values.flatMap((_, i) => {
-      const t = markInfo(spec, model, si, i)?.text;
-      return t ? [t] : [];
-    }),
-  );
-  const head = spec.title ? `${spec.title}: ` : '';
-  const more = texts.length > 30 ? `; and ${texts.length - 30} more` : '';
-  return `${head}${texts.slice(0, 30).join('; ')}${more}.`;
-}
-
-function base(spec: ChartSpec, theme: ChartTheme, legend: boolean): ChartOption {
-  const top = spec.title ? 30 : 0;
-  return {
-    animation: false,
-    backgroundColor: theme.background,
-    color: theme.palette,
-    textStyle: { fontFamily: FONT, color: theme.text },
-    // What a screen reader says of the chart: its marks as the tooltips word them.
-    aria: { enabled: true, decal: { show: false }, label: { description: describe(spec) } },
-    ...(spec.title
-      ? {
-          title: {
-            text: spec.title,
-            left: 8,
-            top: 4,
-            textStyle: { color: theme.text, fontSize: 15, fontWeight: 600, fontFamily: FONT },
-          },
-        }
-      : {}),
-    ...(legend
-      ? {
-          legend: {
-            top: top + 4,
-            left: 'center',
-            textStyle: { color: theme.text, fontFamily: FONT },
-            inactiveColor: theme.axis,
-          },
-        }
-      : {}),
-  };
-}
+export type { ChartOption };
 
 function valueAxis(
   extent: ValueAxis,
@@ -158,19 +84,31 @@ function level(spec: ChartSpec, model: ChartModel): boolean {
 }
 
 function cartesian(spec: ChartSpec, model: ChartModel, theme: ChartTheme): ChartOption {
-  const stacked = Boolean(spec.color) && (spec.mark === 'bar' || spec.mark === 'area');
+  const stacked =
+    Boolean(spec.color || spec.stack) && (spec.mark === 'bar' || spec.mark === 'area');
+  const percent = stacked && spec.stack === 'percent' && !model.numericX;
+  const share = percent ? shareOf(model) : undefined;
   const legend = model.series.length > 1;
-  const top = (spec.title ? 34 : 12) + (legend ? 28 : 0);
+  const rows = legend
+    ? legendRows(
+        model.series.map((s) => s.name),
+        spec.width,
+      )
+    : 0;
+  const top =
+    (spec.title ? 34 : 12) + (legend ? 24 * (rows > maxLegendRows(spec.height) ? 1 : rows) + 4 : 0);
   const yName = (axis: 0 | 1) =>
     spec.color || spec.y.length === 1 || spec.dual ? spec.y[axis]?.title : undefined;
   const yAxes = (spec.dual ? [0, 1] : [0]).map((a) =>
-    valueAxis(
-      niceAxis(...extentOf(model, a as 0 | 1, stacked)),
-      yName(a as 0 | 1),
-      theme,
-      a === 0 ? 'left' : 'right',
-      a === 0,
-    ),
+    percent
+      ? percentAxis(extentOf(model, 0, true)[0] < 0, spec.y[0]?.title, theme)
+      : valueAxis(
+          niceAxis(...extentOf(model, a as 0 | 1, stacked)),
+          yName(a as 0 | 1),
+          theme,
+          a === 0 ? 'left' : 'right',
+          a === 0,
+        ),
   );
   const xAxis = model.numericX
     ? valueAxis(
@@ -206,12 +144,14 @@ function cartesian(spec: ChartSpec, model: ChartModel, theme: ChartTheme): Chart
           ...(level(spec, model) ? { interval: 0, rotate: 0 } : { rotate: 40 }),
         },
       };
-  const series = model.series.map((s) => {
-    const drawn = s.axis === 1 && spec.mark !== 'point' ? 'line' : spec.mark;
+  const series = model.series.map((s, si) => {
+    const combo = !spec.color && spec.lines?.includes(s.measure);
+    const drawn = (s.axis === 1 && spec.mark !== 'point') || combo ? 'line' : spec.mark;
     const common = {
       name: s.name,
       yAxisIndex: s.axis,
-      data: s.values,
+      // A 100% stack draws shares; the tooltip gives the value and its share.
+      data: share ? s.values.map((_, i) => share(si, i)) : s.values,
       cursor: 'pointer',
       ...(stacked ? { stack: 'total' } : {}),
     };
@@ -264,8 +204,23 @@ function pie(spec: ChartSpec, model: ChartModel, theme: ChartTheme): ChartOption
   };
 }
 
+/** A 100% stack's axis: 0 to 100% (−100% too when some values are negative). */
+function percentAxis(negative: boolean, name: string | undefined, theme: ChartTheme) {
+  const axis = valueAxis(
+    { min: negative ? -100 : 0, max: 100, interval: negative ? 50 : 20 },
+    name ? `${name} (share)` : undefined,
+    theme,
+    'left',
+  );
+  return { ...axis, axisLabel: { ...axis.axisLabel, formatter: (v: number) => `${v}%` } };
+}
+
 /** The ECharts option of a spec, in a theme (light by default: the server's SVG). */
 export function chartOption(spec: ChartSpec, theme: ChartTheme = LIGHT): ChartOption {
   const model = chartModel(spec);
-  return spec.mark === 'arc' ? pie(spec, model, theme) : cartesian(spec, model, theme);
+  if (spec.mark === 'arc') return pie(spec, model, theme);
+  if (spec.mark === 'funnel') return funnel(spec, model, theme);
+  if (spec.mark === 'gauge') return gauge(spec, model, theme);
+  if (spec.mark === 'map') return mapOption(spec, model, theme);
+  return cartesian(spec, model, theme);
 }

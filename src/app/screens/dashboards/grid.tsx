@@ -5,6 +5,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api';
 import { Chart, type MarkActions } from '../../chart/chart';
+import { KpiCard } from '../../chart/kpi';
 import { ErrorNote } from '../../ui';
 import type { DashboardItem } from '../../../contract/dashboards';
 import { BreakOut, seeRows, type ExploreDrill } from './drill';
@@ -108,13 +109,7 @@ export function ItemBody({
         This item could not be shown: {item.error ?? 'it has no result'}
       </p>
     );
-  if (item.kpi)
-    return (
-      <p class="dash-kpi">
-        <span class="dash-kpi-value">{item.kpi.formatted}</span>
-        <span class="muted">{item.kpi.title}</span>
-      </p>
-    );
+  if (item.kpi) return <KpiCard kpi={item.kpi} />;
   if (item.chart)
     return <ItemChart item={item} chart={item.chart} drill={drill} explore={explore} />;
   if (item.pivot) return <PivotView pivot={item.pivot} title={item.title} />;

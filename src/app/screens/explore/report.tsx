@@ -7,7 +7,15 @@ import { api, ApiError, get, projectApi, API } from '../../api';
 import { useResource } from '../../data';
 import { ErrorNote, Loading } from '../../ui';
 import { AddToDashboard } from './add-to-dashboard';
-import { VisualizationPicker, VISUALIZATIONS, type Saved, type Visualization } from './save';
+import { KpiCard } from '../../chart/kpi';
+import {
+  choiceOf,
+  visualizationOf,
+  VisualizationPicker,
+  VISUALIZATIONS,
+  type Saved,
+  type Visualization,
+} from './save';
 import type { ReportResult } from '../../../contract/dashboards';
 import type { ConditionalRule } from '../../../shared/conditional';
 import { PivotView } from '../dashboards/pivot';
@@ -21,7 +29,7 @@ type ReportJson = ReportResult & {
   report: {
     ident: string;
     name: string;
-    visualization: { type: Visualization; conditional?: ConditionalRule[] };
+    visualization: { type: string; stack?: unknown; conditional?: ConditionalRule[] };
   };
 };
 
@@ -39,7 +47,7 @@ export function SavedReport({ project, report }: { project: string; report: Save
   );
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError>();
-  const type = r.value?.report.visualization.type;
+  const type = r.value && choiceOf(r.value.report.visualization);
   const title = VISUALIZATIONS.find(([v]) => v === type)?.[1] ?? '';
 
   /** Changes the report's visualization (type, conditional formatting) and draws it again. */
@@ -68,12 +76,13 @@ export function SavedReport({ project, report }: { project: string; report: Save
           <VisualizationPicker
             id="saved-visualization"
             value={type}
-            // Conditional formatting belongs to a table: another type leaves it out.
-            onChange={(t) =>
-              void update(({ conditional: _, ...v }) => ({
+            // A new choice replaces the type and its stacking; the other keys stay, but
+            // conditional formatting belongs to a table: another type leaves it out.
+            onChange={(t: Visualization) =>
+              void update(({ conditional: _, stack: _stack, ...v }) => ({
                 ...v,
                 ...(t === 'table' && _ !== undefined ? { conditional: _ } : {}),
-                type: t,
+                ...visualizationOf(t),
               }))
             }
             disabled={busy}
@@ -93,10 +102,7 @@ export function SavedReport({ project, report }: { project: string; report: Save
               alt={`${title} of ${report.name}: ${v.columns.map((c) => c.title).join(', ')} (${v.rowCount} rows; the numbers are in the result table)`}
             />
           ) : v.kpi ? (
-            <p class="explore-kpi">
-              <span>{v.kpi.title}</span>
-              <strong>{v.kpi.formatted}</strong>
-            </p>
+            <KpiCard kpi={v.kpi} />
           ) : v.pivot ? (
             <PivotView pivot={v.pivot} title={report.name} />
           ) : (
@@ -106,6 +112,11 @@ export function SavedReport({ project, report }: { project: string; report: Save
           )}
         </div>
       )}
+      {v?.warnings?.map((w) => (
+        <p key={(w as { message: string }).message} class="muted">
+          {(w as { message: string }).message}
+        </p>
+      ))}
       {v && type === 'table' && (
         <ConditionalEditor
           columns={v.columns.filter((c) => NUMBERS.has(c.dataType)).map((c) => c.title)}

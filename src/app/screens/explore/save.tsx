@@ -8,14 +8,38 @@ import { Field } from './field';
 export const VISUALIZATIONS = [
   ['table', 'Table'],
   ['bar', 'Bar chart'],
+  ['bar-stacked', 'Stacked bars'],
+  ['bar-percent', '100% stacked bars'],
   ['line', 'Line chart'],
   ['area', 'Area chart'],
+  ['area-stacked', 'Stacked areas'],
+  ['combo', 'Bars and line (combo)'],
   ['pie', 'Pie chart'],
+  ['funnel', 'Funnel'],
   ['scatter', 'Scatter plot'],
   ['kpi', 'Number (KPI)'],
+  ['gauge', 'Gauge'],
+  ['map', 'Map'],
   ['pivot', 'Pivot table'],
 ] as const;
+/** A choice of the picker: a visualization type, or a type with its stacking. */
 export type Visualization = (typeof VISUALIZATIONS)[number][0];
+
+/** The report's `visualization` keys a choice sets (a stacked choice is a type and `stack`). */
+export function visualizationOf(v: Visualization): { type: string; stack?: string } {
+  const [type, stack] = v.split('-') as [string, string | undefined];
+  return stack ? { type, stack: stack === 'percent' ? 'percent' : 'normal' } : { type };
+}
+
+/** The picker's choice of a report's visualization. */
+export function choiceOf(vis: { type: string; stack?: unknown }): Visualization {
+  const key =
+    vis.stack === 'percent' ? `${vis.type}-percent` : vis.stack ? `${vis.type}-stacked` : vis.type;
+  return (
+    (VISUALIZATIONS.find(([v]) => v === key) ??
+      VISUALIZATIONS.find(([v]) => v === vis.type))?.[0] ?? 'table'
+  );
+}
 
 export interface Saved {
   ident: string;
@@ -149,7 +173,7 @@ export function SaveReport(props: {
       const o = await create(props.project, {
         type: 'report',
         name: name.trim(),
-        def: { aql: props.aql, visualization: { type } },
+        def: { aql: props.aql, visualization: visualizationOf(type) },
       });
       props.onSaved({ ...o, kpi: type === 'kpi' });
     });
