@@ -16,6 +16,7 @@ import type { Exports } from '../export/exports.js';
 import { randomId } from '../ids.js';
 import type { JobContext } from '../jobs/jobs.js';
 import type { MailAttachment, Mailer } from '../mail/mailer.js';
+import { pivotTabular } from '../reports/pivot.js';
 import type { DashboardRun, Reports } from '../reports/reports.js';
 import { toDelimited } from '../../shared/delimited.js';
 import { toXlsx } from '../../shared/xlsx.js';
@@ -292,14 +293,15 @@ function itemFiles(run: DashboardRun, def: SubscriptionDef): MailAttachment[] {
   for (const item of chosen) {
     const r = item.result;
     if (!r) continue;
-    const t = flatTable(r.columns, r.rows);
-    const titles = t.columns.map((c) => c.title);
+    // A pivot as shown (its totals computed at their grain), else the rows.
+    const t = r.pivot ? pivotTabular(r.pivot) : flatTabular(r);
+    const titles = t.columns;
     const name = attachmentName(`${run.name} - ${item.title}`, def.format);
     files.push(
       def.format === 'xlsx'
         ? {
             filename: name,
-            content: toXlsx(titles, jsonRows(t.columns, t.rows), item.title, t.columns),
+            content: toXlsx(titles, t.sheet, item.title, t.types),
             contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
           }
         : {
@@ -310,6 +312,16 @@ function itemFiles(run: DashboardRun, def: SubscriptionDef): MailAttachment[] {
     );
   }
   return files;
+}
+
+function flatTabular(r: { columns: Parameters<typeof flatTable>[0]; rows: string[][] }) {
+  const t = flatTable(r.columns, r.rows);
+  return {
+    columns: t.columns.map((c) => c.title),
+    rows: t.rows,
+    sheet: jsonRows(t.columns, t.rows),
+    types: t.columns,
+  };
 }
 
 /** An SMTP answer that retrying will not change (5xx: the address or message is refused). */
