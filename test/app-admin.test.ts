@@ -207,7 +207,8 @@ describe.skipIf(skipBrowser)('the web application: Admin and Model', () => {
       expect(await storage.getAttribute('aria-valuetext')).toMatch(/ MB of 1 GB \(/);
       const rows = page.getByRole('meter', { name: 'Dataset rows' });
       expect(Number(await rows.getAttribute('aria-valuenow'))).toBeGreaterThan(0);
-      expect(await page.getByRole('meter').count()).toBe(6);
+      expect(await page.getByRole('meter').count()).toBe(8);
+      await page.getByRole('meter', { name: 'E-mails today' }).waitFor();
       await screenshots(page, 'admin-usage');
 
       await page

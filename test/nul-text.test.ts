@@ -358,7 +358,7 @@ describe('MCP', () => {
     expect(tools.length).toBeGreaterThan(10);
     const missed: string[] = [];
     for (const tool of tools) {
-      const props = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
+      const props = (tool.inputSchema.properties ?? {}) as Record<string, Schema>;
       const required = new Set(tool.inputSchema.required ?? []);
       const args: Record<string, unknown> = {};
       for (const [name, schema] of Object.entries(props))
@@ -443,8 +443,20 @@ describe.runIf(ON_PG)('the PostgreSQL store, when text slips past the doors', ()
 });
 
 /** A value of a JSON-schema type that passes a tool's validation. */
-function sample(schema: { type?: string; enum?: unknown[] }): unknown {
+interface Schema {
+  type?: string;
+  enum?: unknown[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+}
+
+/** A valid value of a tool argument's JSON schema (objects with their required members). */
+function sample(schema: Schema): unknown {
   if (schema.enum?.length) return schema.enum[0];
+  if (schema.type === 'object')
+    return Object.fromEntries(
+      (schema.required ?? []).map((k) => [k, sample(schema.properties?.[k] ?? {})]),
+    );
   switch (schema.type) {
     case 'number':
     case 'integer':
@@ -453,8 +465,6 @@ function sample(schema: { type?: string; enum?: unknown[] }): unknown {
       return false;
     case 'array':
       return [];
-    case 'object':
-      return {};
     default:
       return 'x';
   }

@@ -149,6 +149,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-dashboard-edit': BROWSER,
   'app-dashboards': BROWSER,
   'app-subscribe': BROWSER,
+  'app-alert-me': BROWSER,
   'app-data': BROWSER,
   'app-data-screens': BROWSER,
   'app-explore': BROWSER,

@@ -263,7 +263,7 @@ describe('storage overwrites and quota', () => {
     plans = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-plans-')), 'plans.yaml');
     fs.writeFileSync(
       plans,
-      'plans:\n  free:\n    label: Tiny\n    limits: { storageBytes: 100, aiMessagesPerDay: 1, datasetRows: 10, users: 10, flows: 1, projects: 5 }\n',
+      'plans:\n  free:\n    label: Tiny\n    limits: { storageBytes: 100, aiMessagesPerDay: 1, datasetRows: 10, users: 10, flows: 1, projects: 5, deliveries: 10, emailsPerDay: 10 }\n',
     );
     s = await startTestServer({ URSA_PLANS_FILE: plans });
   });

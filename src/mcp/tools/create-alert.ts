@@ -2,8 +2,14 @@
 // tell of what, so the assistant can ask its user first.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
-import { confirmArg, deliveryOut, scheduleArg } from './delivery-views.js';
+import { defineTool, projectArg, type McpContext } from './common.js';
+import {
+  confirmArg,
+  CREATE_ANNOTATIONS,
+  createDelivery,
+  deliveryOut,
+  scheduleArg,
+} from './delivery-views.js';
 
 export function registerCreateAlert(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
@@ -24,18 +30,13 @@ export function registerCreateAlert(server: McpServer, ctx: McpContext): void {
       confirm: confirmArg,
     },
     output: deliveryOut,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
+    annotations: CREATE_ANNOTATIONS,
     narrow: 'the alert is too large to show; read it with get_object',
-    run: async (args) => {
-      const a = await actorFor(ctx, args.project);
-      const out = await ctx.engine.delivery.manage.create(
-        a,
-        {
+    run: async (args) =>
+      createDelivery(
+        ctx,
+        args.project,
+        (me) => ({
           type: 'alert',
           name: args.title,
           def: {
@@ -44,14 +45,10 @@ export function registerCreateAlert(server: McpServer, ctx: McpContext): void {
             condition: { op: args.op, value: args.value },
             ...(args.schedule ? { schedule: args.schedule } : {}),
             ...(args.afterLoads !== undefined ? { afterLoads: args.afterLoads } : {}),
-            email: args.email ?? [a.email],
+            email: args.email ?? [me],
           },
-        },
-        args.confirm === true,
-      );
-      return {
-        data: { created: out.created, id: out.object?.ident ?? null, summary: out.summary },
-      };
-    },
+        }),
+        args.confirm,
+      ),
   });
 }

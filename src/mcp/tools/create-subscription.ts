@@ -2,8 +2,14 @@
 // would be sent to whom, so the assistant can ask its user first.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { actorFor, defineTool, projectArg, type McpContext } from './common.js';
-import { confirmArg, deliveryOut, scheduleArg } from './delivery-views.js';
+import { defineTool, projectArg, type McpContext } from './common.js';
+import {
+  confirmArg,
+  CREATE_ANNOTATIONS,
+  createDelivery,
+  deliveryOut,
+  scheduleArg,
+} from './delivery-views.js';
 
 export function registerCreateSubscription(server: McpServer, ctx: McpContext): void {
   defineTool(server, ctx, {
@@ -26,34 +32,25 @@ export function registerCreateSubscription(server: McpServer, ctx: McpContext): 
       confirm: confirmArg,
     },
     output: deliveryOut,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
+    annotations: CREATE_ANNOTATIONS,
     narrow: 'the subscription is too large to show; read it with get_object',
-    run: async (args) => {
-      const a = await actorFor(ctx, args.project);
-      const out = await ctx.engine.delivery.manage.create(
-        a,
-        {
+    run: async (args) =>
+      createDelivery(
+        ctx,
+        args.project,
+        (me) => ({
           type: 'subscription',
           name: args.title,
           def: {
             dashboard: args.dashboard,
-            recipients: args.recipients ?? [a.email],
+            recipients: args.recipients ?? [me],
             schedule: args.schedule,
             ...(args.format ? { format: args.format } : {}),
             ...(args.items ? { items: args.items } : {}),
             ...(args.filters ? { filters: args.filters } : {}),
           },
-        },
-        args.confirm === true,
-      );
-      return {
-        data: { created: out.created, id: out.object?.ident ?? null, summary: out.summary },
-      };
-    },
+        }),
+        args.confirm,
+      ),
   });
 }

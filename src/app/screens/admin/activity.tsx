@@ -11,6 +11,7 @@ import { offsetOf, Pager, Problem, When, withQuery, type Paging } from '../model
 
 const TYPES: Array<[string, string]> = [
   ['data_load', 'Data loads'],
+  ['delivery', 'Subscriptions and alerts'],
   ['flow_run', 'Flow runs'],
   ['flow_trigger', 'Flow triggers'],
   ['obj_action', 'Model changes'],

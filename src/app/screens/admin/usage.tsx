@@ -18,6 +18,8 @@ const LIMITS: Record<string, { title: string; hint: string; bytes?: boolean }> =
   flows: { title: 'Flows', hint: 'flows in the model' },
   aiMessagesPerDay: { title: 'AI messages today', hint: 'questions to the AI chat, per day' },
   projects: { title: 'Projects', hint: 'projects of the organization' },
+  deliveries: { title: 'Subscriptions and alerts', hint: 'subscriptions and alerts in the model' },
+  emailsPerDay: { title: 'E-mails today', hint: 'subscription and alert e-mails, per day' },
 };
 
 function bytes(n: number): string {

@@ -264,6 +264,7 @@ export function Explore(_props: { rest: string[] }) {
       {result && (
         <ResultView
           result={result}
+          aql={result.aql}
           name={report?.name || undefined}
           sort={sortable?.sort}
           onSort={sortBy}

@@ -1,5 +1,6 @@
 // A query's result as a chart (picked by its columns' kinds and types, switchable) and a table
 // (the first rows, measures in the app's number format; the CSV has them all, as they are).
+import { AlertMeButton } from '../../alert-me';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, download } from '../../api';
 import { formatNumber } from '../../format';
@@ -39,8 +40,11 @@ export function ResultView({
   sort,
   onSort,
   onKind,
+  aql,
 }: {
   result: QueryResult;
+  /** The query that answered it: a one-number answer offers "Alert me…" on it. */
+  aql?: string;
   /** The saved report open, whose title names the downloads. */
   name?: string;
   /** The builder's sort of this result, when the builder wrote the query. */
@@ -92,6 +96,9 @@ export function ResultView({
         <button type="button" class="quiet" onClick={() => void save('xlsx')} disabled={busy}>
           Download XLSX
         </button>
+        {aql && columns.length === 1 && columns[0]!.kind === 'measure' && rows.length <= 1 && (
+          <AlertMeButton watched={{ aql, title: columns[0]!.title }} />
+        )}
       </div>
       <ErrorNote error={error} />
       <ResultChart result={result} onKind={onKind} />

@@ -2,6 +2,7 @@
 // definition, access, dependencies and history (a revision opens as it was); MD Admins and
 // Admins edit an object's title, description, tags, format and readers (edit.tsx). Addresses:
 // /model?type=metric&offset=50, /model?q=distance, /model/{ident}, /model/{ident}/history/{n}.
+import { AlertMeButton } from '../../alert-me';
 import { useEffect, useState } from 'preact/hooks';
 import { get, projectApi, type ApiError } from '../../api';
 import { useResource } from '../../data';
@@ -286,6 +287,11 @@ function ObjectPage({ ident }: { ident: string }) {
       <Title text={o.name} />
       <Facts o={o} />
       {o.description && <p class="model-desc">{o.description}</p>}
+      {o.type === 'metric' && (
+        <p class="model-edit-open">
+          <AlertMeButton watched={{ metric: o.ident, title: o.name }} />
+        </p>
+      )}
       {mayEdit && !editing && (
         <p class="model-edit-open">
           <button

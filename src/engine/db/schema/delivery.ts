@@ -33,12 +33,21 @@ export const deliveryHistory = table(
       .references(() => projects.id, { onDelete: 'cascade' }),
     object: text('object').notNull(),
     recipient: text('recipient').notNull(),
-    /** 'fired' | 'still' | 'clear' | 'cleared' | 'skipped' | 'failed' */
+    /**
+     * An alert's 'fired' | 'still' | 'clear' | 'cleared' | 'skipped' | 'failed'; a
+     * subscription's 'pending' | 'sending' | 'sent' | 'skipped' | 'failed' | 'unknown'.
+     */
     outcome: text('outcome').notNull(),
     value: json('value').$type<number | null>(),
     message: text('message'),
     jobId: text('job_id'),
     time: time('time').notNull(),
   },
-  (t) => [index('delivery_history_time').on(t.projectId, t.object, t.time)],
+  (t) => [
+    index('delivery_history_time').on(t.projectId, t.object, t.time),
+    // A firing's ledger by job; rows left pending or sending by a stopped process (resumed at
+    // start-up) are found without reading the whole history.
+    index('delivery_history_job').on(t.jobId),
+    index('delivery_history_outcome').on(t.outcome),
+  ],
 );

@@ -1,0 +1,195 @@
+// "Alert me…" (docs/delivery.md): a dialog that makes a data alert for the member through the
+// public API (POST app/delivery) on a metric (its page in Model) or on a one-number question
+// (Explore's result): a condition, when it is checked (daily at a time, after each load, or
+// both), shown first as the API's own preview of whom it tells of what.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, api, get, projectApi } from './api';
+import { useProject } from './project';
+import { ErrorNote } from './ui';
+
+const OPS = [
+  ['>', 'is above'],
+  ['>=', 'is at least'],
+  ['<', 'is below'],
+  ['<=', 'is at most'],
+  ['change%', 'changes by more than (%)'],
+] as const;
+
+/** What the alert watches: a metric by ident, or one measure as AQL. */
+export type Watched = { metric: string; title: string } | { aql: string; title: string };
+
+export function AlertMeButton({ watched }: { watched: Watched }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  return (
+    <>
+      <button
+        ref={button}
+        type="button"
+        class="quiet"
+        aria-haspopup="dialog"
+        onClick={() => setOpen(true)}
+      >
+        Alert me…
+      </button>
+      {open && (
+        <AlertDialog
+          watched={watched}
+          onClose={() => {
+            setOpen(false);
+            button.current?.focus();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => void }) {
+  const project = useProject();
+  const base = `${projectApi(project.id)}/app/delivery`;
+  const ref = useRef<HTMLDialogElement>(null);
+  const [me, setMe] = useState('');
+  const [op, setOp] = useState<string>('>');
+  const [value, setValue] = useState('');
+  const [daily, setDaily] = useState(true);
+  const [time, setTime] = useState('08:00');
+  const [afterLoads, setAfterLoads] = useState(true);
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const [summary, setSummary] = useState('');
+  const [error, setError] = useState<ApiError | undefined>();
+  const [done, setDone] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    void get<{ id: string }>('/user').then((u) => setMe(u.id));
+  }, []);
+
+  const [h, m] = time.split(':').map(Number);
+  const number = value.trim() === '' ? NaN : Number(value);
+  const body = {
+    type: 'alert',
+    name: `${watched.title} ${OPS.find(([o]) => o === op)?.[1] ?? op} ${value}`.slice(0, 255),
+    def: {
+      ...('metric' in watched ? { metric: watched.metric } : { aql: watched.aql }),
+      condition: { op, value: number },
+      ...(daily ? { schedule: { cron: `${m ?? 0} ${h ?? 8} * * *`, timezone: zone } } : {}),
+      ...(afterLoads ? { afterLoads: true } : {}),
+      email: [me],
+    },
+  };
+  const key = JSON.stringify(body);
+  // The server's own words for whom it would tell of what, whenever the choices change.
+  useEffect(() => {
+    if (!me || !Number.isFinite(number)) {
+      setSummary('');
+      return;
+    }
+    let live = true;
+    api<{ summary: string }>('POST', base, body).then(
+      (r) => live && (setSummary(r.summary), setError(undefined)),
+      (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key]);
+
+  const create = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api('POST', base, { ...body, confirm: true });
+      setDone('Alert created: you will get an e-mail when it fires.');
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <dialog
+      ref={ref}
+      class="dash-dialog"
+      aria-labelledby="alert-me-title"
+      onClose={onClose}
+      onCancel={(e) => {
+        e.preventDefault();
+        ref.current?.close();
+      }}
+    >
+      <header class="dash-dialog-head">
+        <h2 id="alert-me-title">Alert me: {watched.title}</h2>
+        <button type="button" class="quiet" onClick={() => ref.current?.close()}>
+          Close
+        </button>
+      </header>
+      <form
+        class="dash-subscribe"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create();
+        }}
+      >
+        <label>
+          When it
+          <select aria-label="Condition" value={op} onChange={(e) => setOp(e.currentTarget.value)}>
+            {OPS.map(([o, t]) => (
+              <option key={o} value={o}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Value
+          <input
+            aria-label="Value"
+            type="number"
+            step="any"
+            required
+            value={value}
+            onInput={(e) => setValue(e.currentTarget.value)}
+          />
+        </label>
+        <label class="dash-subscribe-check">
+          <input
+            type="checkbox"
+            checked={daily}
+            onChange={(e) => setDaily(e.currentTarget.checked)}
+          />
+          Check every day at
+          <input
+            aria-label="Time"
+            type="time"
+            value={time}
+            disabled={!daily}
+            onInput={(e) => setTime(e.currentTarget.value)}
+          />
+          <span class="muted">{zone}</span>
+        </label>
+        <label class="dash-subscribe-check">
+          <input
+            type="checkbox"
+            checked={afterLoads}
+            onChange={(e) => setAfterLoads(e.currentTarget.checked)}
+          />
+          Check after each data load
+        </label>
+        <p class="dash-subscribe-summary" role="status">
+          {summary || 'Enter a value to see what it would tell you.'}
+        </p>
+        <button type="submit" disabled={busy || !summary || done !== ''}>
+          Create alert
+        </button>
+        <span role="status" class="muted">
+          {done}
+        </span>
+      </form>
+      <ErrorNote error={error} />
+    </dialog>
+  );
+}
