@@ -9,6 +9,7 @@ import {
   type Filter,
   type Period,
 } from './builder-aql';
+import { DraftInput } from './draft-input';
 import { ValuePicker } from './values';
 
 /** How a text (or other non-date) attribute is filtered. */
@@ -102,11 +103,11 @@ export function FilterRow(props: {
           ) : 'contains' in f ? (
             <div class="filter-dates">
               <label for={`${id}-text`}>Text</label>
-              <input
+              <DraftInput
                 id={`${id}-text`}
                 type="search"
                 value={f.contains}
-                onChange={(e) => props.onChange({ ...f, contains: e.currentTarget.value })}
+                onCommit={(contains) => props.onChange({ ...f, contains })}
               />
             </div>
           ) : null}
@@ -128,12 +129,12 @@ function NumberFilter(props: {
   const box = (key: string, label: string, value: string, set: (v: string) => Filter) => (
     <>
       <label for={`${id}-${key}`}>{label}</label>
-      <input
+      <DraftInput
         id={`${id}-${key}`}
         type="number"
         step="any"
         value={value}
-        onChange={(e) => props.onChange(set(e.currentTarget.value.trim()))}
+        onCommit={(v) => props.onChange(set(v.trim()))}
       />
     </>
   );
@@ -204,18 +205,18 @@ function DateFilter(props: {
       {f.period === 'between' && (
         <>
           <label for={`${id}-from`}>From</label>
-          <input
+          <DraftInput
             id={`${id}-from`}
             type="date"
             value={f.from}
-            onChange={(e) => props.onChange({ ...f, from: e.currentTarget.value })}
+            onCommit={(from) => props.onChange({ ...f, from })}
           />
           <label for={`${id}-to`}>To</label>
-          <input
+          <DraftInput
             id={`${id}-to`}
             type="date"
             value={f.to}
-            onChange={(e) => props.onChange({ ...f, to: e.currentTarget.value })}
+            onCommit={(to) => props.onChange({ ...f, to })}
           />
         </>
       )}

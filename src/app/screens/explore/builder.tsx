@@ -23,6 +23,7 @@ import {
 import { useCombinable } from './builder-combine';
 import { FilterRow, newFilter } from './builder-filters';
 import { FormulaForm } from './builder-formula';
+import { DraftInput } from './draft-input';
 import type { ModelObject } from './complete';
 import type { Model } from './model';
 
@@ -240,15 +241,15 @@ export function Builder(props: {
             ])}
           </select>
           <label for="builder-limit">Show only the first N rows</label>
-          <input
+          <DraftInput
             id="builder-limit"
             type="number"
             min={1}
             step={1}
             placeholder="All rows"
-            value={built.limit ?? ''}
-            onChange={(e) => {
-              const n = Number(e.currentTarget.value);
+            value={String(built.limit ?? '')}
+            onCommit={(v) => {
+              const n = Number(v);
               write({ ...built, limit: Number.isInteger(n) && n > 0 ? n : undefined });
             }}
           />
