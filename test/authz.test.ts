@@ -813,6 +813,19 @@ const MATRIX: Record<string, Entry> = {
         ]);
     },
   },
+  'POST /projects/{project}/app/reports/execute': {
+    level: 'member',
+    success: 200,
+    body: { aql: AUTHZ_QUERY, visualization: { type: 'pivot' } },
+    check: (r, { ok }) => {
+      if (ok)
+        expect(r.json.pivot.lines.map((l: { values: string[] }) => l.values)).toEqual([
+          ['EU'],
+          ['US'],
+          [],
+        ]);
+    },
+  },
   'GET /projects/{project}/app/reports/{id}': {
     level: 'member',
     success: 200,

@@ -196,6 +196,70 @@ describe('pivot', () => {
   });
 });
 
+describe('an unsaved report: POST app/reports/execute', () => {
+  const execute = (body: unknown, as = ADMIN) =>
+    s.api('POST', `/projects/${s.demo}/app/reports/execute`, { as, body });
+  const PIVOT = { type: 'pivot', rows: ['Origin Region', 'Carrier Name'], columns: 'Cancelled' };
+
+  it('computes the pivot a saved report of the same definition has, totals and all', async () => {
+    const r = await execute({ aql: PIVOT_AQL, visualization: PIVOT });
+    expect(r.status, r.text).toBe(200);
+    const saved = await s.api('GET', report('report.pivot'), json);
+    expect(r.json.pivot).toEqual(saved.json.pivot);
+    expect(r.json.report).toEqual({ visualization: PIVOT });
+    expect(r.json.columns).toEqual(saved.json.columns);
+    expect(r.json.rowCount).toBe(saved.json.rowCount);
+  });
+
+  it('draws the chart a saved report draws: the same spec and SVG', async () => {
+    const vis = { type: 'bar', x: 'Origin Region', y: 'Flights Flown' };
+    const r = await execute({ aql: 'SELECT [Origin Region], [Flights Flown]', visualization: vis });
+    expect(r.status, r.text).toBe(200);
+    const saved = await s.api('GET', report('report.by_region'), json);
+    expect(r.json.chart.spec).toEqual(saved.json.chart.spec);
+    expect(r.json.chart.svg).toBe(saved.json.chart.svg);
+    const kpi = await execute({ aql: 'SELECT [Flights Flown]', visualization: { type: 'kpi' } });
+    expect(kpi.json.kpi.value).toBe(
+      Number((await rowsOf(s, ADMIN, 'SELECT [Flights Flown]'))[0]![0]),
+    );
+  });
+
+  it("a member's pivot is over their rows only (their row filter)", async () => {
+    const r = await execute({ aql: PIVOT_AQL, visualization: PIVOT }, WEST);
+    expect(r.status, r.text).toBe(200);
+    const p = r.json.pivot as Any;
+    expect(p.lines.filter((l: Any) => l.level === 1).map((l: Any) => l.values[0])).toEqual([
+      'West',
+    ]);
+    const [delay, flights] = (await rowsOf(s, WEST, 'SELECT [Average Delay], [Flights Flown]'))[0]!;
+    const total = p.lines.at(-1).cells.at(-1);
+    close(total[0], delay!);
+    close(total[1], flights!);
+    expect(new Set(r.json.rows.map((row: string[]) => row[0]))).toEqual(new Set(['West']));
+  });
+
+  it('refuses a bad pivot, a bad visualization and bad AQL with 400 in the error shape', async () => {
+    const measure = await execute({
+      aql: PIVOT_AQL,
+      visualization: { type: 'pivot', rows: 'Flights Flown' },
+    });
+    expect(measure.status).toBe(400);
+    expect(measure.json.message).toMatch(/"Flights Flown", a measure/);
+    const limit = await execute({ aql: `${PIVOT_AQL} LIMIT 5`, visualization: { type: 'pivot' } });
+    expect(limit.status).toBe(400);
+    expect(limit.json.message).toMatch(/LIMIT/);
+    const type = await execute({ aql: PIVOT_AQL, visualization: { type: 'sunburst' } });
+    expect(type.status).toBe(400);
+    expect(type.json.message).toMatch(/visualization\.type/);
+    const missing = await execute({ aql: PIVOT_AQL });
+    expect(missing.status).toBe(400);
+    expect(missing.json.context.field).toBe('visualization');
+    const aql = await execute({ aql: 'SELECT [Nothing Here]', visualization: { type: 'table' } });
+    expect(aql.status).toBe(400);
+    expect(aql.json.message).toBeTruthy();
+  });
+});
+
 describe('pivot over MCP', () => {
   it('run_report gives the pivot as the REST JSON has it, for the same member', async () => {
     const c = await connectMcp(s, WEST, 'pivot-test');

@@ -13,6 +13,8 @@ import { EngineError, invalid, notFound } from '../errors.js';
 import { seesEverything } from '../model/acl.js';
 import type { ModelObjects } from '../model/objects.js';
 import { showDef } from '../model/saved-aql.js';
+import { reportDef } from '../model/defs.js';
+import { parseInput } from '../validate.js';
 import { jsonCell } from '../aql/format.js';
 import { snapshotNames } from '../aql/saved-refs.js';
 import type { ModelScope } from '../model/scope.js';
@@ -303,6 +305,19 @@ export class Reports {
     return row;
   }
 
+  /**
+   * A report that is not saved (Explore's question): its definition (`{ aql, visualization }`,
+   * checked as a saved report's is) computed for the reader as a saved one would be — the
+   * same chart spec, number or pivot with its totals at their grain — under their object
+   * visibility and row filter.
+   */
+  async compute(a: ProjectActor, def: unknown, opts: RunOptions = {}): Promise<ReportRun> {
+    const { aql, visualization } = parseInput(reportDef, def, 'report');
+    // It runs as written (as Explore runs it), so its columns have the titles the reader wrote.
+    const head = { ident: '', name: '', description: '' };
+    return this.computeRun(a, head, aql, visualization as Visualization, false, opts);
+  }
+
   private async run(
     a: ProjectActor,
     row: ObjectRow,
@@ -310,12 +325,22 @@ export class Reports {
     opts: RunOptions,
   ): Promise<ReportRun> {
     const def = row.def as unknown as { aql: string; visualization: Visualization };
-    const vis = def.visualization;
-    const signal = opts.signal ?? new AbortController().signal;
     // Saved AQL is stored by identifier; run it as shown (what was written by title reads by
     // title again), so a column's title is what its author wrote, not `SUM([fact.x.y])`.
     const snap = await this.aql.snapshot(a.projectId);
     const text = (showDef(row.type, row.def, snapshotNames(snap)) as { aql: string }).aql;
+    return this.computeRun(a, row, text, def.visualization, seeAll, opts);
+  }
+
+  private async computeRun(
+    a: ProjectActor,
+    row: { ident: string; name: string; description: string },
+    text: string,
+    vis: Visualization,
+    seeAll: boolean,
+    opts: RunOptions,
+  ): Promise<ReportRun> {
+    const signal = opts.signal ?? new AbortController().signal;
     const r = await this.aql.query(a, text, signal, { seeAll });
     const columns = await this.withFormats(a, r.columns);
     const out: ReportRun = {
@@ -336,8 +361,8 @@ export class Reports {
     } else if (isChart(vis.type)) {
       if (r.rows.length > MAX_CHART_ROWS)
         throw invalid(
-          `report "${row.name}" returned ${r.rows.length} rows; a chart shows at most ${MAX_CHART_ROWS}: aggregate or filter its query`,
-          { ident: row.ident, rows: r.rows.length },
+          `${row.name ? `report "${row.name}"` : 'the query'} returned ${r.rows.length} rows; a chart shows at most ${MAX_CHART_ROWS}: aggregate or filter its query`,
+          { ...(row.ident ? { ident: row.ident } : {}), rows: r.rows.length },
         );
       if (r.rows.length > 0) {
         const spec = visualizationSpec(vis, r, opts.size ?? { width: 640, height: 360 });

@@ -93,6 +93,34 @@ export const reportRoutes: RouteDef[] = [
     },
   },
   {
+    // Before app/reports/:id, whose 405 would answer a POST here.
+    group: 'Sharing and export',
+    path: '/projects/:project/app/reports/execute',
+    ops: {
+      POST: {
+        access: 'member',
+        description:
+          'A report that is not saved, computed for you: `{ aql, visualization }` (a saved report’s `def`) → the JSON of a report (`columns`, `rows` with `limit`/`offset`, `chart`, `kpi`, `pivot` with its totals at their grain).',
+        handler: async ({ engine, actor, body, query, res }) => {
+          const page = parseInput(pagingSchema, query, 'paging');
+          const r = await engine.reports.compute(actor, body, { signal: untilCallerGone(res) });
+          return {
+            title: 'Report',
+            body: {
+              report: { visualization: r.visualization },
+              ...reportJson(
+                r,
+                r.rows.slice(page.offset, page.offset + page.limit),
+                exactParam(query),
+              ),
+              paging: { total: r.rows.length, ...page },
+            },
+          };
+        },
+      },
+    },
+  },
+  {
     group: 'Sharing and export',
     path: '/projects/:project/app/reports/:id',
     ops: {
