@@ -153,6 +153,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-data': BROWSER,
   'app-data-screens': BROWSER,
   'app-explore': BROWSER,
+  'app-explore-charts': BROWSER,
   'app-journey': BROWSER,
   'app-sql-connection': BROWSER,
   'dashboard-downloads': 'CSV and XLSX rendering of AQL results, and their links in Chromium',

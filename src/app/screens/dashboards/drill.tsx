@@ -26,11 +26,14 @@ export interface ExploreDrill {
 const openExplore = (project: string, aql: string) =>
   navigate(`${appPath('p', project, 'explore')}?${new URLSearchParams({ aql })}`);
 
-async function source(x: ExploreDrill, item: ComputedItem, values: Record<string, string>) {
+/** What a drill starts from: a dashboard item (its report's AQL is read) or Explore's question. */
+export type DrillItem = Pick<ComputedItem, 'id' | 'columns' | 'report'> & { aql?: string };
+
+async function source(x: ExploreDrill, item: DrillItem, values: Record<string, string>) {
   const path = `${projectApi(x.project)}/pmd/obj/${encodeURIComponent(item.report!)}`;
-  const { object } = await get<{ object: { def: { aql: string } } }>(path);
+  const aql = item.aql ?? (await get<{ object: { def: { aql: string } } }>(path)).object.def.aql;
   const src: DrillSource = {
-    aql: object.def.aql,
+    aql,
     columns: item.columns,
     values,
     filters: x.filters,
@@ -40,7 +43,7 @@ async function source(x: ExploreDrill, item: ComputedItem, values: Record<string
 }
 
 /** Opens Explore with the rows behind a mark. */
-export async function seeRows(x: ExploreDrill, item: ComputedItem, values: Record<string, string>) {
+export async function seeRows(x: ExploreDrill, item: DrillItem, values: Record<string, string>) {
   const src = await source(x, item, values);
   const { explain } = await api<{ explain: { leaves: { anchor: string }[] } }>(
     'POST',
@@ -55,7 +58,7 @@ export async function seeRows(x: ExploreDrill, item: ComputedItem, values: Recor
 /** The attribute picker of "Break out by…", under the chart. */
 export function BreakOut(p: {
   drill: ExploreDrill;
-  item: ComputedItem;
+  item: DrillItem;
   values: Record<string, string>;
   label: string;
   onClose: () => void;

@@ -1,7 +1,8 @@
-// What a result's chart shows, from its columns' kinds and types: the chart picked for it, the
-// categories (dimensions, dates written as dates, years as years) and one series per measure,
-// a second axis for a measure of another magnitude, and round axis ticks.
-import { dateLabeller } from '../../format.js';
+// What a result's chart is, from its columns' kinds and types: the visualization it gets unless
+// the reader picks another (a listing of rows is a table), and the chart spec of a NEST
+// result's nested rows (drawn by the shared renderer, src/shared/chart, as every chart is).
+import type { ChartSpec } from '../../../shared/chart/spec.js';
+import { fieldType } from '../../../shared/chart/spec.js';
 
 export interface ResultColumn {
   title: string;
@@ -14,30 +15,8 @@ export interface ResultColumn {
   columns?: ResultColumn[];
 }
 
-export const CHART_KINDS = [
-  ['bar', 'Bar'],
-  ['line', 'Line'],
-  ['number', 'Number'],
-  ['table', 'Table only'],
-] as const;
-export type ChartKind = (typeof CHART_KINDS)[number][0];
-
-export interface Series {
-  title: string;
-  values: (number | null)[];
-  /** 0: the main axis; 1: the second axis (a measure ten times larger or smaller). */
-  axis: 0 | 1;
-}
-
-export interface ChartData {
-  labels: string[];
-  series: Series[];
-  /** The categories are dates, in order (a line reads them best). */
-  dates: boolean;
-}
-
-/** Categories drawn at most; the table has every row. */
-export const MAX_CATEGORIES = 60;
+/** Rows a chart takes (the engine's MAX_CHART_ROWS): a longer result is a table. */
+export const MAX_CHART_ROWS = 1000;
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 const DATE = /^\d{4}-\d{2}-\d{2}/;
 const isDateType = (c: ResultColumn) => c.dataType === 'date' || c.dataType === 'datetime';
@@ -51,31 +30,6 @@ export function measureColumns(columns: ResultColumn[], rows: string[][]): boole
       rows.some((r) => r[j]) &&
       rows.every((r) => !r[j] || NUMBER.test(r[j])),
   );
-}
-
-export function chartData(columns: ResultColumn[], rows: string[][]): ChartData | null {
-  const measure = measureColumns(columns, rows);
-  const mj = columns.flatMap((_, j) => (measure[j] ? [j] : []));
-  const dj = columns.flatMap((_, j) => (measure[j] ? [] : [j]));
-  if (!mj.length || !rows.length) return null;
-  const shown = rows.slice(0, MAX_CATEGORIES);
-  const dates =
-    dj.length === 1 &&
-    (isDateType(columns[dj[0]!]!) || shown.every((r) => DATE.test(r[dj[0]!] ?? '')));
-  const label = dates ? dateLabeller(shown.map((r) => r[dj[0]!] ?? '')) : (v: string) => v;
-  const labels = shown.map((r) =>
-    dj.length ? dj.map((j) => label(r[j] ?? '') || '(empty)').join(' · ') : '',
-  );
-  const series: Series[] = mj.map((j) => ({
-    title: columns[j]!.title,
-    values: shown.map((r) => (r[j] && NUMBER.test(r[j]) ? Number(r[j]) : null)),
-    axis: 0,
-  }));
-  if (series.length === 2) {
-    const [a, b] = series.map((s) => Math.max(...s.values.map((v) => Math.abs(v ?? 0))));
-    if (a! > 0 && b! > 0 && (a! / b! >= 10 || b! / a! >= 10)) series[1]!.axis = 1;
-  }
-  return { labels, series, dates };
 }
 
 /**
@@ -111,24 +65,66 @@ export function nestedChartSource(
   return { columns: [...outer.map((j) => columns[j]!), ...inner], rows: out };
 }
 
-/** The chart a result gets unless the reader picks another. */
-export function autoKind(columns: ResultColumn[], rows: string[][]): ChartKind {
-  const d = chartData(columns, rows);
-  if (!d) return 'table';
-  if (rows.length === 1 && d.labels[0] === '') return 'number';
-  return d.dates && rows.length > 1 ? 'line' : 'bar';
+/** A model attribute as Explore lists it: a primary key's rows are records, not categories. */
+export interface KeyObject {
+  type: string;
+  name: string;
+  def?: { primaryKey?: boolean };
 }
 
-/** Round ticks from 0 (or the lowest value) to past the highest: 0, 250, 500… */
-export function niceTicks(lo: number, hi: number, count = 5): number[] {
-  const min = Math.min(0, lo);
-  const max = Math.max(0, hi);
-  if (min === max) return [0, 1];
-  const raw = (max - min) / count;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((f) => f * mag).find((s) => s >= raw)!;
-  const ticks: number[] = [];
-  for (let t = Math.floor(min / step) * step; t < max + step - 1e-9; t += step)
-    ticks.push(Number(t.toPrecision(12)));
-  return ticks;
+/**
+ * The visualization a result gets unless the reader picks another: a table for a listing (a
+ * dataset's primary key among its columns: one row per record, as "see the rows behind it"
+ * asks), for rows without a measure and for more rows than a chart takes; one number alone is
+ * a KPI; a line over dates; else bars.
+ */
+export function autoChoice(
+  columns: ResultColumn[],
+  rows: string[][],
+  objects: KeyObject[] = [],
+): 'table' | 'kpi' | 'line' | 'bar' {
+  const measure = measureColumns(columns, rows);
+  const dims = columns.filter((_, j) => !measure[j]);
+  if (!rows.length || !measure.some(Boolean) || rows.length > MAX_CHART_ROWS) return 'table';
+  if (columns.some((c) => c.dataType === 'nested')) return 'bar';
+  const keys = new Set(
+    objects.filter((o) => o.type === 'attribute' && o.def?.primaryKey).map((o) => o.name),
+  );
+  if (dims.some((c) => keys.has(c.title))) return 'table';
+  if (!dims.length) return rows.length === 1 ? 'kpi' : 'table';
+  const dated =
+    dims.length === 1 &&
+    (isDateType(dims[0]!) || rows.every((r) => DATE.test(r[columns.indexOf(dims[0]!)] ?? '')));
+  return dated && rows.length > 1 ? 'line' : 'bar';
+}
+
+/**
+ * The chart of a NEST result's nested rows (nestedChartSource): each under its result row's
+ * dimensions ("Midwest · IL") along x, the nested measures as series. Null when there is
+ * nothing to chart.
+ */
+export function nestedSpec(
+  source: { columns: ResultColumn[]; rows: string[][] },
+  mark: 'bar' | 'line' | 'area',
+): ChartSpec | null {
+  const measure = measureColumns(source.columns, source.rows);
+  const mj = source.columns.flatMap((_, j) => (measure[j] ? [j] : []));
+  const dj = source.columns.flatMap((_, j) => (measure[j] ? [] : [j]));
+  if (!mj.length || !source.rows.length) return null;
+  const rows = source.rows.slice(0, MAX_CHART_ROWS);
+  return {
+    chart: 'ursa-chart/1',
+    mark,
+    width: 640,
+    height: 360,
+    x: { title: dj.map((j) => source.columns[j]!.title).join(' · ') || ' ', type: 'nominal' },
+    y: mj.map((j) => ({
+      title: source.columns[j]!.title,
+      type: fieldType(source.columns[j]!.dataType ?? 'number', 'measure'),
+    })),
+    data: rows.map((r) => [
+      dj.map((j) => r[j] || '(empty)').join(' · '),
+      ...mj.map((j) => r[j] ?? ''),
+    ]),
+  };
 }

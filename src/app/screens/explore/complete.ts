@@ -5,7 +5,7 @@ import { AQL_FUNCTIONS, AQL_KEYWORDS } from './functions.js';
 
 /** A model object as GET pmd/obj lists it, its def read for a column's dataset and data type. */
 export type ModelObject = Pick<ApiModelObject, 'ident' | 'type' | 'name'> & {
-  def?: { dataset?: string; dataType?: string };
+  def?: { dataset?: string; dataType?: string; primaryKey?: boolean };
 };
 
 export interface Context {

@@ -9,7 +9,6 @@ import { ErrorNote, Title } from '../../ui';
 import { docHref } from '../docs/docs';
 import { Builder } from './builder';
 import { builderModel, EMPTY, fromAql, nextSort, toAql } from './builder-aql';
-import type { ChartKind } from './chart-data';
 import { AqlEditor, type Mark, type Selection } from './editor';
 import { markOf, type Fix, type Problem } from './fixes';
 import { useModel } from './model';
@@ -18,7 +17,8 @@ import { runQuery, type QueryResult } from './query';
 import { ResultView } from './result';
 import { SavedReport } from './report';
 import { reportAql, ReportEditor, ReportPicker } from './report-edit';
-import { SaveMetric, SaveReport, type Saved, type Visualization } from './save';
+import type { Preset, Shown } from './result-chart';
+import { SaveMetric, SaveReport, type Saved } from './save';
 import './explore.css';
 
 interface Found {
@@ -43,14 +43,6 @@ function problemOf(e: unknown): Problem {
       : undefined,
   };
 }
-
-/** The report visualization of the chart shown in Explore. */
-const VISUALIZATION_OF: Record<ChartKind, Visualization> = {
-  bar: 'bar',
-  line: 'line',
-  number: 'kpi',
-  table: 'table',
-};
 
 const initialText = () => new URLSearchParams(location.search).get('aql') ?? '';
 const initialReport = () => new URLSearchParams(location.search).get('report');
@@ -78,8 +70,12 @@ export function Explore(_props: { rest: string[] }) {
   const [reportError, setReportError] = useState<ApiError>();
   const runs = useRef(0);
   const selects = useRef(0);
-  const [chart, setChart] = useState<ChartKind | null>(null);
-  const onKind = useCallback((k: ChartKind) => setChart(k), []);
+  const [shown, setShown] = useState<Shown | null>(null);
+  const onShown = useCallback((v: Shown) => setShown(v), []);
+  // The chart starts anew (the result's own, or an opened report's) when a report is opened
+  // or a link brings another question (a drill from a chart): not on the reader's own runs.
+  const [view, setView] = useState<{ seq: number; preset?: Preset }>({ seq: 0 });
+  const restart = (preset?: Preset) => setView((v) => ({ seq: v.seq + 1, preset }));
   const bm = useMemo(() => builderModel(model.objects), [model.objects]);
 
   const remember = (aql: string) => {
@@ -115,6 +111,7 @@ export function Explore(_props: { rest: string[] }) {
     try {
       const saved = await reportAql(project.id, ident);
       setReport({ ident, name: saved.name });
+      restart(saved.visualization);
       const q = aql ?? saved.aql;
       setText(q);
       void run(q);
@@ -142,6 +139,7 @@ export function Explore(_props: { rest: string[] }) {
     const aql = loc.query.get('aql');
     if (ident && ident !== reportRef.current?.ident) void open(ident, aql ?? undefined);
     else if (!ident && aql) {
+      restart();
       setReport(null);
       setText(aql);
       void run(aql);
@@ -263,12 +261,16 @@ export function Explore(_props: { rest: string[] }) {
       )}
       {result && (
         <ResultView
+          key={view.seq}
+          project={project.id}
+          objects={model.objects}
+          preset={view.preset}
           result={result}
           aql={result.aql}
           name={report?.name || undefined}
           sort={sortable?.sort}
           onSort={sortBy}
-          onKind={onKind}
+          onShown={onShown}
         />
       )}
       {report && !mdadmin && report.name && <p class="muted">Report “{report.name}”.</p>}
@@ -295,7 +297,8 @@ export function Explore(_props: { rest: string[] }) {
           <SaveReport
             project={project.id}
             aql={result.aql}
-            chart={chart ? VISUALIZATION_OF[chart] : undefined}
+            chart={shown?.choice}
+            keys={shown?.keys}
             onSaved={(r) => {
               setReport(r);
               setVersion((v) => v + 1);

@@ -7,6 +7,7 @@ import { api, get, projectApi } from '../../api';
 import { useResource } from '../../data';
 import { ErrorNote } from '../../ui';
 import { Field } from './field';
+import type { Preset } from './result-chart';
 import { nameError, NameField, useSubmit, type Saved } from './save';
 
 interface ReportList {
@@ -20,10 +21,11 @@ interface ObjectJson {
 export const objectPath = (project: string, ident: string) =>
   `${projectApi(project)}/pmd/obj/${encodeURIComponent(ident)}`;
 
-/** The report's saved query. */
+/** The report's saved query and visualization. */
 export const reportAql = async (project: string, ident: string) => {
   const { object } = await get<ObjectJson>(objectPath(project, ident));
-  return { name: object.name, aql: object.def.aql };
+  const vis = object.def.visualization as Preset | undefined;
+  return { name: object.name, aql: object.def.aql, visualization: vis };
 };
 
 export function ReportPicker(props: {

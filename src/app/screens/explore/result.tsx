@@ -1,19 +1,14 @@
-// A query's result as a chart (picked by its columns' kinds and types, switchable) and a table
+// A query's result as a chart (picked by its columns' kinds and types, switchable: drawn as its
+// report will be, result-chart.tsx) and a table
 // (the first rows, measures in the app's number format; the CSV has them all, as they are).
 import { AlertMeButton } from '../../alert-me';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, download } from '../../api';
 import { formatNumber } from '../../format';
 import { ErrorNote } from '../../ui';
-import { Chart } from './chart';
-import {
-  autoKind,
-  chartData,
-  CHART_KINDS,
-  measureColumns,
-  nestedChartSource,
-  type ChartKind,
-} from './chart-data';
+import type { DrillObject } from '../../chart/drill';
+import { measureColumns } from './chart-data';
+import { ResultChart, type Preset, type Shown } from './result-chart';
 import type { Sort } from './builder-aql';
 import type { QueryResult } from './query';
 
@@ -35,14 +30,22 @@ export function resultName(result: QueryResult, report?: string): string {
 const safe = (name: string) => name.replace(/[/\\:*?"<>|\x00-\x1f]+/g, '_').trim() || 'Result';
 
 export function ResultView({
+  project,
   result,
+  objects,
+  preset,
   name,
   sort,
   onSort,
-  onKind,
+  onShown,
   aql,
 }: {
-  result: QueryResult;
+  project: string;
+  result: QueryResult & { aql: string };
+  /** The model's objects: a mark's "Break out by…" offers its attributes. */
+  objects: DrillObject[];
+  /** The open report's visualization: what the chart starts as. */
+  preset?: Preset;
   /** The query that answered it: a one-number answer offers "Alert me…" on it. */
   aql?: string;
   /** The saved report open, whose title names the downloads. */
@@ -51,8 +54,8 @@ export function ResultView({
   sort?: Sort;
   /** Clicking a column's title sorts by it (a query of the builder's shape only). */
   onSort?: (col: number) => void;
-  /** The kind of chart shown, whenever it changes (saving a report keeps it). */
-  onKind?: (kind: ChartKind) => void;
+  /** The chart shown, whenever it changes (saving a report keeps it). */
+  onShown?: (shown: Shown) => void;
 }) {
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
@@ -101,7 +104,14 @@ export function ResultView({
         )}
       </div>
       <ErrorNote error={error} />
-      <ResultChart result={result} onKind={onKind} />
+      <ResultChart
+        project={project}
+        result={result}
+        title={resultName(result, name)}
+        objects={objects}
+        preset={preset}
+        onShown={onShown}
+      />
       <div class="scroll" tabIndex={0} role="region" aria-label="Result table">
         <table>
           <thead>
@@ -180,60 +190,5 @@ function NestedCell({ text, title }: { text: string; title: string }) {
         ))}
       </tbody>
     </table>
-  );
-}
-
-/** The result's chart and the picker of its kind (the automatic one first). */
-function ResultChart({
-  result,
-  onKind,
-}: {
-  result: QueryResult;
-  onKind?: (kind: ChartKind) => void;
-}) {
-  // A NEST result charts its nested rows (chart-data.ts).
-  const { columns, rows } = nestedChartSource(result.columns, result.rows) ?? result;
-  const auto = autoKind(columns, rows);
-  const [picked, setPicked] = useState<ChartKind | null>(null);
-  const data = chartData(columns, rows);
-  const kind = data ? (picked ?? auto) : 'table';
-  useEffect(() => onKind?.(kind), [kind, onKind]);
-  if (!data) return null;
-  const single = rows.length === 1;
-  const offered = CHART_KINDS.filter(([k]) => k !== 'number' || single);
-  const measures = data.series.map((s) => s.title).join(', ');
-  const dims = columns.filter((_, j) => !measureColumns(columns, rows)[j]).map((c) => c.title);
-  const name = CHART_KINDS.find(([k]) => k === kind)![1];
-  const label = `${name} chart of ${measures}${dims.length ? ` by ${dims.join(', ')}` : ''} (the numbers are in the table below)`;
-  return (
-    <div class="explore-chart">
-      <fieldset class="chart-kinds">
-        <legend>Chart</legend>
-        {offered.map(([k, title]) => (
-          <label key={k}>
-            <input
-              type="radio"
-              name="chart-kind"
-              value={k}
-              checked={kind === k}
-              onChange={() => setPicked(k)}
-            />
-            {title}
-          </label>
-        ))}
-      </fieldset>
-      {kind === 'number' ? (
-        <p class="explore-kpis">
-          {data.series.map((s, k) => (
-            <span key={k} class="explore-kpi">
-              <span>{s.title}</span>
-              <strong>{s.values[0] === null ? '–' : formatNumber(s.values[0]!)}</strong>
-            </span>
-          ))}
-        </p>
-      ) : kind !== 'table' ? (
-        <Chart data={data} kind={kind} label={label} />
-      ) : null}
-    </div>
   );
 }

@@ -159,6 +159,8 @@ export function SaveReport(props: {
   aql: string;
   /** The chart shown in Explore: what the report shows unless another is picked here. */
   chart?: Visualization;
+  /** The shown chart's own keys (a pivot's rows, columns and measures), saved with it. */
+  keys?: Record<string, unknown>;
   onSaved: (r: Saved) => void;
 }) {
   const [name, setName] = useState('');
@@ -173,7 +175,13 @@ export function SaveReport(props: {
       const o = await create(props.project, {
         type: 'report',
         name: name.trim(),
-        def: { aql: props.aql, visualization: visualizationOf(type) },
+        def: {
+          aql: props.aql,
+          visualization: {
+            ...visualizationOf(type),
+            ...(type === props.chart ? (props.keys ?? {}) : {}),
+          },
+        },
       });
       props.onSaved({ ...o, kpi: type === 'kpi' });
     });
@@ -202,12 +210,14 @@ export function SaveReport(props: {
 
 export function VisualizationPicker(props: {
   id: string;
+  /** "Visualization" unless said. */
+  label?: string;
   value: Visualization;
   onChange: (v: Visualization) => void;
   disabled?: boolean;
 }) {
   return (
-    <Field id={props.id} label="Visualization">
+    <Field id={props.id} label={props.label ?? 'Visualization'}>
       <select
         id={props.id}
         value={props.value}
