@@ -86,11 +86,15 @@ describe.skipIf(skipBrowser)(
           .getByRole('combobox', { name: 'Add a measure' })
           .selectOption({ label: 'Count of flights' });
         const chart = page.locator('.explore-chart');
-        await expect.poll(() => chart.getByRole('radio', { name: 'Bar' }).isChecked()).toBe(true);
+        await expect
+          .poll(() => chart.getByLabel('Chart', { exact: true }).inputValue())
+          .toBe('bar');
         const aql = await page.getByRole('textbox', { name: 'Query' }).inputValue();
         expect(aql).toBe('SELECT [Origin Region], COUNT([dataset.flights]) AS "Count of flights"');
         const regions = await rowsOf(s, ADMIN, aql);
-        await expect.poll(() => chart.locator('svg rect').count()).toBe(regions.length);
+        // The shared renderer's bars (the first series' colour), one per region.
+        const bars = chart.locator('.chart-canvas svg path[fill="#2f6fde"]');
+        await expect.poll(() => bars.count()).toBe(regions.length);
         await checkScreen(page, 'journey-explore');
 
         // Saved as a report, put on a new dashboard.
