@@ -1,7 +1,7 @@
 // A dashboard chart's mark menu in Chromium against the real server (the reports fixture on the
 // demo project), at 1280 and 390 px: a hover shows the bar's tooltip, a click its menu; "See
 // the rows behind it" opens Explore with a listing of the flights of that region only (for a
-// member with a row filter, only theirs), "Break out by…" the report's question with the
+// member with a row filter, only theirs) as a table, "Break out by…" the report's question with the
 // attribute picked as one more breakdown.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +115,12 @@ describe.skipIf(skipBrowser)('the web application: a chart mark’s menu', () =>
         expect(new Set(rows.rows.map((r) => r[region]))).toEqual(new Set(['West']));
         // The Admin sees West's flights beyond California (Denver's, Seattle's…).
         expect(rows.rows.some((r) => !caAirports.has(r[origin]!))).toBe(true);
+        // A listing of rows is shown as a table: no chart of it.
+        const pick = page.locator('.explore-chart').getByLabel('Chart', { exact: true });
+        await expect.poll(() => pick.inputValue()).toBe('table');
+        expect(
+          await page.locator('.explore-chart .chart-live, .explore-chart .chart-still').count(),
+        ).toBe(0);
         await shot(page, `chart-rows-${width}`);
 
         // Back on the dashboard: "Break out by…" Carrier Name.
