@@ -8,6 +8,7 @@ import type { Browser, Page, Response } from 'playwright-core';
 import { formatMeasure } from '../src/app/format.js';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
+import { describeViolations, seriousViolations } from './helpers/axe.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
@@ -102,6 +103,8 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
       expect(chart.chart.spec).toEqual(saved.json.chart.spec);
       expect(chart.chart.svg).toBe(saved.json.chart.svg);
 
+      const vs = await seriousViolations(page);
+      expect(vs, describeViolations(vs)).toEqual([]);
       // A bar's tooltip, then its menu: the rows behind the West bar, as a table.
       let menu = await menuOf(page, 'West', regions.length);
       await page.screenshot({ path: 'test/artifacts/app/explore-chart-menu-1280.png' });
@@ -200,6 +203,9 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
       expect(await pivot.locator('tbody tr').last().getAttribute('class')).toBe('total');
       expect(p.lines.filter((l: Any) => l.level === 1)).toHaveLength(regions.length);
       await screenshots(page, 'explore-pivot');
+      // The picker and the pivot pass axe (labels, contrast, the table's headers).
+      const vs = await seriousViolations(page);
+      expect(vs, describeViolations(vs)).toEqual([]);
 
       // Saved: the report is the same pivot.
       const save = page.getByRole('form', { name: 'Save as report' });

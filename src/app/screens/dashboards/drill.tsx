@@ -30,8 +30,11 @@ const openExplore = (project: string, aql: string) =>
 export type DrillItem = Pick<ComputedItem, 'id' | 'columns' | 'report'> & { aql?: string };
 
 async function source(x: ExploreDrill, item: DrillItem, values: Record<string, string>) {
-  const path = `${projectApi(x.project)}/pmd/obj/${encodeURIComponent(item.report!)}`;
-  const aql = item.aql ?? (await get<{ object: { def: { aql: string } } }>(path)).object.def.aql;
+  const read = async (report: string) => {
+    const path = `${projectApi(x.project)}/pmd/obj/${encodeURIComponent(report)}`;
+    return (await get<{ object: { def: { aql: string } } }>(path)).object.def.aql;
+  };
+  const aql = item.aql ?? (await read(item.report!));
   const src: DrillSource = {
     aql,
     columns: item.columns,

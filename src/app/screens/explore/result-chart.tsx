@@ -98,6 +98,10 @@ export function ResultChart(props: {
     };
   }, [project, asked]);
   const current = answer && answer.asked === asked ? answer : undefined;
+  // While the next answer comes, the last drawing stays (marked busy, its menu off): the
+  // chart does not blink at every change of the question.
+  const stale = Boolean(asked && !current && answer?.report);
+  const drawn = asked ? (current ?? answer) : undefined;
 
   // A mark's menu: the rows behind it, or the question broken out by one more attribute.
   const [breakOut, setBreakOut] = useState<{ values: Record<string, string>; label: string }>();
@@ -121,7 +125,7 @@ export function ResultChart(props: {
     { label: 'Break out by…', run: () => setBreakOut({ values, label }) },
   ];
 
-  const report = current?.report;
+  const report = drawn?.report;
   return (
     <div class="explore-chart">
       <VisualizationPicker
@@ -136,22 +140,24 @@ export function ResultChart(props: {
       {pivot && <PivotPicker columns={result.columns} plan={pivot} onChange={setPlan} />}
       {pivot && !pivot.y.length && <p class="muted">Pick a measure to show.</p>}
       {nested && <Chart spec={nested} title={props.title} />}
-      {asked && !current && <Loading what="the chart" />}
+      {asked && !current && !stale && <Loading what="the chart" />}
       <ErrorNote error={current?.error ?? drillError} />
-      {report?.chart ? (
-        <Chart
-          key={asked}
-          spec={report.chart.spec}
-          svg={report.chart.svg}
-          title={props.title}
-          actions={actions}
-        />
-      ) : report?.kpi ? (
-        <KpiCard kpi={report.kpi} />
-      ) : report?.pivot ? (
-        <PivotView pivot={report.pivot} title={props.title} />
-      ) : null}
-      {breakOut && report?.chart && (
+      <div class="explore-shown" aria-busy={stale}>
+        {report?.chart ? (
+          <Chart
+            key={drawn!.asked}
+            spec={report.chart.spec}
+            svg={report.chart.svg}
+            title={props.title}
+            actions={stale ? undefined : actions}
+          />
+        ) : report?.kpi ? (
+          <KpiCard kpi={report.kpi} />
+        ) : report?.pivot ? (
+          <PivotView pivot={report.pivot} title={props.title} />
+        ) : null}
+      </div>
+      {breakOut && report?.chart && !stale && (
         <BreakOut
           drill={drill}
           item={item}
