@@ -147,6 +147,68 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
     }
   }, 120_000);
 
+  it('opens a saved report with its own chart: its keys (by position too) and its pivot’s placement', async () => {
+    const aql =
+      'SELECT [Origin Region], [Carrier Name], COUNT([Flight]) AS "Flights", AVG([Departure Delay]) AS "Delay"';
+    const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+      body: [
+        {
+          ident: 'report.xp_pivot',
+          type: 'report',
+          name: 'Pivot by position',
+          def: { aql, visualization: { type: 'pivot', rows: [2], columns: 'origin region', y: 3 } },
+        },
+        {
+          ident: 'report.xp_bar',
+          type: 'report',
+          name: 'Flights only',
+          def: {
+            aql: 'SELECT [Origin Region], COUNT([Flight]) AS "Flights", AVG([Departure Delay]) AS "Delay"',
+            visualization: { type: 'bar', x: 1, y: 2 },
+          },
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(201);
+    const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, '/app');
+    page.context().setDefaultTimeout(20_000);
+    try {
+      // A bar chart of one of two measures (y: 2): Explore draws the report's chart.
+      let answer = executed(page);
+      await page.goto(`${s.url}${explore}?report=report.xp_bar`);
+      const bar = (await (await answer).json()) as Any;
+      const savedBar = await s.api('GET', `/projects/${s.demo}/app/reports/report.xp_bar`, {
+        accept: 'application/json',
+      });
+      expect(bar.chart.spec).toEqual(savedBar.json.chart.spec);
+      expect(bar.chart.spec.y.map((y: Any) => y.title)).toEqual(['Flights']);
+
+      // A pivot naming its rows by position and its columns in another case.
+      answer = executed(page);
+      await page.getByLabel('Open a saved report').selectOption('report.xp_pivot');
+      await answer;
+      await expect.poll(() => chartPick(page).inputValue()).toBe('pivot');
+      expect(await page.getByLabel('Place Carrier Name in').inputValue()).toBe('rows');
+      expect(await page.getByLabel('Place Origin Region in').inputValue()).toBe('columns');
+      expect(await page.getByRole('checkbox', { name: 'Flights' }).isChecked()).toBe(true);
+      expect(await page.getByRole('checkbox', { name: 'Delay' }).isChecked()).toBe(false);
+      const saved = await s.api('GET', `/projects/${s.demo}/app/reports/report.xp_pivot`, {
+        accept: 'application/json',
+      });
+      const p = saved.json.pivot as Any;
+      const heads = await page.locator('.explore-chart table.pivot thead th').allTextContents();
+      expect(heads).toEqual(
+        expect.arrayContaining(p.keys.slice(0, -1).map((k: Any) => k.values[0])),
+      );
+      expect(await page.locator('.explore-chart table.pivot tbody tr').count()).toBe(
+        p.lines.length,
+      );
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
   it('builds a pivot by picking (no AQL typed): the engine’s subtotals, saved as the same pivot', async () => {
     const { page, problems, close } = await signedIn(browser, s, ADMIN, ADMIN_PASSWORD, explore);
     page.context().setDefaultTimeout(20_000);

@@ -75,7 +75,8 @@ export function Explore(_props: { rest: string[] }) {
   // The chart starts anew (the result's own, or an opened report's) when a report is opened
   // or a link brings another question (a drill from a chart): not on the reader's own runs.
   const [view, setView] = useState<{ seq: number; preset?: Preset }>({ seq: 0 });
-  const restart = (preset?: Preset) => setView((v) => ({ seq: v.seq + 1, preset }));
+  /** A run that starts the chart anew: `{ preset }` (an opened report's), or `{}`. */
+  type Restart = { preset?: Preset };
   const bm = useMemo(() => builderModel(model.objects), [model.objects]);
 
   const remember = (aql: string) => {
@@ -84,7 +85,7 @@ export function Explore(_props: { rest: string[] }) {
     history.replaceState(null, '', `${location.pathname}${q.size ? `?${q}` : ''}`);
   };
 
-  const run = async (aql = text) => {
+  const run = async (aql = text, restart?: Restart) => {
     if (!aql.trim()) return;
     const seq = ++runs.current;
     const stale = () => seq !== runs.current;
@@ -95,6 +96,8 @@ export function Explore(_props: { rest: string[] }) {
       const r = await runQuery(project.id, aql, stale);
       if (!r) return;
       setResult({ ...r, aql });
+      // With its result, so the chart starts anew on the question it is for.
+      if (restart) setView((v) => ({ seq: v.seq + 1, preset: restart.preset }));
       setFound(r.warnings.length ? { kind: 'warning', problems: r.warnings, text: aql } : null);
     } catch (e) {
       if (stale()) return;
@@ -111,10 +114,9 @@ export function Explore(_props: { rest: string[] }) {
     try {
       const saved = await reportAql(project.id, ident);
       setReport({ ident, name: saved.name });
-      restart(saved.visualization);
       const q = aql ?? saved.aql;
       setText(q);
-      void run(q);
+      void run(q, { preset: saved.visualization });
     } catch (e) {
       setReport(null);
       remember(text);
@@ -139,10 +141,9 @@ export function Explore(_props: { rest: string[] }) {
     const aql = loc.query.get('aql');
     if (ident && ident !== reportRef.current?.ident) void open(ident, aql ?? undefined);
     else if (!ident && aql) {
-      restart();
       setReport(null);
       setText(aql);
-      void run(aql);
+      void run(aql, {});
     }
   }, [loc]);
   const closeReport = () => {

@@ -10,6 +10,13 @@ export interface PivotPlan {
   y: string[];
 }
 
+/** A plan as a saved report may hold it: titles or 1-based positions, some left out. */
+export interface PlanInput {
+  rows?: (string | number)[];
+  columns?: (string | number)[];
+  y?: (string | number)[];
+}
+
 const dimensionsOf = (columns: ResultColumn[]) =>
   columns.filter((c) => c.kind === 'dimension').map((c) => c.title);
 const measuresOf = (columns: ResultColumn[]) =>
@@ -20,11 +27,16 @@ const measuresOf = (columns: ResultColumn[]) =>
  * (the second of two or more in the columns when none is there yet, as the engine's default),
  * every measure when none picked is left.
  */
-export function fitPlan(plan: Partial<PivotPlan>, columns: ResultColumn[]): PivotPlan {
+export function fitPlan(plan: PlanInput, columns: ResultColumn[]): PivotPlan {
   const dims = dimensionsOf(columns);
   const measures = measuresOf(columns);
-  const keep = (list: string[] | undefined, from: string[]) =>
-    (list ?? []).filter((t) => from.includes(t));
+  // A title as the result has it (any case), or a 1-based position (a saved report's).
+  const title = (r: string | number) =>
+    typeof r === 'number'
+      ? columns[r - 1]?.title
+      : columns.find((c) => c.title.toLowerCase() === r.toLowerCase())?.title;
+  const keep = (list: (string | number)[] | undefined, from: string[]) =>
+    (list ?? []).map(title).filter((t): t is string => t !== undefined && from.includes(t));
   let cols = keep(plan.columns, dims);
   let rows = keep(plan.rows, dims).filter((t) => !cols.includes(t));
   const placed = new Set([...rows, ...cols]);

@@ -13,7 +13,7 @@ import type { ReportResult } from '../../../contract/dashboards';
 import { BreakOut, seeRows, type DrillItem, type ExploreDrill } from '../dashboards/drill';
 import { PivotView } from '../dashboards/pivot';
 import { autoChoice, nestedChartSource, nestedSpec } from './chart-data';
-import { PivotPicker, fitPlan, type PivotPlan } from './pivot-picker';
+import { PivotPicker, fitPlan, type PivotPlan, type PlanInput } from './pivot-picker';
 import type { QueryResult } from './query';
 import { choiceOf, visualizationOf, VisualizationPicker, type Visualization } from './save';
 
@@ -26,16 +26,19 @@ export interface Shown {
   keys: Record<string, unknown>;
 }
 
-/** A preset's pivot placement, by title (a saved report may name columns by position). */
-function presetPlan(preset: Preset | undefined, titles: string[]): Partial<PivotPlan> {
+/** A preset's pivot placement (titles, or 1-based positions fitPlan reads). */
+function presetPlan(preset: Preset | undefined): PlanInput {
   if (preset?.type !== 'pivot') return {};
   const list = (v: unknown) =>
-    v === undefined
-      ? undefined
-      : (Array.isArray(v) ? v : [v]).map((r) =>
-          typeof r === 'number' ? (titles[r - 1] ?? String(r)) : String(r),
-        );
+    v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map((r) => r as string | number);
   return { rows: list(preset.rows), columns: list(preset.columns), y: list(preset.y) };
+}
+
+/** A preset's own keys (x, y, colour, a gauge's scale…): the report's chart, not the default. */
+function presetKeys(preset: Preset | undefined): Record<string, unknown> {
+  if (!preset || preset.type === 'pivot' || preset.type === 'table') return {};
+  const { type: _type, stack: _stack, ...keys } = preset;
+  return keys;
 }
 
 const NESTED_MARKS = new Set(['bar', 'line', 'area']);
@@ -49,17 +52,17 @@ export function ResultChart(props: {
   onShown?: (shown: Shown) => void;
 }) {
   const { project, result } = props;
-  const titles = result.columns.map((c) => c.title);
-  const [picked, setPicked] = useState<Visualization | null>(() =>
-    props.preset ? choiceOf(props.preset) : null,
-  );
-  const [plan, setPlan] = useState<Partial<PivotPlan>>(() => presetPlan(props.preset, titles));
+  const preset = props.preset ? choiceOf(props.preset) : null;
+  const [picked, setPicked] = useState<Visualization | null>(preset);
+  const [plan, setPlan] = useState<PlanInput>(() => presetPlan(props.preset));
   const auto = autoChoice(result.columns, result.rows, props.objects);
   const choice = picked ?? auto;
   const pivot = choice === 'pivot' ? fitPlan(plan, result.columns) : null;
+  // The opened report's own keys while its choice is kept: Explore draws the report's chart.
+  const own = choice === preset ? presetKeys(props.preset) : {};
   const keys = useMemo(
-    () => (pivot ? { rows: pivot.rows, columns: pivot.columns, y: pivot.y } : {}),
-    [JSON.stringify(pivot)],
+    () => (pivot ? { rows: pivot.rows, columns: pivot.columns, y: pivot.y } : own),
+    [JSON.stringify(pivot), JSON.stringify(own)],
   );
   const { onShown } = props;
   useEffect(() => onShown?.({ choice, keys }), [choice, keys, onShown]);
@@ -137,7 +140,13 @@ export function ResultChart(props: {
           setBreakOut(undefined);
         }}
       />
-      {pivot && <PivotPicker columns={result.columns} plan={pivot} onChange={setPlan} />}
+      {pivot && (
+        <PivotPicker
+          columns={result.columns}
+          plan={pivot}
+          onChange={(p: PivotPlan) => setPlan(p)}
+        />
+      )}
       {pivot && !pivot.y.length && <p class="muted">Pick a measure to show.</p>}
       {nested && <Chart spec={nested} title={props.title} />}
       {asked && !current && !stale && <Loading what="the chart" />}
