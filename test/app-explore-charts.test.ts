@@ -203,6 +203,29 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
       expect(await page.locator('.explore-chart table.pivot tbody tr').count()).toBe(
         p.lines.length,
       );
+
+      // A question typed by hand, its measure unaliased: the pivot names the engine's column
+      // (`SUM([Passengers])`), the page its words.
+      const typed = 'SELECT [Origin Region], [Carrier Name], SUM([Passengers])';
+      answer = executed(page);
+      await page.getByRole('textbox', { name: 'Query' }).fill(typed);
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      expect((await answer).request().postDataJSON()).toEqual({
+        aql: typed,
+        visualization: {
+          type: 'pivot',
+          rows: ['Carrier Name'],
+          columns: ['Origin Region'],
+          y: ['SUM([Passengers])'],
+        },
+      });
+      const passengers = page.getByRole('checkbox', { name: 'Sum of Passengers' });
+      await passengers.waitFor();
+      expect(await passengers.isChecked()).toBe(true);
+      await expect
+        .poll(() => page.locator('.explore-chart table.pivot tbody tr').count())
+        .toBe(p.lines.length);
+      expect(await page.locator('.explore-chart [role=alert]').count()).toBe(0);
       expect(problems).toEqual([]);
     } finally {
       await close();

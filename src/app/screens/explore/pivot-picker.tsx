@@ -1,6 +1,6 @@
 // A pivot built in Explore without AQL: each breakdown of the question placed in the pivot's
 // rows or columns, and the measures it shows ticked. The plan is the report's visualization
-// keys (`rows`, `columns`, `y`, by title: docs/api.md "pivot"); the engine computes the
+// keys (`rows`, `columns`, `y`, by the engine's titles: docs/api.md "pivot"); the engine computes the
 // pivot and its totals (POST app/reports/execute), and saving keeps the same keys.
 import type { ResultColumn } from './chart-data';
 
@@ -17,10 +17,15 @@ export interface PlanInput {
   y?: (string | number)[];
 }
 
+/** A column as the engine titles it (`SUM([Passengers])`), which the plan names. */
+const refOf = (c: ResultColumn) => c.aql ?? c.title;
 const dimensionsOf = (columns: ResultColumn[]) =>
-  columns.filter((c) => c.kind === 'dimension').map((c) => c.title);
+  columns.filter((c) => c.kind === 'dimension').map(refOf);
 const measuresOf = (columns: ResultColumn[]) =>
-  columns.filter((c) => c.kind === 'measure' && c.dataType !== 'nested').map((c) => c.title);
+  columns.filter((c) => c.kind === 'measure' && c.dataType !== 'nested').map(refOf);
+/** What a column reads as in the page ("Sum of Passengers"). */
+const shownAs = (columns: ResultColumn[], ref: string) =>
+  columns.find((c) => refOf(c) === ref)?.title ?? ref;
 
 /**
  * A plan for these columns: the placements still possible kept, a new breakdown in the rows
@@ -30,11 +35,12 @@ const measuresOf = (columns: ResultColumn[]) =>
 export function fitPlan(plan: PlanInput, columns: ResultColumn[]): PivotPlan {
   const dims = dimensionsOf(columns);
   const measures = measuresOf(columns);
-  // A title as the result has it (any case), or a 1-based position (a saved report's).
-  const title = (r: string | number) =>
-    typeof r === 'number'
-      ? columns[r - 1]?.title
-      : columns.find((c) => c.title.toLowerCase() === r.toLowerCase())?.title;
+  // A title as the engine has it (any case), or a 1-based position (a saved report's).
+  const title = (r: string | number) => {
+    if (typeof r === 'number') return columns[r - 1] && refOf(columns[r - 1]!);
+    const c = columns.find((x) => refOf(x).toLowerCase() === r.toLowerCase());
+    return c && refOf(c);
+  };
   const keep = (list: (string | number)[] | undefined, from: string[]) =>
     (list ?? []).map(title).filter((t): t is string => t !== undefined && from.includes(t));
   let cols = keep(plan.columns, dims);
@@ -74,7 +80,7 @@ export function PivotPicker(props: {
       <legend>Pivot</legend>
       {dimensionsOf(props.columns).map((title, i) => (
         <div key={title} class="explore-field">
-          <label for={`pivot-place-${i}`}>Place {title} in</label>
+          <label for={`pivot-place-${i}`}>Place {shownAs(props.columns, title)} in</label>
           <select
             id={`pivot-place-${i}`}
             value={plan.columns.includes(title) ? 'columns' : 'rows'}
@@ -93,7 +99,7 @@ export function PivotPicker(props: {
               checked={plan.y.includes(title)}
               onChange={(e) => tick(title, e.currentTarget.checked)}
             />
-            {title}
+            {shownAs(props.columns, title)}
           </label>
         ))}
       </div>

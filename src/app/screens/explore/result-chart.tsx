@@ -109,6 +109,7 @@ export function ResultChart(props: {
   // A mark's menu: the rows behind it, or the question broken out by one more attribute.
   const [breakOut, setBreakOut] = useState<{ values: Record<string, string>; label: string }>();
   const [drillError, setDrillError] = useState<ApiError>();
+  useEffect(() => setBreakOut(undefined), [result.aql]);
   const drill: ExploreDrill = { project, filters: [], objects: props.objects };
   const item: DrillItem = {
     id: 'explore',
@@ -147,7 +148,13 @@ export function ResultChart(props: {
           onChange={(p: PivotPlan) => setPlan(p)}
         />
       )}
-      {pivot && !pivot.y.length && <p class="muted">Pick a measure to show.</p>}
+      {pivot && !pivot.y.length && (
+        <p class="muted">
+          {result.columns.some((c) => c.kind === 'measure')
+            ? 'Tick a measure to show.'
+            : 'A pivot shows measures: add one to the question.'}
+        </p>
+      )}
       {nested && <Chart spec={nested} title={props.title} />}
       {asked && !current && !stale && <Loading what="the chart" />}
       <ErrorNote error={current?.error ?? drillError} />
