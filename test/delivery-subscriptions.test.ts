@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tablesOf } from '../src/engine/db/index.js';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { startSmtpSink, type SmtpSink } from './helpers/fixtures.js';
+import { unzip } from './helpers/xlsx.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 
 const CA = 'sub-ca@example.com';
@@ -257,6 +258,62 @@ describe('a dashboard subscription', () => {
     expect(m.text).toContain('Filtered by Origin Region: West.');
     const rows = csv[0]!.content.toString('utf8').trim().split('\n');
     expect(rows.length).toBeGreaterThan(1);
+  }, 180_000);
+
+  it("an XLSX keeps a table's conditional colours, as the item's download does", async () => {
+    const post = async (body: Record<string, unknown>) => {
+      const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, { body });
+      expect(r.status, r.text).toBe(201);
+    };
+    await post({
+      ident: 'report.cf_mail',
+      type: 'report',
+      name: 'Carriers coloured',
+      def: {
+        aql: 'SELECT [Carrier Name], COUNT([flights]) AS "Flights"',
+        visualization: {
+          type: 'table',
+          conditional: [{ column: 2, type: 'threshold', op: '>', value: 0, background: '#fde2e1' }],
+        },
+      },
+    });
+    await post({
+      ident: 'dashboard.cf_mail',
+      type: 'dashboard',
+      name: 'Coloured',
+      def: {
+        items: [{ id: 'cf', report: 'report.cf_mail' }],
+        layout: [{ item: 'cf', x: 0, y: 0, w: 12, h: 4 }],
+        filters: [],
+      },
+    });
+    await post({
+      ident: 'subscription.cf_mail',
+      type: 'subscription',
+      name: 'Coloured as XLSX',
+      def: {
+        dashboard: 'dashboard.cf_mail',
+        recipients: [CA],
+        schedule: { cron: '0 8 1 * *' },
+        format: 'xlsx',
+      },
+    });
+    expect(await sendNow('subscription.cf_mail')).toEqual({ [CA]: 'sent' });
+    const xlsx = (await mailsTo(CA))
+      .at(-1)!
+      .attachments.find((a) => a.filename === 'Coloured - Carriers coloured.xlsx');
+    expect(xlsx).toBeDefined();
+    const files = unzip(xlsx!.content);
+    // Every count is above 0: each count cell is filled with the rule's colour.
+    const styles = files.get('xl/styles.xml')!;
+    const fills = [...styles.matchAll(/<fill>(.*?)<\/fill>/g)].map((m) => m[1]!);
+    const xfs = [
+      .../<cellXfs[^>]*>(.*?)<\/cellXfs>/.exec(styles)![1]!.matchAll(/<xf [^>]*\/>/g),
+    ].map((m) => m[0]);
+    const cell = /<c r="B2" s="(\d+)"/.exec(files.get('xl/worksheets/sheet1.xml')!);
+    expect(cell, 'the first count cell has a style').not.toBeNull();
+    const fill = fills[Number(/fillId="(\d+)"/.exec(xfs[Number(cell![1])]!)![1])]!;
+    expect(fill).toContain('<fgColor rgb="FFFDE2E1"/>');
   }, 180_000);
 
   it('pauses and resumes: its creator or an MD Admin only', async () => {
