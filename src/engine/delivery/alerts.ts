@@ -32,6 +32,7 @@ import { openUnsubscribeToken, unsubscribePath, unsubscribeToken } from './unsub
 
 export type { AlertDef };
 import { alertMail, alertWebhookBody, type AlertNotice } from './alert-message.js';
+import { deliveryMessageId } from './bounces.js';
 import { alertMeasure, periodMeasure } from '../model/alert-measure.js';
 import { showDef } from '../model/saved-aql.js';
 import { sendWebhook } from './webhook.js';
@@ -372,8 +373,15 @@ export class Delivery {
     recipient: string,
     actorOf: () => Promise<ProjectActor>,
   ): Promise<string> {
-    const record = (outcome: string, value: number | null, message: string | null) =>
-      this.record(base.projectId, base.alert, recipient, outcome, value, message, ctx.job.id);
+    const record = (
+      outcome: string,
+      value: number | null,
+      message: string | null,
+      id = randomId(16),
+    ) =>
+      this.record(base.projectId, base.alert, recipient, outcome, value, message, ctx.job.id, id);
+    // The id of the history row a notice sent now is recorded in (its mail's Message-ID).
+    const told = randomId(16);
     let actor: ProjectActor;
     try {
       actor = await actorOf();
@@ -422,7 +430,13 @@ export class Delivery {
     try {
       if (recipient !== WEBHOOK) await this.d.mayMail(base.projectId, 1);
       if (recipient === WEBHOOK) await this.postWebhook(actor, def.webhook!, notice, ctx.signal);
-      else await this.d.mailer.send({ to: recipient, ...alertMail(notice, recipient) });
+      else
+        await this.d.mailer.send({
+          to: recipient,
+          ...alertMail(notice, recipient),
+          // The history row it is recorded in, so a later bounce finds it.
+          messageId: deliveryMessageId(told, this.d.siteUrl()),
+        });
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       // Not told: the next evaluation tries again.
@@ -430,7 +444,7 @@ export class Delivery {
       await record('failed', value, (err as Error).message);
       return 'failed';
     }
-    await record('fired', value, null);
+    await record('fired', value, null, told);
     return 'fired';
   }
 
@@ -497,10 +511,11 @@ export class Delivery {
     value: number | null,
     message: string | null,
     jobId: string,
+    id: string,
   ) {
     const { deliveryHistory: h } = tablesOf(this.d.db);
     await this.d.db.insert(h).values({
-      id: randomId(16),
+      id,
       projectId,
       object,
       recipient,

@@ -19,6 +19,7 @@ import type { MailAttachment, Mailer } from '../mail/mailer.js';
 import type { DashboardRun, Reports } from '../reports/reports.js';
 import { toDelimited } from '../../shared/delimited.js';
 import { toXlsx } from '../../shared/xlsx.js';
+import { deliveryMessageId } from './bounces.js';
 import { attachmentName, subscriptionMail } from './subscription-message.js';
 import type { DashboardPrinter, SubscriptionDef } from './types.js';
 
@@ -212,7 +213,12 @@ export class SubscriptionSender {
     for (let attempt = 0; attempt <= this.d.retryDelaysMs.length; attempt++) {
       if (attempt > 0) await sleep(this.d.retryDelaysMs[attempt - 1]!, ctx.signal);
       try {
-        await this.d.mailer.send({ to: email, ...mail });
+        // Its Message-ID names the ledger row, so a later bounce finds it.
+        await this.d.mailer.send({
+          to: email,
+          ...mail,
+          messageId: deliveryMessageId(row.id, base),
+        });
         error = null;
         break;
       } catch (err) {

@@ -1,13 +1,7 @@
 // An alert's def as the delivery code reads it (checked on write by model/defs.ts alertDef).
 import type { DashboardRun } from '../reports/reports.js';
-export interface AlertCondition {
-  op: '>' | '>=' | '<' | '<=' | 'change%' | 'nodata';
-  /** Absent only for `nodata`. */
-  value?: number;
-  /** For `change%`: compare this period to date with the same span of the previous one. */
-  period?: { date: string; grain: 'day' | 'week' | 'month' | 'quarter' | 'year' };
-}
-
+import type { AlertCondition } from '../model/alert-measure.js';
+export type { AlertCondition };
 export interface AlertDef {
   metric?: string;
   aql?: string;

@@ -1,10 +1,24 @@
 // What an alert evaluates, as AQL: its metric or its one measure, and for `change%` against a
 // period the same measure over this period so far and over the same days of the previous one
 // (a fair comparison on the day a month starts: 1 day against 1 day, not against 31).
-import type { AlertDef } from '../delivery/types.js';
+
+/** An alert's condition (model/defs.ts alertDef checks it). */
+export interface AlertCondition {
+  op: '>' | '>=' | '<' | '<=' | 'change%' | 'nodata';
+  /** Absent only for `nodata`. */
+  value?: number;
+  /** For `change%`: compare this period to date with the same span of the previous one. */
+  period?: { date: string; grain: 'day' | 'week' | 'month' | 'quarter' | 'year' };
+}
+
+/** What an alert watches: a metric, or one measure as AQL. */
+export interface AlertWatch {
+  metric?: string;
+  aql?: string;
+}
 
 /** The measure as one AQL query (a metric by its reference). */
-export function alertMeasure(def: Pick<AlertDef, 'metric' | 'aql'>): string {
+export function alertMeasure(def: AlertWatch): string {
   return def.metric ? `SELECT [${def.metric}]` : def.aql!;
 }
 
@@ -17,7 +31,7 @@ const ref = (s: string) => `[${s.trim().replace(/^\[(.*)\]$/s, '$1')}]`;
  * the project's time zone, as everywhere in AQL.
  */
 export function periodMeasure(
-  def: Pick<AlertDef, 'metric' | 'aql'>,
+  def: AlertWatch,
   period: { date: string; grain: string },
   back: 0 | 1,
 ): string {

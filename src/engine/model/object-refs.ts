@@ -5,8 +5,7 @@ import type { ProjectActor } from '../access/actor.js';
 import { EngineError, invalid } from '../errors.js';
 import { checkFlowDef } from '../flows/flow-def.js';
 import { describeCycle, sequenceCycle } from '../flows/triggers/sequence-cycles.js';
-import type { AlertDef } from '../delivery/types.js';
-import { periodMeasure } from './alert-measure.js';
+import { periodMeasure, type AlertCondition, type AlertWatch } from './alert-measure.js';
 import { AQL_KIND, type ObjectType } from './defs.js';
 import type { Ref } from './dependencies.js';
 import { where } from './object-input.js';
@@ -124,10 +123,10 @@ export async function checkRefs(
         if (r.field === 'def.metric') need(r, ['metric']);
         else if (r.field === 'def.webhook.secret') need(r, ['credentials']);
       // A period compared by change%: its date must filter the measure.
-      const period = (def.condition as AlertDef['condition'] | undefined)?.period;
+      const period = (def.condition as AlertCondition | undefined)?.period;
       if (period)
         await compile(
-          periodMeasure(def as Pick<AlertDef, 'metric' | 'aql'>, period, 0),
+          periodMeasure(def as AlertWatch, period, 0),
           'metric',
           'def.condition.period.date',
         );
