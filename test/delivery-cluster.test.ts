@@ -123,13 +123,25 @@ describe.skipIf(!!missing || process.env.URSA_TEST_DATABASE === 'postgres')(
       }
       expect(Date.now()).toBeLessThan(slot.getTime());
 
-      const subject = { sub: /Cluster digest/, alert: /Alert "Cluster flights"/ };
+      // A subscription's mail is titled by its dashboard and day.
+      const subject = { sub: /^Flights overview — /, alert: /^Alert "Cluster flights"/ };
       const deadline = slot.getTime() + 150_000;
       for (;;) {
         const n = recipients.flatMap((r) => [mailsTo(r, subject.sub), mailsTo(r, subject.alert)]);
         if (n.every((m) => m.length >= 1)) break;
-        if (Date.now() > deadline)
-          throw new Error(`not every mail came: ${n.map((m) => m.length).join(', ')}`);
+        if (Date.now() > deadline) {
+          const why = await db.query(
+            `SELECT type, status, message, params FROM jobs WHERE project_id = $1 AND type = 'delivery'`,
+            [project],
+          );
+          const ledger = await db.query(
+            `SELECT object, recipient, outcome, message FROM delivery_history WHERE project_id = $1`,
+            [project],
+          );
+          throw new Error(
+            `not every mail came: ${n.map((m) => m.length).join(', ')}; jobs ${JSON.stringify(why.rows)}; ledger ${JSON.stringify(ledger.rows)}`,
+          );
+        }
         await new Promise((res) => setTimeout(res, 250));
       }
       // Every process has ticked several times since: still one of each.
