@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from './api';
 import { useProject } from './project';
-import { ErrorNote } from './ui';
+import { DialogButton, ErrorNote } from './ui';
 
 const OPS = [
   ['>', 'is above'],
@@ -20,29 +20,11 @@ const OPS = [
 export type Watched = { metric: string; title: string } | { aql: string; title: string };
 
 export function AlertMeButton({ watched }: { watched: Watched }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
   return (
-    <>
-      <button
-        ref={button}
-        type="button"
-        class="quiet"
-        aria-haspopup="dialog"
-        onClick={() => setOpen(true)}
-      >
-        Alert me…
-      </button>
-      {open && (
-        <AlertDialog
-          watched={watched}
-          onClose={() => {
-            setOpen(false);
-            button.current?.focus();
-          }}
-        />
-      )}
-    </>
+    <DialogButton
+      label="Alert me…"
+      dialog={(close) => <AlertDialog watched={watched} onClose={close} />}
+    />
   );
 }
 
