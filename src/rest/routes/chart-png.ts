@@ -8,7 +8,7 @@ import { svgToPng } from '../../engine/reports/png.js';
 import type { ReportRun } from '../../engine/reports/reports.js';
 import { parseInput } from '../../engine/validate.js';
 import { untilCallerGone } from '../../http/caller-gone.js';
-import { attachmentOf, fileNameOf } from '../../http/file-response.js';
+import { sendMadeFile } from '../../http/file-response.js';
 import type { RouteDef } from '../../http/router.js';
 
 const sizeSchema = z.object({
@@ -21,15 +21,7 @@ async function sendPng(res: Response, r: ReportRun, what: string, title: string,
       `${what} is not drawn as a chart (a ${r.visualization.type}): it has no PNG; download its rows as CSV or XLSX`,
       { visualization: r.visualization.type },
     );
-  const png = await svgToPng(r.chart.svg, { width });
-  res.status(200);
-  res.setHeader('Content-Type', 'image/png');
-  res.setHeader('Content-Length', png.length);
-  res.setHeader('Content-Disposition', attachmentOf(`${fileNameOf(title)}.png`));
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  // Computed for this caller (their row filter): never kept by a shared cache.
-  res.setHeader('Cache-Control', 'private, no-store');
-  res.end(png);
+  sendMadeFile(res, await svgToPng(r.chart.svg, { width }), 'image/png', title, 'png');
 }
 
 const WIDTH_TEXT = '`width` in pixels (200–4000, default 1200; the height keeps the aspect)';
