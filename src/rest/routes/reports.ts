@@ -11,6 +11,7 @@ import { dashboardPage, foldDateFields, reportPage } from '../../web/report-page
 import {
   dashboardItemJson,
   dashboardJson,
+  svgParam,
   exactParam,
   pivotTabular,
   reportJson,
@@ -198,6 +199,8 @@ export const reportRoutes: RouteDef[] = [
           const d = await engine.reports.dashboard(actor, params.id!, foldDateFields(query), {
             signal: untilCallerGone(res),
             choices: f === 'html',
+            // The HTML page inlines its charts' SVG whatever is asked.
+            svg: f === 'html' || svgParam(query),
           });
           const self = dashboardPath(actor.projectId, d.ident);
           if (f === 'html') {
