@@ -86,6 +86,10 @@ export function ColumnRole({ project, o }: { project: string; o: ModelObject }) 
       setJobId(jobIdOf(r));
     } catch (err) {
       setError(asApiError(err));
+      // Saved but not loaded (the load refused): the file's structure as it was.
+      const saved = before.current;
+      before.current = null;
+      if (saved) await api('PUT', saved.path, saved.body).catch(() => undefined);
     } finally {
       setBusy(false);
     }
