@@ -25,6 +25,8 @@ Commands:
   org admin add <org> <email>        make a user an administrator of an organization
   user passwd <email> [--password <password>]
                                      set a user's password (read from stdin when not given)
+  delivery bounce                    record a bounce (a delivery status notification mail,
+                                     read from stdin) of a subscription or alert mail
   help                               this text
 `;
 
@@ -41,10 +43,20 @@ async function withEngine<T>(config: Config, fn: (e: Engine) => Promise<T> | T):
   }
 }
 
-async function readStdinLine(): Promise<string> {
+async function readStdin(limit = Infinity): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  let size = 0;
+  for await (const c of process.stdin) {
+    size += (c as Buffer).length;
+    // A bounce quotes the message it returns; its headers come first, the rest is not read.
+    if (size > limit) break;
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readStdinLine(): Promise<string> {
+  return (await readStdin()).split(/\r?\n/)[0] ?? '';
 }
 
 async function start(config: Config): Promise<void> {
@@ -184,6 +196,21 @@ export async function main(argv: string[]): Promise<void> {
       const password = values.password ?? (await readStdinLine());
       await withEngine(config, (e) => e.accounts.setPassword(email, password));
       console.log(`password of ${email} changed`);
+      return;
+    }
+    case 'delivery bounce': {
+      // The metadata store only (no engine): an MTA may pipe every bounce into this.
+      const [{ openStore }, { recordBounce }] = await Promise.all([
+        import('./engine/db/index.js'),
+        import('./engine/delivery/bounces.js'),
+      ]);
+      const raw = await readStdin(4_000_000);
+      const store = await openStore(config);
+      try {
+        console.log(JSON.stringify(await recordBounce(store.db, raw)));
+      } finally {
+        await store.close();
+      }
       return;
     }
     default:

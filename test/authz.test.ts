@@ -823,6 +823,26 @@ const MATRIX: Record<string, Entry> = {
       if (ok) expect(r.json.chart.svg).toMatch(/^<svg/);
     },
   },
+  'GET /projects/{project}/app/dashboards/{id}/items/{item}/chart.png': {
+    level: 'member',
+    success: 200,
+    prepare: async (f) => ({
+      params: { id: (await throwawayDashboard(f, 'authz-dash-png')).dashboard, item: 'a' },
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.headers.get('content-type')).toBe('image/png');
+    },
+  },
+  'GET /projects/{project}/app/reports/{id}/chart.png': {
+    level: 'member',
+    success: 200,
+    prepare: async (f) => ({
+      params: { id: (await throwawayDashboard(f, 'authz-report-png')).report },
+    }),
+    check: (r, { ok }) => {
+      if (ok) expect(r.headers.get('content-type')).toBe('image/png');
+    },
+  },
   'GET /projects/{project}/pmd/share': {
     level: 'member',
     success: 200,

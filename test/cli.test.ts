@@ -79,6 +79,7 @@ describe('cli', { timeout: 60_000 }, () => {
         expect(r.stdout).toMatch(/^\s+org create <id>/m);
         expect(r.stdout).toMatch(/^\s+org admin add <org> <email>/m);
         expect(r.stdout).toMatch(/^\s+user passwd <email>/m);
+        expect(r.stdout).toMatch(/^\s+delivery bounce\b/m);
       }
     });
 

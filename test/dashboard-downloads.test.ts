@@ -1,13 +1,16 @@
 // Downloads of a dashboard item's data with the dashboard's filters (GET app/dashboards/{id}/
 // items/{item}, every row, CSV and XLSX) and XLSX wherever the API answers CSV: the workbook
 // is read back (its zip and sheet XML) and compared with the JSON rows. In the app, each item
-// links both, with the filters of the address; a chart's values filter the dashboard.
+// links both (a chart its PNG too), with the filters of the address; a chart's values filter
+// the dashboard. A chart is also a PNG (…/chart.png), the very drawing of its SVG.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launch, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { sheetRows, unzip } from './helpers/xlsx.js';
+import { pngHeader } from './helpers/png.js';
+import { svgToPng } from '../src/engine/reports/png.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
 
 const DASH = 'dashboard.demo_flights';
@@ -197,6 +200,53 @@ describe('dashboard item downloads', () => {
     expect(missing.json.message).toBe(`item "nope" not found on dashboard "${DASH}"`);
   });
 
+  it("draws an item's or a report's chart as a PNG: the page's drawing, with the filters", async () => {
+    const token = await s.token(ADMIN);
+    const png = (p: string) =>
+      fetch(`${s.url}/api/v1/projects/${s.demo}${p}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const whole = await s.api('GET', `/projects/${s.demo}/app/dashboards/${DASH}?${WEST}`);
+    const items = whole.json.items as { id: string; chart?: { svg: string }; title: string }[];
+    const charted = items.find((i) => i.chart)!;
+    const table = items.find((i) => !i.chart && i.title)!;
+    expect(charted && table).toBeTruthy();
+
+    const r = await png(`/app/dashboards/${DASH}/items/${charted.id}/chart.png?${WEST}&width=800`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('image/png');
+    expect(r.headers.get('content-disposition')).toContain(
+      `filename="Flights overview - ${charted.title}.png"`,
+    );
+    const bytes = Buffer.from(await r.arrayBuffer());
+    expect(pngHeader(bytes).width).toBe(800);
+    // The very drawing of the item's SVG with the same filters.
+    expect(bytes.equals(await svgToPng(charted.chart!.svg, { width: 800 }))).toBe(true);
+    const all = await png(`/app/dashboards/${DASH}/items/${charted.id}/chart.png?width=800`);
+    expect(Buffer.from(await all.arrayBuffer()).equals(bytes)).toBe(false);
+
+    const def = (await s.api('GET', `/projects/${s.demo}/pmd/obj/${DASH}`)).json.object.def;
+    const reportId = (def.items as { id: string; report: string }[]).find(
+      (i) => i.id === charted.id,
+    )!.report;
+    const report = await png(`/app/reports/${reportId}/chart.png`);
+    expect(report.status).toBe(200);
+    expect(pngHeader(Buffer.from(await report.arrayBuffer())).width).toBe(1200);
+
+    const notChart = await s.api(
+      'GET',
+      `/projects/${s.demo}/app/dashboards/${DASH}/items/${table.id}/chart.png`,
+    );
+    expect(notChart.status).toBe(404);
+    expect(notChart.json.message).toMatch(/is not drawn as a chart/);
+    const tooSmall = await s.api(
+      'GET',
+      `/projects/${s.demo}/app/dashboards/${DASH}/items/${charted.id}/chart.png?width=10`,
+    );
+    expect(tooSmall.status).toBe(400);
+    expect(tooSmall.text).toContain('width');
+  });
+
   it.skipIf(skipBrowser)(
     'drills down: the chart’s data opened under it, a value filters the dashboard',
     async () => {
@@ -234,7 +284,7 @@ describe('dashboard item downloads', () => {
   );
 
   it.skipIf(skipBrowser)(
-    'links each item’s CSV and XLSX in the app, with the address’s filters',
+    'links each item’s CSV and XLSX (a chart’s PNG too) in the app, with the address’s filters',
     async () => {
       const { page, problems, close } = await signedIn(
         browser!,
@@ -255,6 +305,18 @@ describe('dashboard item downloads', () => {
         expect(await page.getByRole('link', { name: 'CSV of Carriers' }).getAttribute('href')).toBe(
           `/api/v1${item('carriers', `?${WEST}&format=csv`)}`,
         );
+        // A chart's PNG, drawn as on the page; a table has none.
+        const whole = await s.api('GET', `/projects/${s.demo}/app/dashboards/${DASH}?${WEST}`);
+        const items = whole.json.items as { id: string; chart?: unknown; title: string }[];
+        const charted = items.find((i) => i.chart)!;
+        const [png] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('link', { name: `PNG of ${charted.title}` }).click(),
+        ]);
+        expect(png.suggestedFilename()).toBe(`Flights overview - ${charted.title}.png`);
+        expect(pngHeader(fs.readFileSync((await png.path())!)).width).toBe(1200);
+        for (const i of items.filter((x) => !x.chart && x.title))
+          expect(await page.getByRole('link', { name: `PNG of ${i.title}` }).count()).toBe(0);
         expect(problems).toEqual([]);
       } finally {
         await close();

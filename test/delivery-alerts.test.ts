@@ -274,3 +274,145 @@ describe('when an alert is evaluated by itself', () => {
     expect((await s.engine.jobs.waitFor(job!.id)).status).toBe('OK');
   });
 });
+
+describe('a change against the previous period, no data, and a rename', () => {
+  // The day in the project's time zone (UTC here), as TODAY() is.
+  const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+  let n = 0;
+  const alertOf = async (def: Record<string, unknown>) => {
+    const ident = `alert.p${++n}`;
+    await create(ident, { email: [ADMIN], ...def });
+    return ident;
+  };
+  const runNow = async (ident: string) => {
+    const r = await s.api('POST', `/projects/${s.demo}/app/delivery/${ident}/run`);
+    expect(r.status, r.text).toBe(202);
+    const job = await s.engine.jobs.waitFor(r.json.link[0].id);
+    expect(job.status, job.message).toBe('OK');
+    return (job.result as { outcomes: Record<string, string> }).outcomes[ADMIN];
+  };
+
+  beforeAll(async () => {
+    // This week so far: 3 sales today. The same days of last week: 2 sales, a week ago.
+    const rows = [
+      [1, day(0), 'north', 10],
+      [2, day(0), 'north', 20],
+      [3, day(0), 'south', 30],
+      [4, day(7), 'north', 40],
+      [5, day(7), 'south', 50],
+      // Outside both spans: before last week began.
+      [6, day(15), 'south', 60],
+    ];
+    await loadDataset(
+      s,
+      s.demo,
+      'sales',
+      `id,day,region,amount\n${rows.map((r) => r.join(',')).join('\n')}\n`,
+      'id',
+      [
+        ['id', 'A', 'integer', 'Sale'],
+        ['day', 'A', 'date', 'Sale Day'],
+        ['region', 'A', 'string', 'Region'],
+        ['amount', 'F', 'number', 'Amount'],
+      ],
+    );
+  }, 60_000);
+
+  it('change% with a period compares this period so far with the same days of the last', async () => {
+    const period = { date: 'Sale Day', grain: 'week' };
+    // 3 against 2: up 50%.
+    const up = await alertOf({
+      aql: 'SELECT COUNT([sales])',
+      condition: { op: 'change%', value: 40, period },
+    });
+    expect(await runNow(up)).toBe('fired');
+    const mail = parseMail(smtp.messages.at(-1)!.raw);
+    expect(mail.headers.get('subject')?.replace(/\s+/g, ' ')).toContain(
+      `Alert "${up}": 3 changed by more than 40% against the same days of the previous week`,
+    );
+    expect(mail.body).toContain('(was 2)');
+    const hist = await s.api('GET', `/projects/${s.demo}/app/delivery/${up}/history`);
+    expect(hist.json.history[0]).toMatchObject({ outcome: 'fired', value: 3 });
+    // Not by more than 60%; a measure with its own WHERE keeps it (north: 2 against 1).
+    expect(
+      await runNow(
+        await alertOf({
+          aql: 'SELECT COUNT([sales])',
+          condition: { op: 'change%', value: 60, period },
+        }),
+      ),
+    ).toBe('clear');
+    expect(
+      await runNow(
+        await alertOf({
+          aql: 'SELECT SUM([Amount]) WHERE [Region] = "north"',
+          // 30 against 40: down 25%.
+          condition: { op: 'change%', value: 20, period },
+        }),
+      ),
+    ).toBe('fired');
+    expect(smtp.messages.at(-1)!.raw).toContain('(was 40)');
+  });
+
+  it('nodata fires on an empty answer and clears when there is data', async () => {
+    const empty = await alertOf({
+      aql: 'SELECT SUM([Amount]) WHERE [Region] = "west"',
+      condition: { op: 'nodata' },
+    });
+    expect(await runNow(empty)).toBe('fired');
+    expect(
+      parseMail(smtp.messages.at(-1)!.raw).headers.get('subject')?.replace(/\s+/g, ' '),
+    ).toContain(`Alert "${empty}": no data`);
+    expect(await runNow(empty)).toBe('still');
+    const r = await s.api('PUT', `/projects/${s.demo}/pmd/obj/${empty}`, {
+      body: {
+        type: 'alert',
+        name: empty,
+        def: {
+          aql: 'SELECT SUM([Amount]) WHERE [Region] = "south"',
+          condition: { op: 'nodata' },
+          email: [ADMIN],
+        },
+      },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(await runNow(empty)).toBe('cleared');
+  });
+
+  it('a condition must be whole, a period on a date the measure can be filtered by (400)', async () => {
+    for (const [condition, field] of [
+      [{ op: '>' }, 'def.condition.value'],
+      [{ op: '>', value: 1, period: { date: 'Sale Day', grain: 'week' } }, 'def.condition.period'],
+      [{ op: 'change%', value: 1, period: { date: 'Sale Day', grain: 'fortnight' } }, 'grain'],
+      [{ op: 'change%', value: 1, period: { date: 'No Such Day', grain: 'week' } }, 'date'],
+    ] as const) {
+      const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, {
+        body: {
+          type: 'alert',
+          name: 'Bad',
+          def: { aql: 'SELECT COUNT([sales])', condition, email: [ADMIN] },
+        },
+      });
+      expect(r.status, r.text).toBe(400);
+      expect(r.text).toContain(field);
+    }
+  });
+
+  it('its AQL follows a renamed field, as a metric does', async () => {
+    const ident = await alertOf({
+      aql: 'SELECT SUM([Amount])',
+      condition: { op: '>', value: 0 },
+    });
+    const fact = 'fact.sales.amount';
+    const got = await s.api('GET', `/projects/${s.demo}/pmd/obj/${fact}`);
+    expect(got.status, got.text).toBe(200);
+    const renamed = await s.api('PUT', `/projects/${s.demo}/pmd/obj/${fact}`, {
+      body: { ...got.json.object, name: 'Takings' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const alert = await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`);
+    expect(alert.json.object.def.aql).toBe('SELECT SUM([Takings])');
+    expect(await runNow(ident)).toBe('fired');
+    expect(parseMail(smtp.messages.at(-1)!.raw).body).toContain('SELECT SUM([Takings])');
+  });
+});

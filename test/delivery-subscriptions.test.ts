@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tablesOf } from '../src/engine/db/index.js';
 import { waitForDemo } from './helpers/aql-demo.js';
 import { startSmtpSink, type SmtpSink } from './helpers/fixtures.js';
+import { unzip } from './helpers/xlsx.js';
+import { runCli } from './helpers/cli.js';
 import { ADMIN, invite, startTestServer, type TestServer } from './helpers/server.js';
 
 const CA = 'sub-ca@example.com';
@@ -257,6 +259,133 @@ describe('a dashboard subscription', () => {
     expect(m.text).toContain('Filtered by Origin Region: West.');
     const rows = csv[0]!.content.toString('utf8').trim().split('\n');
     expect(rows.length).toBeGreaterThan(1);
+  }, 180_000);
+
+  it("an XLSX keeps a table's conditional colours, as the item's download does", async () => {
+    const post = async (body: Record<string, unknown>) => {
+      const r = await s.api('POST', `/projects/${s.demo}/pmd/obj`, { body });
+      expect(r.status, r.text).toBe(201);
+    };
+    await post({
+      ident: 'report.cf_mail',
+      type: 'report',
+      name: 'Carriers coloured',
+      def: {
+        aql: 'SELECT [Carrier Name], COUNT([flights]) AS "Flights"',
+        visualization: {
+          type: 'table',
+          conditional: [{ column: 2, type: 'threshold', op: '>', value: 0, background: '#fde2e1' }],
+        },
+      },
+    });
+    await post({
+      ident: 'dashboard.cf_mail',
+      type: 'dashboard',
+      name: 'Coloured',
+      def: {
+        items: [{ id: 'cf', report: 'report.cf_mail' }],
+        layout: [{ item: 'cf', x: 0, y: 0, w: 12, h: 4 }],
+        filters: [],
+      },
+    });
+    await post({
+      ident: 'subscription.cf_mail',
+      type: 'subscription',
+      name: 'Coloured as XLSX',
+      def: {
+        dashboard: 'dashboard.cf_mail',
+        recipients: [CA],
+        schedule: { cron: '0 8 1 * *' },
+        format: 'xlsx',
+      },
+    });
+    expect(await sendNow('subscription.cf_mail')).toEqual({ [CA]: 'sent' });
+    const xlsx = (await mailsTo(CA))
+      .at(-1)!
+      .attachments.find((a) => a.filename === 'Coloured - Carriers coloured.xlsx');
+    expect(xlsx).toBeDefined();
+    const files = unzip(xlsx!.content);
+    // Every count is above 0: each count cell is filled with the rule's colour.
+    const styles = files.get('xl/styles.xml')!;
+    const fills = [...styles.matchAll(/<fill>(.*?)<\/fill>/g)].map((m) => m[1]!);
+    const xfs = [
+      .../<cellXfs[^>]*>(.*?)<\/cellXfs>/.exec(styles)![1]!.matchAll(/<xf [^>]*\/>/g),
+    ].map((m) => m[0]);
+    const cell = /<c r="B2" s="(\d+)"/.exec(files.get('xl/worksheets/sheet1.xml')!);
+    expect(cell, 'the first count cell has a style').not.toBeNull();
+    const fill = fills[Number(/fillId="(\d+)"/.exec(xfs[Number(cell![1])]!)![1])]!;
+    expect(fill).toContain('<fgColor rgb="FFFDE2E1"/>');
+  }, 180_000);
+
+  it('a late bounce, piped to `ursa delivery bounce`, is recorded on the mail it returns', async () => {
+    const mail = (await mailsTo(CA)).at(-1)!;
+    const id = mail.messageId!;
+    expect(id).toMatch(/^<ursa-delivery\.[\w-]+@/);
+    // As Postfix returns an undeliverable mail (RFC 3464), its headers quoted.
+    const dsn = (action: string, to = CA) =>
+      [
+        'From: MAILER-DAEMON@mx.example.net (Mail Delivery System)',
+        'Subject: Undelivered Mail Returned to Sender',
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+        '',
+        '--b1',
+        'Content-Type: text/plain',
+        '',
+        'I am sorry to have to inform you that your message could not be delivered.',
+        '--b1',
+        'Content-Type: message/delivery-status',
+        '',
+        'Reporting-MTA: dns; mx.example.net',
+        '',
+        `Final-Recipient: rfc822; ${to}`,
+        `Action: ${action}`,
+        'Status: 5.1.1',
+        `Diagnostic-Code: smtp; 550 5.1.1 <${to}>: Recipient address`,
+        '    rejected: User unknown in virtual mailbox table',
+        '',
+        '--b1',
+        'Content-Type: text/rfc822-headers',
+        '',
+        `Message-ID: ${id}`,
+        `Subject: ${mail.subject}`,
+        '--b1--',
+        '',
+      ].join('\r\n');
+    const pipe = (input: string) =>
+      runCli(['delivery', 'bounce'], { URSA_DATA_DIR: s.dataDir }, { input, timeoutMs: 60_000 });
+    const history = async () => {
+      const h = await s.api('GET', `/projects/${s.demo}/app/delivery/subscription.cf_mail/history`);
+      return (h.json.history as { recipient: string; outcome: string; message: string }[]).find(
+        (e) => e.recipient === CA,
+      )!;
+    };
+    expect((await history()).outcome).toBe('sent');
+
+    // A delay is not a failure; a notice naming someone else, or no Ursa mail, is refused.
+    let r = await pipe(dsn('delayed'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ outcome: 'ignored' });
+    r = await pipe(dsn('failed', 'someone-else@example.com'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/names someone-else@example.com/);
+    r = await pipe('Subject: hello\r\n\r\nnot a bounce\r\n');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/not a bounce of an Ursa delivery mail/);
+    expect((await history()).outcome).toBe('sent');
+
+    r = await pipe(dsn('failed'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      project: s.demo,
+      object: 'subscription.cf_mail',
+      recipient: CA,
+      outcome: 'bounced',
+    });
+    const e = await history();
+    expect(e.outcome).toBe('bounced');
+    expect(e.message).toContain('5.1.1');
+    expect(e.message).toContain('Recipient address rejected: User unknown');
   }, 180_000);
 
   it('pauses and resumes: its creator or an MD Admin only', async () => {

@@ -370,7 +370,7 @@ describe.skipIf(!canRender)('rendering', () => {
     expect(r.headers.get('content-disposition')).toMatch(
       /^attachment; filename="Revenue_ Q3_Q4 _final_.pdf"/,
     );
-    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('cache-control')).toBe('private, no-store');
     const t = text(r.bytes);
     expect(t).toContain('Quarterly revenue');
     expect(t).toContain('Grew by eleven percent.');

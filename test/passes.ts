@@ -133,6 +133,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'flow-pg-sftp-connectors': CONNECTOR,
   'db-migrate-pg': 'migrates a PostgreSQL database of its own, whatever the pass',
   cluster: OWN_PG,
+  'delivery-cluster': OWN_PG,
   'warehouse-terminated': 'a warehouse connection pool against its own PostgreSQL: no Ursa store',
   'haproxy-retries': 'HAProxy against loopback backends: no Ursa store',
   'health-pg-loss': OWN_PG,

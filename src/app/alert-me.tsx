@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from './api';
 import { useProject } from './project';
-import { ErrorNote } from './ui';
+import { DialogButton, ErrorNote } from './ui';
 
 const OPS = [
   ['>', 'is above'],
@@ -13,35 +13,18 @@ const OPS = [
   ['<', 'is below'],
   ['<=', 'is at most'],
   ['change%', 'changes by more than (%)'],
+  ['nodata', 'has no data'],
 ] as const;
 
 /** What the alert watches: a metric by ident, or one measure as AQL. */
 export type Watched = { metric: string; title: string } | { aql: string; title: string };
 
 export function AlertMeButton({ watched }: { watched: Watched }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
   return (
-    <>
-      <button
-        ref={button}
-        type="button"
-        class="quiet"
-        aria-haspopup="dialog"
-        onClick={() => setOpen(true)}
-      >
-        Alert me…
-      </button>
-      {open && (
-        <AlertDialog
-          watched={watched}
-          onClose={() => {
-            setOpen(false);
-            button.current?.focus();
-          }}
-        />
-      )}
-    </>
+    <DialogButton
+      label="Alert me…"
+      dialog={(close) => <AlertDialog watched={watched} onClose={close} />}
+    />
   );
 }
 
@@ -69,12 +52,15 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
 
   const [h, m] = time.split(':').map(Number);
   const number = value.trim() === '' ? NaN : Number(value);
+  // "has no data" compares with nothing.
+  const valued = op !== 'nodata';
+  const words = OPS.find(([o]) => o === op)?.[1] ?? op;
   const body = {
     type: 'alert',
-    name: `${watched.title} ${OPS.find(([o]) => o === op)?.[1] ?? op} ${value}`.slice(0, 255),
+    name: `${watched.title} ${words}${valued ? ` ${value}` : ''}`.slice(0, 255),
     def: {
       ...('metric' in watched ? { metric: watched.metric } : { aql: watched.aql }),
-      condition: { op, value: number },
+      condition: valued ? { op, value: number } : { op },
       ...(daily ? { schedule: { cron: `${m ?? 0} ${h ?? 8} * * *`, timezone: zone } } : {}),
       ...(afterLoads ? { afterLoads: true } : {}),
       email: [me],
@@ -83,7 +69,7 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
   const key = JSON.stringify(body);
   // The server's own words for whom it would tell of what, whenever the choices change.
   useEffect(() => {
-    if (!me || !Number.isFinite(number)) {
+    if (!me || (valued && !Number.isFinite(number))) {
       setSummary('');
       return;
     }
@@ -144,17 +130,19 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
             ))}
           </select>
         </label>
-        <label>
-          Value
-          <input
-            aria-label="Value"
-            type="number"
-            step="any"
-            required
-            value={value}
-            onInput={(e) => setValue(e.currentTarget.value)}
-          />
-        </label>
+        {valued && (
+          <label>
+            Value
+            <input
+              aria-label="Value"
+              type="number"
+              step="any"
+              required
+              value={value}
+              onInput={(e) => setValue(e.currentTarget.value)}
+            />
+          </label>
+        )}
         <label class="dash-subscribe-check">
           <input
             type="checkbox"

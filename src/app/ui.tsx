@@ -1,6 +1,6 @@
 // Small pieces every screen uses: headings with the page title, errors, loading.
-import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import type { ComponentChildren, VNode } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from './api';
 import { Link } from './router';
 
@@ -46,5 +46,32 @@ export function Tabs(props: {
         ))}
       </ul>
     </nav>
+  );
+}
+
+/**
+ * A button that opens a dialog (Share…, Subscribe…, Alert me…): the dialog is mounted while
+ * open, and closing it gives the focus back to the button (keyboard users stay in place).
+ */
+export function DialogButton(props: { label: string; dialog: (close: () => void) => VNode }) {
+  const [open, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    button.current?.focus();
+  };
+  return (
+    <>
+      <button
+        ref={button}
+        type="button"
+        class="quiet"
+        aria-haspopup="dialog"
+        onClick={() => setOpen(true)}
+      >
+        {props.label}
+      </button>
+      {open && props.dialog(close)}
+    </>
   );
 }

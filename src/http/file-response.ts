@@ -91,6 +91,27 @@ export function attachmentOf(name: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
+/**
+ * A file made for this caller (a PDF, a chart's PNG) as a download named by its title: never
+ * kept by a cache (it holds the caller's rows), never sniffed as another type.
+ */
+export function sendMadeFile(
+  res: Response,
+  bytes: Buffer,
+  type: string,
+  title: string,
+  extension: string,
+): void {
+  res.status(200);
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Length', bytes.length);
+  res.setHeader('Content-Disposition', attachmentOf(`${fileNameOf(title)}.${extension}`));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.setHeader('Vary', 'Accept');
+  res.end(bytes);
+}
+
 export async function sendStoredFile(
   engine: Engine,
   actor: ProjectActor,

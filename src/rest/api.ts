@@ -11,6 +11,7 @@ import { aqlRoutes } from './routes/aql.js';
 import { batchRoutes } from './routes/batch.js';
 import { dataRoutes } from './routes/data.js';
 import { exportRoutes } from './routes/export.js';
+import { chartPngRoutes } from './routes/chart-png.js';
 import { flowRoutes } from './routes/flows.js';
 import { jobRoutes } from './routes/jobs.js';
 import { reportRoutes } from './routes/reports.js';
@@ -71,6 +72,7 @@ export function apiRoutes(): RouteDef[] {
     ...triggerRoutes,
     ...aqlRoutes,
     ...exportRoutes,
+    ...chartPngRoutes,
     ...aiRoutes,
     ...packageRoutes,
     ...modelRoutes,

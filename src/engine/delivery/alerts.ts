@@ -32,6 +32,9 @@ import { openUnsubscribeToken, unsubscribePath, unsubscribeToken } from './unsub
 
 export type { AlertDef };
 import { alertMail, alertWebhookBody, type AlertNotice } from './alert-message.js';
+import { deliveryMessageId } from './bounces.js';
+import { alertMeasure, periodMeasure } from '../model/alert-measure.js';
+import { showDef } from '../model/saved-aql.js';
 import { sendWebhook } from './webhook.js';
 
 export interface DeliveryDeps {
@@ -273,20 +276,26 @@ export class Delivery {
   private async objectOf(
     a: ProjectActor,
     ident: string,
-  ): Promise<Watched & { name: string; createdBy: string }> {
-    const row = (await this.d.objects.scope(a)).get(ident);
+  ): Promise<Watched & { name: string; createdBy: string; watched: string }> {
+    const s = await this.d.objects.scope(a);
+    const row = s.get(ident);
     if (!row || (row.type !== 'alert' && row.type !== 'subscription'))
       throw notFound(`no alert or subscription "${ident}" in project "${a.projectId}"`, {
         id: ident,
       });
+    // What the alert watches in words for its notices: titles, as the API shows its def.
+    const shown = showDef(row.type, row.def, s.index.names) as { aql?: string; metric?: string };
+    const metric = shown.metric && s.get(shown.metric);
     return {
       type: row.type,
       def: row.def,
       name: row.name,
       createdBy: row.createdBy,
+      watched: metric ? `SELECT [${metric.name}]` : (shown.aql ?? ''),
     } as unknown as Watched & {
       name: string;
       createdBy: string;
+      watched: string;
     };
   }
 
@@ -313,13 +322,12 @@ export class Delivery {
     }
     const def = o.def;
     const name = o.name;
-    const measure = def.metric ? `SELECT [${def.metric}]` : def.aql!;
     const base = {
       projectId,
       projectLabel: await this.d.projectLabel(projectId),
       alert: ident,
       alertName: name,
-      measure,
+      measure: o.watched,
       condition: def.condition,
       link: `${this.d.siteUrl()}/app/p/${projectId}`,
     };
@@ -365,8 +373,15 @@ export class Delivery {
     recipient: string,
     actorOf: () => Promise<ProjectActor>,
   ): Promise<string> {
-    const record = (outcome: string, value: number | null, message: string | null) =>
-      this.record(base.projectId, base.alert, recipient, outcome, value, message, ctx.job.id);
+    const record = (
+      outcome: string,
+      value: number | null,
+      message: string | null,
+      id = randomId(16),
+    ) =>
+      this.record(base.projectId, base.alert, recipient, outcome, value, message, ctx.job.id, id);
+    // The id of the history row a notice sent now is recorded in (its mail's Message-ID).
+    const told = randomId(16);
     let actor: ProjectActor;
     try {
       actor = await actorOf();
@@ -375,8 +390,16 @@ export class Delivery {
       return 'skipped';
     }
     let value: number | null;
+    // Against a period: the previous period's value, computed now; else the last evaluation's.
+    let before: number | null | undefined;
     try {
-      value = await this.valueAs(actor, base.measure, ctx.signal);
+      const period = def.condition.period;
+      value = await this.valueAs(
+        actor,
+        period ? periodMeasure(def, period, 0) : alertMeasure(def),
+        ctx.signal,
+      );
+      if (period) before = await this.valueAs(actor, periodMeasure(def, period, 1), ctx.signal);
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       await record(
@@ -387,7 +410,7 @@ export class Delivery {
       return 'skipped';
     }
     const state = await this.state(base.projectId, base.alert, recipient);
-    const previous = state?.lastValue ?? null;
+    const previous = before !== undefined ? before : (state?.lastValue ?? null);
     const met = conditionMet(def.condition, value, previous);
     const wasFiring = state?.firing ?? false;
     if (!met) {
@@ -407,7 +430,13 @@ export class Delivery {
     try {
       if (recipient !== WEBHOOK) await this.d.mayMail(base.projectId, 1);
       if (recipient === WEBHOOK) await this.postWebhook(actor, def.webhook!, notice, ctx.signal);
-      else await this.d.mailer.send({ to: recipient, ...alertMail(notice, recipient) });
+      else
+        await this.d.mailer.send({
+          to: recipient,
+          ...alertMail(notice, recipient),
+          // The history row it is recorded in, so a later bounce finds it.
+          messageId: deliveryMessageId(told, this.d.siteUrl()),
+        });
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       // Not told: the next evaluation tries again.
@@ -415,7 +444,7 @@ export class Delivery {
       await record('failed', value, (err as Error).message);
       return 'failed';
     }
-    await record('fired', value, null);
+    await record('fired', value, null, told);
     return 'fired';
   }
 
@@ -482,10 +511,11 @@ export class Delivery {
     value: number | null,
     message: string | null,
     jobId: string,
+    id: string,
   ) {
     const { deliveryHistory: h } = tablesOf(this.d.db);
     await this.d.db.insert(h).values({
-      id: randomId(16),
+      id,
       projectId,
       object,
       recipient,
@@ -498,24 +528,26 @@ export class Delivery {
   }
 }
 
-/** Whether an alert's condition holds for `value` (no data never fires). */
+/** Whether an alert's condition holds for `value` (no data fires only `nodata`). */
 export function conditionMet(
   c: AlertDef['condition'],
   value: number | null,
   previous: number | null,
 ): boolean {
+  if (c.op === 'nodata') return value === null || !Number.isFinite(value);
   if (value === null || !Number.isFinite(value)) return false;
+  const v = c.value ?? 0;
   switch (c.op) {
     case '>':
-      return value > c.value;
+      return value > v;
     case '>=':
-      return value >= c.value;
+      return value >= v;
     case '<':
-      return value < c.value;
+      return value < v;
     case '<=':
-      return value <= c.value;
+      return value <= v;
     case 'change%':
       if (previous === null || previous === 0) return false;
-      return (Math.abs(value - previous) / Math.abs(previous)) * 100 > c.value;
+      return (Math.abs(value - previous) / Math.abs(previous)) * 100 > v;
   }
 }

@@ -7,6 +7,8 @@ import type { ProjectActor } from '../access/actor.js';
 import { hasLevel } from '../access/actor.js';
 import { invalid, notFound } from '../errors.js';
 import type { ModelObjects } from '../model/objects.js';
+import { conditionText } from './alert-message.js';
+import type { AlertCondition } from './types.js';
 import type { ObjectView } from '../model/object-view.js';
 
 export interface DeliveryInput {
@@ -50,11 +52,11 @@ export function describeDelivery(
       Array.isArray(d.filters) && d.filters.length ? `, filtered by ${d.filters.join('; ')}` : '';
     return `Mails the dashboard "${names(dash) ?? dash}" ${what}${filters} ${when} to ${to}, each computed with that member's own rows and access.${d.paused ? ' Paused.' : ''}`;
   }
-  const c = (d.condition ?? {}) as { op?: string; value?: number };
+  const c = (d.condition ?? { op: '>' }) as AlertCondition;
   const watched = d.metric
     ? `the metric "${names(String(d.metric)) ?? String(d.metric)}"`
     : `${String(d.aql)}`;
-  const cond = c.op === 'change%' ? `changes by more than ${c.value}%` : `is ${c.op} ${c.value}`;
+  const cond = conditionText(c).replace(/^changed/, 'changes');
   const checks = [d.schedule ? when : '', d.afterLoads ? 'after each data load' : '']
     .filter(Boolean)
     .join(' and ');

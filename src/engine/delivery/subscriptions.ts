@@ -9,17 +9,17 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { ProjectActor } from '../access/actor.js';
 import { resolveActor } from '../access/actor.js';
-import { flatTable, jsonRows } from '../aql/format.js';
 import { tablesOf, type Db } from '../db/index.js';
 import { EngineError } from '../errors.js';
 import type { Exports } from '../export/exports.js';
+import { resultSheet } from '../export/result-sheet.js';
 import { randomId } from '../ids.js';
 import type { JobContext } from '../jobs/jobs.js';
 import type { MailAttachment, Mailer } from '../mail/mailer.js';
-import { pivotTabular } from '../reports/pivot.js';
 import type { DashboardRun, Reports } from '../reports/reports.js';
 import { toDelimited } from '../../shared/delimited.js';
 import { toXlsx } from '../../shared/xlsx.js';
+import { deliveryMessageId } from './bounces.js';
 import { attachmentName, subscriptionMail } from './subscription-message.js';
 import type { DashboardPrinter, SubscriptionDef } from './types.js';
 
@@ -213,7 +213,12 @@ export class SubscriptionSender {
     for (let attempt = 0; attempt <= this.d.retryDelaysMs.length; attempt++) {
       if (attempt > 0) await sleep(this.d.retryDelaysMs[attempt - 1]!, ctx.signal);
       try {
-        await this.d.mailer.send({ to: email, ...mail });
+        // Its Message-ID names the ledger row, so a later bounce finds it.
+        await this.d.mailer.send({
+          to: email,
+          ...mail,
+          messageId: deliveryMessageId(row.id, base),
+        });
         error = null;
         break;
       } catch (err) {
@@ -293,15 +298,15 @@ function itemFiles(run: DashboardRun, def: SubscriptionDef): MailAttachment[] {
   for (const item of chosen) {
     const r = item.result;
     if (!r) continue;
-    // A pivot as shown (its totals computed at their grain), else the rows.
-    const t = r.pivot ? pivotTabular(r.pivot) : flatTabular(r);
+    // As the item's download: a pivot as shown, a table's conditional colours kept.
+    const t = resultSheet(r);
     const titles = t.columns;
     const name = attachmentName(`${run.name} - ${item.title}`, def.format);
     files.push(
       def.format === 'xlsx'
         ? {
             filename: name,
-            content: toXlsx(titles, t.sheet, item.title, t.types),
+            content: toXlsx(titles, t.sheet, item.title, t.types, t.paint),
             contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
           }
         : {
@@ -312,16 +317,6 @@ function itemFiles(run: DashboardRun, def: SubscriptionDef): MailAttachment[] {
     );
   }
   return files;
-}
-
-function flatTabular(r: { columns: Parameters<typeof flatTable>[0]; rows: string[][] }) {
-  const t = flatTable(r.columns, r.rows);
-  return {
-    columns: t.columns.map((c) => c.title),
-    rows: t.rows,
-    sheet: jsonRows(t.columns, t.rows),
-    types: t.columns,
-  };
 }
 
 /** An SMTP answer that retrying will not change (5xx: the address or message is refused). */

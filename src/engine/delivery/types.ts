@@ -1,9 +1,11 @@
 // An alert's def as the delivery code reads it (checked on write by model/defs.ts alertDef).
 import type { DashboardRun } from '../reports/reports.js';
+import type { AlertCondition } from '../model/alert-measure.js';
+export type { AlertCondition };
 export interface AlertDef {
   metric?: string;
   aql?: string;
-  condition: { op: '>' | '>=' | '<' | '<=' | 'change%'; value: number };
+  condition: AlertCondition;
   email?: string[];
   webhook?: { url: string; secret: string };
   paused?: boolean;

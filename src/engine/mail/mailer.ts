@@ -30,6 +30,8 @@ export interface MailMessage {
   attachments?: MailAttachment[];
   /** Extra headers (List-Unsubscribe); nodemailer folds and encodes them. */
   headers?: Record<string, string>;
+  /** `<id@host>`: set when a bounce must find what it answers (delivery/bounces.ts). */
+  messageId?: string;
 }
 
 export interface SentMail {
@@ -112,6 +114,7 @@ function mailOptions(cfg: MailConfig, msg: MailMessage): SendMailOptions {
       ...(a.cid ? { cid: a.cid, contentDisposition: 'inline' as const } : {}),
     })),
     headers: msg.headers,
+    ...(msg.messageId ? { messageId: msg.messageId } : {}),
   };
 }
 

@@ -184,7 +184,7 @@ export async function checkObjects(
     if (!compile || flagged) continue;
     const texts: Array<[string, unknown, 'metric' | 'filter' | 'report']> = [];
     const kind = AQL_KIND[row.type as ObjectType];
-    if (kind) texts.push(['def.aql', row.def.aql, kind]);
+    if (kind && row.def.aql !== undefined) texts.push(['def.aql', row.def.aql, kind]);
     if (row.type === 'dashboard')
       ((row.def.filters as Array<{ aql?: string }> | undefined) ?? []).forEach((f, i) => {
         if (f.aql !== undefined) texts.push([`def.filters.${i}.aql`, f.aql, 'filter']);

@@ -356,8 +356,39 @@ export const triggerDef = z
     }
   });
 
-/** An alert's comparison: with a value, or `change%` against the previous evaluation. */
-export const ALERT_OPS = ['>', '>=', '<', '<=', 'change%'] as const;
+/**
+ * An alert's comparison: with a value; `change%` against the previous evaluation, or with a
+ * `period` against the same span of the previous period; `nodata` when the answer is empty.
+ */
+export const ALERT_OPS = ['>', '>=', '<', '<=', 'change%', 'nodata'] as const;
+
+/** The periods a `change%` alert compares (DATE_TRUNC's units). */
+export const ALERT_GRAINS = ['day', 'week', 'month', 'quarter', 'year'] as const;
+
+const alertCondition = z
+  .object({
+    op: z.enum(ALERT_OPS),
+    value: z.number().finite().optional(),
+    period: z
+      .object({ date: z.string().min(1).max(1000), grain: z.enum(ALERT_GRAINS) })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.op !== 'nodata' && c.value === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `"${c.op}" compares with a value: give "value" (a number${c.op === 'change%' ? ', in percent' : ''})`,
+      });
+    if (c.period && c.op !== 'change%')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['period'],
+        message: 'a period is what "change%" compares against; other conditions take none',
+      });
+  });
 
 /** When an alert or subscription runs: five-field cron in an IANA time zone (UTC if left out). */
 const deliverySchedule = z
@@ -396,7 +427,7 @@ export const alertDef = z
   .object({
     metric: zIdent.optional(),
     aql: zAql.optional(),
-    condition: z.object({ op: z.enum(ALERT_OPS), value: z.number().finite() }).strict(),
+    condition: alertCondition,
     schedule: deliverySchedule.optional(),
     afterLoads: z.boolean().optional(),
     email: z.array(zRecipient).max(100).optional(),
@@ -573,6 +604,8 @@ export const AQL_KIND: Partial<Record<ObjectType, 'metric' | 'filter' | 'report'
   metric: 'metric',
   filter: 'filter',
   report: 'report',
+  // An alert's `aql` (when it has one, not a metric) is one measure, as a metric's.
+  alert: 'metric',
 };
 
 // ---- the object around the def ----

@@ -5,6 +5,7 @@ import type { ProjectActor } from '../access/actor.js';
 import { EngineError, invalid } from '../errors.js';
 import { checkFlowDef } from '../flows/flow-def.js';
 import { describeCycle, sequenceCycle } from '../flows/triggers/sequence-cycles.js';
+import { periodMeasure, type AlertCondition, type AlertWatch } from './alert-measure.js';
 import { AQL_KIND, type ObjectType } from './defs.js';
 import type { Ref } from './dependencies.js';
 import { where } from './object-input.js';
@@ -57,7 +58,8 @@ export async function checkRefs(
   const aqlRefs = refs.filter((r) => r.aql && !r.dataset);
   // The compiler reports unknown references itself, with suggestions; without it, we do.
   if (!compileCheck) for (const r of aqlRefs) need(r, null);
-  if (kind) await compile(written ?? def.aql, kind, 'def.aql');
+  if (kind && (written ?? def.aql) !== undefined)
+    await compile(written ?? def.aql, kind, 'def.aql');
   switch (row.type) {
     case 'dashboard': {
       const items = def.items as Array<{ id: string }>;
@@ -120,8 +122,14 @@ export async function checkRefs(
       for (const r of refs)
         if (r.field === 'def.metric') need(r, ['metric']);
         else if (r.field === 'def.webhook.secret') need(r, ['credentials']);
-      // One measure: compiled as a metric is.
-      if (def.aql !== undefined) await compile(def.aql, 'metric', 'def.aql');
+      // A period compared by change%: its date must filter the measure.
+      const period = (def.condition as AlertCondition | undefined)?.period;
+      if (period)
+        await compile(
+          periodMeasure(def as AlertWatch, period, 0),
+          'metric',
+          'def.condition.period.date',
+        );
       break;
     }
     case 'flow': {

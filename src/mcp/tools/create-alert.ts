@@ -19,8 +19,19 @@ export function registerCreateAlert(server: McpServer, ctx: McpContext): void {
       title: z.string().min(1).max(255),
       metric: z.string().optional().describe('A metric id to watch'),
       aql: z.string().optional().describe('Or one measure: SELECT <measure> [WHERE …]'),
-      op: z.enum(['>', '>=', '<', '<=', 'change%']),
-      value: z.number().describe('The threshold (for change%: percent)'),
+      op: z
+        .enum(['>', '>=', '<', '<=', 'change%', 'nodata'])
+        .describe('nodata: tell when the answer is empty'),
+      value: z.number().optional().describe('The threshold (for change%: percent; not for nodata)'),
+      period: z
+        .object({
+          date: z.string().describe('A date attribute the measure can be filtered by'),
+          grain: z.enum(['day', 'week', 'month', 'quarter', 'year']),
+        })
+        .optional()
+        .describe(
+          'For change%: compare this period so far with the same days of the previous one (else: with the previous check)',
+        ),
       schedule: scheduleArg.optional(),
       afterLoads: z.boolean().optional().describe('Also check after each data load'),
       email: z
@@ -42,7 +53,11 @@ export function registerCreateAlert(server: McpServer, ctx: McpContext): void {
           def: {
             ...(args.metric !== undefined ? { metric: args.metric } : {}),
             ...(args.aql !== undefined ? { aql: args.aql } : {}),
-            condition: { op: args.op, value: args.value },
+            condition: {
+              op: args.op,
+              ...(args.value !== undefined ? { value: args.value } : {}),
+              ...(args.period ? { period: args.period } : {}),
+            },
             ...(args.schedule ? { schedule: args.schedule } : {}),
             ...(args.afterLoads !== undefined ? { afterLoads: args.afterLoads } : {}),
             email: args.email ?? [me],

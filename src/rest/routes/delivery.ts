@@ -81,7 +81,7 @@ export const deliveryRoutes: RouteDef[] = [
       GET: {
         access: 'member',
         description:
-          "An alert's evaluations or a subscription's sends, newest first (`limit`, `offset`): { recipient, outcome, value, message, job, time }; an alert's outcomes are fired, still, cleared, clear, skipped, failed; a subscription's pending, sending, sent, skipped, failed, unknown.",
+          "An alert's evaluations or a subscription's sends, newest first (`limit`, `offset`): { recipient, outcome, value, message, job, time }; an alert's outcomes are fired, still, cleared, clear, skipped, failed, bounced; a subscription's pending, sending, sent, skipped, failed, unknown, bounced.",
         handler: async ({ engine, actor, params, query }) => {
           const page = parseInput(pagingSchema, query, 'paging');
           return {

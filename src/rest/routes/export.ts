@@ -7,7 +7,7 @@ import { DEFAULT_TITLE } from '../../engine/export/exports.js';
 import { parsePdfOptions } from '../../engine/export/pdf-options.js';
 import { exportableSiteUrl, projectOfUrl } from '../../engine/export/site-url.js';
 import { sitePageHtml } from '../../web/report-pages.js';
-import { attachmentOf, fileNameOf } from '../../http/file-response.js';
+import { sendMadeFile } from '../../http/file-response.js';
 import { negotiate } from '../../http/negotiate.js';
 import type { RouteDef } from '../../http/router.js';
 
@@ -26,16 +26,8 @@ function fields(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function sendPdf(res: Response, pdf: Buffer, title: string): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'application/pdf');
-  res.setHeader('Content-Length', pdf.length);
-  res.setHeader('Content-Disposition', attachmentOf(`${fileNameOf(title)}.pdf`));
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Vary', 'Accept');
-  res.end(pdf);
-}
+const sendPdf = (res: Response, pdf: Buffer, title: string) =>
+  sendMadeFile(res, pdf, 'application/pdf', title, 'pdf');
 
 const OPTIONS_TEXT =
   'options `landscape`, `pageType` (A3, A4, A5, Letter, Legal, Tabloid), `width`, `height`, `margin`, `scale` (0.1–2), `printBackground`';

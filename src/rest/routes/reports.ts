@@ -13,11 +13,9 @@ import {
   dashboardJson,
   svgParam,
   exactParam,
-  pivotTabular,
   reportJson,
 } from '../../web/report-json.js';
-import { flatTable, jsonRows } from '../../engine/aql/format.js';
-import { cellStyle, type ResolvedRule } from '../../shared/conditional.js';
+import { resultSheet } from '../../engine/export/result-sheet.js';
 import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
 import { negotiate, type Format } from '../../http/negotiate.js';
@@ -34,27 +32,6 @@ const format = (req: Request, offered: Format[]) =>
     { method: req.method, accept: req.headers.accept, formatParam: req.query.format },
     offered,
   );
-
-/** Rows for CSV/TSV (their text) and XLSX (numbers, dates as dates, formats: shared/xlsx.ts). */
-const sheetOf = (r: {
-  columns: Parameters<typeof flatTable>[0];
-  rows: string[][];
-  conditional?: ResolvedRule[];
-}) => {
-  // Nested columns (NEST) flattened: a row per nested row, its own cells repeated.
-  const t = flatTable(r.columns, r.rows);
-  const rules = r.conditional;
-  return {
-    columns: t.columns.map((c) => c.title),
-    rows: t.rows,
-    sheet: jsonRows(t.columns, t.rows),
-    types: t.columns,
-    // The table's conditional formatting, coloured as on its page (a flattened NEST has none).
-    ...(rules && t.columns.length === r.columns.length
-      ? { paint: (row: number, col: number) => cellStyle(rules, col, t.rows[row]?.[col]) }
-      : {}),
-  };
-};
 
 export const reportRoutes: RouteDef[] = [
   {
@@ -142,7 +119,7 @@ export const reportRoutes: RouteDef[] = [
                 }),
               ],
             },
-            tabular: r.pivot ? pivotTabular(r.pivot) : sheetOf(r),
+            tabular: resultSheet(r),
             filename: r.name,
           };
         },
@@ -178,7 +155,7 @@ export const reportRoutes: RouteDef[] = [
               item: dashboardItemJson(item, exact),
               link: [link('dashboard', dashboardPath(actor.projectId, d.ident), { id: d.ident })],
             },
-            tabular: r.pivot ? pivotTabular(r.pivot) : sheetOf(r),
+            tabular: resultSheet(r),
             filename: `${d.name} - ${item.title}`,
           };
         },

@@ -13,8 +13,11 @@ import { TextCard } from './text-card';
 import { computed, DataTable, type ComputedItem, type Drill } from './table';
 import { PivotView } from './pivot';
 
-/** Where an item's data downloads (the API's item route with the dashboard's filters). */
-export type ItemData = (item: DashboardItem, format: 'csv' | 'xlsx') => string;
+/**
+ * Where an item's data downloads (the API's item route with the dashboard's filters); `png`:
+ * its chart drawn as on the page (…/items/{item}/chart.png).
+ */
+export type ItemData = (item: DashboardItem, format: 'csv' | 'xlsx' | 'png') => string;
 
 export function Grid({
   items,
@@ -82,6 +85,15 @@ function Item({
           <a href={data(item, 'xlsx')} download>
             XLSX<span class="sr-only"> of {item.title}</span>
           </a>
+          {item.chart && (
+            <>
+              {' '}
+              ·{' '}
+              <a href={data(item, 'png')} download>
+                PNG<span class="sr-only"> of {item.title}</span>
+              </a>
+            </>
+          )}
         </p>
       )}
       {item.warnings?.map((w) => (

@@ -5,7 +5,7 @@ import { formatDateTime } from '../../format';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get, projectApi } from '../../api';
 import { useProject } from '../../project';
-import { ErrorNote, Loading } from '../../ui';
+import { DialogButton, ErrorNote, Loading } from '../../ui';
 import { ShareForm } from './share-form';
 import { PublicAddress } from './share-public';
 import type { Share } from '../../../contract/dashboards';
@@ -77,25 +77,11 @@ function useRights(id: string): Rights | undefined {
 }
 
 export function ShareButton({ id, name }: { id: string; name: string }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
-  const close = () => {
-    setOpen(false);
-    button.current?.focus();
-  };
   return (
-    <>
-      <button
-        ref={button}
-        type="button"
-        class="quiet"
-        aria-haspopup="dialog"
-        onClick={() => setOpen(true)}
-      >
-        Share…
-      </button>
-      {open && <ShareDialog id={id} name={name} onClose={close} />}
-    </>
+    <DialogButton
+      label="Share…"
+      dialog={(close) => <ShareDialog id={id} name={name} onClose={close} />}
+    />
   );
 }
 

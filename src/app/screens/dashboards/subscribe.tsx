@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from '../../api';
 import { useProject } from '../../project';
-import { ErrorNote } from '../../ui';
+import { DialogButton, ErrorNote } from '../../ui';
 
 interface Delivery {
   ident: string;
@@ -34,29 +34,11 @@ export function cronOf(every: string, day: number, time: string): string {
 const filtersOf = (query: string) => new URLSearchParams(query).getAll('filter');
 
 export function SubscribeButton(props: { id: string; name: string; query: string }) {
-  const [open, setOpen] = useState(false);
-  const button = useRef<HTMLButtonElement>(null);
   return (
-    <>
-      <button
-        ref={button}
-        type="button"
-        class="quiet"
-        aria-haspopup="dialog"
-        onClick={() => setOpen(true)}
-      >
-        Subscribe…
-      </button>
-      {open && (
-        <SubscribeDialog
-          {...props}
-          onClose={() => {
-            setOpen(false);
-            button.current?.focus();
-          }}
-        />
-      )}
-    </>
+    <DialogButton
+      label="Subscribe…"
+      dialog={(close) => <SubscribeDialog {...props} onClose={close} />}
+    />
   );
 }
 

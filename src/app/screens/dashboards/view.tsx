@@ -82,7 +82,9 @@ export function DashboardView({ id }: { id: string }) {
         return found.length ? () => go(new Map([...picks, ...found])) : undefined;
       }}
       data={(item, format) =>
-        `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
+        format === 'png'
+          ? `${API}${base}/items/${encodeURIComponent(item.id)}/chart.png${query}`
+          : `${API}${base}/items/${encodeURIComponent(item.id)}${query ? `${query}&` : '?'}format=${format}`
       }
     />
   );
