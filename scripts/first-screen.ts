@@ -3,8 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-
-const STATIC = /(?:^|[;}])\s*import\s*[^("']*?from\s*"\.\/([\w-]+\.js)"/g;
+import { staticImports } from '../src/shared/static-imports.js';
 
 /** The files, by name, and their total size, plain and gzipped (each file on its own). */
 export function firstScreen(dir: string): { files: Set<string>; bytes: number; gzipped: number } {
@@ -17,7 +16,7 @@ export function firstScreen(dir: string): { files: Set<string>; bytes: number; g
     const code = fs.readFileSync(path.join(dir, file));
     bytes += code.length;
     gzipped += gzipSync(code).length;
-    for (const m of code.toString('utf8').matchAll(STATIC)) visit(m[1]!);
+    for (const f of staticImports(code.toString('utf8'))) visit(f);
   };
   visit('app.js');
   return { files, bytes, gzipped };

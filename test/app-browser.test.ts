@@ -100,34 +100,54 @@ describe.skipIf(skipBrowser)('the web application (frame)', () => {
     }
   });
 
-  it('keeps the phone header small: two lines, every section reachable, no sideways page', async () => {
-    const { page, problems, close } = await signedIn(
-      browser,
-      s,
+  for (const [who, email, password, sections] of [
+    [
+      'an Admin',
       ADMIN,
       ADMIN_PASSWORD,
-      `/app/p/${s.demo}`,
-      { width: 390, height: 844 },
-    );
-    try {
-      const nav = page.getByRole('navigation', { name: 'Project' });
-      await nav.getByRole('link', { name: 'Dashboards' }).waitFor();
-      const header = (await page.locator('header.top').boundingBox())!;
-      expect(header.height).toBeLessThanOrEqual(96);
-      const sideways = await page.evaluate(
-        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ['Chat', 'Dashboards', 'Explore', 'Data', 'Model', 'Admin'],
+    ],
+    ['a member', MEMBER, MEMBER_PASSWORD, ['Chat', 'Dashboards', 'Explore', 'Model']],
+  ] as const)
+    it(`keeps the phone header small for ${who}: every section shown at 390 px, no sideways page`, async () => {
+      const { page, problems, close } = await signedIn(
+        browser,
+        s,
+        email,
+        password,
+        `/app/p/${s.demo}`,
+        { width: 390, height: 844 },
       );
-      expect(sideways).toBe(0);
-      // The last section scrolls into view inside the header and opens.
-      const last = nav.getByRole('link').last();
-      await last.scrollIntoViewIfNeeded();
-      await last.click();
-      await expect(last.getAttribute('aria-current')).resolves.toBe('page');
-      expect(problems).toEqual([]);
-    } finally {
-      await close();
-    }
-  });
+      try {
+        const nav = page.getByRole('navigation', { name: 'Project' });
+        await nav.getByRole('link', { name: 'Dashboards' }).waitFor();
+        expect(await nav.getByRole('link').allTextContents()).toEqual(sections);
+        const header = (await page.locator('header.top').boundingBox())!;
+        expect(header.height).toBeLessThanOrEqual(112);
+        const sideways = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
+        expect(sideways).toBe(0);
+        // Every section on screen as it is: none scrolled out of the header or clipped.
+        expect(await nav.evaluate((n) => n.scrollWidth - n.clientWidth)).toBe(0);
+        for (const title of sections) {
+          const link = nav.getByRole('link', { name: title, exact: true });
+          const box = (await link.boundingBox())!;
+          expect(box.x, title).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width, title).toBeLessThanOrEqual(390);
+          expect(box.y + box.height, title).toBeLessThanOrEqual(header.y + header.height);
+          expect(box.height, title).toBeGreaterThanOrEqual(24);
+        }
+        await screenshots(page, `phone-header-${email === ADMIN ? 'admin' : 'member'}`);
+        // The last one opens at a tap.
+        const last = nav.getByRole('link', { name: sections.at(-1)!, exact: true });
+        await last.click();
+        await expect.poll(() => last.getAttribute('aria-current')).toBe('page');
+        expect(problems).toEqual([]);
+      } finally {
+        await close();
+      }
+    });
 
   it('opens a deep link after signing in, and signs out', async () => {
     const { page, close } = await signedIn(browser, s, MEMBER, MEMBER_PASSWORD, `/app/p/${s.demo}`);

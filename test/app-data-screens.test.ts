@@ -1,8 +1,10 @@
 // The data screens of the app in Chromium against the real server: the Model screen edits an
 // object (a metric's title, description, tags, number format and readers; a fact's title) as
-// an MD Admin, shows a taken title at the field, and offers a plain member no editing (the
-// API answers them 403); the header's search ("/" focuses it) finds datasets, metrics,
-// reports and dashboards by kind, only those the member may read, each opening its screen.
+// an MD Admin, shows a taken title at the field, changes a column's role (attribute ↔ fact:
+// its dataset loaded again; a refused structure shows the API's reason), and offers a plain
+// member no editing (the API answers them 403); the header's search ("/" focuses it) finds
+// datasets, metrics, reports and dashboards by kind, only those the member may read, each
+// opening its screen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
@@ -255,6 +257,63 @@ describe.skipIf(skipBrowser)('the web application: model editing and search', ()
       );
       expect(sideways).toBe(0);
       expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  // Last: it loads the flights again with another structure.
+  it("changes a column's role: a text column cannot be a fact (the API's 400, shown), Distance made an attribute is a breakdown in Explore", async () => {
+    const { page, problems, close } = await signedIn(
+      browser,
+      s,
+      MD,
+      PASSWORD,
+      `${model}/attr.flights.carrier`,
+    );
+    page.setDefaultTimeout(20_000);
+    try {
+      const role = page.getByRole('region', { name: 'Role' });
+      await role.getByText('is an attribute').waitFor();
+      await role.getByRole('button', { name: 'Make it a fact' }).click();
+      // The API checks the structure before anything loads: its reason, at the form.
+      const refused = role.getByRole('alert');
+      await expect.poll(() => refused.textContent()).toMatch(/carrier.*(numeric|number)/i);
+      expect((await s.api('GET', `/projects/${s.demo}/pmd/obj/attr.flights.carrier`)).status).toBe(
+        200,
+      );
+
+      await page.goto(`${s.url}${model}/fact.flights.distance`);
+      await role.getByText('is a fact').waitFor();
+      const explore = `/app/p/${s.demo}/explore`;
+      const breakdowns = async () => {
+        await page.goto(`${s.url}${explore}`);
+        const pick = page
+          .getByRole('region', { name: 'Build' })
+          .getByRole('combobox', { name: 'Add a breakdown' });
+        await pick.waitFor();
+        return pick.locator('option').allTextContents();
+      };
+      const name = async (ident: string) =>
+        (await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`)).json.object.name as string;
+      // A fact: among the measures, not the breakdowns.
+      const factName = await name('fact.flights.distance');
+      expect(await breakdowns()).not.toContain(factName);
+      await page.goto(`${s.url}${model}/fact.flights.distance`);
+      await role.getByRole('button', { name: 'Make it an attribute' }).click();
+      // The flights load again; the column's attribute opens once they have.
+      await page.waitForURL((u) => u.pathname.endsWith('/model/attr.flights.distance'), {
+        timeout: 60_000,
+      });
+      await role.getByText('is an attribute').waitFor();
+      expect((await s.api('GET', `/projects/${s.demo}/pmd/obj/fact.flights.distance`)).status).toBe(
+        404,
+      );
+      const attrName = await name('attr.flights.distance');
+      await expect.poll(() => page.locator('h1').textContent()).toBe(attrName);
+      await screenshots(page, 'model-role');
+      expect(await breakdowns()).toContain(attrName);
+      expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
     } finally {
       await close();
     }

@@ -2,11 +2,12 @@
 // the app's: one ECharts option from one spec (src/shared/chart). A dimension of numbers (a
 // year) is a label, 2024 and not 2,024; several measures stand side by side instead of stacked
 // into a sum; category labels stay level when they fit; axes end above the data; months read
-// "Jan 2025"; a second breakdown is one series per value; a pie's slices say their share.
+// "Jan 2025"; a second breakdown is one series per value; a pie's slices say their share, long
+// names cut to the room beside the pie (the share kept), never past the chart's edge.
 import { describe, expect, it } from 'vitest';
 import { renderChartSvg, type ChartTable } from '../src/engine/reports/chart.js';
 import { visualizationSpec } from '../src/engine/reports/visualization.js';
-import { chartOption } from '../src/shared/chart/option.js';
+import { chartOption, pieLabel } from '../src/shared/chart/option.js';
 
 const size = { width: 640, height: 360 };
 type Axis = {
@@ -228,5 +229,56 @@ describe('server charts people can read', () => {
     const svg = await renderChartSvg(spec);
     expect(svg).toContain('>West: 25%<');
     expect(svg).toContain('>East: 75%<');
+  });
+
+  it('keeps a pie’s long labels inside the chart at phone and desktop widths, shares whole', async () => {
+    const long: ChartTable = {
+      columns: [
+        { title: 'Carrier', dataType: 'string', kind: 'dimension' },
+        { title: 'Flights', dataType: 'integer', kind: 'measure' },
+      ],
+      rows: [
+        ['Southwest Airlines Company of Dallas, Texas', '400'],
+        ['Delta Air Lines Incorporated of Atlanta', '300'],
+        ['United', '200'],
+        ['Alaska Airlines and Horizon Air Industries', '60'],
+        ['Hawaiian', '40'],
+      ],
+    };
+    // A phone's card (390 px screen) and a wide desktop card.
+    for (const [width, height] of [
+      [358, 240],
+      [1200, 360],
+    ] as const) {
+      const svg = await renderChartSvg(visualizationSpec({ type: 'pie' }, long, { width, height }));
+      const texts = [
+        ...svg.matchAll(
+          /<text[^>]*text-anchor="(start|end)"[^>]*transform="translate\(([\d.]+) [\d.]+\)"[^>]*>([^<]+)<\/text>/g,
+        ),
+      ].map(([, anchor, x, text]) => ({ anchor, x: Number(x), text: text! }));
+      // Every slice's share is there in full, as its own line or after its name.
+      for (const share of ['40%', '30%', '20%', '6%', '4%'])
+        expect(texts.some((t) => t.text === share || t.text.endsWith(`: ${share}`))).toBe(true);
+      // Each line fits between the chart's edges (7 px a character at most at 12 px).
+      for (const t of texts) {
+        const [from, to] =
+          t.anchor === 'start' ? [t.x, t.x + t.text.length * 7] : [t.x - t.text.length * 7, t.x];
+        expect(from, `${t.text} at ${width}`).toBeGreaterThanOrEqual(0);
+        expect(to, `${t.text} at ${width}`).toBeLessThanOrEqual(width);
+      }
+      const cut = texts.filter((t) => t.text.endsWith('…'));
+      if (width < 400) expect(cut.length).toBeGreaterThanOrEqual(3);
+      else {
+        expect(cut).toEqual([]);
+        expect(texts.map((t) => t.text)).toContain(
+          'Southwest Airlines Company of Dallas, Texas: 40%',
+        );
+      }
+    }
+    // The cut is the name's, never the share's.
+    expect(pieLabel('Southwest Airlines Company of Dallas, Texas', 41.25, 80)).toBe(
+      'Southwest…\n41.3%',
+    );
+    expect(pieLabel('United', 20, 80)).toBe('United: 20%');
   });
 });

@@ -323,3 +323,25 @@ describe('the values a filter offers', () => {
     );
   });
 });
+
+describe('charts without their SVG (svg=false, what the app asks)', () => {
+  it('gives each chart its spec only, the same spec as with its SVG; a bad value is a 400', async () => {
+    const app = `/projects/${s.demo}/app/dashboards/${DASH}`;
+    type Items = { id: string; chart?: { spec: unknown; svg?: string } }[];
+    const full = await s.api('GET', app);
+    const bare = await s.api('GET', `${app}?filter=${REGION}:West&svg=false`);
+    const west = await s.api('GET', `${app}?filter=${REGION}:West`);
+    for (const r of [full, bare, west]) expect(r.status, r.text).toBe(200);
+    const chart = (r: ApiResponse) =>
+      (r.json.items as Items).find((i) => i.id === 'region')!.chart!;
+    expect(chart(full).svg).toMatch(/^<svg/);
+    expect(chart(bare)).not.toHaveProperty('svg');
+    // The filter still applies, and the spec is the one the SVG was drawn from.
+    expect(chart(bare).spec).toEqual(chart(west).spec);
+    expect(chart(bare).spec).not.toEqual(chart(full).spec);
+    expect(bare.text.length).toBeLessThan(west.text.length / 2);
+    const bad = await s.api('GET', `${app}?svg=no`);
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.json.message).toMatch(/svg/);
+  });
+});

@@ -1,6 +1,7 @@
 // Reading API resources into components: loading, error and value, again on demand.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, get } from './api';
+import { takeEarly } from './prefetch';
 
 export interface Resource<T> {
   value: T | undefined;
@@ -19,7 +20,7 @@ export function useResource<T>(path: string | null): Resource<T> {
     if (path === null) return;
     let live = true;
     setState((s) => ({ ...s, loading: true }));
-    get<T>(path).then(
+    (takeEarly<T>(path) ?? get<T>(path)).then(
       (value) => live && setState({ value, loading: false }),
       (error: unknown) =>
         live &&

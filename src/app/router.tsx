@@ -21,7 +21,8 @@ export interface Location {
   query: URLSearchParams;
 }
 
-function current(): Location {
+/** The address as path segments and query. */
+export function current(): Location {
   const rest = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : '';
   return {
     parts: rest.split('/').filter(Boolean).map(decodeURIComponent),

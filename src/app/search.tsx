@@ -2,7 +2,7 @@
 // identifier, tags, description) holds the text, from the engine's search (GET app/obj/search
 // with datasets=true: only what the member may read), grouped by kind, each linking to its
 // screen. "/" anywhere but in a text field focuses it; Escape closes the results.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { SearchHit } from '../contract/model';
 import { ApiError, get, projectApi } from './api';
 import type { ProjectDetails } from './project';
@@ -51,7 +51,8 @@ export function GlobalSearch({ project }: { project: ProjectDetails }) {
   const loc = useLocation();
   const q = text.trim();
 
-  useEffect(() => {
+  // Before the first paint (not after it, as useEffect): "/" works as soon as the box shows.
+  useLayoutEffect(() => {
     const key = (e: KeyboardEvent) => {
       if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
       e.preventDefault();

@@ -83,7 +83,9 @@ export interface DashboardFilter {
  * One item of a computed dashboard: a report's result, or a text item's `text`, or why the
  * item could not be computed (`error`; the rest of the dashboard still is).
  */
-export interface DashboardItem extends Partial<ReportResult> {
+export interface DashboardItem extends Partial<Omit<ReportResult, 'chart'>> {
+  /** Its spec and SVG; the SVG left out when asked for without (`svg=false`: the app). */
+  chart?: { spec: ChartSpec; svg?: string };
   id: string;
   title: string;
   report?: string;

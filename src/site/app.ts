@@ -9,6 +9,7 @@ import type { Ctx } from '../http/router.js';
 import { LOGO_PATH } from './assets.js';
 import { prepare, sendPrepared, type Prepared } from './send.js';
 import { installed } from '../shared/install-root.js';
+import { staticImports } from '../shared/static-imports.js';
 
 const DIST = installed('dist', 'app');
 const TYPES: Record<string, string> = {
@@ -52,6 +53,16 @@ function bundle(): Map<string, Prepared> {
     // Each file's address carries its content hash, so browsers may keep it for a year.
     out.set(name, prepare(type, fs.readFileSync(file, 'utf8'), { maxAge: 31_536_000 }));
   }
+  // The chunks app.js imports statically, asked for beside it rather than after it is read.
+  const preload = new Set<string>();
+  const visit = (name: string) => {
+    for (const c of staticImports(out.get(name)?.body ?? ''))
+      if (!preload.has(c) && out.has(c)) {
+        preload.add(c);
+        visit(c);
+      }
+  };
+  visit('app.js');
   const shell = `<!doctype html>
 <html lang="en">
 <head>
@@ -61,6 +72,7 @@ function bundle(): Map<string, Prepared> {
 <link rel="icon" href="${LOGO_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="/app/assets/app.css?v=${tag(out.get('app.css')!)}">
 <script type="module" src="/app/assets/app.js?v=${tag(out.get('app.js')!)}"></script>
+${[...preload].map((c) => `<link rel="modulepreload" href="/app/assets/${c}">\n`).join('')}
 </head>
 <body>
 <div id="app"></div>

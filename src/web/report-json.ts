@@ -24,6 +24,12 @@ const exactSchema = z.object({ exact: z.enum(['true', 'false']).optional() });
 export const exactParam = (query: unknown): boolean =>
   parseInput(exactSchema, query, 'query').exact === 'true';
 
+const svgSchema = z.object({ svg: z.enum(['true', 'false']).optional() });
+
+/** The `svg` query parameter of a dashboard's JSON: false leaves its charts' SVG out. */
+export const svgParam = (query: unknown): boolean =>
+  parseInput(svgSchema, query, 'query').svg !== 'false';
+
 /** Rows of a dashboard item in JSON (a report's own page gives all, in pages). */
 const ITEM_ROWS = 1000;
 
@@ -32,6 +38,16 @@ const ITEM_ROWS = 1000;
  * `exact`: fractions no JSON number holds as their exact text (the `exact=true` parameter).
  */
 export function reportJson(r: ReportRun, rows: string[][] = r.rows, exact = false): ReportResult {
+  // A report's own routes always draw its chart (only a dashboard's items may be asked bare).
+  const { chart, ...rest } = resultJson(r, rows, exact);
+  return { ...rest, ...(chart ? { chart: { spec: chart.spec, svg: chart.svg ?? '' } } : {}) };
+}
+
+function resultJson(
+  r: ReportRun,
+  rows: string[][],
+  exact: boolean,
+): Omit<ReportResult, 'chart'> & Pick<DashboardItem, 'chart'> {
   return {
     columns: r.columns,
     rows: jsonRows(r.columns, rows, exact),
@@ -65,6 +81,6 @@ export function dashboardItemJson(i: DashboardItemRun, exact = false): Dashboard
     ...(i.tab ? { tab: i.tab } : {}),
     layout: i.layout,
     ...(i.error ? { error: i.error } : {}),
-    ...(i.result ? reportJson(i.result, i.result.rows.slice(0, ITEM_ROWS), exact) : {}),
+    ...(i.result ? resultJson(i.result, i.result.rows.slice(0, ITEM_ROWS), exact) : {}),
   };
 }

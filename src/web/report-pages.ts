@@ -122,7 +122,7 @@ function reportBody(r: ReportRun, maxRows: number, classes: CellClasses): Html {
   // The SVG is ECharts' drawing of a spec we built (data inline, nothing fetched), and it
   // escapes the text it draws: it is markup we made, not markup we were given.
   if (r.chart)
-    return html`<div class="chart" role="img" aria-label="${r.name}">${raw(r.chart.svg)}</div>`;
+    return html`<div class="chart" role="img" aria-label="${r.name}">${raw(r.chart.svg ?? '')}</div>`;
   if (r.pivot) return pivotTable(r);
   return rowsTable(r, maxRows, classes);
 }

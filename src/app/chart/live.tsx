@@ -82,8 +82,9 @@ export function LiveChart({ spec, title, actions }: ChartProps) {
       if (at) open(at, (e?.clientX ?? r.left) - r.left, (e?.clientY ?? r.top) - r.top);
     });
     const resize = new ResizeObserver(() => {
+      if (drawn === `${el.clientWidth}x${el.clientHeight}`) return;
       c.resize();
-      if (drawn !== `${el.clientWidth}x${el.clientHeight}`) draw();
+      draw();
     });
     resize.observe(el);
     const mq = dark();

@@ -55,8 +55,11 @@ export interface ReportRun {
   visualization: Visualization;
   columns: ReportColumn[];
   rows: string[][];
-  /** The chart of a chart visualization: its chart spec (data inline) and SVG. */
-  chart?: { spec: ChartSpec; svg: string };
+  /**
+   * The chart of a chart visualization: its chart spec (data inline) and SVG (left out when
+   * run with `svg: false`: for a client that draws the spec itself, the app).
+   */
+  chart?: { spec: ChartSpec; svg?: string };
   /** A `kpi`: the number, as computed (a JSON cell, aql/format.ts) and as shown (kpi.ts). */
   kpi?: Kpi;
   /** A `pivot`: its cells as text, totals computed at their grain (pivot.ts). */
@@ -124,6 +127,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Chart size in pixels (a dashboard sizes each item's chart by its layout). */
   size?: ChartSize;
+  /** false: the chart's spec only, not drawn to SVG (most of a dashboard's time). */
+  svg?: boolean;
 }
 
 interface DashboardDef {
@@ -191,6 +196,8 @@ export class Reports {
       /** Compute this item only (its download). */ only?: string;
       /** Each filter (not a date's) with the values its picker offers (`choices`). */
       choices?: boolean;
+      /** false: charts as their spec only (RunOptions). */
+      svg?: boolean;
     } = {},
   ): Promise<DashboardRun> {
     const s = await this.objects.scope(a);
@@ -231,7 +238,7 @@ export class Reports {
           height: Math.max(120, layout.h * CELL_H - 90),
         };
         try {
-          const run = { signal: opts.signal, size };
+          const run = { signal: opts.signal, size, svg: opts.svg };
           return { ...base, result: await this.run(readerOf(item.id), report, shared, run) };
         } catch (err) {
           if (err instanceof EngineError) return { ...base, error: err.message };
@@ -366,7 +373,7 @@ export class Reports {
         );
       if (r.rows.length > 0) {
         const spec = visualizationSpec(vis, r, opts.size ?? { width: 640, height: 360 });
-        out.chart = { spec, svg: await renderChartSvg(spec) };
+        out.chart = opts.svg === false ? { spec } : { spec, svg: await renderChartSvg(spec) };
         // A region the map has no boundary for is said, not silently left out.
         const unmatched = unmatchedRegions(spec);
         if (unmatched.length) out.warnings = [...(out.warnings ?? []), mapWarning(spec, unmatched)];

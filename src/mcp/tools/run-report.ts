@@ -127,7 +127,7 @@ export function registerRunReport(server: McpServer, ctx: McpContext): void {
             data: { ...data, image: true },
             images: [await pngBlock(kpiSvg(r.kpi), PNG_WIDTH / 2)],
           };
-        if (!r.chart) {
+        if (!r.chart?.svg) {
           if (isChart(r.visualization.type)) data.note = 'no rows, so no chart';
           return { data, images: [] };
         }

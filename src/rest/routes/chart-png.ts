@@ -16,7 +16,7 @@ const sizeSchema = z.object({
 });
 
 async function sendPng(res: Response, r: ReportRun, what: string, title: string, width: number) {
-  if (!r.chart)
+  if (!r.chart?.svg)
     throw notFound(
       `${what} is not drawn as a chart (a ${r.visualization.type}): it has no PNG; download its rows as CSV or XLSX`,
       { visualization: r.visualization.type },

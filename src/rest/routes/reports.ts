@@ -8,7 +8,13 @@ import { z } from 'zod';
 import { notFound } from '../../engine/errors.js';
 import { parseInput } from '../../engine/validate.js';
 import { dashboardPage, foldDateFields, reportPage } from '../../web/report-pages.js';
-import { dashboardItemJson, dashboardJson, exactParam, reportJson } from '../../web/report-json.js';
+import {
+  dashboardItemJson,
+  dashboardJson,
+  svgParam,
+  exactParam,
+  reportJson,
+} from '../../web/report-json.js';
 import { resultSheet } from '../../engine/export/result-sheet.js';
 import { sendPage } from '../../web/page.js';
 import { enc, href, link, projectPath } from '../../http/links.js';
@@ -198,6 +204,8 @@ export const reportRoutes: RouteDef[] = [
           const d = await engine.reports.dashboard(actor, params.id!, foldDateFields(query), {
             signal: untilCallerGone(res),
             choices: f === 'html',
+            // The HTML page inlines its charts' SVG whatever is asked.
+            svg: f === 'html' || svgParam(query),
           });
           const self = dashboardPath(actor.projectId, d.ident);
           if (f === 'html') {

@@ -177,9 +177,28 @@ function cartesian(spec: ChartSpec, model: ChartModel, theme: ChartTheme): Chart
   };
 }
 
+/** Pixels a character of a 12 px label takes, at most (about; the legend counts 7 too). */
+const LABEL_CHAR = 7;
+const LABEL_EDGE = 8;
+
+/**
+ * A pie slice's label within `room` pixels: "West: 25.5%" when it fits, else the name cut to
+ * the room (…) over its share on a line of its own — the share is never the part cut.
+ */
+export function pieLabel(name: string, percent: number, room: number): string {
+  const share = `${groupedNumber(round1(percent))}%`;
+  const chars = Math.max(2, Math.floor(room / LABEL_CHAR));
+  if (name.length + 2 + share.length <= chars) return `${name}: ${share}`;
+  return `${name.length <= chars ? name : `${name.slice(0, chars - 1).trimEnd()}…`}\n${share}`;
+}
+
 function pie(spec: ChartSpec, model: ChartModel, theme: ChartTheme): ChartOption {
   const values = (model.series[0]?.values ?? []) as (number | null)[];
   const top = spec.title ? 34 : 8;
+  // Labels sit between the pie (62% of half the smaller side) and the chart's edge, after
+  // their line (about 24 px): long names are cut to that, never drawn past the edge.
+  const radius = (0.62 * Math.min(spec.width, spec.height)) / 2;
+  const room = Math.max(4 * LABEL_CHAR, Math.floor(spec.width / 2 - radius - 24 - LABEL_EDGE));
   return {
     ...base(spec, theme, false),
     tooltip: tooltip(spec, model, theme),
@@ -195,8 +214,13 @@ function pie(spec: ChartSpec, model: ChartModel, theme: ChartTheme): ChartOption
         label: {
           color: theme.text,
           fontFamily: FONT,
-          formatter: (p: { name: string; percent: number }) =>
-            `${p.name}: ${groupedNumber(round1(p.percent))}%`,
+          fontSize: 12,
+          alignTo: 'edge',
+          edgeDistance: LABEL_EDGE,
+          // ECharts' own cut as a last guard (a name of wide letters past the estimate).
+          width: room,
+          overflow: 'truncate',
+          formatter: (p: { name: string; percent: number }) => pieLabel(p.name, p.percent, room),
         },
         labelLine: { lineStyle: { color: theme.axis } },
       },

@@ -1,15 +1,16 @@
 // One dashboard as the member sees it: its filters (kept in the address), its items on the
 // layout grid, and its actions (PDF export, sharing).
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { API, ApiError, projectApi } from '../../api';
 import { useResource } from '../../data';
 import { useProject } from '../../project';
 import { appPath, Link, navigate, useLocation } from '../../router';
 import { ErrorNote, Loading, Title } from '../../ui';
+import { preloadCharts } from '../../chart/chart';
 import { DashboardEditor } from './editor';
 import { ExportButton } from './export';
 import { FilterForm } from './filter-form';
-import { filterQuery, readPicks, type Picks } from './filters';
+import { dashboardRun, filterQuery, readPicks, type Picks } from './filters';
 import { Grid } from './grid';
 import { useModel } from '../explore/model';
 import { ShareButton } from './share';
@@ -27,7 +28,9 @@ export function DashboardView({ id }: { id: string }) {
   const picks = readPicks(loc.query);
   const query = filterQuery(picks);
   const base = `${projectApi(project.id)}/app/dashboards/${encodeURIComponent(id)}`;
-  const r = useResource<DashboardRun>(base + query);
+  const r = useResource<DashboardRun>(dashboardRun(project.id, id, loc.query));
+  // The chart code loads while the dashboard is computed, not after it answers.
+  useEffect(preloadCharts, []);
   // The model's objects: a chart's "Break out by…" offers its attributes.
   const model = useModel(project.id);
   // The last answer for this dashboard: its filters stay on screen while a bad filter is fixed.

@@ -1,6 +1,7 @@
 // The semantic model: objects by type with paging, search, and one object with its
 // definition, access, dependencies and history (a revision opens as it was); MD Admins and
-// Admins edit an object's title, description, tags, format and readers (edit.tsx). Addresses:
+// Admins edit an object's title, description, tags, format and readers (edit.tsx), and a
+// column's role, attribute or fact (role.tsx: its dataset loaded again). Addresses:
 // /model?type=metric&offset=50, /model?q=distance, /model/{ident}, /model/{ident}/history/{n}.
 import { AlertMeButton } from '../../alert-me';
 import { useEffect, useState } from 'preact/hooks';
@@ -17,6 +18,7 @@ import type {
 } from '../../../contract/model';
 import { Definition, objectHref, ObjLink } from './definition';
 import { EDITABLE, EditObject } from './edit';
+import { ColumnRole, hasRole } from './role';
 import { offsetOf, Pager, Problem, When, withQuery, type Paging } from './parts';
 import './model.css';
 
@@ -325,6 +327,7 @@ function ObjectPage({ ident }: { ident: string }) {
           }}
         />
       )}
+      {mayEdit && hasRole(o) && <ColumnRole key={o.ident} project={p.id} o={o} />}
       <h2>Definition</h2>
       <Definition o={o} names={names} />
       <h2>Access</h2>
