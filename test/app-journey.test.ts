@@ -11,16 +11,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import {
+  checkScreen,
   expectOnlyRefused,
   launch,
-  screenshots,
   signedIn,
   skipBrowser,
 } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
-import { describeViolations, seriousViolations } from './helpers/axe.js';
 import { restKpi } from './helpers/dashboard-app.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -28,28 +27,6 @@ const ARTIFACTS = fileURLToPath(new URL('./artifacts/app/', import.meta.url));
 const JANUARY = 'attr.flights.flight_date:2024-01-01..2024-01-31';
 const CHART = 'Flights by origin region';
 const KPI = 'Total flights';
-
-/** Fits at 390 and 1280 px (no sideways scrolling), no serious axe violation; screenshots. */
-async function checkScreen(page: Page, name: string): Promise<void> {
-  const before = page.viewportSize()!;
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    // Charts are redrawn for the width they have once the resize is seen: polled.
-    await expect
-      .poll(
-        () =>
-          page.evaluate(
-            'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-          ),
-        { message: `${name} at ${width} px scrolls sideways` },
-      )
-      .toBe(0);
-    const violations = await seriousViolations(page);
-    expect(violations, `${name} at ${width} px:\n${describeViolations(violations)}`).toEqual([]);
-  }
-  await page.setViewportSize(before);
-  await screenshots(page, name);
-}
 
 describe.skipIf(skipBrowser)(
   'the journey: from signing in to a public dashboard and its PDF',

@@ -156,6 +156,7 @@ export const SQLITE_ONLY: Record<string, string> = {
   'app-explore': BROWSER,
   'app-explore-charts': BROWSER,
   'app-journey': BROWSER,
+  'app-journey-bi': BROWSER,
   'app-sql-connection': BROWSER,
   'dashboard-downloads': 'CSV and XLSX rendering of AQL results, and their links in Chromium',
   'dashboard-pdf': BROWSER,

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { CHROMIUM_ARGS } from '../../src/engine/export/browser.js';
+import { describeViolations, seriousViolations } from './axe.js';
 import type { TestServer } from './server.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -94,4 +95,26 @@ export function expectOnlyRefused(problems: string[], refused: Record<number, nu
   });
   expect(other).toEqual([]);
   expect(seen).toEqual(refused);
+}
+
+/** Fits at 390 and 1280 px (no sideways scrolling), no serious axe violation; screenshots. */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  const before = page.viewportSize()!;
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    // Charts are redrawn for the width they have once the resize is seen: polled.
+    await expect
+      .poll(
+        () =>
+          page.evaluate(
+            'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+          ),
+        { message: `${name} at ${width} px scrolls sideways` },
+      )
+      .toBe(0);
+    const violations = await seriousViolations(page);
+    expect(violations, `${name} at ${width} px:\n${describeViolations(violations)}`).toEqual([]);
+  }
+  await page.setViewportSize(before);
+  await screenshots(page, name);
 }
