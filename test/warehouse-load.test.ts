@@ -390,7 +390,8 @@ describe('a failing load leaves the previous table and rows untouched', () => {
     const job = await s.engine.jobs.waitFor(r.json.link[0].id, 60_000);
     expect(job.status).toBe('ERROR');
     expect(job.message).toMatch(
-      /terminating connection due to administrator command|Connection terminated/,
+      // Which the client sees first is a race: PostgreSQL's reason, or its socket closing.
+      /terminating connection due to administrator command|Connection terminated|the server closed the connection/,
     );
     expect(job.message).toMatch(/nothing was loaded$/);
     await untouched();

@@ -235,7 +235,13 @@ export class Server {
       sqlState === '3D000' ||
       sqlState.startsWith('08') ||
       /^57P0[123]$/.test(sqlState);
-    const text = [e.message ?? String(err), e.detail, e.hint].filter(Boolean).join('; ');
+    // A socket the server closed mid-statement (a terminated backend: the write may fail
+    // before PostgreSQL's own reason is read) says so, not only "write EPIPE".
+    const closed = !sqlState && (e.code === 'EPIPE' || e.code === 'ECONNRESET');
+    const reason = closed
+      ? `the server closed the connection (${e.message ?? e.code})`
+      : (e.message ?? String(err));
+    const text = [reason, e.detail, e.hint].filter(Boolean).join('; ');
     const where = phase === 'connect' || login ? `PostgreSQL server ${this.where}: ` : '';
     return new WarehouseError(
       this.clean(`${where}${text}`),
