@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { resultTable, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { startWithReports } from './helpers/dashboard-app.js';
 import { ADMIN, ADMIN_PASSWORD, invite, type TestServer } from './helpers/server.js';
 
@@ -71,19 +71,6 @@ describe.skipIf(skipBrowser)('the web application: a chart mark’s menu', () =>
     throw new Error('no bar says West');
   }
 
-  /** Explore's result table: its column titles and rows as shown. */
-  async function result(page: Page) {
-    const table = page.getByRole('region', { name: 'Result table' }).locator('table');
-    await table.locator('tbody tr').first().waitFor({ timeout: 20_000 });
-    const head = await table.locator('thead th').allTextContents();
-    const rows = await table
-      .locator('tbody tr')
-      .evaluateAll((trs) =>
-        trs.map((tr) => [...tr.querySelectorAll(':scope > td')].map((td) => td.textContent ?? '')),
-      );
-    return { head, rows };
-  }
-
   const aqlOf = (page: Page) => new URL(page.url()).searchParams.get('aql') ?? '';
 
   for (const width of [1280, 390]) {
@@ -106,7 +93,7 @@ describe.skipIf(skipBrowser)('the web application: a chart mark’s menu', () =>
           /^SELECT \[attr\.flights\.flight_id\] AS "Flight", \[Origin Region\]/,
         );
         expect(aqlOf(page)).toMatch(/WHERE \[Origin Region\] = "West"\nLIMIT 1000$/);
-        const rows = await result(page);
+        const rows = await resultTable(page);
         const region = rows.head.indexOf('Origin Region');
         const origin = rows.head.indexOf('Origin');
         expect(region).toBeGreaterThanOrEqual(0);
@@ -137,7 +124,7 @@ describe.skipIf(skipBrowser)('the web application: a chart mark’s menu', () =>
         expect(aqlOf(page)).toBe(
           'SELECT [Origin Region], [Flights Flown], [label.carriers.name]\nWHERE [Origin Region] = "West"',
         );
-        const out = await result(page);
+        const out = await resultTable(page);
         expect(out.head).toEqual(['Origin Region', 'Flights Flown', 'Carrier Name']);
         expect(out.rows.length).toBeGreaterThan(3);
         expect(new Set(out.rows.map((r) => r[0]))).toEqual(new Set(['West']));
@@ -156,7 +143,7 @@ describe.skipIf(skipBrowser)('the web application: a chart mark’s menu', () =>
       const menu = await westMenu(page, 1);
       await menu.getByRole('menuitem', { name: 'See the rows behind it' }).click();
       await page.waitForURL((u) => u.pathname.endsWith('/explore'));
-      const rows = await result(page);
+      const rows = await resultTable(page);
       const origin = rows.head.indexOf('Origin');
       expect(origin).toBeGreaterThanOrEqual(0);
       expect(rows.rows.length).toBeGreaterThan(10);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Response } from 'playwright-core';
 import { formatMeasure } from '../src/app/format.js';
-import { launch, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
+import { launch, resultTable, screenshots, signedIn, skipBrowser } from './helpers/app-browser.js';
 import { rowsOf, waitForDemo } from './helpers/aql-demo.js';
 import { describeViolations, seriousViolations } from './helpers/axe.js';
 import { ADMIN, ADMIN_PASSWORD, startTestServer, type TestServer } from './helpers/server.js';
@@ -41,18 +41,6 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
     page.waitForResponse(
       (r: Response) => r.url().includes('/app/reports/execute') && r.status() === 200,
     );
-  /** Explore's result table: its column titles and rows as shown. */
-  async function result(page: Page) {
-    const table = page.getByRole('region', { name: 'Result table' }).locator('table');
-    await table.locator('tbody tr').first().waitFor({ timeout: 20_000 });
-    const head = await table.locator('thead th').allTextContents();
-    const rows = await table
-      .locator('tbody tr')
-      .evaluateAll((trs) =>
-        trs.map((tr) => [...tr.querySelectorAll(':scope > td')].map((td) => td.textContent ?? '')),
-      );
-    return { head, rows };
-  }
 
   /** Hovers each bar until the one whose tooltip names `region`; answers its menu. */
   async function menuOf(page: Page, region: string, count: number) {
@@ -113,8 +101,8 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
         .poll(() => aqlOf(page))
         .toMatch(/^SELECT \[attr\.flights\.flight_id\] AS "Flight"/);
       expect(aqlOf(page)).toMatch(/WHERE \[Origin Region\] = "West"\nLIMIT 1000$/);
-      await expect.poll(async () => (await result(page)).head[0]).toBe('Flight');
-      const rows = await result(page);
+      await expect.poll(async () => (await resultTable(page)).head[0]).toBe('Flight');
+      const rows = await resultTable(page);
       expect(rows.rows.length).toBeGreaterThan(100);
       const region = rows.head.indexOf('Origin Region');
       expect(new Set(rows.rows.map((r) => r[region]))).toEqual(new Set(['West']));
@@ -137,8 +125,8 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
       await expect
         .poll(() => aqlOf(page))
         .toBe(`${BY_REGION}, [label.carriers.name]\nWHERE [Origin Region] = "West"`);
-      await expect.poll(async () => (await result(page)).head.length).toBe(3);
-      const out = await result(page);
+      await expect.poll(async () => (await resultTable(page)).head.length).toBe(3);
+      const out = await resultTable(page);
       expect(out.head).toEqual(['Origin Region', 'Flights', 'Carrier Name']);
       expect(new Set(out.rows.map((r) => r[0]))).toEqual(new Set(['West']));
       expect(problems).toEqual([]);
@@ -246,7 +234,7 @@ describe.skipIf(skipBrowser)('Explore: the shared chart, its mark menu, and pivo
       const aql =
         'SELECT [Origin Region], [Carrier Name], COUNT([dataset.flights]) AS "Count of flights", [Avg Departure Delay]';
       await expect.poll(() => page.getByRole('textbox', { name: 'Query' }).inputValue()).toBe(aql);
-      await result(page);
+      await resultTable(page);
 
       // Pivot table: by default Carrier Name is its columns; placed in the rows instead.
       await chartPick(page).selectOption('pivot');

@@ -13,6 +13,7 @@ import {
   checkScreen,
   expectOnlyRefused,
   launch,
+  resultTable,
   signedIn,
   skipBrowser,
 } from './helpers/app-browser.js';
@@ -198,17 +199,10 @@ describe.skipIf(skipBrowser)('a BI user, from questions to a dashboard, without 
       }
       expect(opened, `a bar says ${first![0]}`).toBe(true);
       await page.waitForURL((u) => u.pathname.endsWith('/explore'));
-      const table = page.getByRole('region', { name: 'Result table' }).locator('table');
-      await table.locator('tbody tr').first().waitFor();
-      const head = await table.locator('thead th').allTextContents();
+      const { head, rows } = await resultTable(page);
       const carrier = head.indexOf('Carrier Name');
       expect(carrier).toBeGreaterThanOrEqual(0);
-      const names = await table
-        .locator('tbody tr')
-        .evaluateAll(
-          (trs, i) => trs.map((tr) => tr.querySelectorAll(':scope > td')[i]?.textContent ?? ''),
-          carrier,
-        );
+      const names = rows.map((r) => r[carrier]);
       expect(names.length).toBeGreaterThan(0);
       expect(new Set(names)).toEqual(new Set([first![0]]));
       // A listing is a table, not a chart of its rows.

@@ -118,3 +118,16 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   await page.setViewportSize(before);
   await screenshots(page, name);
 }
+
+/** Explore's result table: its column titles and rows as shown. */
+export async function resultTable(page: Page) {
+  const table = page.getByRole('region', { name: 'Result table' }).locator('table');
+  await table.locator('tbody tr').first().waitFor({ timeout: 20_000 });
+  const head = await table.locator('thead th').allTextContents();
+  const rows = await table
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll(':scope > td')].map((td) => td.textContent ?? '')),
+    );
+  return { head, rows };
+}
