@@ -32,8 +32,12 @@ export interface Bounce {
 
 /** A DSN's fields (unfolded) and the ledger row its returned message names; null if none. */
 export function parseBounce(raw: string): Bounce | null {
-  // Header continuation lines joined, so folded fields read as one.
-  const text = raw.slice(0, 1_000_000).replace(/\r?\n[ \t]+/g, ' ');
+  // Header continuation lines joined, so folded fields read as one; NUL (which the metadata
+  // database cannot store, and no mail header holds) dropped.
+  const text = raw
+    .slice(0, 1_000_000)
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .replaceAll('\u0000', '');
   const id = new RegExp(`<${PREFIX.replace('.', '\\.')}([A-Za-z0-9_-]{8,64})@[^>\\s]+>`).exec(text);
   if (!id) return null;
   const field = (name: string) =>
