@@ -318,6 +318,7 @@ describe('a dashboard subscription', () => {
   }, 180_000);
 
   it('a late bounce, piped to `ursa delivery bounce`, is recorded on the mail it returns', async () => {
+    // The XLSX mail of the test before (subscription.cf_mail), returned.
     const mail = (await mailsTo(CA)).at(-1)!;
     const id = mail.messageId!;
     expect(id).toMatch(/^<ursa-delivery\.[\w-]+@/);
