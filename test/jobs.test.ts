@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobFailure, type JobType } from '../src/engine/jobs/jobs.js';
+import { jobView } from '../src/rest/routes/jobs.js';
 import { startOn, type DirServer } from './helpers/dir-server.js';
 import {
   gateOrAbort,
@@ -342,6 +343,20 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
     });
   });
 
+  it('shows an ai job that ended without an answer as it is (no 500 between its end and the scrub)', () => {
+    const job = {
+      id: 'j',
+      projectId: 'p',
+      type: 'ai' as const,
+      status: 'OK' as const,
+      params: {},
+      result: { n: 4 },
+      createdBy: ADMIN,
+      created: '2026-11-30T00:00:00.000Z',
+    };
+    expect(jobView(job)).toMatchObject({ id: 'j', result: { n: 4 } });
+  });
+
   describe('cancellation', () => {
     it('cancels a PREPARED job at once; it never runs and the queue moves on', async () => {
       const ahead = await blocker();
@@ -499,6 +514,24 @@ describe('jobs over HTTP (URSA_JOB_CONCURRENCY=1)', () => {
       b.gate.resolve();
       for (const q of queued) await poll(q.id, isFinal);
       expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    });
+
+    it('a job submitted as the slot frees does not run ahead of one queued before it', async () => {
+      const b = await blocker();
+      const queued = await submit({ run: async () => 'queued' });
+      b.gate.resolve();
+      // The blocker's end frees the slot; the claim of the queued job is a store round trip
+      // after it. A job submitted in between used to take the slot (and this one holds it).
+      const a = await s.engine.actor({ email: ADMIN }, s.demo);
+      const gate = scripts.gate();
+      const script = scripts.add({ run: (ctx) => gateOrAbort(gate.promise, ctx) });
+      await s.engine.jobs.waitFor(b.id, 10_000);
+      // Submitted in the same turn: the blocker's slot is free, the claim not yet started.
+      const late = await s.engine.jobs.submit(a, 'transform', script);
+      submitted.push(late.id);
+      expect(await poll(queued.id, isFinal)).toMatchObject({ status: 'OK', result: 'queued' });
+      await poll(late.id, hasStatus('RUNNING'));
+      gate.resolve();
     });
 
     it('keeps a second job PREPARED until the first finishes', async () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/engine/config.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createLogger } from '../../src/engine/logger.js';
@@ -172,13 +173,33 @@ export async function startOnPort(
   return startServer(config, createLogger(config.logLevel), port !== 0);
 }
 
+/**
+ * A quiet test server still keeps its last error lines in memory: a 500's cause (logged under
+ * its errorId) is added to the response's text, so the failing assertion shows it (CI runs
+ * without logs, and a 500 that happens once in a while must explain itself the first time).
+ */
+function errorMemory(): { log: Logger; about(errorId: string): string | undefined } {
+  const lines: string[] = [];
+  const log = pino(
+    { level: 'error', base: undefined },
+    {
+      write(line: string) {
+        lines.push(line);
+        if (lines.length > 200) lines.shift();
+      },
+    },
+  );
+  return { log, about: (id) => lines.find((l) => l.includes(id)) };
+}
+
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-test-'));
   await createTestDatabase(dataDir);
   const config = testConfig(dataDir, env);
+  const errors = process.env.URSA_TEST_LOG ? undefined : errorMemory();
   const running = await startServer(
     config,
-    createLogger(config.logLevel),
+    errors?.log ?? createLogger(config.logLevel),
     Boolean(env.URSA_SITE_URL),
   );
   const tokens = new Map<string, string>();
@@ -214,7 +235,14 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     } catch {
       json = undefined;
     }
-    return { status: res.status, headers: res.headers, text, json };
+    const errorId = (json as { errorId?: unknown } | undefined)?.errorId;
+    const cause = res.status === 500 && typeof errorId === 'string' && errors?.about(errorId);
+    return {
+      status: res.status,
+      headers: res.headers,
+      text: cause ? `${text}\n[server log] ${cause}` : text,
+      json,
+    };
   };
   return {
     ...running,

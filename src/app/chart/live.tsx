@@ -3,7 +3,7 @@
 // a click on a mark, or Enter on it, opens its menu (the caller's actions for its values).
 // Keyboard: the chart is one tab stop; the arrow keys (Home, End) move between its marks,
 // each said aloud and shown with its tooltip; Escape closes the menu.
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { echarts } from '../../shared/chart/echarts';
 import { chartModel, markInfo, type ChartMarkInfo } from '../../shared/chart/model';
 import { chartOption } from '../../shared/chart/option';
@@ -97,8 +97,11 @@ export function LiveChart({ spec, title, actions }: ChartProps) {
     };
   }, [spec]);
 
-  // The menu takes the focus; Escape or a click elsewhere closes it.
-  useEffect(() => {
+  // The menu takes the focus as it is drawn (a layout effect: an effect runs a frame later,
+  // so an Escape in between saw a menu without the focus, and the late effect then focused a
+  // button that was being removed: the focus fell to the page). Escape or a click elsewhere
+  // closes it.
+  useLayoutEffect(() => {
     if (!menu) return;
     menuRef.current?.querySelector('button')?.focus();
     const away = (e: PointerEvent) => {

@@ -64,8 +64,11 @@ export class JobRunnerCore {
   private unlisten: Array<() => void> = [];
   /** This runner in claims: the process, and which runner of it (a test restarts in place). */
   private readonly me = `${PROCESS_ID}:${randomId(4)}`;
-  /** Jobs submitted here that waited for room (SQLite: cancelled when this runner stops). */
-  private queuedHere = new Set<string>();
+  /**
+   * Jobs submitted here that waited for room, with their types (SQLite: cancelled when this
+   * runner stops; a new job does not run ahead of them).
+   */
+  private queuedHere = new Map<string, JobType>();
   private readonly concurrency: number;
   private readonly runs: (type: JobType) => boolean;
   private readonly leaseMs: number;
@@ -179,8 +182,12 @@ export class JobRunnerCore {
     params: Record<string, unknown>,
   ): Promise<Job> {
     // Run here at once: no claim round trip, no signal; a job without a planning phase is
-    // stored RUNNING straight away (one write, not two, before a query starts).
-    const mine = !this.stopped && this.runs(type) && this.hasRoom(type);
+    // stored RUNNING straight away (one write, not two, before a query starts). Not while a
+    // job queued here waits for the same room: between a job's end and the claim of the next
+    // one, a new job would take the slot ahead of it (and one that holds its slot long would
+    // keep the queued one waiting).
+    const mine =
+      !this.stopped && this.runs(type) && this.hasRoom(type) && !this.queuedFor(type);
     const direct = mine && !this.handlers.get(type)?.expand;
     const row = await this.queue.insert(
       { id: uuid(), projectId, type, params, createdBy, created: createdNow() },
@@ -190,7 +197,7 @@ export class JobRunnerCore {
     const job = toJob(row!);
     if (mine) this.startLocal(row!);
     else {
-      this.queuedHere.add(job.id);
+      this.queuedHere.set(job.id, type);
       this.announce();
     }
     return job;
@@ -266,7 +273,7 @@ export class JobRunnerCore {
     for (const u of this.unlisten.splice(0)) u();
     if (!this.queue.shared) {
       // Only those queued here: a CLI command's engine on the same directory stops too.
-      for (const id of this.queuedHere)
+      for (const id of [...this.queuedHere.keys()])
         await this.finish(
           id,
           'CANCELLED',
@@ -299,6 +306,13 @@ export class JobRunnerCore {
 
   private hasRoom(type: JobType): boolean {
     return this.busy(this.poolOf(type)) < (this.pools.get(type) ?? this.concurrency);
+  }
+
+  /** Whether a job queued here waits for the room a job of `type` would take. */
+  private queuedFor(type: JobType): boolean {
+    const pool = this.poolOf(type);
+    for (const t of this.queuedHere.values()) if (this.runs(t) && this.poolOf(t) === pool) return true;
+    return false;
   }
 
   /** The types this process would take a queued job of now. */
@@ -405,6 +419,7 @@ export class JobRunnerCore {
 
   /** Another process ended a job: wake whoever waits for it here. */
   private doneElsewhere(id: string): void {
+    this.queuedHere.delete(id);
     if (!this.waiters.has(id)) return;
     this.load(id).then(
       (job) => {
@@ -509,11 +524,17 @@ export class JobRunnerCore {
     }
   }
 
-  /** Waits whose job ended in another process while its signal was lost. */
+  /**
+   * Waits whose job ended in another process while its signal was lost; and jobs queued here
+   * that another process ran to the end (they no longer hold new jobs back).
+   */
   private async checkWaiters(): Promise<void> {
-    const ids = [...this.waiters.keys()];
+    const ids = [...new Set([...this.waiters.keys(), ...this.queuedHere.keys()])];
     if (!ids.length) return;
-    for (const r of await this.queue.finishedAmong(ids)) this.wake(toJob(r));
+    for (const r of await this.queue.finishedAmong(ids)) {
+      this.queuedHere.delete(r.id);
+      this.wake(toJob(r));
+    }
   }
 
   /**

@@ -21,8 +21,11 @@ export function jobView(job: Job): JobView {
   const { projectId, ...rest } = job;
   return {
     ...rest,
-    // An answer's result rows as every JSON rendering of typed rows gives them.
-    ...(job.type === 'ai' && job.result ? { result: jsonAnswer(job.result as AiAnswer) } : {}),
+    // An answer's result rows as every JSON rendering of typed rows gives them (an `ai` job
+    // that ended without an answer keeps what it holds).
+    ...(job.type === 'ai' && Array.isArray((job.result as AiAnswer | undefined)?.queries)
+      ? { result: jsonAnswer(job.result as AiAnswer) }
+      : {}),
     link: [
       link('self', jobPath(projectId, job.id), { id: job.id }),
       ...jobLinkMakers.flatMap((m) => m(job)),
