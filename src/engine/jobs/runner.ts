@@ -186,8 +186,7 @@ export class JobRunnerCore {
     // job queued here waits for the same room: between a job's end and the claim of the next
     // one, a new job would take the slot ahead of it (and one that holds its slot long would
     // keep the queued one waiting).
-    const mine =
-      !this.stopped && this.runs(type) && this.hasRoom(type) && !this.queuedFor(type);
+    const mine = !this.stopped && this.runs(type) && this.hasRoom(type) && !this.queuedFor(type);
     const direct = mine && !this.handlers.get(type)?.expand;
     const row = await this.queue.insert(
       { id: uuid(), projectId, type, params, createdBy, created: createdNow() },
@@ -311,7 +310,8 @@ export class JobRunnerCore {
   /** Whether a job queued here waits for the room a job of `type` would take. */
   private queuedFor(type: JobType): boolean {
     const pool = this.poolOf(type);
-    for (const t of this.queuedHere.values()) if (this.runs(t) && this.poolOf(t) === pool) return true;
+    for (const t of this.queuedHere.values())
+      if (this.runs(t) && this.poolOf(t) === pool) return true;
     return false;
   }
 
