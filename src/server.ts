@@ -148,6 +148,9 @@ export async function startServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sweeper.stop();
       await collector.stop();
+      // The demo's files and loads are being set up on a first start: let that finish (its
+      // jobs are then stopped with the others) rather than close the store under it.
+      await boot.demoLoading;
       await engine.close();
       releaseDataDir(config.dataDir);
     },
