@@ -1,6 +1,7 @@
 // "Subscribe…" on a dashboard in the app (issue 35): an MD Admin subscribes two members with
 // different row filters, sends it now, and the SMTP server on loopback receives each their
-// own PDF (read back with mailparser and pdftotext); a member subscribes only themself.
+// own PDF (read back with mailparser and pdftotext); a member subscribes only themself, then
+// changes the schedule and attachment of that subscription in the same form.
 // Screenshots of the dialog at 1280 and 390 px under test/artifacts/app/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -148,6 +149,32 @@ describe.skipIf(skipBrowser)('the web application: Subscribe…', () => {
       const mine = list.json.deliveries.filter((d: { createdBy: string }) => d.createdBy === CA);
       expect(mine).toHaveLength(1);
       expect(mine[0].recipients).toEqual([CA]);
+
+      // Changed in the same form: weekly on Friday at 07:30, as XLSX; still to CA alone.
+      const item = dialog.getByRole('listitem').filter({ hasText: mine[0].name });
+      await item.getByRole('button', { name: 'Change…' }).click();
+      await dialog.getByText(`Changing “${mine[0].name}”`).waitFor();
+      expect(await dialog.getByLabel('Every').inputValue()).toBe('daily');
+      await dialog.getByLabel('Every').selectOption('weekly');
+      await dialog.getByLabel('Day of the week').selectOption({ label: 'Friday' });
+      await dialog.getByLabel('At', { exact: true }).fill('07:30');
+      await dialog.getByLabel('Attach').selectOption('xlsx');
+      await expect
+        .poll(() => dialog.locator('.dash-subscribe-summary').textContent(), { timeout: 20_000 })
+        .toMatch(new RegExp(`to ${CA}, each computed`));
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.getByText('Changed.').waitFor();
+      const got = await s.api('GET', `/projects/${s.demo}/pmd/obj/${mine[0].ident}`, { as: CA });
+      expect(got.json.object).toMatchObject({
+        name: mine[0].name,
+        def: { recipients: [CA], format: 'xlsx', schedule: { cron: '30 7 * * 5' } },
+      });
+      expect(got.json.object.revision).toBeGreaterThan(1);
+      const after = await s.api('GET', `/projects/${s.demo}/app/delivery`, { as: CA });
+      expect(
+        after.json.deliveries.filter((d: { createdBy: string }) => d.createdBy === CA),
+      ).toHaveLength(1);
+      expect(await dialog.getByRole('button', { name: 'Subscribe', exact: true }).count()).toBe(1);
       expectOnlyRefused(problems);
     } finally {
       await close();

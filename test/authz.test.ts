@@ -653,6 +653,21 @@ const MATRIX: Record<string, Entry> = {
       },
     }),
   },
+  // A change previewed (no confirm) on an alert of the caller's, to themself: nothing written.
+  'PUT /projects/{project}/app/delivery/{id}': {
+    level: 'member',
+    success: 200,
+    prepare: async (f, caller) => ({
+      params: { id: await throwawayAlert(f, 'authz-alert-put', emailOf(caller) ?? ADMIN) },
+      body: {
+        def: {
+          aql: 'SELECT SUM([fact.authz_sales.amount])',
+          condition: { op: '<', value: -2 },
+          email: [emailOf(caller) ?? ADMIN],
+        },
+      },
+    }),
+  },
   'DELETE /projects/{project}/app/delivery/{id}': {
     level: 'member',
     success: 204,

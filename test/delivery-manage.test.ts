@@ -1,7 +1,7 @@
 // Members manage their own subscriptions and alerts (issue 35): over REST (app/delivery) and
 // MCP (create_subscription, create_alert, list_deliveries, remove_delivery), a preview says
 // what would be sent to whom before anything is saved; below MD Admin only what is addressed
-// to oneself, changed and removed by its creator; plan limits answer 402 (`deliveries`, and
+// to oneself, changed (PUT app/delivery/{id}) and removed by its creator; plan limits answer 402 (`deliveries`, and
 // `emailsPerDay` for sending now). Real parts: the MCP SDK client over HTTP, a loopback SMTP
 // server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -91,6 +91,52 @@ describe('a member manages their own', () => {
     const mine = await s.api('GET', delivery(), { as: MEMBER });
     expect(mine.json.deliveries.map((d: { ident: string }) => d.ident)).toEqual([ident]);
     expect((await s.api('GET', delivery(), { as: OTHER })).json.deliveries).toEqual([]);
+    expect((await s.api('DELETE', delivery(`/${ident}`), { as: MEMBER })).status).toBe(204);
+  });
+
+  it('changes their own with PUT: a preview first; only to themself; not another member’s', async () => {
+    const body = subscription([MEMBER]);
+    const made = await s.api('POST', delivery(), { as: MEMBER, body: { ...body, confirm: true } });
+    expect(made.status, made.text).toBe(201);
+    const ident = made.json.object.ident as string;
+    const def = { ...body.def, schedule: { cron: '30 7 * * 5' }, format: 'xlsx' };
+    const preview = await s.api('PUT', delivery(`/${ident}`), { as: MEMBER, body: { def } });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.json).toMatchObject({ changed: false });
+    expect(preview.json.summary).toMatch(/next Fri/);
+    const unchanged = await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`, { as: MEMBER });
+    expect(unchanged.json.object.def.schedule.cron).toBe('0 8 * * 1');
+
+    const changed = await s.api('PUT', delivery(`/${ident}`), {
+      as: MEMBER,
+      body: { def, confirm: true },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.json.object).toMatchObject({
+      ident,
+      name: body.name,
+      def: { recipients: [MEMBER], format: 'xlsx', schedule: { cron: '30 7 * * 5' } },
+    });
+    const widened = await s.api('PUT', delivery(`/${ident}`), {
+      as: MEMBER,
+      body: { def: { ...def, recipients: [MEMBER, OTHER] }, confirm: true },
+    });
+    expect(widened.status, widened.text).toBe(403);
+    expect(widened.json.message).toMatch(/subscribes only themself/);
+    const theirs = await s.api('PUT', delivery(`/${ident}`), {
+      as: OTHER,
+      body: { def: { ...def, recipients: [OTHER] }, confirm: true },
+    });
+    expect(theirs.status).toBe(403);
+    const bad = await s.api('PUT', delivery(`/${ident}`), {
+      as: MEMBER,
+      body: { def: { ...def, format: 'docx' }, confirm: true },
+    });
+    expect(bad.status, bad.text).toBe(400);
+    const none = await s.api('PUT', delivery('/subscription.nope'), { as: MEMBER, body: { def } });
+    expect(none.status).toBe(404);
+    const after = await s.api('GET', `/projects/${s.demo}/pmd/obj/${ident}`, { as: MEMBER });
+    expect(after.json.object.def.format).toBe('xlsx');
     expect((await s.api('DELETE', delivery(`/${ident}`), { as: MEMBER })).status).toBe(204);
   });
 

@@ -139,11 +139,44 @@ export class DeliveryObjects {
 
   /** Deletes one (below MD Admin: one's own, model/own-delivery.ts). */
   async remove(a: ProjectActor, ident: string): Promise<void> {
+    await this.mustFind(a, ident);
+    await this.objects.remove(a, ident);
+  }
+
+  /**
+   * Changes a subscription or alert's def (and name): its creator addressed to themself only,
+   * or an MD Admin, as the model checks any write. Its description, tags and acl stay.
+   * Without `confirm` it says what the change would send to whom and writes nothing.
+   */
+  async update(
+    a: ProjectActor,
+    ident: string,
+    input: { name?: string; def: Record<string, unknown> },
+    confirm: boolean,
+  ): Promise<{ changed: boolean; summary: string; object?: ObjectView }> {
+    const row = await this.mustFind(a, ident);
+    const s = await this.objects.scope(a);
+    const name = input.name ?? row.name;
+    const summary = describeDelivery(
+      { type: row.type as DeliveryInput['type'], name, def: input.def },
+      (i) => s.get(i)?.name,
+    );
+    if (!confirm) return { changed: false, summary };
+    const object = await this.objects.replace(a, ident, {
+      name,
+      ...(row.description ? { description: row.description } : {}),
+      ...(row.tags?.length ? { tag: row.tags } : {}),
+      def: input.def,
+    });
+    return { changed: true, summary, object };
+  }
+
+  private async mustFind(a: ProjectActor, ident: string) {
     const row = (await this.objects.scope(a)).get(ident);
     if (!row || (row.type !== 'subscription' && row.type !== 'alert'))
       throw notFound(`no alert or subscription "${ident}" in project "${a.projectId}"`, {
         id: ident,
       });
-    await this.objects.remove(a, ident);
+    return row;
   }
 }

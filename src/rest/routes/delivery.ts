@@ -6,6 +6,14 @@ import { link, projectPath } from '../../http/links.js';
 import type { RouteDef } from '../../http/router.js';
 import { jobStarted } from './jobs.js';
 
+const updateSchema = z
+  .object({
+    name: z.string().optional(),
+    def: z.record(z.string(), z.unknown()),
+    confirm: z.boolean().optional(),
+  })
+  .strict();
+
 const createSchema = z
   .object({
     type: z.enum(['subscription', 'alert']),
@@ -50,6 +58,21 @@ export const deliveryRoutes: RouteDef[] = [
     group: 'Delivery',
     path: '/projects/:project/app/delivery/:id',
     ops: {
+      PUT: {
+        access: 'member',
+        description:
+          '`{ name?, def, confirm? }`: changes a subscription or alert (its creator, addressed to themself only, or an MD Admin; description, tags and acl stay). Without `confirm: true`, 200 `{ changed: false, summary }` and nothing written; with it, 200 `{ changed: true, summary, object }`.',
+        handler: async ({ engine, actor, params, body }) => {
+          const input = parseInput(updateSchema, body, 'body');
+          const out = await engine.delivery.manage.update(
+            actor,
+            params.id!,
+            input,
+            input.confirm === true,
+          );
+          return { title: out.changed ? 'Changed' : 'Preview', body: out };
+        },
+      },
       DELETE: {
         access: 'member',
         description:

@@ -2,7 +2,8 @@
 // the public API (POST app/delivery): how often and when, the attachment, the filters shown
 // now or the dashboard's own, and — for an MD Admin — other members. What it will send to
 // whom is the server's own preview (no confirm), shown before the member confirms. Below,
-// the subscriptions to this dashboard the member sees, to send now, pause or delete.
+// the subscriptions to this dashboard the member sees, to send now, change (the same form,
+// previewed and saved with PUT app/delivery/{id}), pause or delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from '../../api';
 import { useProject } from '../../project';
@@ -28,6 +29,30 @@ export function cronOf(every: string, day: number, time: string): string {
   if (every === 'daily') return `${at} * * *`;
   if (every === 'monthly') return `${at} 1 * *`;
   return `${at} * * ${day}`;
+}
+
+/** The form's choices for a cron it makes; null for another cron (kept as it is). */
+export function choicesOf(cron: string): { every: string; day: number; time: string } | null {
+  const m = /^(\d{1,2}) (\d{1,2}) (\*|1) \* (\*|[0-6])$/.exec(cron.trim());
+  if (!m || (m[3] === '1' && m[4] !== '*')) return null;
+  const time = `${m[2]!.padStart(2, '0')}:${m[1]!.padStart(2, '0')}`;
+  if (m[3] === '1') return { every: 'monthly', day: 1, time };
+  if (m[4] === '*') return { every: 'daily', day: 1, time };
+  return { every: 'weekly', day: Number(m[4]), time };
+}
+
+const emails = (text: string) =>
+  text
+    .split(/[\s,;]+/)
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean);
+
+/** A subscription being changed: its stored object, and what the form keeps of it. */
+interface Editing {
+  object: Record<string, unknown> & { ident: string; name: string };
+  /** A cron the form's choices do not make, kept unless "Every" is changed. */
+  cron: string | null;
+  filters: string[];
 }
 
 /** The `filter=attribute:value` pairs of the address's query. */
@@ -61,6 +86,8 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
   const [busy, setBusy] = useState(false);
   const [mine, setMine] = useState<Delivery[] | undefined>();
   const [note, setNote] = useState('');
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [sendTo, setSendTo] = useState('');
 
   useEffect(() => {
     const d = ref.current;
@@ -74,22 +101,27 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
     );
   useEffect(() => void reload(), [base]);
 
-  const recipients = [
-    me,
-    ...others
-      .split(/[\s,;]+/)
-      .map((e) => e.trim().toLowerCase())
-      .filter((e) => e && e !== me),
-  ].filter(Boolean);
+  const editDef = (editing?.object.def ?? {}) as Record<string, unknown>;
+  const recipients = editing
+    ? strong
+      ? emails(sendTo)
+      : ((editDef.recipients as string[] | undefined) ?? [me])
+    : [me, ...emails(others).filter((e) => e !== me)].filter(Boolean);
+  const filters = editing ? editing.filters : shown;
+  const schedule = editDef.schedule as { timezone?: string } | undefined;
   const body = {
     type: 'subscription',
-    name: `${props.name} (${every})`,
+    name: editing ? editing.object.name : `${props.name} (${every})`,
     def: {
+      ...(editing ? editDef : {}),
       dashboard: props.id,
       recipients,
-      schedule: { cron: cronOf(every, day, time), timezone: zone },
+      schedule: {
+        cron: editing?.cron ?? cronOf(every, day, time),
+        timezone: editing && editing.cron ? (schedule?.timezone ?? zone) : zone,
+      },
       format,
-      ...(withFilters && shown.length ? { filters: shown } : {}),
+      filters: withFilters && filters.length ? filters : undefined,
     },
   };
   const key = JSON.stringify(body);
@@ -98,7 +130,12 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
     if (!me) return;
     let live = true;
     setSummary('');
-    api<{ summary: string }>('POST', base, body).then(
+    const preview = editing
+      ? api<{ summary: string }>('PUT', `${base}/${encodeURIComponent(editing.object.ident)}`, {
+          def: body.def,
+        })
+      : api<{ summary: string }>('POST', base, body);
+    preview.then(
       (r) => live && (setSummary(r.summary), setError(undefined)),
       (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
     );
@@ -121,6 +158,43 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
     }
   };
   const one = (d: Delivery) => `${base}/${encodeURIComponent(d.ident)}`;
+  const objectUrl = (ident: string) =>
+    `${projectApi(project.id)}/pmd/obj/${encodeURIComponent(ident)}`;
+
+  /** The form shows a subscription of the list, to change it. */
+  const change = async (d: Delivery) => {
+    setError(undefined);
+    setNote('');
+    try {
+      const { object } = await get<{ object: Editing['object'] }>(objectUrl(d.ident));
+      const def = (object.def ?? {}) as Record<string, unknown>;
+      const cron = String((def.schedule as { cron?: string } | undefined)?.cron ?? '');
+      const choices = choicesOf(cron);
+      if (choices) {
+        setEvery(choices.every);
+        setDay(choices.day);
+        setTime(choices.time);
+      }
+      const kept = Array.isArray(def.filters) ? def.filters.map(String) : [];
+      setFormat(typeof def.format === 'string' ? def.format : 'pdf');
+      setWithFilters(kept.length > 0);
+      setSendTo(Array.isArray(def.recipients) ? def.recipients.join(', ') : '');
+      setEditing({ object, cron: choices ? null : cron, filters: kept });
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+    }
+  };
+  const save = () =>
+    act(async () => {
+      const url = `${base}/${encodeURIComponent(editing!.object.ident)}`;
+      await api('PUT', url, { def: body.def, confirm: true });
+      setEditing(null);
+    }, 'Changed.');
+  /** A choice of the schedule made: a kept cron gives way to the choices. */
+  const chose = (set: () => void) => {
+    set();
+    if (editing?.cron) setEditing({ ...editing, cron: null });
+  };
 
   return (
     <dialog
@@ -143,15 +217,25 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
         class="dash-subscribe"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => api('POST', base, { ...body, confirm: true }), 'Subscribed.');
+          if (editing) void save();
+          else void act(() => api('POST', base, { ...body, confirm: true }), 'Subscribed.');
         }}
       >
+        {editing && (
+          <p class="dash-subscribe-editing">
+            Changing “{editing.object.name}”
+            {editing.cron && <span class="muted"> (its schedule: {editing.cron})</span>}
+          </p>
+        )}
         <label>
           Every
           <select
             aria-label="Every"
             value={every}
-            onChange={(e) => setEvery(e.currentTarget.value)}
+            onChange={(e) => {
+              const v = e.currentTarget.value;
+              chose(() => setEvery(v));
+            }}
           >
             <option value="daily">day</option>
             <option value="weekly">week</option>
@@ -164,7 +248,10 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
             <select
               aria-label="Day of the week"
               value={day}
-              onChange={(e) => setDay(Number(e.currentTarget.value))}
+              onChange={(e) => {
+                const v = Number(e.currentTarget.value);
+                chose(() => setDay(v));
+              }}
             >
               {DAYS.map((d, i) => (
                 <option key={d} value={i}>
@@ -181,7 +268,10 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
             aria-label="At"
             value={time}
             required
-            onInput={(e) => setTime(e.currentTarget.value)}
+            onInput={(e) => {
+              const v = e.currentTarget.value;
+              chose(() => setTime(v));
+            }}
           />
           <span class="muted">{zone}</span>
         </label>
@@ -197,17 +287,28 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
             <option value="csv">each item as CSV</option>
           </select>
         </label>
-        {shown.length > 0 && (
+        {filters.length > 0 && (
           <label class="dash-subscribe-check">
             <input
               type="checkbox"
               checked={withFilters}
               onChange={(e) => setWithFilters(e.currentTarget.checked)}
             />
-            With the filters shown now ({shown.join('; ')})
+            {editing ? 'With its filters' : 'With the filters shown now'} ({filters.join('; ')})
           </label>
         )}
-        {strong && (
+        {strong && editing && (
+          <label>
+            Send to (members' e-mails)
+            <input
+              type="text"
+              aria-label="Send to"
+              value={sendTo}
+              onInput={(e) => setSendTo(e.currentTarget.value)}
+            />
+          </label>
+        )}
+        {strong && !editing && (
           <label>
             Also send to (members' e-mails)
             <input
@@ -223,8 +324,13 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
           {summary || 'Checking what it would send…'}
         </p>
         <button type="submit" disabled={busy || !summary}>
-          Subscribe
+          {editing ? 'Save changes' : 'Subscribe'}
         </button>
+        {editing && (
+          <button type="button" class="quiet" onClick={() => setEditing(null)}>
+            Cancel the change
+          </button>
+        )}
         <span role="status" class="muted">
           {note}
         </span>
@@ -251,6 +357,14 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
                       }
                     >
                       Send now
+                    </button>
+                    <button
+                      type="button"
+                      class="quiet"
+                      disabled={busy}
+                      onClick={() => void change(d)}
+                    >
+                      Change…
                     </button>
                     <button
                       type="button"
