@@ -1,9 +1,9 @@
 // Members manage their own subscriptions and alerts (issue 35): over REST (app/delivery) and
-// MCP (create_subscription, create_alert, list_deliveries, remove_delivery), a preview says
-// what would be sent to whom before anything is saved; below MD Admin only what is addressed
-// to oneself, changed (PUT app/delivery/{id}) and removed by its creator; plan limits answer 402 (`deliveries`, and
-// `emailsPerDay` for sending now). Real parts: the MCP SDK client over HTTP, a loopback SMTP
-// server.
+// MCP (create_subscription, create_alert, list_deliveries, change_delivery, remove_delivery),
+// a preview says what would be sent to whom before anything is saved; below MD Admin only what
+// is addressed to oneself, changed (PUT app/delivery/{id}, change_delivery) and removed by its
+// creator; plan limits answer 402 (`deliveries`, and `emailsPerDay` for sending now). Real
+// parts: the MCP SDK client over HTTP, a loopback SMTP server.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForDemo } from './helpers/aql-demo.js';
@@ -168,6 +168,40 @@ describe('a member manages their own', () => {
     const bad = await call('create_alert', { ...args, email: [OTHER], confirm: true });
     expect(bad.isError).toBe(true);
     expect(bad.content[0]?.text).toMatch(/alerts only themself/);
+    // Changed over MCP: a preview says what it would send, then confirm; the rest stays.
+    const subId = String(sub.structuredContent!.id);
+    const later = await call('change_delivery', {
+      id: subId,
+      schedule: { cron: '30 7 * * 5', timezone: 'Europe/Prague' },
+      format: 'xlsx',
+    });
+    expect(later.isError, later.content[0]?.text).toBeFalsy();
+    expect(later.structuredContent).toMatchObject({ changed: false, id: subId });
+    expect(String(later.structuredContent!.summary)).toMatch(/next Fri/);
+    const saved = await call('change_delivery', {
+      id: subId,
+      schedule: { cron: '30 7 * * 5', timezone: 'Europe/Prague' },
+      format: 'xlsx',
+      confirm: true,
+    });
+    expect(saved.structuredContent).toMatchObject({ changed: true });
+    const obj = await s.api('GET', `/projects/${s.demo}/pmd/obj/${subId}`, { as: MEMBER });
+    expect(obj.json.object).toMatchObject({
+      name: 'Mondays',
+      def: { dashboard: DASH, recipients: [MEMBER], format: 'xlsx' },
+    });
+    expect(obj.json.object.def.schedule.cron).toBe('30 7 * * 5');
+    const higher = await call('change_delivery', { id, value: 5, paused: true, confirm: true });
+    expect(higher.structuredContent, higher.content[0]?.text).toMatchObject({ changed: true });
+    const alert = await s.api('GET', `/projects/${s.demo}/pmd/obj/${id}`, { as: MEMBER });
+    expect(alert.json.object.def).toMatchObject({
+      condition: { op: '>', value: 5 },
+      paused: true,
+      email: [MEMBER],
+    });
+    const widen = await call('change_delivery', { id, email: [MEMBER, OTHER], confirm: true });
+    expect(widen.isError).toBe(true);
+    expect(widen.content[0]?.text).toMatch(/alerts only themself/);
     const removed = await call('remove_delivery', { id });
     expect(removed.structuredContent).toEqual({ removed: id });
     await call('remove_delivery', { id: String(sub.structuredContent!.id) });

@@ -195,6 +195,7 @@ describe('MCP over Streamable HTTP', () => {
           'create_subscription',
           'create_alert',
           'list_deliveries',
+          'change_delivery',
           'remove_delivery',
         ].sort(),
       );
@@ -213,6 +214,7 @@ describe('MCP over Streamable HTTP', () => {
           'run_flow',
           'create_subscription',
           'create_alert',
+          'change_delivery',
           'remove_delivery',
         ];
         if (![...writes, 'create_project', 'map_tables'].includes(t.name))

@@ -396,6 +396,7 @@ describe('public web surface', () => {
         'create_subscription',
         'create_alert',
         'list_deliveries',
+        'change_delivery',
         'remove_delivery',
         'list_flows',
         'run_flow',

@@ -148,6 +148,13 @@ export const TOOLS = {
     doors: ['mcp'],
     readOnly: true,
   },
+  change_delivery: {
+    title: 'Change a subscription or alert',
+    description:
+      'Change when, what or to whom a subscription or alert sends (your own, addressed to you; any as an MD Admin), or pause it; what you leave out stays. Without confirm=true it only says what it would then send: ask the user first.',
+    doors: ['mcp'],
+    readOnly: false,
+  },
   remove_delivery: {
     title: 'Remove a subscription or alert',
     description:

@@ -12,6 +12,7 @@ import { registerCreateProject } from './create-project.js';
 import { registerCreateSubscription } from './create-subscription.js';
 import { registerExplainAql } from './explain-aql.js';
 import { registerGetAttributeValues } from './get-attribute-values.js';
+import { registerChangeDelivery } from './change-delivery.js';
 import { registerGetDashboard } from './get-dashboard.js';
 import { registerGetFlowRun } from './get-flow-run.js';
 import { registerGetModel } from './get-model.js';
@@ -56,6 +57,7 @@ const READ: Register[] = [
   registerCreateSubscription,
   registerCreateAlert,
   registerListDeliveries,
+  registerChangeDelivery,
   registerRemoveDelivery,
 ];
 
