@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, startPostgres, type TestPostgres } from './throwaway-postgres.js';
+import { freePort, holdPort, startPostgres, type TestPostgres } from './throwaway-postgres.js';
 import { ensureBundle } from '../bin/bundle.mjs';
 import { INSTALL_ROOT } from '../src/shared/install-root.js';
 
@@ -198,8 +198,20 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const databaseUrl = `postgres://${pg.user}:${pg.password}@/${pg.database}?${socket}`;
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ursa-cluster-'));
-  const lbPort = opts.port ?? (await freePort());
-  const sqlLbPort = opts.sqlPort ?? (await freePort());
+  // HAProxy's ports are held from here until it binds them, after the processes start
+  // (a minute under load): a port merely found free was sometimes given to another test.
+  const held: Array<{ port: number; release: () => Promise<void> }> = [];
+  const hold = async (given: number | undefined) => {
+    if (given !== undefined) return given;
+    const h = await holdPort();
+    held.push(h);
+    return h.port;
+  };
+  const lbPort = await hold(opts.port);
+  const sqlLbPort = await hold(opts.sqlPort);
+  const release = async () => {
+    for (const h of held.splice(0)) await h.release();
+  };
   const url = `http://localhost:${lbPort}`;
   const adminEmail = 'admin@example.com';
   const adminPassword = crypto.randomBytes(12).toString('base64url');
@@ -247,6 +259,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   };
 
   const stop = async () => {
+    await release();
     haproxy?.kill('SIGKILL');
     await Promise.all(
       [...children].map(
@@ -299,6 +312,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const check = spawnSync(HAPROXY, ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
     if (check.status !== 0) throw new Error(`haproxy refused its configuration: ${check.stderr}`);
     const hout: string[] = [];
+    await release();
     haproxy = spawn(HAPROXY, ['-db', '-f', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
     haproxy.stdout!.on('data', (b: Buffer) => hout.push(b.toString()));
     haproxy.stderr!.on('data', (b: Buffer) => hout.push(b.toString()));

@@ -141,6 +141,22 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A TCP port on 127.0.0.1 held (listened on) until `release`: for a port named long before
+ * whatever binds it starts (a load balancer's, written into the servers' configuration), so
+ * that nothing else is given it in between.
+ */
+export function holdPort(): Promise<{ port: number; release: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      resolve({ port, release: () => new Promise<void>((done) => srv.close(() => done())) });
+    });
+  });
+}
+
 const live = new Set<{ dir: string; pidFile: string }>();
 let exitHook = false;
 

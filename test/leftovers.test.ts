@@ -17,7 +17,7 @@ import { rawStorage } from './helpers/storage.js';
 async function startWriter(
   s: TestServer,
   uploadId: string,
-): Promise<{ child: ChildProcess; pid: number }> {
+): Promise<{ child: ChildProcess; pid: number; state: () => string }> {
   const child = spawn(
     NODE_TSX.command,
     [...NODE_TSX.args, 'test/helpers/killed-writer.ts', s.demo, uploadId],
@@ -39,7 +39,12 @@ async function startWriter(
     });
     child.on('exit', (code) => reject(new Error(`writer exited (${code}): ${err}`)));
   });
-  return { child, pid };
+  // What an assertion says when the writer's files did not count: is it still there, and
+  // what did it print (a writer that died on its own makes its files leftovers at once).
+  let ended = '';
+  child.on('exit', (code, signal) => (ended = `exited (${code ?? signal})`));
+  const state = () => `writer ${ended || 'running'}; stderr: ${err.trim() || '(none)'}`;
+  return { child, pid, state };
 }
 
 /** Resolves once `pid` is gone (SIGKILL is delivered asynchronously). */
@@ -99,7 +104,7 @@ describe('temporary files of a killed writer', () => {
     const writer = await startWriter(s, 'live-upload');
     try {
       // Alive: its partial file counts (concurrent writes count each other) and is kept.
-      expect((await store.quota(s.demo)).used).toBe(600);
+      expect((await store.quota(s.demo)).used, writer.state()).toBe(600);
       expect(await s.engine.uploads.sweepLeftovers()).toBe(0);
       expect(parts('tmp')).toHaveLength(1);
       expect(parts('uploads')).toHaveLength(1);

@@ -11,6 +11,15 @@ import { loadConfig } from '../../src/engine/config.js';
 import { Engine } from '../../src/engine/engine.js';
 import { createLogger } from '../../src/engine/logger.js';
 
+// Whatever would end it before the test kills it is said on stderr (the test shows it).
+process.on('uncaughtException', (err) => {
+  process.stderr.write(`uncaught: ${err.stack ?? String(err)}\n`);
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => {
+  process.stderr.write(`unhandled rejection: ${(err as Error)?.stack ?? String(err)}\n`);
+});
+
 const [project, uploadId] = process.argv.slice(2) as [string, string];
 const config = loadConfig();
 const engine = await Engine.open(config, createLogger('silent'));
