@@ -327,7 +327,11 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
           {editing ? 'Save changes' : 'Subscribe'}
         </button>
         {editing && (
-          <button type="button" class="quiet" onClick={() => setEditing(null)}>
+          <button
+            type="button"
+            class="quiet dash-subscribe-cancel"
+            onClick={() => setEditing(null)}
+          >
             Cancel the change
           </button>
         )}
