@@ -63,5 +63,9 @@ const ready = setInterval(() => {
   if (tmp.includes(600) && chunks.includes(50)) {
     clearInterval(ready);
     process.stdout.write(`READY ${process.pid}\n`);
+    // Nothing else holds the event loop (open streams do not, the engine's timers are
+    // unref'd): without this the writer ended on its own right after READY, and under load
+    // before the test had counted its files as a live writer's.
+    setInterval(() => {}, 60_000);
   }
 }, 10);
