@@ -1,7 +1,7 @@
 // "Alert me…" in the app (issue 35): a member with a row filter opens a metric in Model, sees
 // the API's preview of the alert (telling only them), creates it, and when it is evaluated the
-// loopback SMTP server receives their e-mail with the number as they see it; in Explore a
-// one-number answer offers the same on its query.
+// loopback SMTP server receives their e-mail with the number as they see it; the dialog then
+// lists it, to pause and delete; in Explore a one-number answer offers the same on its query.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForDemo } from './helpers/aql-demo.js';
@@ -82,6 +82,18 @@ describe.skipIf(skipBrowser)('the web application: Alert me…', () => {
       expect(job.result).toMatchObject({ outcomes: { [CA]: 'fired' } });
       const mail = smtp.messages.find((m) => m.to.includes(CA))!;
       expect(parseMail(mail.raw).body).toContain(`is ${caCount}`);
+
+      // Below the form, the member's alerts: paused, then deleted, from the dialog.
+      const item = dialog.getByRole('listitem').filter({ hasText: mine.name });
+      await item.waitFor();
+      await item.getByRole('button', { name: 'Pause' }).click();
+      await dialog.getByText('Paused.', { exact: true }).waitFor();
+      const obj = await s.api('GET', `/projects/${s.demo}/pmd/obj/${mine.ident}`, { as: CA });
+      expect(obj.json.object.def.paused).toBe(true);
+      await item.getByRole('button', { name: 'Delete' }).click();
+      await dialog.getByText('Deleted.', { exact: true }).waitFor();
+      const after = await s.api('GET', `/projects/${s.demo}/app/delivery`, { as: CA });
+      expect(after.json.deliveries).toEqual([]);
       expectOnlyRefused(problems);
     } finally {
       await close();

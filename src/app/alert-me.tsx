@@ -1,9 +1,11 @@
 // "Alert me…" (docs/delivery.md): a dialog that makes a data alert for the member through the
 // public API (POST app/delivery) on a metric (its page in Model) or on a one-number question
 // (Explore's result): a condition, when it is checked (daily at a time, after each load, or
-// both), shown first as the API's own preview of whom it tells of what.
+// both), shown first as the API's own preview of whom it tells of what. Below, the member's
+// alerts (every one for an MD Admin), to check now, pause, resume or delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from './api';
+import { DeliveryList, type Delivery } from './delivery-list';
 import { useProject } from './project';
 import { DialogButton, ErrorNote } from './ui';
 
@@ -43,6 +45,32 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
   const [error, setError] = useState<ApiError | undefined>();
   const [done, setDone] = useState('');
   const [busy, setBusy] = useState(false);
+  const strong = project.access.admin || project.access.mdadmin;
+  const [alerts, setAlerts] = useState<Delivery[] | undefined>();
+  const [note, setNote] = useState('');
+  const fail = (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+  const reload = () =>
+    get<{ deliveries: Delivery[] }>(base).then(
+      (r) =>
+        setAlerts(r.deliveries.filter((d) => d.type === 'alert' && (strong || d.createdBy === me))),
+      fail,
+    );
+  useEffect(() => {
+    if (me) void reload();
+  }, [base, me]);
+  const act = async (f: () => Promise<unknown>, said: string) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await f();
+      setNote(said);
+      await reload();
+    } catch (e) {
+      fail(e);
+    } finally {
+      setBusy(false);
+    }
+  };
 
   useEffect(() => {
     const d = ref.current;
@@ -89,6 +117,7 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
     try {
       await api('POST', base, { ...body, confirm: true });
       setDone('Alert created: you will get an e-mail when it fires.');
+      await reload();
     } catch (e) {
       setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
     } finally {
@@ -178,6 +207,20 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
         </span>
       </form>
       <ErrorNote error={error} />
+      {alerts && alerts.length > 0 && (
+        <DeliveryList
+          title={strong ? 'Alerts in this project' : 'Your alerts'}
+          items={alerts}
+          base={base}
+          me={me}
+          strong={strong}
+          busy={busy}
+          act={(f, said) => void act(f, said)}
+        />
+      )}
+      <p role="status" class="muted">
+        {note}
+      </p>
     </dialog>
   );
 }

@@ -7,18 +7,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, get, projectApi } from '../../api';
 import { useProject } from '../../project';
+import { DeliveryList, type Delivery } from '../../delivery-list';
 import { DialogButton, ErrorNote } from '../../ui';
-
-interface Delivery {
-  ident: string;
-  type: 'subscription' | 'alert';
-  name: string;
-  createdBy: string;
-  dashboard?: string;
-  paused: boolean;
-  recipients: string[];
-  summary: string;
-}
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -157,7 +147,6 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
       setBusy(false);
     }
   };
-  const one = (d: Delivery) => `${base}/${encodeURIComponent(d.ident)}`;
   const objectUrl = (ident: string) =>
     `${projectApi(project.id)}/pmd/obj/${encodeURIComponent(ident)}`;
 
@@ -341,62 +330,16 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
       </form>
       <ErrorNote error={error} />
       {mine && mine.length > 0 && (
-        <section aria-labelledby="dash-subs-title">
-          <h3 id="dash-subs-title">Subscriptions to this dashboard</h3>
-          <ul class="dash-subs">
-            {mine.map((d) => (
-              <li key={d.ident}>
-                <p>
-                  <strong>{d.name}</strong>
-                  {d.paused ? ' (paused)' : ''} — {d.summary}
-                </p>
-                {(strong || d.createdBy === me) && (
-                  <div class="dash-subs-actions">
-                    <button
-                      type="button"
-                      class="quiet"
-                      disabled={busy}
-                      onClick={() =>
-                        void act(() => api('POST', `${one(d)}/run`), `Sending “${d.name}” now.`)
-                      }
-                    >
-                      Send now
-                    </button>
-                    <button
-                      type="button"
-                      class="quiet"
-                      disabled={busy}
-                      onClick={() => void change(d)}
-                    >
-                      Change…
-                    </button>
-                    <button
-                      type="button"
-                      class="quiet"
-                      disabled={busy}
-                      onClick={() =>
-                        void act(
-                          () => api('POST', `${one(d)}/${d.paused ? 'resume' : 'pause'}`),
-                          d.paused ? 'Resumed.' : 'Paused.',
-                        )
-                      }
-                    >
-                      {d.paused ? 'Resume' : 'Pause'}
-                    </button>
-                    <button
-                      type="button"
-                      class="quiet"
-                      disabled={busy}
-                      onClick={() => void act(() => api('DELETE', one(d)), 'Deleted.')}
-                    >
-                      Delete
-                    </button>
-                  </div>
-                )}
-              </li>
-            ))}
-          </ul>
-        </section>
+        <DeliveryList
+          title="Subscriptions to this dashboard"
+          items={mine}
+          base={base}
+          me={me}
+          strong={strong}
+          busy={busy}
+          act={(f, done) => void act(f, done)}
+          onChange={(d) => void change(d)}
+        />
       )}
     </dialog>
   );
