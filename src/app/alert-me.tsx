@@ -4,8 +4,8 @@
 // both), shown first as the API's own preview of whom it tells of what. Below, the member's
 // alerts (every one for an MD Admin), to check now, pause, resume or delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, get, projectApi } from './api';
-import { DeliveryList, type Delivery } from './delivery-list';
+import { api, get, projectApi } from './api';
+import { asApiError, DeliveryList, useActions, type Delivery } from './delivery-list';
 import { useProject } from './project';
 import { DialogButton, ErrorNote } from './ui';
 
@@ -42,35 +42,19 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
   const [afterLoads, setAfterLoads] = useState(true);
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   const [summary, setSummary] = useState('');
-  const [error, setError] = useState<ApiError | undefined>();
   const [done, setDone] = useState('');
-  const [busy, setBusy] = useState(false);
   const strong = project.access.admin || project.access.mdadmin;
   const [alerts, setAlerts] = useState<Delivery[] | undefined>();
-  const [note, setNote] = useState('');
-  const fail = (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+  const { busy, error, setError, note, act } = useActions(() => reload());
   const reload = () =>
     get<{ deliveries: Delivery[] }>(base).then(
       (r) =>
         setAlerts(r.deliveries.filter((d) => d.type === 'alert' && (strong || d.createdBy === me))),
-      fail,
+      (e: unknown) => setError(asApiError(e)),
     );
   useEffect(() => {
     if (me) void reload();
   }, [base, me]);
-  const act = async (f: () => Promise<unknown>, said: string) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await f();
-      setNote(said);
-      await reload();
-    } catch (e) {
-      fail(e);
-    } finally {
-      setBusy(false);
-    }
-  };
 
   useEffect(() => {
     const d = ref.current;
@@ -104,26 +88,18 @@ function AlertDialog({ watched, onClose }: { watched: Watched; onClose: () => vo
     let live = true;
     api<{ summary: string }>('POST', base, body).then(
       (r) => live && (setSummary(r.summary), setError(undefined)),
-      (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+      (e: unknown) => live && setError(asApiError(e)),
     );
     return () => {
       live = false;
     };
   }, [key]);
 
-  const create = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const create = () =>
+    act(async () => {
       await api('POST', base, { ...body, confirm: true });
       setDone('Alert created: you will get an e-mail when it fires.');
-      await reload();
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <dialog

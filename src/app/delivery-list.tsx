@@ -1,7 +1,37 @@
 // The subscriptions or alerts a dialog shows below its form (Subscribe…, Alert me…): what each
 // sends to whom and when, and for its creator or an MD Admin the actions of the API —
 // send or evaluate now, pause or resume, delete, and (where the dialog can) change.
-import { api } from './api';
+import { useState } from 'preact/hooks';
+import { ApiError, api } from './api';
+
+/** Any failure as the ApiError an ErrorNote shows. */
+export const asApiError = (e: unknown): ApiError =>
+  e instanceof ApiError ? e : new ApiError(0, String(e));
+
+/**
+ * What a delivery dialog's actions share: one at a time (`busy`), the error of the last, and
+ * a note saying what it did. `act` runs one, says `said` (when given), then `after` (the
+ * dialog's reload of its list).
+ */
+export function useActions(after: () => Promise<unknown>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | undefined>();
+  const [note, setNote] = useState('');
+  const act = async (f: () => Promise<unknown>, said?: string) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await f();
+      if (said !== undefined) setNote(said);
+      await after();
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, note, setNote, act };
+}
 
 export interface Delivery {
   ident: string;
@@ -28,6 +58,7 @@ export function DeliveryList(props: {
   onChange?: (d: Delivery) => void;
 }) {
   const one = (d: Delivery) => `${props.base}/${encodeURIComponent(d.ident)}`;
+
   const id = `delivery-list-${props.items[0]?.type ?? 'none'}`;
   return (
     <section aria-labelledby={id}>
@@ -41,55 +72,47 @@ export function DeliveryList(props: {
             </p>
             {(props.strong || d.createdBy === props.me) && (
               <div class="dash-subs-actions">
-                <button
-                  type="button"
-                  class="quiet"
-                  disabled={props.busy}
+                <Action
+                  busy={props.busy}
+                  label={d.type === 'alert' ? 'Check now' : 'Send now'}
                   onClick={() =>
                     props.act(
                       () => api('POST', `${one(d)}/run`),
                       d.type === 'alert' ? `Checking “${d.name}” now.` : `Sending “${d.name}” now.`,
                     )
                   }
-                >
-                  {d.type === 'alert' ? 'Check now' : 'Send now'}
-                </button>
+                />
                 {props.onChange && (
-                  <button
-                    type="button"
-                    class="quiet"
-                    disabled={props.busy}
-                    onClick={() => props.onChange!(d)}
-                  >
-                    Change…
-                  </button>
+                  <Action busy={props.busy} label="Change…" onClick={() => props.onChange!(d)} />
                 )}
-                <button
-                  type="button"
-                  class="quiet"
-                  disabled={props.busy}
+                <Action
+                  busy={props.busy}
+                  label={d.paused ? 'Resume' : 'Pause'}
                   onClick={() =>
                     props.act(
                       () => api('POST', `${one(d)}/${d.paused ? 'resume' : 'pause'}`),
                       d.paused ? 'Resumed.' : 'Paused.',
                     )
                   }
-                >
-                  {d.paused ? 'Resume' : 'Pause'}
-                </button>
-                <button
-                  type="button"
-                  class="quiet"
-                  disabled={props.busy}
+                />
+                <Action
+                  busy={props.busy}
+                  label="Delete"
                   onClick={() => props.act(() => api('DELETE', one(d)), 'Deleted.')}
-                >
-                  Delete
-                </button>
+                />
               </div>
             )}
           </li>
         ))}
       </ul>
     </section>
+  );
+}
+
+function Action(a: { label: string; busy: boolean; onClick: () => void }) {
+  return (
+    <button type="button" class="quiet" disabled={a.busy} onClick={a.onClick}>
+      {a.label}
+    </button>
   );
 }

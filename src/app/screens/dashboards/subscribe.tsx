@@ -5,9 +5,9 @@
 // the subscriptions to this dashboard the member sees, to send now, change (the same form,
 // previewed and saved with PUT app/delivery/{id}), pause or delete.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, get, projectApi } from '../../api';
+import { api, get, projectApi } from '../../api';
 import { useProject } from '../../project';
-import { DeliveryList, type Delivery } from '../../delivery-list';
+import { asApiError, DeliveryList, useActions, type Delivery } from '../../delivery-list';
 import { DialogButton, ErrorNote } from '../../ui';
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -72,10 +72,7 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
   const [withFilters, setWithFilters] = useState(shown.length > 0);
   const [others, setOthers] = useState('');
   const [summary, setSummary] = useState('');
-  const [error, setError] = useState<ApiError | undefined>();
-  const [busy, setBusy] = useState(false);
   const [mine, setMine] = useState<Delivery[] | undefined>();
-  const [note, setNote] = useState('');
   const [editing, setEditing] = useState<Editing | null>(null);
   const [sendTo, setSendTo] = useState('');
 
@@ -84,10 +81,12 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
     if (d && !d.open) d.showModal();
     void get<{ id: string }>('/user').then((u) => setMe(u.id));
   }, []);
+  // `reload` is called by each action, after it: defined below, read when an action ends.
+  const { busy, error, setError, note, setNote, act } = useActions(() => reload());
   const reload = () =>
     get<{ deliveries: Delivery[] }>(base).then(
       (r) => setMine(r.deliveries.filter((d) => d.dashboard === props.id)),
-      (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+      (e: unknown) => setError(asApiError(e)),
     );
   useEffect(() => void reload(), [base]);
 
@@ -127,26 +126,13 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
       : api<{ summary: string }>('POST', base, body);
     preview.then(
       (r) => live && (setSummary(r.summary), setError(undefined)),
-      (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, String(e))),
+      (e: unknown) => live && setError(asApiError(e)),
     );
     return () => {
       live = false;
     };
   }, [key, me]);
 
-  const act = async (f: () => Promise<unknown>, done: string) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await f();
-      setNote(done);
-      await reload();
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
-    } finally {
-      setBusy(false);
-    }
-  };
   const objectUrl = (ident: string) =>
     `${projectApi(project.id)}/pmd/obj/${encodeURIComponent(ident)}`;
 
@@ -170,7 +156,7 @@ function SubscribeDialog(props: { id: string; name: string; query: string; onClo
       setSendTo(Array.isArray(def.recipients) ? def.recipients.join(', ') : '');
       setEditing({ object, cron: choices ? null : cron, filters: kept });
     } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e)));
+      setError(asApiError(e));
     }
   };
   const save = () =>
