@@ -139,7 +139,7 @@ export class DeliveryObjects {
 
   /** Deletes one (below MD Admin: one's own, model/own-delivery.ts). */
   async remove(a: ProjectActor, ident: string): Promise<void> {
-    await this.mustFind(a, ident);
+    mustFind(await this.objects.scope(a), a, ident);
     await this.objects.remove(a, ident);
   }
 
@@ -154,8 +154,8 @@ export class DeliveryObjects {
     input: { name?: string; def: Record<string, unknown> },
     confirm: boolean,
   ): Promise<{ changed: boolean; summary: string; object?: ObjectView }> {
-    const row = await this.mustFind(a, ident);
     const s = await this.objects.scope(a);
+    const row = mustFind(s, a, ident);
     const name = input.name ?? row.name;
     const summary = describeDelivery(
       { type: row.type as DeliveryInput['type'], name, def: input.def },
@@ -170,13 +170,14 @@ export class DeliveryObjects {
     });
     return { changed: true, summary, object };
   }
+}
 
-  private async mustFind(a: ProjectActor, ident: string) {
-    const row = (await this.objects.scope(a)).get(ident);
-    if (!row || (row.type !== 'subscription' && row.type !== 'alert'))
-      throw notFound(`no alert or subscription "${ident}" in project "${a.projectId}"`, {
-        id: ident,
-      });
-    return row;
-  }
+/** A subscription or alert `a` sees in scope `s`; 404 for anything else. */
+function mustFind(s: Awaited<ReturnType<ModelObjects['scope']>>, a: ProjectActor, ident: string) {
+  const row = s.get(ident);
+  if (!row || (row.type !== 'subscription' && row.type !== 'alert'))
+    throw notFound(`no alert or subscription "${ident}" in project "${a.projectId}"`, {
+      id: ident,
+    });
+  return row;
 }
