@@ -198,7 +198,8 @@ describe.skipIf(skipBrowser)('the web application: model editing and search', ()
       // Each opens its screen: the dataset's page (Data, for an MD Admin).
       await group('Datasets').getByRole('link', { name: 'flights' }).click();
       await page.waitForURL((u) => u.pathname === `/app/p/${s.demo}/data/datasets/flights`);
-      expect(await panel.count()).toBe(0);
+      // The address changes first; the results close as the new screen is drawn.
+      await expect.poll(() => panel.count()).toBe(0);
       // From Explore, a report opens in Explore.
       await page.goto(`${s.url}/app/p/${s.demo}/explore`);
       await box.fill('carrier');

@@ -69,8 +69,9 @@ export function GlobalSearch({ project }: { project: ProjectDetails }) {
       document.removeEventListener('mousedown', outside);
     };
   }, []);
-  // A result followed (or any other move): the results close.
-  useEffect(() => setOpen(false), [loc]);
+  // A result followed (or any other move): the results close with the screen it leads to (a
+  // layout effect: no frame shows the new screen under the old results).
+  useLayoutEffect(() => setOpen(false), [loc]);
 
   useEffect(() => {
     if (q.length < 2) return;
